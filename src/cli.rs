@@ -1,0 +1,149 @@
+//! The command line, as clap definitions. Only shapes and help text live here; values are
+//! validated when settings are resolved (`config.rs`), before anything is read.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::exit::HELP as AFTER_HELP;
+
+/// Batch sweeps over GitHub issues and pull requests: classify a pool, confirm, write each
+/// thing at most once, and end with a recap and a command line that reruns what is left.
+#[derive(Debug, Parser)]
+#[command(name = "gh-sweep", version, after_help = AFTER_HELP, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// Options every subcommand takes, before or after its name.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Repository to sweep, as OWNER/NAME (repeatable)
+    #[arg(long = "repo", short = 'R', value_name = "OWNER/NAME", global = true)]
+    pub repos: Vec<String>,
+
+    /// Only these items, as the recap prints them: 'o/r#12,#15,#40-#44'
+    #[arg(long, value_name = "ITEMS", global = true)]
+    pub only: Option<String>,
+
+    /// Failures tolerated in the read phase: N, P% of the pool, or 'max(N, P%)' [default: max(3, 10%)]
+    #[arg(long, value_name = "BUDGET", env = "GH_SWEEP_ITEM_FAILURE_BUDGET", global = true)]
+    pub item_failure_budget: Option<String>,
+
+    /// Write without asking (needed when not on a terminal)
+    #[arg(long, short = 'y', global = true)]
+    pub yes: bool,
+
+    /// Read, classify and show the planned writes; write nothing
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+
+    /// Print the recap as one JSON object
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Seconds between two writes [default: 1]
+    #[arg(long, value_name = "SECONDS", global = true)]
+    pub write_interval: Option<f64>,
+
+    /// Send at most this many writes; items past the cap stay unfinished
+    #[arg(long, value_name = "N", global = true)]
+    pub max_writes: Option<u64>,
+
+    /// GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]
+    #[arg(long, value_name = "URL", global = true)]
+    pub api_url: Option<String>,
+
+    /// Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]
+    #[arg(long, value_name = "PATH", env = "GH_SWEEP_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+
+    /// State database [default: $XDG_STATE_HOME/gh-sweep/state.db]
+    #[arg(long, value_name = "PATH", env = "GH_SWEEP_DB", global = true)]
+    pub db: Option<PathBuf>,
+
+    /// Read from a saved snapshot instead of GitHub; implies --dry-run
+    #[arg(long, value_name = "FILE", global = true, conflicts_with = "save_snapshot")]
+    pub snapshot: Option<PathBuf>,
+
+    /// Save every GitHub answer this run read to FILE, for --snapshot later
+    #[arg(long, value_name = "FILE", global = true)]
+    pub save_snapshot: Option<PathBuf>,
+
+    /// Log each request to stderr (never the token)
+    #[arg(long, short = 'v', global = true, conflicts_with = "quiet")]
+    pub verbose: bool,
+
+    /// Print only the recap's counts
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Mark idle issues and PRs stale, close those stale long enough, unmark updated ones
+    ///
+    /// Rules and option names follow actions/stale (in a [stale] config table, snake_case).
+    /// Oldest items first; bots and the token's own user never count as activity; the close
+    /// clock starts when the stale label was put on.
+    #[command(after_help = AFTER_HELP)]
+    StaleSweep,
+
+    /// The read phase alone: print every item's disposition and why. Writes nothing
+    #[command(subcommand)]
+    Classify(ClassifyCommand),
+
+    /// Print a stored run's recap (default: the latest)
+    #[command(after_help = AFTER_HELP)]
+    Recap(RecapArgs),
+
+    /// Print shell completions for SHELL
+    Completions {
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClassifyCommand {
+    /// Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt
+    #[command(after_help = AFTER_HELP)]
+    Stale,
+}
+
+#[derive(Debug, Args)]
+pub struct RecapArgs {
+    /// Run id, as `recap --list` shows it
+    pub run: Option<i64>,
+
+    /// List recent runs, one line each
+    #[arg(long, conflicts_with = "run")]
+    pub list: bool,
+
+    /// Mark an item's writes of unknown outcome as checked by hand, so sweeps write to it again
+    #[arg(long, value_name = "OWNER/NAME#N", conflicts_with_all = ["run", "list"])]
+    pub acknowledge: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definitions_are_sound() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,109 @@
+//! One file per subcommand; each wires a pool, a policy and the engine together. The shared
+//! wiring (client, store, printing the recap) is here.
+
+pub mod classify;
+pub mod completions;
+pub mod recap;
+pub mod stale_sweep;
+
+use chrono::Utc;
+
+use crate::config::{self, Env, Settings};
+use crate::engine::{Classifier, Mode, Run};
+use crate::exit::Fatal;
+use crate::github::client::{Client, LiveOptions};
+use crate::github::snapshot::Snapshot;
+use crate::report;
+use crate::store::Store;
+use crate::ui::Ui;
+
+/// What every command gets from `main`.
+pub struct Context {
+    pub env: Env,
+    pub ui: Ui,
+    pub argv: String,
+}
+
+/// Runs a sweep or a classification end to end and prints its recap. Returns the exit code.
+pub fn run_engine(
+    context: &Context,
+    mut settings: Settings,
+    command: &str,
+    mode: Mode,
+    classifier: &mut dyn Classifier,
+) -> anyhow::Result<i32> {
+    let ui = &context.ui;
+    let (client, now) = match &settings.snapshot {
+        Some(path) => {
+            let snapshot = Snapshot::load(path).map_err(|error| Fatal::Usage(format!("{error:#}")))?;
+            if settings.repos.is_empty() {
+                settings.repos = snapshot_repos(&snapshot);
+            }
+            let now = snapshot.captured_at;
+            ui.status(&format!(
+                "Reading from snapshot {} (captured {}); nothing will be written.",
+                path.display(),
+                now.to_rfc3339()
+            ));
+            (Client::replay(snapshot), now)
+        }
+        None => {
+            let token = config::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
+            if ui.verbose {
+                eprintln!("Using the token from {} for {}.", token.source, settings.api_base);
+            }
+            let client = Client::live(LiveOptions {
+                base: settings.api_base.clone(),
+                token: token.secret,
+                timeout: settings.timeout,
+                retry: settings.retry.clone(),
+                verbose: ui.verbose,
+                record: settings.save_snapshot.is_some(),
+            })?;
+            (client, Utc::now())
+        }
+    };
+    if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
+        eprintln!("Using the config file {}.", path.display());
+    }
+    if settings.repos.is_empty() {
+        return Err(Fatal::Usage("no repository given: pass --repo OWNER/NAME".into()).into());
+    }
+    let mut store = Store::open(&settings.db)?;
+    let recap = Run {
+        client: &client,
+        store: &mut store,
+        settings: &settings,
+        ui,
+        now,
+        command,
+        mode,
+        argv: context.argv.clone(),
+    }
+    .execute(classifier)?;
+
+    if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
+        recording.repos = settings.repos.iter().map(ToString::to_string).collect();
+        recording.save(path)?;
+        ui.status(&format!("Saved what this run read to {}.", path.display()));
+    }
+    if ui.verbose {
+        eprintln!("{} requests sent.", client.requests());
+    }
+    print_recap(ui, &recap);
+    Ok(recap.exit_code)
+}
+
+fn snapshot_repos(snapshot: &Snapshot) -> Vec<crate::item::RepoRef> {
+    snapshot.repos.iter().filter_map(|repo| repo.parse().ok()).collect()
+}
+
+pub fn print_recap(ui: &Ui, recap: &crate::policy::recap::Recap) {
+    if ui.json {
+        ui.data(&report::recap_json(recap));
+    } else if ui.quiet {
+        ui.data(&report::recap_counts(recap));
+    } else {
+        ui.data(&report::recap(recap, ui.stdout_terminal));
+    }
+}

@@ -1,0 +1,52 @@
+//! `gh-sweep recap`: print a stored run's recap again, list runs, or acknowledge a write whose
+//! outcome was unknown once it has been checked by hand.
+
+use std::path::PathBuf;
+
+use super::{print_recap, Context};
+use crate::cli::{GlobalArgs, RecapArgs};
+use crate::exit::Fatal;
+use crate::item::ItemRef;
+use crate::report;
+use crate::store::Store;
+
+fn db_path(context: &Context, args: &GlobalArgs) -> Result<PathBuf, Fatal> {
+    match &args.db {
+        Some(db) => Ok(db.clone()),
+        None => crate::config::default_db(&context.env).map_err(Fatal::Usage),
+    }
+}
+
+pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::Result<i32> {
+    let path = db_path(context, args)?;
+    if !path.exists() {
+        return Err(Fatal::Usage(format!(
+            "no runs recorded yet: {} does not exist (pass --db PATH if the runs were stored elsewhere)",
+            path.display()
+        ))
+        .into());
+    }
+    let store = Store::open(&path)?;
+    if let Some(item) = &recap.acknowledge {
+        let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
+        let count = store.acknowledge(&item)?;
+        context.ui.status(&format!("Acknowledged {count} write(s) of unknown outcome on {item}."));
+        return Ok(crate::exit::SUCCESS);
+    }
+    if recap.list {
+        let runs = store.runs(20)?;
+        context.ui.data(&report::runs(&runs, context.ui.stdout_terminal));
+        return Ok(crate::exit::SUCCESS);
+    }
+    match store.recap(recap.run)? {
+        Some(found) => {
+            print_recap(&context.ui, &found);
+            Ok(found.exit_code)
+        }
+        None => Err(Fatal::Usage(match recap.run {
+            Some(id) => format!("no finished run {id} in {}; `gh-sweep recap --list` shows the runs", path.display()),
+            None => format!("no finished run in {}", path.display()),
+        })
+        .into()),
+    }
+}

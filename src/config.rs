@@ -1,0 +1,532 @@
+//! Settings, resolved once at the top: flags beat environment beat the config file beat
+//! defaults. Everything is validated here, before anything is read; a bad value is an error
+//! that names it and the fix. Nothing below this layer reads the environment.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use secrecy::SecretString;
+use serde::Deserialize;
+
+use crate::cli::GlobalArgs;
+use crate::exit::Fatal;
+use crate::github::client::RetryPolicy;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::budget::Budget;
+use crate::policy::recap::shell_quote;
+use crate::policy::selector;
+use crate::policy::stale::StaleRules;
+
+/// The environment variables gh-sweep reads, captured once in `main`.
+#[derive(Debug, Default, Clone)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+const ENV_NAMES: &[&str] = &[
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "GITHUB_API_URL",
+    "GH_HOST",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "HOME",
+    "PATH",
+    "CI",
+];
+
+impl Env {
+    pub fn capture() -> Self {
+        let vars = ENV_NAMES
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.to_string(), value)))
+            .collect();
+        Env { vars }
+    }
+
+    #[cfg(test)]
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+        Env {
+            vars: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str).filter(|value| !value.trim().is_empty())
+    }
+}
+
+/// The config file's shape. Keys are checked against these lists before deserializing, so an
+/// unknown key is named with the closest known one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    item_failure_budget: Option<String>,
+    write_interval: Option<f64>,
+    max_writes: Option<u64>,
+    recheck_after_seconds: Option<u64>,
+    read_retries: Option<u32>,
+    retry_backoff_ms: Option<u64>,
+    max_retry_wait_seconds: Option<u64>,
+    timeout_seconds: Option<u64>,
+    #[serde(default)]
+    stale: StaleRules,
+}
+
+const TOP_KEYS: &[&str] = &[
+    "item_failure_budget",
+    "write_interval",
+    "max_writes",
+    "recheck_after_seconds",
+    "read_retries",
+    "retry_backoff_ms",
+    "max_retry_wait_seconds",
+    "timeout_seconds",
+    "stale",
+];
+
+pub const STALE_KEYS: &[&str] = &[
+    "days_before_stale",
+    "days_before_close",
+    "days_before_issue_stale",
+    "days_before_pr_stale",
+    "days_before_issue_close",
+    "days_before_pr_close",
+    "stale_issue_label",
+    "stale_pr_label",
+    "stale_issue_message",
+    "stale_pr_message",
+    "close_issue_message",
+    "close_pr_message",
+    "close_issue_reason",
+    "close_issue_label",
+    "close_pr_label",
+    "exempt_issue_labels",
+    "exempt_pr_labels",
+    "only_labels",
+    "any_of_labels",
+    "exempt_milestones",
+    "exempt_all_milestones",
+    "exempt_assignees",
+    "exempt_all_assignees",
+    "exempt_draft_pr",
+    "include_only_assigned",
+    "start_date",
+    "ignore_updates",
+    "remove_stale_when_updated",
+    "labels_to_add_when_unstale",
+    "labels_to_remove_when_unstale",
+    "labels_to_remove_when_stale",
+];
+
+fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
+    known
+        .iter()
+        .map(|candidate| (strsim::jaro_winkler(key, candidate), *candidate))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}
+
+fn check_keys(table: &toml::Table, known: &[&str], prefix: &str, path: &Path) -> Result<(), String> {
+    for key in table.keys() {
+        if !known.contains(&key.as_str()) {
+            let hint = closest(key, known)
+                .map(|candidate| format!("; did you mean `{prefix}{candidate}`?"))
+                .unwrap_or_default();
+            return Err(format!("unknown key `{prefix}{key}` in {}{hint}", path.display()));
+        }
+    }
+    Ok(())
+}
+
+fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|error: toml::de::Error| format!("{} is not valid TOML: {}", path.display(), error.message()))?;
+    check_keys(&table, TOP_KEYS, "", path)?;
+    if let Some(stale) = table.get("stale") {
+        let stale = stale
+            .as_table()
+            .ok_or_else(|| format!("`stale` in {} must be a table: write `[stale]`", path.display()))?;
+        check_keys(stale, STALE_KEYS, "stale.", path)?;
+    }
+    FileConfig::deserialize(table).map_err(|error| {
+        format!("invalid config {}: {}", path.display(), error.message().trim())
+    })
+}
+
+/// Where the config file is, if anywhere. An explicit path must exist.
+fn find_config(flag: Option<&Path>, env: &Env, cwd: &Path) -> Result<Option<PathBuf>, String> {
+    if let Some(path) = flag {
+        if !path.is_file() {
+            return Err(format!("config file {} does not exist", path.display()));
+        }
+        return Ok(Some(path.to_path_buf()));
+    }
+    let local = cwd.join(".github/gh-sweep.toml");
+    if local.is_file() {
+        return Ok(Some(local));
+    }
+    let config_home = env
+        .get("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".config")));
+    Ok(config_home
+        .map(|home| home.join("gh-sweep/config.toml"))
+        .filter(|path| path.is_file()))
+}
+
+pub fn default_db(env: &Env) -> Result<PathBuf, String> {
+    let state_home = env
+        .get("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".local/state")))
+        .ok_or("no place for the state database: set HOME or XDG_STATE_HOME, or pass --db PATH")?;
+    Ok(state_home.join("gh-sweep/state.db"))
+}
+
+/// The API base URL, from the flag, `GITHUB_API_URL`, `GH_HOST`, or github.com.
+pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
+    let (base, source) = if let Some(flag) = flag {
+        (flag.to_string(), "--api-url")
+    } else if let Some(url) = env.get("GITHUB_API_URL") {
+        (url.to_string(), "GITHUB_API_URL")
+    } else if let Some(host) = env.get("GH_HOST") {
+        if host == "github.com" {
+            ("https://api.github.com".to_string(), "GH_HOST")
+        } else {
+            (format!("https://{host}/api/v3"), "GH_HOST")
+        }
+    } else {
+        return Ok("https://api.github.com".to_string());
+    };
+    let url = reqwest::Url::parse(&base)
+        .map_err(|error| format!("invalid {source} `{base}`: {error}; write a URL such as https://ghe.example.com/api/v3"))?;
+    match (url.scheme(), url.host_str()) {
+        ("https", Some(_)) => {}
+        ("http", Some(host)) if is_loopback(host) => {}
+        ("http", Some(_)) => {
+            return Err(format!(
+                "invalid {source} `{base}`: plain http:// is allowed only for loopback hosts; use https://"
+            ))
+        }
+        _ => return Err(format!("invalid {source} `{base}`: use an https:// URL")),
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("invalid {source} `{base}`: a base URL has no query or fragment"));
+    }
+    Ok(base.trim_end_matches('/').to_string())
+}
+
+fn is_loopback(host: &str) -> bool {
+    host == "localhost"
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// A token and where it came from (never what it is).
+pub struct Token {
+    pub secret: SecretString,
+    pub source: String,
+}
+
+pub fn token(env: &Env, base: &str) -> Result<Token, String> {
+    let dotcom = base == "https://api.github.com";
+    let mut names = vec!["GH_TOKEN", "GITHUB_TOKEN"];
+    if !dotcom {
+        names.extend(["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"]);
+    }
+    for name in &names {
+        if let Some(value) = env.get(name) {
+            return Ok(Token {
+                secret: SecretString::from(value.trim().to_string()),
+                source: name.to_string(),
+            });
+        }
+    }
+    let gh = env.get("PATH").and_then(|path| {
+        std::env::split_paths(path)
+            .map(|dir| dir.join("gh"))
+            .find(|candidate| candidate.is_file())
+    });
+    if let Some(gh) = gh {
+        let mut command = std::process::Command::new(&gh);
+        command.args(["auth", "token"]);
+        if let Ok(url) = reqwest::Url::parse(base) {
+            if !dotcom {
+                if let Some(host) = url.host_str() {
+                    command.args(["--hostname", host]);
+                }
+            }
+        }
+        if let Ok(output) = command.stderr(std::process::Stdio::null()).output() {
+            let value = String::from_utf8_lossy(&output.stdout).trim().to_string();
+            if output.status.success() && !value.is_empty() {
+                return Ok(Token {
+                    secret: SecretString::from(value),
+                    source: "`gh auth token`".to_string(),
+                });
+            }
+        }
+    }
+    let looked = names.join(", ");
+    Err(format!(
+        "no GitHub token: looked in {looked} and `gh auth token`; set GH_TOKEN or run `gh auth login`"
+    ))
+}
+
+/// Everything a command needs, resolved and validated.
+pub struct Settings {
+    pub repos: Vec<RepoRef>,
+    pub only: Option<BTreeSet<ItemRef>>,
+    pub budget: Budget,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub write_interval: Duration,
+    pub max_writes: Option<u64>,
+    pub recheck_after: Duration,
+    pub retry: RetryPolicy,
+    pub timeout: Duration,
+    pub api_base: String,
+    pub db: PathBuf,
+    pub snapshot: Option<PathBuf>,
+    pub save_snapshot: Option<PathBuf>,
+    pub config_path: Option<PathBuf>,
+    pub stale: StaleRules,
+    /// The command line a rerun starts with (everything but `--only`).
+    pub rerun_prefix: String,
+}
+
+/// What the subcommand does with GitHub.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads and classifies; never writes (classify).
+    ReadOnly,
+    /// May write after confirmation (stale-sweep).
+    Writes,
+}
+
+/// Resolves and validates all settings. `interactive` is whether a maintainer can answer a
+/// prompt (stdin and stderr are terminals).
+pub fn resolve(
+    args: &GlobalArgs,
+    command_words: &str,
+    access: Access,
+    interactive: bool,
+    env: &Env,
+    cwd: &Path,
+) -> Result<Settings, Fatal> {
+    resolve_inner(args, command_words, access, interactive, env, cwd).map_err(Fatal::Usage)
+}
+
+fn resolve_inner(
+    args: &GlobalArgs,
+    command_words: &str,
+    access: Access,
+    interactive: bool,
+    env: &Env,
+    cwd: &Path,
+) -> Result<Settings, String> {
+    let config_path = find_config(args.config.as_deref(), env, cwd)?;
+    let file = match &config_path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| format!("cannot read config file {}: {error}", path.display()))?;
+            parse_file(&text, path)?
+        }
+        None => FileConfig::default(),
+    };
+    file.stale.validate()?;
+
+    let budget = match (&args.item_failure_budget, &file.item_failure_budget) {
+        (Some(flag), _) => flag.parse::<Budget>()?,
+        (None, Some(value)) => value.parse::<Budget>()?,
+        (None, None) => Budget::default(),
+    };
+    let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
+    if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
+        return Err(format!(
+            "invalid write interval `{write_interval}`: use seconds from 0 to 3600 (0 sends writes back to back)"
+        ));
+    }
+
+    let mut repos = Vec::new();
+    for repo in &args.repos {
+        let repo: RepoRef = repo.parse()?;
+        if !repos.contains(&repo) {
+            repos.push(repo);
+        }
+    }
+    let only = match &args.only {
+        Some(text) => {
+            let default_repo = (repos.len() == 1).then(|| &repos[0]);
+            let items = selector::parse(text, default_repo)?;
+            if !repos.is_empty() {
+                if let Some(stranger) = items.iter().find(|item| !repos.contains(&item.repo)) {
+                    return Err(format!(
+                        "invalid --only: {stranger} is not in the repositories given with --repo ({})",
+                        repos.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+                    ));
+                }
+            }
+            for item in &items {
+                if !repos.contains(&item.repo) {
+                    repos.push(item.repo.clone());
+                }
+            }
+            Some(items)
+        }
+        None => None,
+    };
+    if repos.is_empty() && args.snapshot.is_none() {
+        return Err("no repository given: pass --repo OWNER/NAME (or --only 'OWNER/NAME#N')".to_string());
+    }
+
+    let api_base = api_base(args.api_url.as_deref(), env)?;
+    let db = match &args.db {
+        Some(path) => path.clone(),
+        None => default_db(env)?,
+    };
+    if let Some(snapshot) = &args.snapshot {
+        if !snapshot.is_file() {
+            return Err(format!("snapshot {} does not exist", snapshot.display()));
+        }
+    }
+    let dry_run = args.dry_run || args.snapshot.is_some();
+    if access == Access::Writes && !dry_run && !args.yes && !interactive {
+        return Err(
+            "refusing to write without a terminal to confirm on: pass --yes to write, or --dry-run to preview"
+                .to_string(),
+        );
+    }
+
+    let mut rerun = vec!["gh-sweep".to_string(), command_words.to_string()];
+    for repo in &repos {
+        rerun.push("--repo".into());
+        rerun.push(repo.to_string());
+    }
+    let mut flag = |name: &str, value: Option<String>| {
+        if let Some(value) = value {
+            rerun.push(name.to_string());
+            rerun.push(shell_quote(&value));
+        }
+    };
+    flag("--config", args.config.as_ref().map(|path| path.display().to_string()));
+    flag("--db", args.db.as_ref().map(|path| path.display().to_string()));
+    flag("--api-url", args.api_url.clone());
+    flag("--item-failure-budget", args.item_failure_budget.clone());
+    flag("--write-interval", args.write_interval.map(|value| value.to_string()));
+    flag("--max-writes", args.max_writes.map(|value| value.to_string()));
+    if args.json {
+        rerun.push("--json".into());
+    }
+
+    Ok(Settings {
+        repos,
+        only,
+        budget,
+        yes: args.yes,
+        dry_run,
+        write_interval: Duration::from_secs_f64(write_interval),
+        max_writes: args.max_writes.or(file.max_writes),
+        recheck_after: Duration::from_secs(file.recheck_after_seconds.unwrap_or(120)),
+        retry: RetryPolicy {
+            retries: file.read_retries.unwrap_or(3),
+            backoff: Duration::from_millis(file.retry_backoff_ms.unwrap_or(1000)),
+            max_wait: Duration::from_secs(file.max_retry_wait_seconds.unwrap_or(60)),
+        },
+        timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30).max(1)),
+        api_base,
+        db,
+        snapshot: args.snapshot.clone(),
+        save_snapshot: args.save_snapshot.clone(),
+        config_path,
+        stale: file.stale,
+        rerun_prefix: rerun.join(" "),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<FileConfig, String> {
+        parse_file(text, Path::new("gh-sweep.toml"))
+    }
+
+    #[test]
+    fn stale_keys_list_matches_the_struct() {
+        let rules = StaleRules {
+            days_before_issue_stale: Some(1),
+            days_before_pr_stale: Some(1),
+            days_before_issue_close: Some(1),
+            days_before_pr_close: Some(1),
+            ..StaleRules::default()
+        };
+        let value = toml::Value::try_from(rules).unwrap();
+        let mut keys: Vec<&str> = value.as_table().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut known = STALE_KEYS.to_vec();
+        known.sort_unstable();
+        assert_eq!(keys, known);
+    }
+
+    #[test]
+    fn unknown_keys_suggest_the_closest() {
+        let error = parse("[stale]\ndays_befor_stale = 3\n").err().unwrap();
+        assert_eq!(
+            error,
+            "unknown key `stale.days_befor_stale` in gh-sweep.toml; did you mean `stale.days_before_stale`?"
+        );
+        let error = parse("item_failure_budgt = '3'\n").err().unwrap();
+        assert!(error.contains("did you mean `item_failure_budget`?"), "{error}");
+    }
+
+    #[test]
+    fn lists_take_arrays_or_comma_strings() {
+        let config = parse("[stale]\nexempt_issue_labels = 'pinned, security'\nexempt_pr_labels = ['wip']\n").unwrap();
+        assert_eq!(config.stale.exempt_issue_labels, vec!["pinned", "security"]);
+        assert_eq!(config.stale.exempt_pr_labels, vec!["wip"]);
+    }
+
+    #[test]
+    fn wrong_types_and_bad_toml_name_the_problem() {
+        let error = parse("[stale]\ndays_before_stale = 'sixty'\n").err().unwrap();
+        assert!(error.contains("invalid config gh-sweep.toml"), "{error}");
+        let error = parse("item_failure_budget = \n").err().unwrap();
+        assert!(error.contains("not valid TOML"), "{error}");
+    }
+
+    #[test]
+    fn api_base_rules() {
+        let env = Env::from_pairs(&[("GH_HOST", "ghe.example.com")]);
+        assert_eq!(api_base(None, &env).unwrap(), "https://ghe.example.com/api/v3");
+        assert_eq!(api_base(None, &Env::default()).unwrap(), "https://api.github.com");
+        assert!(api_base(Some("http://127.0.0.1:8080"), &env).is_ok());
+        assert!(api_base(Some("http://[::1]:8080/"), &env).is_ok());
+        let error = api_base(Some("http://ghe.example.com"), &env).unwrap_err();
+        assert!(error.contains("loopback"), "{error}");
+        let env = Env::from_pairs(&[("GITHUB_API_URL", "ftp://x")]);
+        assert!(api_base(None, &env).unwrap_err().contains("GITHUB_API_URL"));
+    }
+
+    #[test]
+    fn token_order_and_absence() {
+        let env = Env::from_pairs(&[("GH_TOKEN", "a"), ("GITHUB_TOKEN", "b")]);
+        assert_eq!(token(&env, "https://api.github.com").unwrap().source, "GH_TOKEN");
+        let env = Env::from_pairs(&[("GITHUB_TOKEN", "b")]);
+        assert_eq!(token(&env, "https://api.github.com").unwrap().source, "GITHUB_TOKEN");
+        let env = Env::from_pairs(&[("GH_ENTERPRISE_TOKEN", "c")]);
+        assert!(token(&env, "https://api.github.com").is_err());
+        assert_eq!(token(&env, "https://ghe.example.com/api/v3").unwrap().source, "GH_ENTERPRISE_TOKEN");
+        let error = token(&Env::from_pairs(&[("PATH", "/nonexistent")]), "https://api.github.com").err().unwrap();
+        assert!(error.contains("GH_TOKEN, GITHUB_TOKEN") && error.contains("gh auth token"), "{error}");
+    }
+}

@@ -1,0 +1,438 @@
+//! The engine runs the phases of seed 004 and owns their I/O: read and classify the pool under
+//! the item-failure budget, confirm, write each thing once (journaled before and after), and
+//! build the recap. What to do with an item is decided by a [`Classifier`], whose decisions
+//! come from the pure policies.
+
+pub mod stale;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::thread;
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::config::Settings;
+use crate::exit;
+use crate::github::{self, model, ApiError, Client};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
+use crate::policy::write::Write;
+use crate::report::{self, PlanRow};
+use crate::store::Store;
+use crate::ui::{Choice, Ui};
+
+/// A classified item and the writes its disposition needs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub item: ItemRef,
+    pub title: String,
+    pub disposition: String,
+    pub reason: String,
+    pub writes: Vec<Write>,
+}
+
+/// Why reading an item failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The item's own data: spends the budget.
+    Item(String),
+    /// The connection: stops the run as an outage.
+    Harness(String),
+    /// The token: stops the run, exit 4.
+    Auth(String),
+}
+
+impl From<ApiError> for ReadError {
+    fn from(error: ApiError) -> Self {
+        match error {
+            ApiError::Item { message, .. } => ReadError::Item(message),
+            ApiError::Auth { message, .. } => ReadError::Auth(message),
+            ApiError::Harness { message } => ReadError::Harness(message),
+        }
+    }
+}
+
+/// The part of a sweep that knows its kind of item.
+pub trait Classifier {
+    /// The pool of one repository, as list entries.
+    fn list(&mut self, client: &Client, repo: &RepoRef) -> Result<Vec<Value>, ApiError>;
+
+    /// Reads what else the item needs and decides. `listed` is the list entry when there is
+    /// one; without it the item is read on its own.
+    fn classify(
+        &mut self,
+        client: &Client,
+        store: &Store,
+        item: &ItemRef,
+        listed: Option<&Value>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError>;
+
+    /// Bookkeeping after all of an item's writes succeeded. `dates` holds GitHub's clock at
+    /// each write, where it said.
+    fn after_writes(&mut self, store: &Store, plan: &Plan, dates: &[DateTime<Utc>]) -> anyhow::Result<()>;
+}
+
+/// Whether the run may write.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `classify`: the read phase alone; every classified item is completed.
+    Classify,
+    /// A sweep: read, confirm, write.
+    Sweep,
+}
+
+pub struct Run<'a> {
+    pub client: &'a Client,
+    pub store: &'a mut Store,
+    pub settings: &'a Settings,
+    pub ui: &'a Ui,
+    pub now: DateTime<Utc>,
+    pub command: &'a str,
+    pub mode: Mode,
+    pub argv: String,
+}
+
+struct State {
+    outcomes: BTreeMap<ItemRef, Outcome>,
+    stopped: Option<Stop>,
+    stop_detail: Option<String>,
+    exit_override: Option<i32>,
+}
+
+impl State {
+    fn stop(&mut self, stop: Stop, detail: String) {
+        self.stopped = Some(stop);
+        self.stop_detail = Some(detail);
+    }
+
+    fn completed(&mut self, item: &ItemRef, disposition: &str, detail: &str) {
+        self.outcomes.insert(
+            item.clone(),
+            Outcome::Completed {
+                disposition: disposition.to_string(),
+                detail: detail.to_string(),
+            },
+        );
+    }
+
+    fn failed(&mut self, item: &ItemRef, phase: Phase, reason: String) {
+        self.outcomes.insert(item.clone(), Outcome::Failed { phase, reason });
+    }
+
+    fn unfinished(&mut self, item: &ItemRef, reason: &str) {
+        self.outcomes.insert(item.clone(), Outcome::Unfinished { reason: reason.to_string() });
+    }
+}
+
+fn writes_text(writes: &[Write]) -> String {
+    writes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+}
+
+impl Run<'_> {
+    pub fn execute(self, classifier: &mut dyn Classifier) -> anyhow::Result<Recap> {
+        let run_id = self.store.start_run(self.command, &self.argv)?;
+        let mut state = State {
+            outcomes: BTreeMap::new(),
+            stopped: None,
+            stop_detail: None,
+            exit_override: None,
+        };
+
+        // The pool: explicit items, or each repository's list, in the order GitHub gave it.
+        let mut pool: Vec<ItemRef> = Vec::new();
+        let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
+        if let Some(only) = &self.settings.only {
+            pool.extend(only.iter().cloned());
+        } else {
+            for repo in &self.settings.repos {
+                match classifier.list(self.client, repo) {
+                    Ok(entries) => {
+                        for entry in entries {
+                            let Some(number) = model::number(&entry) else {
+                                state.stop(Stop::HarnessOutage, format!("GitHub's list of {repo} holds an entry without a number"));
+                                break;
+                            };
+                            let item = ItemRef::new(repo, number);
+                            if listed.contains_key(&item) {
+                                continue;
+                            }
+                            pool.push(item.clone());
+                            listed.insert(item, entry);
+                        }
+                    }
+                    Err(error) => {
+                        let (detail, code) = match error {
+                            ApiError::Item { status: Some(404), .. } => (
+                                format!("repository {repo} was not found, or the token cannot see it"),
+                                Some(exit::AUTH),
+                            ),
+                            ApiError::Auth { message, .. } => (message, Some(exit::AUTH)),
+                            other => (format!("listing {repo}: {other}"), None),
+                        };
+                        state.stop(Stop::HarnessOutage, detail);
+                        state.exit_override = code;
+                    }
+                }
+                if state.stopped.is_some() {
+                    break;
+                }
+            }
+        }
+
+        // Writes of unknown outcome block their item until checked by hand.
+        let unknown = self.store.unknown_writes(&self.settings.repos)?;
+        let mut blocked: BTreeSet<ItemRef> = BTreeSet::new();
+        for write in &unknown {
+            let Ok(item) = write.item.parse::<ItemRef>() else { continue };
+            if self.settings.only.as_ref().is_some_and(|only| !only.contains(&item)) {
+                continue;
+            }
+            if !pool.contains(&item) {
+                pool.push(item.clone());
+            }
+            if blocked.insert(item.clone()) {
+                state.failed(
+                    &item,
+                    Phase::Write,
+                    format!(
+                        "outcome unknown: check by hand ({} in run {}), then run `gh-sweep recap --acknowledge {item}`",
+                        write.action, write.run_id
+                    ),
+                );
+            }
+        }
+
+        // Read phase, budgeted.
+        let mut plans: Vec<(Plan, Instant)> = Vec::new();
+        let mut failures = 0u64;
+        if state.stopped.is_none() {
+            let mut progress = self.ui.progress(pool.len(), "reading");
+            for item in &pool {
+                if blocked.contains(item) {
+                    progress.advance(&item.to_string());
+                    continue;
+                }
+                if self.settings.budget.exhausted(failures, pool.len()) {
+                    state.stop(
+                        Stop::BudgetExhausted,
+                        format!(
+                            "{failures} items failed, more than item_failure_budget = {} allows for {} items ({})",
+                            self.settings.budget,
+                            pool.len(),
+                            self.settings.budget.allowed(pool.len())
+                        ),
+                    );
+                    break;
+                }
+                progress.advance(&item.to_string());
+                match classifier.classify(self.client, self.store, item, listed.get(item), self.now) {
+                    Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
+                        let detail = if plan.writes.is_empty() {
+                            plan.reason.clone()
+                        } else {
+                            format!("{}; would write: {}", plan.reason, writes_text(&plan.writes))
+                        };
+                        state.completed(item, &plan.disposition, &detail);
+                    }
+                    Ok(plan) => plans.push((plan, Instant::now())),
+                    Err(ReadError::Item(reason)) => {
+                        failures += 1;
+                        state.failed(item, Phase::Read, reason);
+                    }
+                    Err(ReadError::Harness(message)) => {
+                        state.stop(Stop::HarnessOutage, message);
+                        break;
+                    }
+                    Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::HarnessOutage, message);
+                        state.exit_override = Some(exit::AUTH);
+                        break;
+                    }
+                }
+            }
+            // The last item's failure may be the one that spends the budget.
+            if state.stopped.is_none() && self.settings.budget.exhausted(failures, pool.len()) {
+                state.stop(
+                    Stop::BudgetExhausted,
+                    format!(
+                        "{failures} items failed, more than item_failure_budget = {} allows for {} items ({})",
+                        self.settings.budget,
+                        pool.len(),
+                        self.settings.budget.allowed(pool.len())
+                    ),
+                );
+            }
+            progress.finish();
+        }
+
+        let planned: Vec<Planned> = plans
+            .iter()
+            .map(|(plan, _)| Planned {
+                item: plan.item.to_string(),
+                disposition: plan.disposition.clone(),
+                writes: plan.writes.iter().map(ToString::to_string).collect(),
+            })
+            .collect();
+
+        if state.stopped.is_none() && !plans.is_empty() {
+            self.confirm_and_write(run_id, classifier, &mut state, plans)?;
+        }
+
+        let recap = recap::build(RunFacts {
+            run_id,
+            command: self.command,
+            dry_run: self.settings.dry_run,
+            pool: &pool,
+            outcomes: &state.outcomes,
+            stopped: state.stopped,
+            stop_detail: state.stop_detail.clone(),
+            budget: self.settings.budget,
+            planned,
+            rerun_prefix: &self.settings.rerun_prefix,
+            exit_override: state.exit_override,
+        });
+        self.store.finish_run(&recap)?;
+        Ok(recap)
+    }
+
+    fn confirm_and_write(
+        &self,
+        run_id: i64,
+        classifier: &mut dyn Classifier,
+        state: &mut State,
+        plans: Vec<(Plan, Instant)>,
+    ) -> anyhow::Result<()> {
+        let rows: Vec<PlanRow> = plans
+            .iter()
+            .map(|(plan, _)| PlanRow {
+                item: plan.item.to_string(),
+                title: plan.title.clone(),
+                disposition: plan.disposition.clone(),
+                writes: writes_text(&plan.writes),
+            })
+            .collect();
+        let total: usize = plans.iter().map(|(plan, _)| plan.writes.len()).sum();
+        if !self.ui.quiet {
+            let verb = if self.settings.dry_run { "Would write" } else { "Planned writes" };
+            eprintln!("{verb} ({total} on {} items):", plans.len());
+            eprintln!("{}", report::plan(&rows, self.ui.stderr_terminal));
+        }
+        if self.settings.dry_run {
+            for (plan, _) in &plans {
+                state.unfinished(&plan.item, "dry run");
+            }
+            return Ok(());
+        }
+
+        let chosen: Vec<bool> = if self.settings.yes {
+            vec![true; plans.len()]
+        } else {
+            let labels: Vec<String> = rows
+                .iter()
+                .map(|row| format!("{}  {}  ({})", row.item, row.disposition, row.writes))
+                .collect();
+            match self.ui.confirm(&labels, total)? {
+                Choice::All => vec![true; plans.len()],
+                Choice::None => vec![false; plans.len()],
+                Choice::Some(indices) => (0..plans.len()).map(|index| indices.contains(&index)).collect(),
+            }
+        };
+        if chosen.iter().any(|chosen| !chosen) {
+            state.stopped = Some(Stop::NotConfirmed);
+            state.stop_detail = Some("the maintainer declined some or all of the planned writes".into());
+        }
+
+        let mut sent: u64 = 0;
+        let mut last_write: Option<Instant> = None;
+        let mut progress = self.ui.progress(total, "writing");
+        let mut cap_reached = false;
+        for ((plan, read_at), chosen) in plans.into_iter().zip(chosen) {
+            let item = plan.item.clone();
+            if !chosen {
+                state.unfinished(&item, "not confirmed");
+                continue;
+            }
+            if state.stopped.is_some_and(|stop| stop != Stop::NotConfirmed) {
+                continue;
+            }
+            if let Some(cap) = self.settings.max_writes {
+                if cap_reached || sent + plan.writes.len() as u64 > cap {
+                    cap_reached = true;
+                    state.unfinished(&item, "write cap reached");
+                    continue;
+                }
+            }
+            // A maintainer may have taken a while at the prompt: re-read before writing.
+            let plan = if read_at.elapsed() > self.settings.recheck_after {
+                match classifier.classify(self.client, self.store, &item, None, Utc::now()) {
+                    Ok(fresh) if fresh.disposition != plan.disposition => {
+                        state.completed(&item, &format!("changed since read: now {}", fresh.disposition), &fresh.reason);
+                        continue;
+                    }
+                    Ok(fresh) => fresh,
+                    Err(ReadError::Item(reason)) => {
+                        state.failed(&item, Phase::Read, reason);
+                        continue;
+                    }
+                    Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::HarnessOutage, message);
+                        continue;
+                    }
+                }
+            } else {
+                plan
+            };
+
+            let mut dates = Vec::new();
+            let mut failed = None;
+            for write in &plan.writes {
+                if let Some(last) = last_write {
+                    let due = last + self.settings.write_interval;
+                    let now = Instant::now();
+                    if due > now {
+                        thread::sleep(due - now);
+                    }
+                }
+                progress.advance(&format!("{item}: {write}"));
+                let journal = self.store.journal_intent(run_id, &item, &write.to_string())?;
+                let result = github::send(self.client, &item, write);
+                last_write = Some(Instant::now());
+                sent += 1;
+                match result {
+                    Ok(written) => {
+                        self.store.journal_outcome(journal, "done", "")?;
+                        dates.push(written.and_then(|written| written.server_date).unwrap_or_else(Utc::now));
+                    }
+                    Err(error) => {
+                        let outcome = if error.outcome_unknown { "unknown" } else { "failed" };
+                        self.store.journal_outcome(journal, outcome, &error.message)?;
+                        let known = if error.outcome_unknown {
+                            "outcome unknown: check by hand"
+                        } else {
+                            "refused, nothing written by it"
+                        };
+                        failed = Some(format!("{write} failed ({known}): {}", error.message));
+                        break;
+                    }
+                }
+            }
+            match failed {
+                Some(reason) => {
+                    state.failed(&item, Phase::Write, reason.clone());
+                    state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
+                }
+                None => {
+                    classifier.after_writes(self.store, &plan, &dates)?;
+                    state.completed(&item, &plan.disposition, &plan.reason);
+                }
+            }
+        }
+        progress.finish();
+        if cap_reached && state.stopped.is_none() {
+            state.stop_detail = None;
+        }
+        Ok(())
+    }
+}

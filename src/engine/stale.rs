@@ -1,0 +1,152 @@
+//! Gathers what the stale rules need for one item, with as few requests as GitHub allows: the
+//! list entry; for items carrying the stale label, the label's time (from the store when
+//! gh-sweep put it there, else from the events), and comments only when `updated_at` shows
+//! something happened after the label. Decisions come from `policy::stale`.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::{Classifier, Plan, ReadError};
+use crate::github::{self, model, ApiError, Client};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
+use crate::policy::write::Write;
+use crate::store::Store;
+
+pub struct StaleClassifier<'a> {
+    rules: &'a StaleRules,
+    /// The token's login, read once when first needed.
+    viewer: Option<Option<String>>,
+}
+
+impl<'a> StaleClassifier<'a> {
+    pub fn new(rules: &'a StaleRules) -> Self {
+        StaleClassifier { rules, viewer: None }
+    }
+
+    fn viewer(&mut self, client: &Client) -> Result<Option<String>, ApiError> {
+        if self.viewer.is_none() {
+            self.viewer = Some(github::viewer(client)?);
+        }
+        Ok(self.viewer.clone().flatten())
+    }
+
+    fn history(&self, client: &Client, store: &Store, item: &ItemRef, facts: &ItemFacts) -> Result<History, ReadError> {
+        let label = self.rules.stale_label(facts.is_pr);
+        let known = store
+            .stale_mark(item, label)
+            .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
+        let mut events: Option<Vec<model::Event>> = None;
+        let (label_added_at, own_last_write) = match known {
+            Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
+            None => {
+                let read = read_events(client, item)?;
+                let labeled = read
+                    .iter()
+                    .filter(|event| {
+                        event.name == "labeled"
+                            && event.label.as_deref().is_some_and(|name| name.eq_ignore_ascii_case(label))
+                    })
+                    .map(|event| event.activity.at)
+                    .max()
+                    .ok_or_else(|| {
+                        ReadError::Item(format!(
+                            "it carries the \"{label}\" label but no event says when it was put on"
+                        ))
+                    })?;
+                events = Some(read);
+                (labeled, None)
+            }
+        };
+        if !stale::activity_possible(facts.updated_at, label_added_at, own_last_write) {
+            return Ok(History { label_added_at, activity: Vec::new() });
+        }
+        let events = match events {
+            Some(events) => events,
+            None => read_events(client, item)?,
+        };
+        let mut activity: Vec<Activity> = events
+            .into_iter()
+            .map(|event| event.activity)
+            .filter(|activity| activity.at > label_added_at)
+            .collect();
+        let since = label_added_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        for comment in github::comments_since(client, item, &since)? {
+            let comment = model::comment(&comment).map_err(ReadError::Item)?;
+            if comment.at >= label_added_at {
+                activity.push(comment);
+            }
+        }
+        if let Some(update) = stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity) {
+            activity.push(update);
+        }
+        Ok(History { label_added_at, activity })
+    }
+}
+
+fn read_events(client: &Client, item: &ItemRef) -> Result<Vec<model::Event>, ReadError> {
+    github::events(client, item)?
+        .iter()
+        .map(|event| model::event(event).map_err(ReadError::Item))
+        .collect()
+}
+
+impl Classifier for StaleClassifier<'_> {
+    fn list(&mut self, client: &Client, repo: &RepoRef) -> Result<Vec<Value>, ApiError> {
+        github::open_items(client, repo)
+    }
+
+    fn classify(
+        &mut self,
+        client: &Client,
+        store: &Store,
+        item: &ItemRef,
+        listed: Option<&Value>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
+        let read;
+        let value = match listed {
+            Some(value) => value,
+            None => {
+                read = github::item(client, item)?;
+                &read
+            }
+        };
+        let facts = model::item_facts(value).map_err(ReadError::Item)?;
+        let history = if stale::needs_history(&facts, self.rules) {
+            Some(self.history(client, store, item, &facts)?)
+        } else {
+            None
+        };
+        let viewer = if history.as_ref().is_some_and(|history| !history.activity.is_empty()) {
+            self.viewer(client)?
+        } else {
+            None
+        };
+        let decision = stale::decide(&facts, history.as_ref(), self.rules, viewer.as_deref(), now)
+            .map_err(ReadError::Item)?;
+        Ok(Plan {
+            item: item.clone(),
+            title: facts.title,
+            disposition: decision.disposition.to_string(),
+            reason: decision.reason,
+            writes: decision.writes,
+        })
+    }
+
+    fn after_writes(&mut self, store: &Store, plan: &Plan, dates: &[DateTime<Utc>]) -> anyhow::Result<()> {
+        let labelled = plan.writes.iter().position(|write| {
+            matches!(write, Write::AddLabels { labels } if plan.disposition == "mark-stale" && !labels.is_empty())
+        });
+        match (labelled, plan.writes.first()) {
+            (Some(index), _) => {
+                let Write::AddLabels { labels } = &plan.writes[index] else { return Ok(()) };
+                let labeled_at = dates.get(index).copied().unwrap_or_else(Utc::now);
+                let last = dates.last().copied().unwrap_or(labeled_at);
+                store.record_stale_mark(&plan.item, &labels[0], labeled_at, last)
+            }
+            _ if plan.disposition == "unmark" || plan.disposition == "close" => store.forget_stale_mark(&plan.item),
+            _ => Ok(()),
+        }
+    }
+}

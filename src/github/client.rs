@@ -1,0 +1,520 @@
+//! The one REST client every request goes through: headers, auth, Link pagination, the failure
+//! taxonomy (item vs harness vs auth), bounded read retries, and snapshot record/replay. Writes
+//! are sent exactly once, whatever happens. It decides nothing about items.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashSet;
+use std::thread;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::blocking::{Client as Http, Response};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, USER_AGENT};
+use reqwest::{Method, StatusCode};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::Value;
+
+use super::snapshot::{Recorded, Snapshot};
+
+/// How reads are retried on harness failures.
+#[derive(Clone, Debug)]
+pub struct RetryPolicy {
+    pub retries: u32,
+    pub backoff: Duration,
+    /// The longest the client waits for a rate limit to reset before giving up as an outage.
+    pub max_wait: Duration,
+}
+
+/// A failed request, classified.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// The item's own data made the read impossible: 404, 410, 422, a malformed body.
+    #[error("{message}")]
+    Item { status: Option<u16>, message: String },
+    /// 401, or 403 without rate-limit signs.
+    #[error("{message}")]
+    Auth { status: u16, message: String },
+    /// Not the item's fault, and retries ran out: rate limit, 5xx, timeout, connection.
+    #[error("{message}")]
+    Harness { message: String },
+}
+
+/// A failed write. Never retried.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct WriteError {
+    pub status: Option<u16>,
+    pub message: String,
+    /// True when GitHub may have applied the write (timeout, 5xx, dropped connection).
+    pub outcome_unknown: bool,
+}
+
+/// One page of a read.
+pub struct Page {
+    pub body: Value,
+    pub next: Option<String>,
+}
+
+/// What a write answered: GitHub's clock when it answered.
+pub struct Written {
+    pub server_date: Option<DateTime<Utc>>,
+}
+
+enum Mode {
+    Live {
+        http: Http,
+        token: SecretString,
+        record: Option<RefCell<Snapshot>>,
+    },
+    Replay(Snapshot),
+}
+
+pub struct Client {
+    base: String,
+    mode: Mode,
+    retry: RetryPolicy,
+    verbose: bool,
+    requests: Cell<u64>,
+}
+
+pub struct LiveOptions {
+    pub base: String,
+    pub token: SecretString,
+    pub timeout: Duration,
+    pub retry: RetryPolicy,
+    pub verbose: bool,
+    pub record: bool,
+}
+
+const API_VERSION: &str = "2022-11-28";
+
+/// Why a single attempt failed, before retries decide.
+enum Attempt {
+    Done(Page),
+    Final(ApiError),
+    Retry { message: String, wait: Option<Duration> },
+}
+
+impl Client {
+    pub fn live(options: LiveOptions) -> anyhow::Result<Self> {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_static("application/vnd.github+json"));
+        headers.insert("X-GitHub-Api-Version", HeaderValue::from_static(API_VERSION));
+        headers.insert(
+            USER_AGENT,
+            HeaderValue::from_static(concat!("gh-sweep/", env!("CARGO_PKG_VERSION"))),
+        );
+        let http = Http::builder()
+            .default_headers(headers)
+            .timeout(options.timeout)
+            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
+            .redirect(reqwest::redirect::Policy::limited(3))
+            .build()?;
+        Ok(Client {
+            base: options.base.trim_end_matches('/').to_string(),
+            mode: Mode::Live {
+                http,
+                token: options.token,
+                record: options.record.then(|| RefCell::new(Snapshot::new(Utc::now()))),
+            },
+            retry: options.retry,
+            verbose: options.verbose,
+            requests: Cell::new(0),
+        })
+    }
+
+    pub fn replay(snapshot: Snapshot) -> Self {
+        Client {
+            base: String::new(),
+            mode: Mode::Replay(snapshot),
+            retry: RetryPolicy {
+                retries: 0,
+                backoff: Duration::ZERO,
+                max_wait: Duration::ZERO,
+            },
+            verbose: false,
+            requests: Cell::new(0),
+        }
+    }
+
+    /// Requests sent over the network so far.
+    pub fn requests(&self) -> u64 {
+        self.requests.get()
+    }
+
+    /// The recorded snapshot, when recording.
+    pub fn take_recording(&self) -> Option<Snapshot> {
+        match &self.mode {
+            Mode::Live { record: Some(record), .. } => Some(record.borrow().clone()),
+            _ => None,
+        }
+    }
+
+    fn url(&self, path: &str) -> String {
+        if path.starts_with("http://") || path.starts_with("https://") {
+            path.to_string()
+        } else {
+            format!("{}{}", self.base, path)
+        }
+    }
+
+    /// The key a response is stored under in a snapshot: the URL without the base.
+    fn key(&self, url: &str) -> String {
+        url.strip_prefix(&self.base).unwrap_or(url).to_string()
+    }
+
+    /// Reads every page of a list, following `Link: rel="next"` verbatim.
+    pub fn get_all(&self, path: &str) -> Result<Vec<Value>, ApiError> {
+        let mut items = Vec::new();
+        let mut seen = HashSet::new();
+        let mut next = Some(path.to_string());
+        while let Some(url) = next {
+            if !seen.insert(url.clone()) {
+                return Err(ApiError::Harness {
+                    message: format!("pagination loops: the Link header points back to {url}"),
+                });
+            }
+            let page = self.get_page(&url)?;
+            match page.body {
+                Value::Array(values) => items.extend(values),
+                other => {
+                    return Err(ApiError::Item {
+                        status: None,
+                        message: format!("expected a list from {url}, got {}", kind_of(&other)),
+                    })
+                }
+            }
+            next = page.next;
+        }
+        Ok(items)
+    }
+
+    /// Reads one resource.
+    pub fn get(&self, path: &str) -> Result<Value, ApiError> {
+        self.get_page(path).map(|page| page.body)
+    }
+
+    fn get_page(&self, path: &str) -> Result<Page, ApiError> {
+        let url = self.url(path);
+        let key = self.key(&url);
+        let (http, token, record) = match &self.mode {
+            Mode::Replay(snapshot) => return replay(snapshot, &key),
+            Mode::Live { http, token, record } => (http, token, record),
+        };
+        let mut attempt = 0;
+        loop {
+            self.requests.set(self.requests.get() + 1);
+            let result = http
+                .get(&url)
+                .header(AUTHORIZATION, bearer(token))
+                .send();
+            let outcome = match result {
+                Ok(response) => {
+                    let status = response.status();
+                    self.log("GET", &url, Some(status));
+                    read_attempt(response, &url, &self.base, record.as_ref(), &key)
+                }
+                Err(error) => {
+                    self.log("GET", &url, None);
+                    Attempt::Retry {
+                        message: describe_transport(&error, &url),
+                        wait: None,
+                    }
+                }
+            };
+            match outcome {
+                Attempt::Done(page) => return Ok(page),
+                Attempt::Final(error) => return Err(error),
+                Attempt::Retry { message, wait } => {
+                    if attempt >= self.retry.retries {
+                        let tries = attempt + 1;
+                        return Err(ApiError::Harness {
+                            message: format!("{message} (gave up after {tries} tries)"),
+                        });
+                    }
+                    if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
+                        return Err(ApiError::Harness {
+                            message: format!(
+                                "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
+                                asked.as_secs(),
+                                self.retry.max_wait.as_secs()
+                            ),
+                        });
+                    }
+                    let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
+                    let wait = wait.unwrap_or_default().max(backoff);
+                    thread::sleep(wait);
+                    attempt += 1;
+                }
+            }
+        }
+    }
+
+    /// Sends one write, once. The caller journals the intent before and the outcome after.
+    pub fn write(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Written, WriteError> {
+        let url = self.url(path);
+        let (http, token) = match &self.mode {
+            Mode::Replay(_) => {
+                return Err(WriteError {
+                    status: None,
+                    message: "a snapshot run never writes".into(),
+                    outcome_unknown: false,
+                })
+            }
+            Mode::Live { http, token, .. } => (http, token),
+        };
+        self.requests.set(self.requests.get() + 1);
+        let mut request = http
+            .request(method.clone(), &url)
+            .header(AUTHORIZATION, bearer(token));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = match request.send() {
+            Ok(response) => response,
+            Err(error) => {
+                self.log(method.as_str(), &url, None);
+                return Err(WriteError {
+                    status: None,
+                    message: format!("{}; the write may or may not have been applied", describe_transport(&error, &url)),
+                    outcome_unknown: true,
+                });
+            }
+        };
+        let status = response.status();
+        self.log(method.as_str(), &url, Some(status));
+        let server_date = response
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|text| DateTime::parse_from_rfc2822(text).ok())
+            .map(|date| date.with_timezone(&Utc));
+        let text = match response.text() {
+            Ok(text) => text,
+            Err(error) => {
+                return Err(WriteError {
+                    status: Some(status.as_u16()),
+                    message: format!(
+                        "{method} {} answered {status} but the body was lost: {error}",
+                        self.key(&url)
+                    ),
+                    outcome_unknown: true,
+                })
+            }
+        };
+        if status.is_success() {
+            return Ok(Written { server_date });
+        }
+        Err(WriteError {
+            status: Some(status.as_u16()),
+            message: format!(
+                "{method} {} answered {status}{}",
+                self.key(&url),
+                github_message(&text).map(|m| format!(": {m}")).unwrap_or_default()
+            ),
+            outcome_unknown: status.is_server_error(),
+        })
+    }
+
+    fn log(&self, method: &str, url: &str, status: Option<StatusCode>) {
+        if self.verbose {
+            let status = status.map_or("no answer".to_string(), |status| status.as_u16().to_string());
+            eprintln!("  {method} {} -> {status}", self.key(url));
+        }
+    }
+}
+
+fn bearer(token: &SecretString) -> HeaderValue {
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
+        .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
+    value.set_sensitive(true);
+    value
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn describe_transport(error: &reqwest::Error, url: &str) -> String {
+    let what = if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "could not connect"
+    } else {
+        "connection failed"
+    };
+    // reqwest's own text names the URL, never a header, so the token cannot appear in it.
+    let mut source = std::error::Error::source(error);
+    let mut cause = String::new();
+    while let Some(inner) = source {
+        cause = inner.to_string();
+        source = inner.source();
+    }
+    if cause.is_empty() {
+        format!("GET {url} {what}")
+    } else {
+        format!("request to {url} {what}: {cause}")
+    }
+}
+
+fn github_message(text: &str) -> Option<String> {
+    serde_json::from_str::<Value>(text)
+        .ok()?
+        .get("message")?
+        .as_str()
+        .map(str::to_string)
+}
+
+fn next_link(headers: &HeaderMap) -> Option<String> {
+    let link = headers.get(reqwest::header::LINK)?.to_str().ok()?;
+    link.split(',').find_map(|part| {
+        let (url, params) = part.split_once(';')?;
+        let is_next = params
+            .split(';')
+            .any(|param| param.trim().replace(' ', "") == "rel=\"next\"");
+        let url = url.trim().strip_prefix('<')?.strip_suffix('>')?;
+        is_next.then(|| url.to_string())
+    })
+}
+
+/// Seconds GitHub asks us to wait, from `retry-after` or `x-ratelimit-reset`.
+fn rate_limit_wait(headers: &HeaderMap) -> Option<Duration> {
+    let number = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|text| text.trim().parse::<i64>().ok())
+    };
+    if let Some(seconds) = number("retry-after") {
+        return Some(Duration::from_secs(seconds.max(0) as u64));
+    }
+    if number("x-ratelimit-remaining") == Some(0) {
+        let reset = number("x-ratelimit-reset")?;
+        let wait = reset - Utc::now().timestamp();
+        return Some(Duration::from_secs(wait.max(0) as u64));
+    }
+    None
+}
+
+fn read_attempt(
+    response: Response,
+    url: &str,
+    base: &str,
+    record: Option<&RefCell<Snapshot>>,
+    key: &str,
+) -> Attempt {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let next = next_link(&headers);
+    let text = match response.text() {
+        Ok(text) => text,
+        Err(error) => {
+            return Attempt::Retry {
+                message: format!("GET {url} answered {status} but the body was cut off: {error}"),
+                wait: None,
+            }
+        }
+    };
+    let github_says = github_message(&text).map(|m| format!(": {m}")).unwrap_or_default();
+    if status.is_success() {
+        let body: Value = match serde_json::from_str(&text) {
+            Ok(body) => body,
+            Err(error) => {
+                return Attempt::Final(ApiError::Item {
+                    status: Some(status.as_u16()),
+                    message: format!("GET {key} answered a malformed body: {error}"),
+                })
+            }
+        };
+        if let Some(record) = record {
+            let next_key = next.as_deref().map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
+            record.borrow_mut().insert(key, Recorded { status: status.as_u16(), body: body.clone(), next: next_key });
+        }
+        return Attempt::Done(Page { body, next });
+    }
+    let code = status.as_u16();
+    let wait = rate_limit_wait(&headers);
+    let rate_limited = wait.is_some() || text.to_ascii_lowercase().contains("rate limit");
+    match code {
+        401 => Attempt::Final(ApiError::Auth {
+            status: code,
+            message: format!("GitHub refused the token (401) for GET {key}{github_says}"),
+        }),
+        403 | 429 if rate_limited => Attempt::Retry {
+            message: format!("rate limited ({code}) on GET {key}{github_says}"),
+            wait,
+        },
+        403 => Attempt::Final(ApiError::Auth {
+            status: code,
+            message: format!("permission denied (403) for GET {key}{github_says}"),
+        }),
+        429 => Attempt::Retry { message: format!("too many requests (429) on GET {key}"), wait: None },
+        500..=599 => Attempt::Retry {
+            message: format!("GitHub answered {code} on GET {key}"),
+            wait: None,
+        },
+        _ => {
+            if let Some(record) = record {
+                record.borrow_mut().insert(key, Recorded { status: code, body: serde_json::from_str(&text).unwrap_or(Value::Null), next: None });
+            }
+            Attempt::Final(ApiError::Item {
+                status: Some(code),
+                message: format!("GET {key} answered {code}{github_says}"),
+            })
+        }
+    }
+}
+
+fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
+    let Some(recorded) = snapshot.get(key) else {
+        return Err(ApiError::Item {
+            status: None,
+            message: format!("the snapshot holds no answer for GET {key}"),
+        });
+    };
+    if (200..300).contains(&recorded.status) {
+        return Ok(Page {
+            body: recorded.body.clone(),
+            next: recorded.next.clone(),
+        });
+    }
+    Err(ApiError::Item {
+        status: Some(recorded.status),
+        message: format!("GET {key} answered {} (from the snapshot)", recorded.status),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_next_link_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            reqwest::header::LINK,
+            HeaderValue::from_static(
+                "<https://x/y?page=1>; rel=\"prev\", <https://x/y?page=3>; rel=\"next\", <https://x/y?page=9>; rel=\"last\"",
+            ),
+        );
+        assert_eq!(next_link(&headers).as_deref(), Some("https://x/y?page=3"));
+        assert_eq!(next_link(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn reads_retry_after_and_exhausted_limits() {
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("7"));
+        assert_eq!(rate_limit_wait(&headers), Some(Duration::from_secs(7)));
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("10"));
+        assert_eq!(rate_limit_wait(&headers), None);
+    }
+}

@@ -1,0 +1,197 @@
+//! GitHub's JSON, turned into the plain facts the policies take. Strict: a missing field or a
+//! timestamp that does not parse is an error naming it, which the engine records as that
+//! item's failure.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::write::marker_in;
+
+fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, String> {
+    match value.get(name) {
+        Some(Value::Null) | None => Err(format!("the `{name}` field is missing")),
+        Some(found) => Ok(found),
+    }
+}
+
+fn string(value: &Value, name: &str) -> Result<String, String> {
+    field(value, name)?
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("the `{name}` field is not a string"))
+}
+
+pub fn timestamp(value: &Value, name: &str) -> Result<DateTime<Utc>, String> {
+    let text = string(value, name)?;
+    DateTime::parse_from_rfc3339(&text)
+        .map(|time| time.with_timezone(&Utc))
+        .map_err(|_| format!("the `{name}` timestamp `{text}` does not parse"))
+}
+
+/// The number of a list entry, if it has one.
+pub fn number(value: &Value) -> Option<u64> {
+    value.get("number")?.as_u64()
+}
+
+fn logins(value: &Value, name: &str, key: &str) -> Result<Vec<String>, String> {
+    match value.get(name) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .map(|entry| string(entry, key).map_err(|why| format!("in `{name}`: {why}")))
+            .collect(),
+        Some(_) => Err(format!("the `{name}` field is not a list")),
+    }
+}
+
+/// An issue or PR from `GET /repos/{o}/{r}/issues`.
+pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
+    let number = number(value).ok_or("the `number` field is missing")?;
+    let state = string(value, "state")?;
+    let is_pr = value.get("pull_request").is_some_and(|pr| !pr.is_null());
+    let draft = match value.get("draft") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(draft)) => *draft,
+        Some(_) => return Err("the `draft` field is not a boolean".into()),
+    };
+    let milestone = match value.get("milestone") {
+        None | Some(Value::Null) => None,
+        Some(milestone) => Some(string(milestone, "title").map_err(|why| format!("in `milestone`: {why}"))?),
+    };
+    Ok(ItemFacts {
+        number,
+        is_pr,
+        draft,
+        open: state == "open",
+        title: string(value, "title")?,
+        labels: logins(value, "labels", "name")?,
+        milestone,
+        assignees: logins(value, "assignees", "login")?,
+        created_at: timestamp(value, "created_at")?,
+        updated_at: timestamp(value, "updated_at")?,
+    })
+}
+
+fn actor(value: &Value, name: &str) -> Result<(String, bool), String> {
+    let Some(user) = value.get(name).filter(|user| !user.is_null()) else {
+        // A deleted account ("ghost") is nobody's activity.
+        return Ok(("ghost".to_string(), true));
+    };
+    let login = string(user, "login").map_err(|why| format!("in `{name}`: {why}"))?;
+    let is_bot = user.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
+    Ok((login, is_bot))
+}
+
+/// Issue events that are someone doing something to the item. Notifications such as
+/// `mentioned` or `subscribed` are not.
+const ACTIVITY_EVENTS: &[&str] = &[
+    "assigned",
+    "unassigned",
+    "labeled",
+    "unlabeled",
+    "milestoned",
+    "demilestoned",
+    "renamed",
+    "reopened",
+    "head_ref_force_pushed",
+    "head_ref_restored",
+    "ready_for_review",
+    "convert_to_draft",
+    "review_requested",
+    "locked",
+    "unlocked",
+];
+
+/// One entry of `GET .../issues/{n}/events`.
+pub struct Event {
+    pub name: String,
+    pub label: Option<String>,
+    pub activity: Activity,
+}
+
+pub fn event(value: &Value) -> Result<Event, String> {
+    let name = string(value, "event")?;
+    let (login, is_bot) = actor(value, "actor")?;
+    let label = value
+        .get("label")
+        .and_then(|label| label.get("name"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let what = match &label {
+        Some(label) => format!("{name} \"{label}\""),
+        None => name.clone(),
+    };
+    Ok(Event {
+        activity: Activity {
+            at: timestamp(value, "created_at").map_err(|why| format!("in an event: {why}"))?,
+            login,
+            is_bot,
+            marker: None,
+            notification: !ACTIVITY_EVENTS.contains(&name.as_str()),
+            what,
+        },
+        name,
+        label,
+    })
+}
+
+/// One entry of `GET .../issues/{n}/comments`.
+pub fn comment(value: &Value) -> Result<Activity, String> {
+    let (login, is_bot) = actor(value, "user")?;
+    let body = value.get("body").and_then(Value::as_str).unwrap_or_default();
+    Ok(Activity {
+        at: timestamp(value, "created_at").map_err(|why| format!("in a comment: {why}"))?,
+        login,
+        is_bot,
+        marker: marker_in(body),
+        what: "comment".to_string(),
+        notification: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn issue() -> Value {
+        json!({
+            "number": 7, "title": "Docs typo", "state": "open",
+            "labels": [{"name": "Stale"}], "assignees": [{"login": "bob"}],
+            "milestone": {"title": "v2"},
+            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-02-01T00:00:00Z",
+            "pull_request": {"url": "x"}, "draft": true
+        })
+    }
+
+    #[test]
+    fn reads_an_issue() {
+        let facts = item_facts(&issue()).unwrap();
+        assert_eq!(facts.number, 7);
+        assert!(facts.is_pr && facts.draft && facts.open);
+        assert_eq!(facts.labels, vec!["Stale"]);
+        assert_eq!(facts.milestone.as_deref(), Some("v2"));
+    }
+
+    #[test]
+    fn names_the_bad_field() {
+        let mut bad = issue();
+        bad["updated_at"] = json!("last tuesday");
+        assert_eq!(
+            item_facts(&bad).unwrap_err(),
+            "the `updated_at` timestamp `last tuesday` does not parse"
+        );
+        let mut bad = issue();
+        bad.as_object_mut().unwrap().remove("title");
+        assert_eq!(item_facts(&bad).unwrap_err(), "the `title` field is missing");
+    }
+
+    #[test]
+    fn bots_are_recognised_by_type_or_login() {
+        let value = json!({"user": {"login": "renovate[bot]", "type": "User"}, "body": "x", "created_at": "2026-01-01T00:00:00Z"});
+        assert!(comment(&value).unwrap().is_bot);
+        let value = json!({"user": {"login": "ci", "type": "Bot"}, "body": "x", "created_at": "2026-01-01T00:00:00Z"});
+        assert!(comment(&value).unwrap().is_bot);
+    }
+}

@@ -1,0 +1,87 @@
+//! gh-sweep: parse the command line, resolve the terminal and the environment once, dispatch,
+//! and map the result to an exit code in one place.
+
+mod cli;
+mod commands;
+mod config;
+mod engine;
+mod exit;
+mod github;
+mod item;
+mod policy;
+mod report;
+mod store;
+mod ui;
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+use commands::Context;
+use exit::Fatal;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let code = if error.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            let _ = error.print();
+            return ExitCode::from(code as u8);
+        }
+    };
+    let env = config::Env::capture();
+    let stdin_terminal = std::io::stdin().is_terminal();
+    let stderr_terminal = std::io::stderr().is_terminal();
+    let context = Context {
+        ui: ui::Ui {
+            interactive: stdin_terminal && stderr_terminal,
+            stderr_terminal,
+            stdout_terminal: std::io::stdout().is_terminal(),
+            quiet: cli.global.quiet,
+            verbose: cli.global.verbose,
+            json: cli.global.json,
+            ci: std::env::var_os("CI").is_some(),
+        },
+        env,
+        argv: std::env::args().collect::<Vec<_>>().join(" "),
+    };
+    let code = match dispatch(&cli, &context) {
+        Ok(code) => code,
+        Err(error) => report_error(&error),
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
+    let cwd = std::env::current_dir()?;
+    match &cli.command {
+        Command::StaleSweep => commands::stale_sweep::run(context, &cli.global, &cwd),
+        Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
+        Command::Recap(args) => commands::recap::run(context, args, &cli.global),
+        Command::Completions { shell } => {
+            let text = commands::completions::render(*shell);
+            context.ui.data(String::from_utf8_lossy(&text).trim_end());
+            Ok(exit::SUCCESS)
+        }
+    }
+}
+
+/// Prints an error chain and its hint, and returns the exit code its kind calls for.
+fn report_error(error: &anyhow::Error) -> i32 {
+    eprintln!("error: {error}");
+    for cause in error.chain().skip(1) {
+        eprintln!("  Caused by: {cause}");
+    }
+    match error.downcast_ref::<Fatal>() {
+        Some(Fatal::Usage(message)) => {
+            if message.contains("--yes") {
+                eprintln!("hint: `gh-sweep stale-sweep --dry-run --repo OWNER/NAME` shows what would be written");
+            }
+            exit::USAGE
+        }
+        Some(Fatal::Auth(_)) => exit::AUTH,
+        None => exit::UNEXPECTED,
+    }
+}

@@ -1,0 +1,153 @@
+//! The item-failure budget of seed 004: how many items of a pool may fail in the read phase
+//! before the run stops. Pure: parsing and arithmetic only.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// `N`, `P%` of the pool (rounded down), or `max(N, P%)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    Count(u64),
+    Percent(u8),
+    Max(u64, u8),
+}
+
+impl Default for Budget {
+    /// Unset means `max(3, 10%)`.
+    fn default() -> Self {
+        Budget::Max(3, 10)
+    }
+}
+
+const FORMS: &str = "write `3`, `10%` or `max(3, 10%)`";
+
+fn parse_count(text: &str) -> Option<u64> {
+    if text.is_empty() || !text.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn parse_percent(text: &str) -> Option<u8> {
+    let digits = text.strip_suffix('%')?;
+    let value = parse_count(digits)?;
+    (value <= 100).then_some(value as u8)
+}
+
+impl FromStr for Budget {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let invalid = |why: &str| format!("invalid item_failure_budget `{text}`: {why}; {FORMS}");
+        if let Some(count) = parse_count(text) {
+            return Ok(Budget::Count(count));
+        }
+        if text.ends_with('%') {
+            return parse_percent(text)
+                .map(Budget::Percent)
+                .ok_or_else(|| invalid("a percentage is a whole number from 0% to 100%, with no space"));
+        }
+        if let Some(inner) = text.strip_prefix("max(").and_then(|rest| rest.strip_suffix(')')) {
+            let mut parts = inner.split(',');
+            return match (parts.next(), parts.next(), parts.next()) {
+                (Some(count), Some(percent), None) => {
+                    match (parse_count(count.trim()), parse_percent(percent.trim())) {
+                        (Some(count), Some(percent)) => Ok(Budget::Max(count, percent)),
+                        _ => Err(invalid("max() takes a count and a percentage")),
+                    }
+                }
+                _ => Err(invalid("max() takes exactly two values")),
+            };
+        }
+        if text.starts_with('-') {
+            return Err(invalid("a budget cannot be negative"));
+        }
+        Err(invalid("not a budget"))
+    }
+}
+
+impl Budget {
+    /// How many item failures a pool of `pool` items tolerates.
+    pub fn allowed(self, pool: usize) -> u64 {
+        let percent_of = |percent: u8| pool as u64 * u64::from(percent) / 100;
+        match self {
+            Budget::Count(count) => count,
+            Budget::Percent(percent) => percent_of(percent),
+            Budget::Max(count, percent) => count.max(percent_of(percent)),
+        }
+    }
+
+    /// True once `failures` is more than the pool tolerates: the run stops before the next item.
+    pub fn exhausted(self, failures: u64, pool: usize) -> bool {
+        failures > self.allowed(pool)
+    }
+}
+
+impl fmt::Display for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Budget::Count(count) => write!(f, "{count}"),
+            Budget::Percent(percent) => write!(f, "{percent}%"),
+            Budget::Max(count, percent) => write!(f, "max({count}, {percent}%)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_every_documented_form() {
+        assert_eq!("3".parse(), Ok(Budget::Count(3)));
+        assert_eq!("0".parse(), Ok(Budget::Count(0)));
+        assert_eq!("10%".parse(), Ok(Budget::Percent(10)));
+        assert_eq!("max(3, 10%)".parse(), Ok(Budget::Max(3, 10)));
+        assert_eq!("max(3,10%)".parse(), Ok(Budget::Max(3, 10)));
+    }
+
+    #[test]
+    fn rejects_malformed_values_naming_them() {
+        for bad in ["-1", "10 %", "max(3)", "150%", "abc", "", "max(3, 10)", "max(10%, 3)", "3.5"] {
+            let error = bad.parse::<Budget>().unwrap_err();
+            assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn default_is_max_3_or_10_percent() {
+        assert_eq!(Budget::default().allowed(10), 3);
+        assert_eq!(Budget::default().allowed(200), 20);
+        assert_eq!(Budget::default().allowed(39), 3);
+    }
+
+    #[test]
+    fn percent_rounds_down_and_zero_tolerates_nothing() {
+        assert_eq!(Budget::Percent(10).allowed(19), 1);
+        assert!(Budget::Count(0).exhausted(1, 100));
+        assert!(!Budget::Count(2).exhausted(2, 100));
+        assert!(Budget::Count(2).exhausted(3, 100));
+    }
+
+    proptest! {
+        #[test]
+        fn parser_never_panics(text in ".{0,20}") {
+            let _ = text.parse::<Budget>();
+        }
+
+        #[test]
+        fn display_round_trips(count in 0u64..10_000, percent in 0u8..=100) {
+            for budget in [Budget::Count(count), Budget::Percent(percent), Budget::Max(count, percent)] {
+                prop_assert_eq!(budget.to_string().parse::<Budget>(), Ok(budget));
+            }
+        }
+
+        #[test]
+        fn allowed_is_monotone_in_pool(count in 0u64..100, percent in 0u8..=100, pool in 0usize..100_000) {
+            for budget in [Budget::Count(count), Budget::Percent(percent), Budget::Max(count, percent)] {
+                prop_assert!(budget.allowed(pool) <= budget.allowed(pool + 1));
+            }
+        }
+    }
+}

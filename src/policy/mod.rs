@@ -1,0 +1,8 @@
+//! Pure decisions over plain data. Nothing in here touches the network, the database or the
+//! terminal; the engine gathers the facts and carries out what these return.
+
+pub mod budget;
+pub mod recap;
+pub mod selector;
+pub mod stale;
+pub mod write;

@@ -1,0 +1,283 @@
+//! The recap of seed 004: completed, failed, unfinished (with the reason once), then the rerun
+//! selector. Built from the run's outcomes by a pure function so that no item can go missing:
+//! every pool item lands in exactly one of the three groups. Its JSON form is stable (see the
+//! README's "JSON recap" section).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::budget::Budget;
+use super::selector;
+use crate::item::ItemRef;
+
+/// Why a run stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    BudgetExhausted,
+    WriteFailed,
+    HarnessOutage,
+    NotConfirmed,
+}
+
+impl Stop {
+    /// The reason printed once for the items a stop left unfinished.
+    pub fn unfinished_reason(self) -> &'static str {
+        match self {
+            Stop::BudgetExhausted => "budget exhausted",
+            Stop::WriteFailed => "a write stopped the run",
+            Stop::HarnessOutage => "harness outage",
+            Stop::NotConfirmed => "not confirmed",
+        }
+    }
+}
+
+/// Where a failure happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Read,
+    Write,
+}
+
+/// What became of one item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Completed { disposition: String, detail: String },
+    Failed { phase: Phase, reason: String },
+    Unfinished { reason: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Completed {
+    pub item: String,
+    pub disposition: String,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failed {
+    pub item: String,
+    pub phase: Phase,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetReport {
+    pub value: String,
+    pub allowed: u64,
+    pub failures: u64,
+}
+
+/// A write planned by the run, kept in the recap so a dry run shows what it would have done.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Planned {
+    pub item: String,
+    pub disposition: String,
+    pub writes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recap {
+    pub run_id: i64,
+    pub command: String,
+    pub dry_run: bool,
+    pub stopped: Option<Stop>,
+    /// A sentence on the stop, for the maintainer (the outage's cause, the failed write).
+    pub stop_detail: Option<String>,
+    pub completed: Vec<Completed>,
+    pub failed: Vec<Failed>,
+    pub unfinished: Vec<String>,
+    pub unfinished_reason: Option<String>,
+    pub budget: Option<BudgetReport>,
+    pub planned: Vec<Planned>,
+    pub rerun: Option<String>,
+    pub exit_code: i32,
+}
+
+/// Everything the builder needs, gathered by the engine.
+pub struct RunFacts<'a> {
+    pub run_id: i64,
+    pub command: &'a str,
+    pub dry_run: bool,
+    pub pool: &'a [ItemRef],
+    pub outcomes: &'a BTreeMap<ItemRef, Outcome>,
+    pub stopped: Option<Stop>,
+    pub stop_detail: Option<String>,
+    pub budget: Budget,
+    pub planned: Vec<Planned>,
+    /// The command line without `--only`, e.g. `gh-sweep stale-sweep --repo o/r`.
+    pub rerun_prefix: &'a str,
+    /// Set when the run ended on an error with its own exit code (authentication: 4).
+    pub exit_override: Option<i32>,
+}
+
+/// Quotes a shell word only when it needs it.
+pub fn shell_quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+pub fn build(facts: RunFacts<'_>) -> Recap {
+    let mut completed = Vec::new();
+    let mut failed = Vec::new();
+    let mut unfinished = Vec::new();
+    let mut reasons: BTreeSet<String> = BTreeSet::new();
+    let mut rerun_items = BTreeSet::new();
+    let default_reason = facts
+        .stopped
+        .map(|stop| stop.unfinished_reason().to_string())
+        .unwrap_or_else(|| "not reached".to_string());
+    let mut read_failures = 0;
+    for item in facts.pool {
+        let outcome = facts.outcomes.get(item).cloned().unwrap_or(Outcome::Unfinished {
+            reason: default_reason.clone(),
+        });
+        match outcome {
+            Outcome::Completed { disposition, detail } => completed.push(Completed {
+                item: item.to_string(),
+                disposition,
+                detail,
+            }),
+            Outcome::Failed { phase, reason } => {
+                if phase == Phase::Read {
+                    read_failures += 1;
+                    rerun_items.insert(item.clone());
+                }
+                failed.push(Failed {
+                    item: item.to_string(),
+                    phase,
+                    reason,
+                });
+            }
+            Outcome::Unfinished { reason } => {
+                reasons.insert(reason);
+                rerun_items.insert(item.clone());
+                unfinished.push(item.to_string());
+            }
+        }
+    }
+    let unfinished_reason = (!reasons.is_empty()).then(|| reasons.into_iter().collect::<Vec<_>>().join("; "));
+    let budget = (read_failures > 0).then(|| BudgetReport {
+        value: facts.budget.to_string(),
+        allowed: facts.budget.allowed(facts.pool.len()),
+        failures: read_failures,
+    });
+    let rerun = (!rerun_items.is_empty()).then(|| {
+        format!(
+            "{} --only {}",
+            facts.rerun_prefix,
+            shell_quote(&selector::format(&rerun_items))
+        )
+    });
+    let exit_code = facts.exit_override.unwrap_or(match facts.stopped {
+        Some(Stop::BudgetExhausted) => crate::exit::BUDGET_EXHAUSTED,
+        Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
+        Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
+        Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
+        None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
+        None => crate::exit::SUCCESS,
+    });
+    Recap {
+        run_id: facts.run_id,
+        command: facts.command.to_string(),
+        dry_run: facts.dry_run,
+        stopped: facts.stopped,
+        stop_detail: facts.stop_detail,
+        completed,
+        failed,
+        unfinished,
+        unfinished_reason,
+        budget,
+        planned: facts.planned,
+        rerun,
+        exit_code,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn items(numbers: &[u64]) -> Vec<ItemRef> {
+        numbers
+            .iter()
+            .map(|number| format!("o/r#{number}").parse().unwrap())
+            .collect()
+    }
+
+    fn facts<'a>(
+        pool: &'a [ItemRef],
+        outcomes: &'a BTreeMap<ItemRef, Outcome>,
+        stopped: Option<Stop>,
+    ) -> RunFacts<'a> {
+        RunFacts {
+            run_id: 1,
+            command: "stale-sweep",
+            dry_run: false,
+            pool,
+            outcomes,
+            stopped,
+            stop_detail: None,
+            budget: Budget::default(),
+            planned: vec![],
+            rerun_prefix: "gh-sweep stale-sweep --repo o/r",
+            exit_override: None,
+        }
+    }
+
+    #[test]
+    fn every_pool_item_lands_in_exactly_one_group() {
+        let pool = items(&[1, 2, 3, 4, 5]);
+        let mut outcomes = BTreeMap::new();
+        outcomes.insert(pool[0].clone(), Outcome::Completed { disposition: "keep".into(), detail: "idle 3 days < 60".into() });
+        outcomes.insert(pool[1].clone(), Outcome::Failed { phase: Phase::Read, reason: "404".into() });
+        let recap = build(facts(&pool, &outcomes, Some(Stop::BudgetExhausted)));
+        assert_eq!(recap.completed.len(), 1);
+        assert_eq!(recap.failed.len(), 1);
+        assert_eq!(recap.unfinished, vec!["o/r#3", "o/r#4", "o/r#5"]);
+        assert_eq!(recap.unfinished_reason.as_deref(), Some("budget exhausted"));
+        assert_eq!(recap.rerun.as_deref(), Some("gh-sweep stale-sweep --repo o/r --only 'o/r#2-#5'"));
+        assert_eq!(recap.exit_code, crate::exit::BUDGET_EXHAUSTED);
+        assert_eq!(recap.budget.unwrap().failures, 1);
+    }
+
+    #[test]
+    fn a_write_failed_item_is_named_but_left_out_of_the_selector() {
+        let pool = items(&[1, 2, 3]);
+        let mut outcomes = BTreeMap::new();
+        outcomes.insert(pool[0].clone(), Outcome::Completed { disposition: "close".into(), detail: String::new() });
+        outcomes.insert(pool[1].clone(), Outcome::Failed { phase: Phase::Write, reason: "comment: 502".into() });
+        let recap = build(facts(&pool, &outcomes, Some(Stop::WriteFailed)));
+        assert_eq!(recap.failed[0].item, "o/r#2");
+        assert_eq!(recap.rerun.as_deref(), Some("gh-sweep stale-sweep --repo o/r --only 'o/r#3'"));
+        assert_eq!(recap.exit_code, crate::exit::WRITE_FAILED);
+        assert!(recap.budget.is_none(), "a write failure does not spend the budget");
+    }
+
+    #[test]
+    fn a_clean_run_has_no_budget_and_no_rerun() {
+        let pool = items(&[1]);
+        let mut outcomes = BTreeMap::new();
+        outcomes.insert(pool[0].clone(), Outcome::Completed { disposition: "keep".into(), detail: String::new() });
+        let recap = build(facts(&pool, &outcomes, None));
+        assert_eq!(recap.budget, None);
+        assert_eq!(recap.rerun, None);
+        assert_eq!(recap.exit_code, 0);
+    }
+
+    #[test]
+    fn shell_quote_leaves_plain_words_alone() {
+        assert_eq!(shell_quote("o/r"), "o/r");
+        assert_eq!(shell_quote("max(3, 10%)"), "'max(3, 10%)'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+}

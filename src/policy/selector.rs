@@ -1,0 +1,175 @@
+//! The rerun selector of seed 004: the `--only` list. `format` prints a set of items the way the
+//! recap shows them (`o/r#12,#15,#40-#44`); `parse` reads exactly that back. Pure.
+
+use std::collections::BTreeSet;
+
+use crate::item::{parse_number, ItemRef, RepoRef};
+
+/// A run of consecutive numbers this long or longer prints as a range.
+const RANGE_MIN: u64 = 3;
+
+/// Formats items grouped by repository, numbers ascending, consecutive runs as ranges.
+pub fn format(items: &BTreeSet<ItemRef>) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut current: Option<&RepoRef> = None;
+    let numbers_of = |repo: &RepoRef| -> Vec<u64> {
+        items
+            .iter()
+            .filter(|item| &item.repo == repo)
+            .map(|item| item.number)
+            .collect()
+    };
+    let repos: BTreeSet<&RepoRef> = items.iter().map(|item| &item.repo).collect();
+    for repo in repos {
+        let numbers = numbers_of(repo);
+        let mut index = 0;
+        while index < numbers.len() {
+            let start = numbers[index];
+            let mut end = start;
+            while index + 1 < numbers.len() && numbers[index + 1] == end + 1 {
+                index += 1;
+                end = numbers[index];
+            }
+            let prefix = if current == Some(repo) {
+                String::new()
+            } else {
+                repo.to_string()
+            };
+            current = Some(repo);
+            if end - start + 1 >= RANGE_MIN {
+                parts.push(format!("{prefix}#{start}-#{end}"));
+            } else {
+                for number in start..=end {
+                    let prefix = if number == start { prefix.as_str() } else { "" };
+                    parts.push(format!("{prefix}#{number}"));
+                }
+            }
+            index += 1;
+        }
+    }
+    parts.join(",")
+}
+
+/// Parses a selector. `#N` without a repository belongs to the previous item's repository, or
+/// to `default_repo` when it comes first (the run's only `--repo`).
+pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<ItemRef>, String> {
+    let invalid = |part: &str, why: String| {
+        format!("invalid --only `{text}`: `{part}` {why}; write items as `owner/repo#12,#15,#40-#44`")
+    };
+    let mut items = BTreeSet::new();
+    let mut repo: Option<RepoRef> = default_repo.cloned();
+    if text.trim().is_empty() {
+        return Err(format!("invalid --only `{text}`: no items given"));
+    }
+    for part in text.split(',') {
+        let part = part.trim();
+        let (repo_text, numbers) = part
+            .split_once('#')
+            .ok_or_else(|| invalid(part, "has no `#NUMBER`".to_string()))?;
+        if !repo_text.is_empty() {
+            repo = Some(repo_text.parse().map_err(|why: String| invalid(part, why))?);
+        }
+        let Some(repo) = repo.as_ref() else {
+            return Err(invalid(
+                part,
+                "names no repository, and no single --repo gives one".to_string(),
+            ));
+        };
+        let (start, end) = match numbers.split_once('-') {
+            Some((start, end)) => {
+                let end = end
+                    .strip_prefix('#')
+                    .ok_or_else(|| invalid(part, "has a range whose end lacks `#`".to_string()))?;
+                let start = parse_number(start).map_err(|why| invalid(part, why))?;
+                let end = parse_number(end).map_err(|why| invalid(part, why))?;
+                if end < start {
+                    return Err(invalid(part, format!("is a range backwards ({start} > {end})")));
+                }
+                (start, end)
+            }
+            None => {
+                let number = parse_number(numbers).map_err(|why| invalid(part, why))?;
+                (number, number)
+            }
+        };
+        if end - start >= 100_000 {
+            return Err(invalid(part, "is a range of more than 100000 items".to_string()));
+        }
+        for number in start..=end {
+            items.insert(ItemRef::new(repo, number));
+        }
+    }
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn repo(text: &str) -> RepoRef {
+        text.parse().unwrap()
+    }
+
+    fn set(repo_text: &str, numbers: &[u64]) -> BTreeSet<ItemRef> {
+        numbers
+            .iter()
+            .map(|number| ItemRef::new(&repo(repo_text), *number))
+            .collect()
+    }
+
+    #[test]
+    fn formats_ranges_only_for_runs() {
+        let items = set("o/r", &[12, 15, 40, 41, 42, 43, 44, 50, 51]);
+        assert_eq!(format(&items), "o/r#12,#15,#40-#44,#50,#51");
+    }
+
+    #[test]
+    fn formats_several_repos() {
+        let mut items = set("o/r", &[1, 2]);
+        items.extend(set("o/s", &[7]));
+        assert_eq!(format(&items), "o/r#1,#2,o/s#7");
+    }
+
+    #[test]
+    fn parses_what_it_prints() {
+        let parsed = parse("o/r#12,#15,#40-#44", None).unwrap();
+        assert_eq!(parsed, set("o/r", &[12, 15, 40, 41, 42, 43, 44]));
+        let defaulted = parse("#3", Some(&repo("o/r"))).unwrap();
+        assert_eq!(defaulted, set("o/r", &[3]));
+    }
+
+    #[test]
+    fn rejects_bad_selectors_naming_the_part() {
+        for (bad, part) in [
+            ("x#", "`x#`"),
+            ("o/r#0", "`o/r#0`"),
+            ("o/r#9-#3", "`o/r#9-#3`"),
+            ("#4", "`#4`"),
+            ("o/r#1,,#2", "``"),
+            ("o/r#1-3", "`o/r#1-3`"),
+            ("", "no items"),
+        ] {
+            let error = parse(bad, None).unwrap_err();
+            assert!(error.contains(part), "{bad}: {error}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn format_then_parse_is_identity(
+            numbers in proptest::collection::btree_set(1u64..200, 0..40),
+            others in proptest::collection::btree_set(1u64..200, 0..10),
+        ) {
+            let mut items = set("o/r", &numbers.into_iter().collect::<Vec<_>>());
+            items.extend(set("x/y", &others.into_iter().collect::<Vec<_>>()));
+            prop_assume!(!items.is_empty());
+            prop_assert_eq!(parse(&format(&items), None).unwrap(), items);
+        }
+
+        #[test]
+        fn parse_never_panics(text in "[o/r#0-9,\\- ]{0,24}") {
+            let _ = parse(&text, Some(&repo("o/r")));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The writes a policy can ask for. Plain data: the engine sends them, the recap names them.
+
+use std::fmt;
+
+/// One request to GitHub that changes something.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Write {
+    AddLabels { labels: Vec<String> },
+    RemoveLabel { label: String },
+    /// `body` already carries the invisible marker, see [`marker`].
+    Comment { body: String, marker: String },
+    Close { reason: Option<String> },
+}
+
+/// The invisible marker every gh-sweep comment carries, so later runs recognise their own
+/// comments whatever token posted them.
+pub fn marker(disposition: &str) -> String {
+    format!("<!-- gh-sweep:{disposition} -->")
+}
+
+/// Finds the disposition named by a marker in a comment body.
+pub fn marker_in(body: &str) -> Option<String> {
+    let start = body.find("<!-- gh-sweep:")? + "<!-- gh-sweep:".len();
+    let rest = &body[start..];
+    let end = rest.find(" -->")?;
+    Some(rest[..end].to_string())
+}
+
+pub fn comment(message: &str, disposition: &str) -> Write {
+    let marker = marker(disposition);
+    Write::Comment {
+        body: format!("{message}\n\n{marker}"),
+        marker,
+    }
+}
+
+impl fmt::Display for Write {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Write::AddLabels { labels } => write!(f, "label +{}", labels.join(", +")),
+            Write::RemoveLabel { label } => write!(f, "label -{label}"),
+            Write::Comment { .. } => write!(f, "comment"),
+            Write::Close { reason: Some(reason) } => write!(f, "close ({reason})"),
+            Write::Close { reason: None } => write!(f, "close"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_round_trips_through_a_comment() {
+        let Write::Comment { body, .. } = comment("Closing.", "close") else {
+            unreachable!()
+        };
+        assert_eq!(marker_in(&body).as_deref(), Some("close"));
+        assert_eq!(marker_in("a human comment"), None);
+    }
+}

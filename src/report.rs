@@ -1,0 +1,120 @@
+//! Renders what the engine produced: the plan table, the recap as a table or JSON, the run
+//! list. Tables are decorated on a terminal and plain otherwise, ready for grep.
+
+use comfy_table::{presets, ContentArrangement, Table};
+
+use crate::policy::recap::{Phase, Recap};
+use crate::store::RunRow;
+
+fn table(terminal: bool, header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table.load_preset(if terminal { presets::UTF8_FULL_CONDENSED } else { presets::NOTHING });
+    table.set_content_arrangement(if terminal { ContentArrangement::Dynamic } else { ContentArrangement::Disabled });
+    table.set_header(header.to_vec());
+    table
+}
+
+/// The planned writes, one row per item.
+pub struct PlanRow {
+    pub item: String,
+    pub title: String,
+    pub disposition: String,
+    pub writes: String,
+}
+
+pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
+    let mut table = table(terminal, &["ITEM", "TITLE", "DISPOSITION", "WRITES"]);
+    for row in rows {
+        let title: String = if row.title.chars().count() > 50 {
+            row.title.chars().take(49).chain(['…']).collect()
+        } else {
+            row.title.clone()
+        };
+        table.add_row(vec![row.item.clone(), title, row.disposition.clone(), row.writes.clone()]);
+    }
+    table.to_string()
+}
+
+pub fn recap_json(recap: &Recap) -> String {
+    serde_json::to_string_pretty(recap).unwrap_or_else(|_| "{}".to_string())
+}
+
+pub fn recap_counts(recap: &Recap) -> String {
+    format!(
+        "run {}: {} completed, {} failed, {} unfinished",
+        recap.run_id,
+        recap.completed.len(),
+        recap.failed.len(),
+        recap.unfinished.len()
+    )
+}
+
+/// The recap: completed, failed, unfinished, then the rerun line. Always in that order.
+pub fn recap(recap: &Recap, terminal: bool) -> String {
+    let mut out = String::new();
+    let dry = if recap.dry_run { " (dry run)" } else { "" };
+    out.push_str(&format!("Recap of run {}: {}{dry}\n", recap.run_id, recap.command));
+    if let (Some(stop), Some(detail)) = (recap.stopped, &recap.stop_detail) {
+        let stop = serde_json::to_value(stop).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        out.push_str(&format!("Stopped ({stop}): {detail}\n"));
+    }
+
+    out.push_str(&format!("\nCompleted ({})\n", recap.completed.len()));
+    if !recap.completed.is_empty() {
+        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
+        for item in &recap.completed {
+            completed.add_row(vec![item.item.clone(), item.disposition.clone(), item.detail.clone()]);
+        }
+        out.push_str(&completed.to_string());
+        out.push('\n');
+    }
+
+    out.push_str(&format!("\nFailed ({})\n", recap.failed.len()));
+    if !recap.failed.is_empty() {
+        let mut failed = table(terminal, &["ITEM", "PHASE", "REASON"]);
+        for item in &recap.failed {
+            let phase = match item.phase {
+                Phase::Read => "read",
+                Phase::Write => "write",
+            };
+            failed.add_row(vec![item.item.clone(), phase.to_string(), item.reason.clone()]);
+        }
+        out.push_str(&failed.to_string());
+        out.push('\n');
+    }
+    if let Some(budget) = &recap.budget {
+        let verdict = if budget.failures > budget.allowed { "exhausted" } else { "within" };
+        out.push_str(&format!(
+            "Budget {verdict}: {} read failures, {} allowed (item_failure_budget = {})\n",
+            budget.failures, budget.allowed, budget.value
+        ));
+    }
+
+    out.push_str(&format!("\nUnfinished ({})", recap.unfinished.len()));
+    if let Some(reason) = &recap.unfinished_reason {
+        out.push_str(&format!(": {reason}"));
+    }
+    out.push('\n');
+    if !recap.unfinished.is_empty() {
+        out.push_str(&format!("  {}\n", recap.unfinished.join(", ")));
+    }
+
+    if let Some(rerun) = &recap.rerun {
+        out.push_str(&format!("\nRerun what is left:\n  {rerun}\n"));
+    }
+    out.trim_end().to_string()
+}
+
+pub fn runs(rows: &[RunRow], terminal: bool) -> String {
+    let mut runs = table(terminal, &["RUN", "STARTED", "COMMAND", "STOPPED", "EXIT"]);
+    for row in rows {
+        runs.add_row(vec![
+            row.id.to_string(),
+            row.started_at.clone(),
+            row.argv.clone(),
+            row.stopped.clone().unwrap_or_else(|| "-".to_string()),
+            row.exit_code.map_or("-".to_string(), |code| code.to_string()),
+        ]);
+    }
+    runs.to_string()
+}

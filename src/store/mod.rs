@@ -1,0 +1,356 @@
+//! The SQLite store: runs and their items, the write journal, and what gh-sweep itself wrote
+//! (stale label times). One file, WAL, a busy timeout, schema versioned and migrated on open,
+//! created 0600. It holds no secrets: the token never reaches it.
+
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::exit::Fatal;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::recap::Recap;
+
+/// Each entry migrates the schema from its index to the next version.
+const MIGRATIONS: &[&str] = &[
+    // 0 -> 1
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        command TEXT NOT NULL,
+        argv TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        stopped TEXT,
+        exit_code INTEGER,
+        recap TEXT
+     );
+     CREATE TABLE run_items (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        item TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        phase TEXT,
+        disposition TEXT,
+        detail TEXT,
+        PRIMARY KEY (run_id, item)
+     );
+     CREATE TABLE journal (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        item TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        action TEXT NOT NULL,
+        intent_at TEXT NOT NULL,
+        outcome TEXT,
+        outcome_at TEXT,
+        detail TEXT
+     );
+     CREATE INDEX journal_open ON journal(repo) WHERE outcome IS NULL OR outcome = 'unknown';
+     CREATE TABLE stale_marks (
+        item TEXT PRIMARY KEY,
+        label TEXT NOT NULL,
+        labeled_at TEXT NOT NULL,
+        last_write_at TEXT NOT NULL
+     );",
+];
+
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+pub struct Store {
+    connection: Connection,
+    path: PathBuf,
+}
+
+/// Writes a file readable by its owner only.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(bytes)
+}
+
+/// A write whose outcome nobody knows: sent (or about to be) when the process died, or
+/// answered with a timeout or a 5xx.
+#[derive(Debug, Clone)]
+pub struct UnknownWrite {
+    pub run_id: i64,
+    pub item: String,
+    pub action: String,
+}
+
+fn now_text() -> String {
+    Utc::now().to_rfc3339()
+}
+
+impl Store {
+    pub fn open(path: &Path) -> anyhow::Result<Self> {
+        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|error| Fatal::Usage(format!("cannot create the database folder {}: {error}", parent.display())))?;
+        }
+        if !path.exists() {
+            write_private(path, b"")
+                .map_err(|error| Fatal::Usage(format!("cannot create the database {}: {error}; pass --db PATH to put it elsewhere", path.display())))?;
+        }
+        let unusable = |error: rusqlite::Error| {
+            Fatal::Usage(format!(
+                "cannot use the database {}: {error}; pass --db PATH to use another file",
+                path.display()
+            ))
+        };
+        let connection = Connection::open(path).map_err(unusable)?;
+        connection.busy_timeout(Duration::from_secs(10)).map_err(unusable)?;
+        connection
+            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+            .map_err(unusable)?;
+        connection.execute_batch("PRAGMA foreign_keys = ON").map_err(unusable)?;
+        let mut store = Store {
+            connection,
+            path: path.to_path_buf(),
+        };
+        store.migrate().map_err(|error| match error.downcast::<Fatal>() {
+            Ok(fatal) => anyhow::Error::new(fatal),
+            Err(error) => match error.downcast::<rusqlite::Error>() {
+                Ok(sqlite) => anyhow::Error::new(unusable(sqlite)),
+                Err(other) => other,
+            },
+        })?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self) -> anyhow::Result<()> {
+        let version: i64 = self.connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if version > SCHEMA_VERSION {
+            return Err(Fatal::Usage(format!(
+                "the database {} has schema version {version}, newer than this gh-sweep knows ({SCHEMA_VERSION}): upgrade gh-sweep, or pass --db PATH",
+                self.path.display()
+            ))
+            .into());
+        }
+        for (from, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let transaction = self.connection.transaction()?;
+            transaction.execute_batch(sql)?;
+            transaction.execute_batch(&format!("PRAGMA user_version = {}", from + 1))?;
+            transaction.commit()?;
+        }
+        Ok(())
+    }
+
+    pub fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
+        self.connection
+            .execute(
+                "INSERT INTO runs (command, argv, started_at) VALUES (?1, ?2, ?3)",
+                params![command, argv, now_text()],
+            )
+            .context("recording the run")?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Stores the recap and every item's outcome in one transaction.
+    pub fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()> {
+        let transaction = self.connection.transaction()?;
+        {
+            let mut insert = transaction.prepare(
+                "INSERT OR REPLACE INTO run_items (run_id, item, outcome, phase, disposition, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for completed in &recap.completed {
+                insert.execute(params![recap.run_id, completed.item, "completed", None::<String>, completed.disposition, completed.detail])?;
+            }
+            for failed in &recap.failed {
+                let phase = serde_json::to_value(failed.phase)?.as_str().map(str::to_string);
+                insert.execute(params![recap.run_id, failed.item, "failed", phase, None::<String>, failed.reason])?;
+            }
+            for item in &recap.unfinished {
+                insert.execute(params![recap.run_id, item, "unfinished", None::<String>, None::<String>, recap.unfinished_reason])?;
+            }
+        }
+        let stopped = recap
+            .stopped
+            .map(|stop| serde_json::to_value(stop).map(|value| value.as_str().unwrap_or_default().to_string()))
+            .transpose()?;
+        transaction.execute(
+            "UPDATE runs SET finished_at = ?2, stopped = ?3, exit_code = ?4, recap = ?5 WHERE id = ?1",
+            params![recap.run_id, now_text(), stopped, recap.exit_code, serde_json::to_string(recap)?],
+        )?;
+        transaction.commit().context("recording the recap")?;
+        Ok(())
+    }
+
+    pub fn recap(&self, run_id: Option<i64>) -> anyhow::Result<Option<Recap>> {
+        let text: Option<String> = match run_id {
+            Some(id) => self
+                .connection
+                .query_row("SELECT recap FROM runs WHERE id = ?1 AND recap IS NOT NULL", [id], |row| row.get(0))
+                .optional()?,
+            None => self
+                .connection
+                .query_row("SELECT recap FROM runs WHERE recap IS NOT NULL ORDER BY id DESC LIMIT 1", [], |row| row.get(0))
+                .optional()?,
+        };
+        text.map(|text| serde_json::from_str(&text).context("the stored recap is damaged"))
+            .transpose()
+    }
+
+    /// Recent runs, newest first.
+    pub fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>> {
+        let mut statement = self.connection.prepare(
+            "SELECT id, started_at, stopped, exit_code, argv FROM runs ORDER BY id DESC LIMIT ?1",
+        )?;
+        let rows = statement.query_map([limit as i64], |row| {
+            Ok(RunRow {
+                id: row.get(0)?,
+                started_at: row.get(1)?,
+                stopped: row.get(2)?,
+                exit_code: row.get(3)?,
+                argv: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records that a write is about to be sent. Committed before the request leaves.
+    pub fn journal_intent(&self, run_id: i64, item: &ItemRef, action: &str) -> anyhow::Result<i64> {
+        self.connection
+            .execute(
+                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
+            )
+            .context("journaling a write before sending it")?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
+    /// or `unknown`.
+    pub fn journal_outcome(&self, id: i64, outcome: &str, detail: &str) -> anyhow::Result<()> {
+        self.connection
+            .execute(
+                "UPDATE journal SET outcome = ?2, outcome_at = ?3, detail = ?4 WHERE id = ?1",
+                params![id, outcome, now_text(), detail],
+            )
+            .context("journaling a write's outcome")?;
+        Ok(())
+    }
+
+    /// Writes in these repositories whose outcome is unknown and not yet acknowledged.
+    pub fn unknown_writes(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<UnknownWrite>> {
+        let mut statement = self.connection.prepare(
+            "SELECT run_id, item, action FROM journal
+             WHERE repo = ?1 AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id",
+        )?;
+        let mut found = Vec::new();
+        for repo in repos {
+            let rows = statement.query_map([repo.to_string()], |row| {
+                Ok(UnknownWrite {
+                    run_id: row.get(0)?,
+                    item: row.get(1)?,
+                    action: row.get(2)?,
+                })
+            })?;
+            found.extend(rows.collect::<Result<Vec<_>, _>>()?);
+        }
+        Ok(found)
+    }
+
+    /// The maintainer checked an item by hand: its unknown writes stop blocking it.
+    pub fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
+        Ok(self.connection.execute(
+            "UPDATE journal SET outcome = 'acknowledged', outcome_at = ?2
+             WHERE item = ?1 AND (outcome IS NULL OR outcome = 'unknown')",
+            params![item.to_string(), now_text()],
+        )?)
+    }
+
+    /// When gh-sweep put the stale label on an item, and its last write there.
+    pub fn stale_mark(&self, item: &ItemRef, label: &str) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+        let row: Option<(String, String)> = self
+            .connection
+            .query_row(
+                "SELECT labeled_at, last_write_at FROM stale_marks WHERE item = ?1 AND label = ?2 COLLATE NOCASE",
+                params![item.to_string(), label],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        // A damaged row reads as unknown: the events are read instead.
+        Ok(row.and_then(|(labeled, last)| {
+            let labeled = DateTime::parse_from_rfc3339(&labeled).ok()?.with_timezone(&Utc);
+            let last = DateTime::parse_from_rfc3339(&last).ok()?.with_timezone(&Utc);
+            Some((labeled, last))
+        }))
+    }
+
+    pub fn record_stale_mark(&self, item: &ItemRef, label: &str, labeled_at: DateTime<Utc>, last_write_at: DateTime<Utc>) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT OR REPLACE INTO stale_marks (item, label, labeled_at, last_write_at) VALUES (?1, ?2, ?3, ?4)",
+            params![item.to_string(), label, labeled_at.to_rfc3339(), last_write_at.to_rfc3339()],
+        )?;
+        Ok(())
+    }
+
+    pub fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
+        self.connection
+            .execute("DELETE FROM stale_marks WHERE item = ?1", [item.to_string()])?;
+        Ok(())
+    }
+}
+
+pub struct RunRow {
+    pub id: i64,
+    pub started_at: String,
+    pub stopped: Option<String>,
+    pub exit_code: Option<i64>,
+    pub argv: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn journal_rows_without_outcome_are_unknown_until_acknowledged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let run = store.start_run("stale-sweep", "gh-sweep stale-sweep").unwrap();
+        let item: ItemRef = "o/r#3".parse().unwrap();
+        let done = store.journal_intent(run, &item, "comment").unwrap();
+        store.journal_outcome(done, "done", "").unwrap();
+        store.journal_intent(run, &item, "close").unwrap();
+        let repo: RepoRef = "o/r".parse().unwrap();
+        let unknown = store.unknown_writes(std::slice::from_ref(&repo)).unwrap();
+        assert_eq!(unknown.len(), 1);
+        assert_eq!(unknown[0].action, "close");
+        assert_eq!(store.acknowledge(&item).unwrap(), 1);
+        assert!(store.unknown_writes(&[repo]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn refuses_a_newer_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(Store::open(&path).unwrap());
+        let connection = Connection::open(&path).unwrap();
+        connection.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(connection);
+        let error = Store::open(&path).err().unwrap().to_string();
+        assert!(error.contains("schema version 99"), "{error}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_database_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(Store::open(&path).unwrap());
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,116 @@
+//! The one object that talks to the maintainer. stdout carries data (the recap, as a table or
+//! JSON); status, progress, warnings and prompts go to stderr. Terminal facts are resolved once
+//! in `main` and handed in.
+
+use std::io::Write as _;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+pub struct Ui {
+    /// A maintainer can answer a prompt: stdin and stderr are terminals.
+    pub interactive: bool,
+    pub stderr_terminal: bool,
+    pub stdout_terminal: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+    pub json: bool,
+    pub ci: bool,
+}
+
+/// What the maintainer chose at the confirmation prompt.
+pub enum Choice {
+    All,
+    None,
+    Some(Vec<usize>),
+}
+
+impl Ui {
+    pub fn status(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    /// Prints data on stdout. A closed pipe (`| head`) ends quietly.
+    pub fn data(&self, text: &str) {
+        let mut stdout = std::io::stdout().lock();
+        if writeln!(stdout, "{text}").and_then(|()| stdout.flush()).is_err() {
+            std::process::exit(0);
+        }
+    }
+
+    /// A progress bar on stderr, shown only on a terminal, outside CI, without -q/-v, and only
+    /// once the work has taken a moment (so fast runs never flash one).
+    pub fn progress(&self, length: usize, message: &str) -> Progress {
+        let enabled = self.stderr_terminal && !self.quiet && !self.verbose && !self.ci;
+        let bar = ProgressBar::with_draw_target(Some(length as u64), ProgressDrawTarget::hidden());
+        if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg:.dim}") {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(message.to_string());
+        Progress {
+            bar,
+            enabled,
+            shown: false,
+            started: Instant::now(),
+        }
+    }
+
+    /// Asks which planned writes to send. Default: none.
+    pub fn confirm(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
+        let theme = dialoguer::theme::SimpleTheme;
+        let options = [
+            format!("Write all {writes} (on {} items)", labels.len()),
+            "Write nothing".to_string(),
+            "Choose items".to_string(),
+        ];
+        let picked = dialoguer::Select::with_theme(&theme)
+            .with_prompt("Send these writes?")
+            .items(&options)
+            .default(1)
+            .interact_opt()
+            .map_err(std::io::Error::other)?;
+        match picked {
+            Some(0) => Ok(Choice::All),
+            Some(2) => {
+                let chosen = dialoguer::MultiSelect::with_theme(&theme)
+                    .with_prompt("Space selects, Enter confirms")
+                    .items(labels)
+                    .interact_opt()
+                    .map_err(std::io::Error::other)?;
+                Ok(match chosen {
+                    Some(chosen) if !chosen.is_empty() => Choice::Some(chosen),
+                    _ => Choice::None,
+                })
+            }
+            _ => Ok(Choice::None),
+        }
+    }
+}
+
+pub struct Progress {
+    bar: ProgressBar,
+    enabled: bool,
+    shown: bool,
+    started: Instant,
+}
+
+const PROGRESS_DELAY: Duration = Duration::from_millis(250);
+
+impl Progress {
+    pub fn advance(&mut self, detail: &str) {
+        if self.enabled && !self.shown && self.started.elapsed() >= PROGRESS_DELAY {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        self.bar.inc(1);
+        if self.shown {
+            self.bar.set_message(detail.to_string());
+        }
+    }
+
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
