@@ -183,6 +183,8 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
+        // A write of unknown outcome from an earlier run still blocks its item.
+        None if failed.iter().any(|failed| failed.phase == Phase::Write) => crate::exit::WRITE_FAILED,
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
         None => crate::exit::SUCCESS,
     });

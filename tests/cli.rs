@@ -1,0 +1,12 @@
+//! End-to-end tests: the real binary against a fake GitHub on 127.0.0.1. One test binary with
+//! modules (under `tests/cli/`) keeps the build fast.
+
+#[path = "cli/support/mod.rs"]
+mod support;
+
+#[path = "cli/args.rs"]
+mod args;
+#[path = "cli/contract.rs"]
+mod contract;
+#[path = "cli/stale.rs"]
+mod stale;

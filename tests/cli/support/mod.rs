@@ -1,0 +1,222 @@
+//! The harness: a fresh world, server, home, database and config per test; the real binary run
+//! in a pinned environment; and an audit at the end that every write was expected.
+
+pub mod server;
+pub mod world;
+
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::sync::MutexGuard;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+pub use server::{Fault, Request, Server, Shared};
+pub use world::{WorldState, REPO, VIEWER};
+
+/// A token nobody should ever see: every test output is searched for it.
+pub const TOKEN: &str = "ghp_SENTINELtoken0123456789SECRET";
+
+/// Config every test starts with: no pacing, no retry sleeps.
+const BASE_CONFIG: &str = "write_interval = 0\nretry_backoff_ms = 0\nmax_retry_wait_seconds = 0\nread_retries = 2\n";
+
+pub struct Test {
+    pub server: Server,
+    pub dir: TempDir,
+    audited: Cell<bool>,
+}
+
+#[derive(Debug)]
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Outcome {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+
+    #[track_caller]
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+impl Test {
+    pub fn new(setup: impl FnOnce(&mut WorldState)) -> Test {
+        let mut world = WorldState::new();
+        setup(&mut world);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".github")).unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        let test = Test {
+            server: Server::start(world),
+            dir,
+            audited: Cell::new(false),
+        };
+        test.config("");
+        test
+    }
+
+    /// Replaces the config file with the base config plus `extra`.
+    pub fn config(&self, extra: &str) {
+        std::fs::write(self.config_path(), format!("{BASE_CONFIG}{extra}")).unwrap();
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.dir.path().join(".github/gh-sweep.toml")
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.dir.path().join("state/gh-sweep/state.db")
+    }
+
+    pub fn world(&self) -> MutexGuard<'_, Shared> {
+        self.server.lock()
+    }
+
+    /// The binary in a pinned environment: temp home, state and cwd, the fake GitHub, no
+    /// terminal, no colour.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::cargo_bin("gh-sweep").unwrap();
+        command
+            .env_clear()
+            .current_dir(self.dir.path())
+            .env("HOME", self.dir.path().join("home"))
+            .env("XDG_STATE_HOME", self.dir.path().join("state"))
+            .env("XDG_CONFIG_HOME", self.dir.path().join("home/.config"))
+            .env("GITHUB_API_URL", &self.server.base)
+            .env("GH_TOKEN", TOKEN)
+            .env("COLUMNS", "120")
+            .env("NO_COLOR", "1")
+            .args(args);
+        command
+    }
+
+    pub fn run(&self, args: &[&str]) -> Outcome {
+        let output = self.command(args).output().unwrap();
+        let outcome = Outcome {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+        };
+        assert!(
+            !outcome.stdout.contains(TOKEN) && !outcome.stderr.contains(TOKEN),
+            "the token leaked into the output"
+        );
+        assert!(!outcome.stderr.contains("panicked"), "gh-sweep panicked:\n{}", outcome.stderr);
+        outcome
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.world().log.clone()
+    }
+
+    pub fn writes(&self) -> Vec<String> {
+        self.requests().iter().filter(|r| r.is_write()).map(Request::line).collect()
+    }
+
+    pub fn clear_log(&self) {
+        self.world().log.clear();
+    }
+
+    /// Asserts the exact writes sent since the log was last cleared, in order.
+    #[track_caller]
+    pub fn expect_writes(&self, expected: &[&str]) {
+        assert_eq!(self.writes(), expected, "writes sent to GitHub");
+        self.audited.set(true);
+    }
+
+    pub fn fail(&self, method: &str, path_contains: &str, fault: Fault, times: u32) {
+        self.server.fail(method, path_contains, fault, times);
+    }
+}
+
+impl Drop for Test {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let shared = self.server.lock();
+        assert!(shared.unknown_routes.is_empty(), "gh-sweep called routes the fake GitHub does not know: {:?}", shared.unknown_routes);
+        let writes: Vec<String> = shared.log.iter().filter(|r| r.is_write()).map(Request::line).collect();
+        assert!(
+            self.audited.get() || writes.is_empty(),
+            "writes nobody expected (audit with expect_writes): {writes:?}"
+        );
+    }
+}
+
+/// The issue path of `octo/demo#N`.
+pub fn issue(number: u64) -> String {
+    format!("/repos/{REPO}/issues/{number}")
+}
+
+impl Test {
+    /// Runs a command line as the recap printed it (`gh-sweep stale-sweep --repo o/r --only '...'`).
+    pub fn run_line(&self, line: &str, extra: &[&str]) -> Outcome {
+        let words = shell_words(line);
+        assert_eq!(words[0], "gh-sweep", "{line}");
+        let mut args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        args.extend_from_slice(extra);
+        self.run(&args)
+    }
+
+    pub fn run_without_token(&self, args: &[&str]) -> Outcome {
+        let output = self.command(args).env_remove("GH_TOKEN").env("PATH", "/nonexistent").output().unwrap();
+        Outcome {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+        }
+    }
+}
+
+/// Splits a command line the way a POSIX shell would for the quoting gh-sweep prints.
+pub fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            ' ' if !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut current));
+                    in_word = false;
+                }
+            }
+            _ => {
+                current.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(current);
+    }
+    words
+}
+
+/// The `item` fields of a recap group.
+pub fn items(group: &Value) -> Vec<String> {
+    group
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry.get("item").unwrap_or(entry).as_str().unwrap().to_string())
+        .collect()
+}
+
+pub fn numbers(range: std::ops::RangeInclusive<u64>) -> Vec<String> {
+    range.map(|n| format!("{REPO}#{n}")).collect()
+}

@@ -1,0 +1,436 @@
+//! The fake GitHub, served on 127.0.0.1:0 by handlers that read and change the world the way
+//! GitHub would: Link pagination, 404 for a label that is not there, events on every write.
+//! It logs every request and can be told to fail. A route it does not know fails the test.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::Duration;
+
+use chrono::Utc;
+use serde_json::{json, Value};
+
+use super::world::{stamp, Comment, Event, WorldState};
+
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub body: String,
+    pub status: u16,
+    pub authorization: Option<String>,
+}
+
+impl Request {
+    pub fn is_write(&self) -> bool {
+        self.method != "GET"
+    }
+
+    /// `METHOD /path`, the way tests name a request.
+    pub fn line(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+/// What a fault does to a matching request.
+#[derive(Clone, Debug)]
+pub enum Fault {
+    /// Answer with this status and a GitHub-shaped error body.
+    Status(u16),
+    /// 403 with `retry-after` and an exhausted rate limit.
+    RateLimit { retry_after: u64 },
+    /// Close the connection without answering.
+    Drop,
+    /// Apply the write, then close the connection without answering.
+    ApplyThenDrop,
+    /// Answer 200 with this body.
+    Body(String),
+    /// Wait this long, then answer normally.
+    Slow(Duration),
+}
+
+#[derive(Clone, Debug)]
+struct FaultRule {
+    method: String,
+    path_contains: String,
+    fault: Fault,
+    remaining: u32,
+}
+
+pub struct Shared {
+    pub world: WorldState,
+    pub log: Vec<Request>,
+    faults: Vec<FaultRule>,
+    pub unknown_routes: Vec<String>,
+    pub page_size: usize,
+}
+
+pub struct Server {
+    pub shared: Arc<Mutex<Shared>>,
+    pub base: String,
+}
+
+impl Server {
+    pub fn start(world: WorldState) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let shared = Arc::new(Mutex::new(Shared {
+            world,
+            log: Vec::new(),
+            faults: Vec::new(),
+            unknown_routes: Vec::new(),
+            page_size: 100,
+        }));
+        let for_thread = Arc::clone(&shared);
+        let base_for_thread = base.clone();
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let shared = Arc::clone(&for_thread);
+                let base = base_for_thread.clone();
+                thread::spawn(move || serve(stream, &shared, &base));
+            }
+        });
+        Server { shared, base }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn fail(&self, method: &str, path_contains: &str, fault: Fault, times: u32) {
+        self.lock().faults.push(FaultRule {
+            method: method.to_string(),
+            path_contains: path_contains.to_string(),
+            fault,
+            remaining: times,
+        });
+    }
+}
+
+struct Incoming {
+    method: String,
+    path: String,
+    query: String,
+    body: String,
+    authorization: Option<String>,
+}
+
+fn read_request(stream: &TcpStream) -> Option<Incoming> {
+    let mut reader = BufReader::new(stream);
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next()?.to_string();
+    let target = parts.next()?.to_string();
+    let mut length = 0;
+    let mut authorization = None;
+    loop {
+        let mut header = String::new();
+        reader.read_line(&mut header).ok()?;
+        let header = header.trim_end();
+        if header.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':') {
+            let name = name.trim().to_ascii_lowercase();
+            if name == "content-length" {
+                length = value.trim().parse().unwrap_or(0);
+            }
+            if name == "authorization" {
+                authorization = Some(value.trim().to_string());
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    let (path, query) = match target.split_once('?') {
+        Some((path, query)) => (path.to_string(), query.to_string()),
+        None => (target, String::new()),
+    };
+    Some(Incoming {
+        method,
+        path: percent_decode(&path),
+        query,
+        body: String::from_utf8_lossy(&body).to_string(),
+        authorization,
+    })
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%' && index + 2 < bytes.len() {
+            if let Ok(byte) = u8::from_str_radix(&text[index + 1..index + 3], 16) {
+                out.push(byte);
+                index += 3;
+                continue;
+            }
+        }
+        out.push(bytes[index]);
+        index += 1;
+    }
+    String::from_utf8_lossy(&out).to_string()
+}
+
+struct Reply {
+    status: u16,
+    body: String,
+    headers: Vec<(String, String)>,
+}
+
+fn reply(status: u16, body: Value) -> Reply {
+    Reply {
+        status,
+        body: body.to_string(),
+        headers: Vec::new(),
+    }
+}
+
+fn error(status: u16, message: &str) -> Reply {
+    reply(status, json!({"message": message, "documentation_url": "https://docs.github.com/rest"}))
+}
+
+fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
+    let Some(request) = read_request(&stream) else { return };
+    let fault = {
+        let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+        let found = guard.faults.iter_mut().find(|rule| {
+            rule.remaining > 0
+                && rule.method == request.method
+                && format!("{}?{}", request.path, request.query).contains(&rule.path_contains)
+        });
+        found.map(|rule| {
+            rule.remaining -= 1;
+            rule.fault.clone()
+        })
+    };
+    if let Some(Fault::Slow(delay)) = &fault {
+        thread::sleep(*delay);
+    }
+    let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+    let answer = match &fault {
+        Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
+        Some(Fault::RateLimit { retry_after }) => {
+            let mut answer = error(403, "You have exceeded a secondary rate limit.");
+            answer.headers.push(("retry-after".into(), retry_after.to_string()));
+            answer.headers.push(("x-ratelimit-remaining".into(), "0".into()));
+            Some(answer)
+        }
+        Some(Fault::Body(body)) => Some(Reply { status: 200, body: body.clone(), headers: Vec::new() }),
+        Some(Fault::Drop) => None,
+        Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {
+            Some(route(&mut guard, &request, base))
+        }
+    };
+    let dropped = matches!(fault, Some(Fault::Drop) | Some(Fault::ApplyThenDrop));
+    guard.log.push(Request {
+        method: request.method.clone(),
+        path: request.path.clone(),
+        query: request.query.clone(),
+        body: request.body.clone(),
+        status: if dropped { 0 } else { answer.as_ref().map_or(0, |answer| answer.status) },
+        authorization: request.authorization.clone(),
+    });
+    drop(guard);
+    let Some(answer) = answer.filter(|_| !dropped) else {
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        return;
+    };
+    let reason = match answer.status {
+        200 => "OK",
+        201 => "Created",
+        204 => "No Content",
+        404 => "Not Found",
+        _ => "Status",
+    };
+    let mut head = format!(
+        "HTTP/1.1 {} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\ndate: {}\r\n",
+        answer.status,
+        answer.body.len(),
+        Utc::now().to_rfc2822()
+    );
+    for (name, value) in &answer.headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(answer.body.as_bytes());
+    let _ = stream.flush();
+}
+
+fn query_map(query: &str) -> BTreeMap<String, String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(key, value)| (key.to_string(), percent_decode(value)))
+        .collect()
+}
+
+/// Serves one page of `items` with GitHub's Link header.
+fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize) -> Reply {
+    let query = query_map(&request.query);
+    let per_page: usize = query.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(30).min(page_size);
+    let page: usize = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let pages = items.len().div_ceil(per_page).max(1);
+    let slice: Vec<Value> = items.into_iter().skip((page - 1) * per_page).take(per_page).collect();
+    let mut answer = reply(200, Value::Array(slice));
+    let link_to = |page: usize| {
+        let mut query = query_map(&request.query);
+        query.insert("page".into(), page.to_string());
+        let query: Vec<String> = query.into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{base}{}?{}", request.path, query.join("&"))
+    };
+    let mut links = Vec::new();
+    if page < pages {
+        links.push(format!("<{}>; rel=\"next\"", link_to(page + 1)));
+        links.push(format!("<{}>; rel=\"last\"", link_to(pages)));
+    }
+    if page > 1 {
+        links.push(format!("<{}>; rel=\"prev\"", link_to(page - 1)));
+    }
+    if !links.is_empty() {
+        answer.headers.push(("link".into(), links.join(", ")));
+    }
+    answer
+}
+
+/// The status that means "this route is unknown"; `serve` records it and the test fails.
+const UNKNOWN: u16 = 599;
+
+fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
+    let answer = route_world(&mut shared.world, shared.page_size, request, base);
+    if answer.status == UNKNOWN {
+        shared
+            .unknown_routes
+            .push(format!("{} {}?{}", request.method, request.path, request.query));
+    }
+    answer
+}
+
+fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, base: &str) -> Reply {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    let method = request.method.as_str();
+    let now = Utc::now();
+    let viewer = world.viewer.clone();
+    match (method, segments.as_slice()) {
+        ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
+        ("GET", ["repos", owner, name, "issues"]) => {
+            let repo = format!("{owner}/{name}");
+            if !world.repos.contains(&repo) {
+                return error(404, "Not Found");
+            }
+            let query = query_map(&request.query);
+            let mut items: Vec<&super::world::Issue> = world
+                .issues
+                .iter()
+                .filter(|issue| issue.repo == repo && query.get("state").is_none_or(|state| state == "all" || *state == issue.state))
+                .collect();
+            items.sort_by_key(|issue| issue.created_at);
+            if query.get("direction").map(String::as_str) != Some("asc") {
+                items.reverse();
+            }
+            let values = items.iter().map(|issue| issue.to_json()).collect();
+            paginate(values, request, base, page_size)
+        }
+        (_, ["repos", owner, name, "issues", number, rest @ ..]) => {
+            let repo = format!("{owner}/{name}");
+            let Some(index) = number.parse().ok().and_then(|number| world.find(&repo, number)) else {
+                return error(404, "Not Found");
+            };
+            let issue = &mut world.issues[index];
+            match (method, rest) {
+                ("GET", []) => reply(200, issue.to_json()),
+                ("PATCH", []) => {
+                    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+                    if let Some(state) = body.get("state").and_then(Value::as_str) {
+                        issue.state = state.to_string();
+                        issue.state_reason = body.get("state_reason").and_then(Value::as_str).map(str::to_string);
+                        issue.events.push(Event { name: state.replace("open", "reopened").replace("closed", "closed"), label: None, actor: viewer.clone(), actor_type: "User".into(), at: now });
+                    }
+                    issue.updated_at = now;
+                    reply(200, issue.to_json())
+                }
+                ("GET", ["events"]) => {
+                    let values = issue
+                        .events
+                        .iter()
+                        .map(|event| {
+                            json!({
+                                "event": event.name,
+                                "actor": {"login": event.actor, "type": event.actor_type},
+                                "created_at": stamp(event.at),
+                                "label": event.label.as_ref().map(|name| json!({"name": name})),
+                            })
+                        })
+                        .collect();
+                    paginate(values, request, base, page_size)
+                }
+                ("GET", ["comments"]) => {
+                    let since = query_map(&request.query)
+                        .get("since")
+                        .and_then(|since| chrono::DateTime::parse_from_rfc3339(since).ok())
+                        .map(|since| since.with_timezone(&Utc));
+                    let values = issue
+                        .comments
+                        .iter()
+                        .filter(|comment| since.is_none_or(|since| comment.at >= since))
+                        .map(|comment| {
+                            json!({
+                                "id": comment.id,
+                                "user": {"login": comment.user, "type": comment.user_type},
+                                "body": comment.body,
+                                "created_at": stamp(comment.at),
+                                "updated_at": stamp(comment.at),
+                            })
+                        })
+                        .collect();
+                    paginate(values, request, base, page_size)
+                }
+                ("POST", ["comments"]) => {
+                    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+                    let Some(text) = body.get("body").and_then(Value::as_str) else {
+                        return error(422, "body is missing");
+                    };
+                    let text = text.to_string();
+                    world.next_id();
+                    let id = world.next_id();
+                    let issue = &mut world.issues[index];
+                    issue.comments.push(Comment { id, user: viewer.clone(), user_type: "User".into(), body: text.clone(), at: now });
+                    issue.updated_at = now;
+                    reply(201, json!({"id": id, "body": text, "created_at": stamp(now)}))
+                }
+                ("POST", ["labels"]) => {
+                    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+                    let Some(labels) = body.get("labels").and_then(Value::as_array) else {
+                        return error(422, "labels is missing");
+                    };
+                    for label in labels.iter().filter_map(Value::as_str) {
+                        if !issue.has_label(label) {
+                            issue.labels.push(label.to_string());
+                            issue.events.push(Event { name: "labeled".into(), label: Some(label.to_string()), actor: viewer.clone(), actor_type: "User".into(), at: now });
+                        }
+                    }
+                    issue.updated_at = now;
+                    reply(200, json!(issue.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>()))
+                }
+                ("DELETE", ["labels", label]) => {
+                    let Some(position) = issue.labels.iter().position(|name| name.eq_ignore_ascii_case(label)) else {
+                        return error(404, "Label does not exist");
+                    };
+                    let removed = issue.labels.remove(position);
+                    issue.events.push(Event { name: "unlabeled".into(), label: Some(removed), actor: viewer.clone(), actor_type: "User".into(), at: now });
+                    issue.updated_at = now;
+                    reply(200, json!(issue.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>()))
+                }
+                _ => error(UNKNOWN, "the fake GitHub does not know this route"),
+            }
+        }
+        _ => error(UNKNOWN, "the fake GitHub does not know this route"),
+    }
+}

@@ -1,0 +1,186 @@
+//! A small GitHub in plain Rust: repositories, issues and PRs with labels, events and comments.
+//! Its default already looks real (one repository, `octo/demo`), so each test states only what
+//! differs. Ages are relative to the world's clock, which is the real clock when it starts.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{json, Value};
+
+pub const REPO: &str = "octo/demo";
+pub const VIEWER: &str = "sweeper";
+
+#[derive(Clone, Debug)]
+pub struct Event {
+    pub name: String,
+    pub label: Option<String>,
+    pub actor: String,
+    pub actor_type: String,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Comment {
+    pub id: u64,
+    pub user: String,
+    pub user_type: String,
+    pub body: String,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Issue {
+    pub repo: String,
+    pub number: u64,
+    pub title: String,
+    pub is_pr: bool,
+    pub draft: bool,
+    pub state: String,
+    pub state_reason: Option<String>,
+    pub labels: Vec<String>,
+    pub assignees: Vec<String>,
+    pub milestone: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+    pub events: Vec<Event>,
+    pub comments: Vec<Comment>,
+    /// Fields to overwrite in the JSON GitHub serves (malformed data).
+    pub patch: Option<Value>,
+}
+
+impl Issue {
+    pub fn to_json(&self) -> Value {
+        let mut value = json!({
+            "number": self.number,
+            "title": self.title,
+            "state": self.state,
+            "state_reason": self.state_reason,
+            "labels": self.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
+            "assignees": self.assignees.iter().map(|login| json!({"login": login, "type": "User"})).collect::<Vec<_>>(),
+            "milestone": self.milestone.as_ref().map(|title| json!({"title": title})),
+            "created_at": stamp(self.created_at),
+            "updated_at": stamp(self.updated_at),
+            "user": {"login": "author", "type": "User"},
+            "body": "Some text.",
+        });
+        if self.is_pr {
+            value["pull_request"] = json!({"url": format!("https://example/{}/pulls/{}", self.repo, self.number)});
+            value["draft"] = json!(self.draft);
+        }
+        if let Some(Value::Object(patch)) = &self.patch {
+            for (key, field) in patch {
+                value[key] = field.clone();
+            }
+        }
+        value
+    }
+
+    pub fn has_label(&self, name: &str) -> bool {
+        self.labels.iter().any(|label| label.eq_ignore_ascii_case(name))
+    }
+}
+
+pub fn stamp(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+pub struct WorldState {
+    pub now: DateTime<Utc>,
+    pub issues: Vec<Issue>,
+    pub viewer: String,
+    /// Repositories that exist; listing any other answers 404.
+    pub repos: Vec<String>,
+    next_comment: u64,
+}
+
+impl WorldState {
+    pub fn new() -> Self {
+        WorldState {
+            now: Utc::now(),
+            issues: Vec::new(),
+            viewer: VIEWER.to_string(),
+            repos: vec![REPO.to_string()],
+            next_comment: 1000,
+        }
+    }
+
+    pub fn days_ago(&self, days: i64) -> DateTime<Utc> {
+        self.now - Duration::days(days)
+    }
+
+    /// Opens an issue idle for `idle_days`. Items are created in number order, 400 days ago.
+    pub fn open_issue(&mut self, number: u64, idle_days: i64) -> &mut Issue {
+        let updated = self.days_ago(idle_days);
+        let created_at = self.now - Duration::days(400) + Duration::minutes(number as i64);
+        self.issues.push(Issue {
+            repo: REPO.to_string(),
+            number,
+            title: format!("Issue {number}"),
+            is_pr: false,
+            draft: false,
+            state: "open".into(),
+            state_reason: None,
+            labels: Vec::new(),
+            assignees: Vec::new(),
+            milestone: None,
+            created_at,
+            updated_at: updated,
+            events: Vec::new(),
+            comments: Vec::new(),
+            patch: None,
+        });
+        self.issues.last_mut().unwrap()
+    }
+
+    pub fn open_pr(&mut self, number: u64, idle_days: i64) -> &mut Issue {
+        let issue = self.open_issue(number, idle_days);
+        issue.is_pr = true;
+        issue.title = format!("PR {number}");
+        issue
+    }
+
+    /// An item labelled stale `label_days` ago by `by` (an actor of type User unless it ends
+    /// in `[bot]`), with no activity since.
+    pub fn stale_issue(&mut self, number: u64, label_days: i64, by: &str) -> &mut Issue {
+        let at = self.days_ago(label_days);
+        let issue = self.open_issue(number, label_days);
+        issue.labels.push("Stale".into());
+        issue.events.push(Event {
+            name: "labeled".into(),
+            label: Some("Stale".into()),
+            actor: by.into(),
+            actor_type: if by.ends_with("[bot]") { "Bot".into() } else { "User".into() },
+            at,
+        });
+        issue.updated_at = at;
+        issue
+    }
+
+    pub fn issue(&mut self, number: u64) -> &mut Issue {
+        self.issues
+            .iter_mut()
+            .find(|issue| issue.number == number)
+            .unwrap_or_else(|| panic!("the world has no issue #{number}"))
+    }
+
+    pub fn find(&self, repo: &str, number: u64) -> Option<usize> {
+        self.issues.iter().position(|issue| issue.repo == repo && issue.number == number)
+    }
+
+    pub fn comment(&mut self, number: u64, user: &str, days_ago: i64, body: &str) {
+        let at = self.days_ago(days_ago);
+        let id = self.next_id();
+        let issue = self.issue(number);
+        issue.comments.push(Comment {
+            id,
+            user: user.into(),
+            user_type: if user.ends_with("[bot]") { "Bot".into() } else { "User".into() },
+            body: body.into(),
+            at,
+        });
+        issue.updated_at = issue.updated_at.max(at);
+    }
+
+    pub fn next_id(&mut self) -> u64 {
+        self.next_comment += 1;
+        self.next_comment
+    }
+}
