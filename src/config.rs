@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::cli::GlobalArgs;
 use crate::exit::Fatal;
 use crate::github::client::RetryPolicy;
+use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::budget::Budget;
 use crate::policy::recap::shell_quote;
@@ -296,7 +297,8 @@ pub struct Settings {
     pub timeout: Duration,
     pub api_base: String,
     pub db: PathBuf,
-    pub snapshot: Option<PathBuf>,
+    /// The snapshot to replay, loaded and checked.
+    pub snapshot: Option<(PathBuf, Snapshot)>,
     pub save_snapshot: Option<PathBuf>,
     pub config_path: Option<PathBuf>,
     pub stale: StaleRules,
@@ -339,7 +341,7 @@ fn resolve_inner(
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|error| format!("cannot read config file {}: {error}", path.display()))?;
-            parse_file(&text, path)?
+            parse_file(&text, path.strip_prefix(cwd).unwrap_or(path))?
         }
         None => FileConfig::default(),
     };
@@ -385,7 +387,18 @@ fn resolve_inner(
         }
         None => None,
     };
-    if repos.is_empty() && args.snapshot.is_none() {
+    let snapshot = match &args.snapshot {
+        Some(path) => Some(Snapshot::load(path).map_err(|error| format!("{error:#}"))?),
+        None => None,
+    };
+    if repos.is_empty() {
+        if let Some(snapshot) = &snapshot {
+            for repo in &snapshot.repos {
+                repos.push(repo.parse()?);
+            }
+        }
+    }
+    if repos.is_empty() {
         return Err("no repository given: pass --repo OWNER/NAME (or --only 'OWNER/NAME#N')".to_string());
     }
 
@@ -394,11 +407,6 @@ fn resolve_inner(
         Some(path) => path.clone(),
         None => default_db(env)?,
     };
-    if let Some(snapshot) = &args.snapshot {
-        if !snapshot.is_file() {
-            return Err(format!("snapshot {} does not exist", snapshot.display()));
-        }
-    }
     let dry_run = args.dry_run || args.snapshot.is_some();
     if access == Access::Writes && !dry_run && !args.yes && !interactive {
         return Err(
@@ -445,7 +453,7 @@ fn resolve_inner(
         timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30).max(1)),
         api_base,
         db,
-        snapshot: args.snapshot.clone(),
+        snapshot: args.snapshot.clone().zip(snapshot),
         save_snapshot: args.save_snapshot.clone(),
         config_path,
         stale: file.stale,

@@ -10,3 +10,5 @@ mod args;
 mod contract;
 #[path = "cli/stale.rs"]
 mod stale;
+#[path = "cli/snapshot.rs"]
+mod snapshot;

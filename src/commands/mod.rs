@@ -12,7 +12,6 @@ use crate::config::{self, Env, Settings};
 use crate::engine::{Classifier, Mode, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
-use crate::github::snapshot::Snapshot;
 use crate::report;
 use crate::store::Store;
 use crate::ui::Ui;
@@ -27,25 +26,21 @@ pub struct Context {
 /// Runs a sweep or a classification end to end and prints its recap. Returns the exit code.
 pub fn run_engine(
     context: &Context,
-    mut settings: Settings,
+    settings: Settings,
     command: &str,
     mode: Mode,
     classifier: &mut dyn Classifier,
 ) -> anyhow::Result<i32> {
     let ui = &context.ui;
     let (client, now) = match &settings.snapshot {
-        Some(path) => {
-            let snapshot = Snapshot::load(path).map_err(|error| Fatal::Usage(format!("{error:#}")))?;
-            if settings.repos.is_empty() {
-                settings.repos = snapshot_repos(&snapshot);
-            }
+        Some((path, snapshot)) => {
             let now = snapshot.captured_at;
             ui.status(&format!(
                 "Reading from snapshot {} (captured {}); nothing will be written.",
                 path.display(),
                 now.to_rfc3339()
             ));
-            (Client::replay(snapshot), now)
+            (Client::replay(snapshot.clone()), now)
         }
         None => {
             let token = config::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
@@ -65,9 +60,6 @@ pub fn run_engine(
     };
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
-    }
-    if settings.repos.is_empty() {
-        return Err(Fatal::Usage("no repository given: pass --repo OWNER/NAME".into()).into());
     }
     let mut store = Store::open(&settings.db)?;
     let recap = Run {
@@ -92,10 +84,6 @@ pub fn run_engine(
     }
     print_recap(ui, &recap);
     Ok(recap.exit_code)
-}
-
-fn snapshot_repos(snapshot: &Snapshot) -> Vec<crate::item::RepoRef> {
-    snapshot.repos.iter().filter_map(|repo| repo.parse().ok()).collect()
 }
 
 pub fn print_recap(ui: &Ui, recap: &crate::policy::recap::Recap) {

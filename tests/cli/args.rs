@@ -1,2 +1,100 @@
-//! Command lines as data: valid and invalid, with the expected outcome. No request is sent for
-//! a bad one.
+//! Command lines and config files as data: valid and invalid, with the expected outcome. A bad
+//! one exits 2 with an error naming the value, and no request is sent.
+
+use crate::support::{Test, REPO};
+
+#[test]
+fn bad_command_lines_name_the_value_and_send_nothing() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--only", "x#"], "`x#`"),
+        (&["--only", "octo/demo#0"], "issue numbers start at 1"),
+        (&["--only", "#9-#3"], "is a range backwards (9 > 3)"),
+        (&["--only", "other/repo#1"], "other/repo#1 is not in the repositories given with --repo (octo/demo)"),
+        (&["--repo", "nonsense"], "invalid repository `nonsense`"),
+        (&["--write-interval", "-1"], "invalid write interval `-1`"),
+        (&["--api-url", "http://example.com"], "plain http:// is allowed only for loopback hosts"),
+        (&["--config", "missing.toml"], "config file missing.toml does not exist"),
+        (&["--max-writes", "many"], "invalid value 'many'"),
+        (&["--frobnicate"], "unexpected argument '--frobnicate'"),
+    ];
+    let test = Test::new(|_| {});
+    for (extra, expected) in cases {
+        let mut args = vec!["stale-sweep", "--repo", REPO, "--dry-run"];
+        args.extend_from_slice(extra);
+        let outcome = test.run(&args);
+        assert_eq!(outcome.code, 2, "{extra:?}: {}", outcome.stderr);
+        assert!(outcome.stderr.contains(expected), "{extra:?}: expected {expected:?} in\n{}", outcome.stderr);
+    }
+    assert!(test.requests().is_empty(), "no request for a bad command line");
+}
+
+#[test]
+fn bad_config_files_name_the_key_and_the_fix() {
+    let cases: &[(&str, &str)] = &[
+        ("[stale]\ndays_befor_stale = 3\n", "unknown key `stale.days_befor_stale` in .github/gh-sweep.toml; did you mean `stale.days_before_stale`?"),
+        ("write_intervl = 2\n", "did you mean `write_interval`?"),
+        ("[stale]\ndays_before_stale = 'sixty'\n", "invalid type: string \"sixty\", expected i64"),
+        ("[stale]\ndays_before_close = -2\n", "invalid [stale] days_before_close = -2: use a number of days (0 or more), or -1 for never"),
+        ("[stale]\nclose_issue_reason = 'wontfix'\n", "use \"completed\" or \"not_planned\""),
+        ("[stale\n", "is not valid TOML"),
+        ("stale = 3\n", "must be a table"),
+        ("item_failure_budget = 'max(3)'\n", "invalid item_failure_budget `max(3)`"),
+    ];
+    let test = Test::new(|_| {});
+    for (config, expected) in cases {
+        test.config(config);
+        let outcome = test.run(&["classify", "stale", "--repo", REPO]);
+        assert_eq!(outcome.code, 2, "{config:?}: {}", outcome.stderr);
+        assert!(outcome.stderr.contains(expected), "{config:?}: expected {expected:?} in\n{}", outcome.stderr);
+    }
+    assert!(test.requests().is_empty());
+}
+
+#[test]
+fn common_flags_work_before_and_after_the_subcommand() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    test.run(&["--repo", REPO, "--json", "classify", "stale"]).expect_code(0).json();
+    test.run(&["classify", "stale", "--repo", REPO, "--json"]).expect_code(0).json();
+}
+
+#[test]
+fn help_teaches_the_options_and_exit_codes() {
+    let test = Test::new(|_| {});
+    for args in [&["--help"][..], &["stale-sweep", "--help"], &["classify", "stale", "--help"], &["recap", "--help"]] {
+        let outcome = test.run(args);
+        outcome.expect_code(0);
+        assert!(outcome.stdout.contains("Exit codes:"), "{args:?}");
+        assert!(outcome.stdout.contains("10  item-failure budget exhausted"), "{args:?}");
+    }
+    let sweep = test.run(&["stale-sweep", "--help"]);
+    for flag in ["--repo", "--only", "--item-failure-budget", "--yes", "--dry-run", "--json", "--max-writes", "--snapshot"] {
+        assert!(sweep.stdout.contains(flag), "{flag} in stale-sweep --help");
+    }
+}
+
+#[test]
+fn a_database_that_is_not_one_is_named() {
+    let test = Test::new(|_| {});
+    let db = test.dir.path().join("broken.db");
+    std::fs::write(&db, "this is not sqlite, just text that is long enough to have a header......").unwrap();
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--db", db.to_str().unwrap()]);
+    outcome.expect_code(2);
+    assert!(outcome.stderr.contains("cannot use the database") && outcome.stderr.contains("broken.db"), "{}", outcome.stderr);
+}
+
+#[test]
+fn committed_completions_match_the_definitions() {
+    let test = Test::new(|_| {});
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (shell, file) in [("bash", "gh-sweep.bash"), ("zsh", "_gh-sweep"), ("fish", "gh-sweep.fish"), ("powershell", "_gh-sweep.ps1")] {
+        let outcome = test.run(&["completions", shell]);
+        outcome.expect_code(0);
+        let committed = std::fs::read_to_string(root.join("completions").join(file)).unwrap_or_default();
+        assert!(
+            committed == outcome.stdout,
+            "completions/{file} is stale: run `cargo run -- completions {shell} > completions/{file}`"
+        );
+    }
+}

@@ -429,3 +429,35 @@ fn the_table_recap_keeps_its_order_and_omits_the_budget_when_clean() {
     assert!(completed < failed && failed < unfinished && unfinished < rerun, "{text}");
     assert!(!text.to_lowercase().contains("budget"), "a clean run does not mention the budget: {text}");
 }
+
+#[test]
+fn a_write_applied_but_unanswered_is_never_sent_again() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    });
+    test.fail("POST", "/issues/1/comments", Fault::ApplyThenDrop, 1);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(11);
+    assert_eq!(items(&outcome.json()["unfinished"]), numbers(2..=2));
+    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    test.clear_log();
+    let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(11);
+    assert!(next.json()["failed"][0]["reason"].as_str().unwrap().contains("comment in run 1"));
+    test.expect_writes(&[&format!("POST {}/labels", issue(2)), &format!("POST {}/comments", issue(2))]);
+    let mut shared = test.world();
+    assert_eq!(shared.world.issue(1).comments.len(), 1, "the comment was posted exactly once");
+}
+
+#[test]
+fn a_read_slower_than_the_timeout_is_a_harness_failure() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.config("timeout_seconds = 1\nread_retries = 0\n");
+    test.fail("GET", "/issues", Fault::Slow(std::time::Duration::from_millis(2500)), 1);
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(5);
+    assert!(outcome.json()["stop_detail"].as_str().unwrap().contains("timed out"), "{}", outcome.stdout);
+}

@@ -46,3 +46,211 @@ fn marks_closes_unmarks_and_keeps_in_one_sweep() {
     assert!(recap["rerun"].is_null());
 }
 
+
+use crate::support::{items, numbers};
+
+#[test]
+fn the_pool_is_read_oldest_first_a_page_at_a_time() {
+    let test = Test::new(|world| {
+        for number in 1..=250 {
+            world.open_issue(number, 5);
+        }
+    });
+    test.run(&["classify", "stale", "--repo", REPO]).expect_code(0);
+    let requests = test.requests();
+    assert_eq!(requests.len(), 3, "250 items are three pages of 100");
+    assert!(requests[0].query.contains("sort=created") && requests[0].query.contains("direction=asc"), "{}", requests[0].query);
+    assert!(requests[0].query.contains("per_page=100"));
+    assert!(requests[2].query.contains("page=3"), "the next page comes from the Link header");
+}
+
+#[test]
+fn bots_and_the_token_user_never_count_as_activity() {
+    // actions/stale un-stales on any update, including its own and a bot's.
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, VIEWER);
+        world.comment(1, "dependabot[bot]", 3, "Bumps foo from 1.0 to 1.1");
+        world.comment(1, VIEWER, 2, "a note from the maintainer's token, without a marker");
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(recap["completed"][0]["disposition"], "close", "{recap}");
+}
+
+#[test]
+fn a_human_comment_unmarks_and_applies_the_unstale_labels() {
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, "github-actions[bot]");
+        world.issue(1).labels.push("needs-info".into());
+        world.comment(1, "alice", 2, "here is the info");
+    });
+    test.config(
+        "[stale]\nlabels_to_add_when_unstale = ['triage']\nlabels_to_remove_when_unstale = 'needs-info'\n",
+    );
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(0);
+    assert_eq!(outcome.json()["completed"][0]["detail"], "comment by alice after it was marked stale");
+    test.expect_writes(&[
+        &format!("DELETE {}/labels/Stale", issue(1)),
+        &format!("POST {}/labels", issue(1)),
+        &format!("DELETE {}/labels/needs-info", issue(1)),
+    ]);
+    let mut shared = test.world();
+    assert_eq!(shared.world.issue(1).labels, vec!["triage".to_string()]);
+}
+
+#[test]
+fn the_close_clock_starts_at_the_label_not_at_updated_at() {
+    // A bot commented two days ago, so updated_at is recent; actions/stale would wait another
+    // week. The label went on eight days ago, so gh-sweep closes.
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, VIEWER);
+        world.comment(1, "renovate[bot]", 2, "rebased");
+        world.stale_issue(2, 3, VIEWER);
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    let recap = outcome.json();
+    assert_eq!(recap["completed"][0]["disposition"], "close");
+    assert_eq!(recap["completed"][0]["detail"], "stale for 8 days >= 7; would write: comment; close (not_planned)");
+    assert_eq!(recap["completed"][1]["disposition"], "keep");
+    assert_eq!(recap["completed"][1]["detail"], "stale for 3 days; closes after 7");
+}
+
+#[test]
+fn a_stale_label_without_a_labeled_event_is_an_item_failure() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 90).labels.push("Stale".into());
+        world.open_issue(2, 5);
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(8);
+    let recap = outcome.json();
+    assert_eq!(
+        recap["failed"][0]["reason"],
+        "it carries the \"Stale\" label but no event says when it was put on"
+    );
+    assert_eq!(recap["rerun"], "gh-sweep classify stale --repo octo/demo --json --only 'octo/demo#1'");
+}
+
+#[test]
+fn requests_stay_near_the_minimum() {
+    // Comments are read only where updated_at moved after the label.
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, "github-actions[bot]");
+        world.stale_issue(2, 8, "github-actions[bot]");
+        world.comment(2, "alice", 1, "ping");
+        world.open_issue(3, 74);
+    });
+    test.run(&["classify", "stale", "--repo", REPO]).expect_code(0);
+    let lines: Vec<String> = test.requests().iter().map(|r| r.line()).collect();
+    assert_eq!(
+        lines,
+        vec![
+            format!("GET /repos/{REPO}/issues"),
+            format!("GET {}/events", issue(1)),
+            format!("GET {}/events", issue(2)),
+            format!("GET {}/comments", issue(2)),
+            "GET /user".to_string(),
+        ]
+    );
+}
+
+#[test]
+fn exemptions_follow_actions_stale_case_insensitively() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 90).labels.push("Pinned".into());
+        world.open_issue(2, 90).milestone = Some("v2.0".into());
+        world.open_issue(3, 90).assignees.push("Bob".into());
+        world.open_pr(4, 90).draft = true;
+        world.open_pr(5, 90);
+        world.open_issue(6, 90);
+    });
+    test.config(
+        "[stale]\nexempt_issue_labels = ['pinned']\nexempt_milestones = 'V2.0'\nexempt_assignees = ['bob']\nexempt_draft_pr = true\ndays_before_pr_stale = -1\n",
+    );
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    let recap = outcome.json();
+    let dispositions: Vec<&str> = recap["completed"].as_array().unwrap().iter().map(|c| c["disposition"].as_str().unwrap()).collect();
+    assert_eq!(
+        dispositions,
+        vec![
+            "exempt: label \"pinned\"",
+            "exempt: milestone \"v2.0\"",
+            "exempt: assigned to bob",
+            "exempt: draft PR",
+            "keep",
+            "mark-stale",
+        ]
+    );
+    assert_eq!(recap["completed"][4]["detail"], "PRs are never marked stale (days_before_stale = -1)");
+}
+
+#[test]
+fn closing_uses_the_configured_reason_and_label() {
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, VIEWER);
+        world.stale_issue(2, 8, VIEWER).is_pr = true;
+    });
+    test.config("[stale]\nclose_issue_reason = 'completed'\nclose_issue_label = 'closed-stale'\nclose_pr_message = ''\n");
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
+    test.expect_writes(&[
+        &format!("POST {}/comments", issue(1)),
+        &format!("POST {}/labels", issue(1)),
+        &format!("PATCH {}", issue(1)),
+        &format!("PATCH {}", issue(2)),
+    ]);
+    let requests = test.requests();
+    let patch = requests.iter().find(|r| r.method == "PATCH").unwrap();
+    assert_eq!(patch.body, r#"{"state":"closed","state_reason":"completed"}"#);
+    let pr_patch = requests.iter().rfind(|r| r.method == "PATCH").unwrap();
+    assert_eq!(pr_patch.body, r#"{"state":"closed"}"#);
+}
+
+#[test]
+fn removing_a_label_that_is_already_gone_is_success() {
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, "github-actions[bot]");
+        world.comment(1, "alice", 1, "still here");
+    });
+    test.fail("DELETE", "/labels/Stale", crate::support::Fault::Status(404), 1);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(0);
+    assert_eq!(outcome.json()["completed"][0]["disposition"], "unmark");
+    test.expect_writes(&[&format!("DELETE {}/labels/Stale", issue(1))]);
+    assert_eq!(test.requests().last().unwrap().status, 404, "GitHub said the label was gone");
+}
+
+#[test]
+fn only_selects_items_and_reads_each_on_its_own() {
+    let test = Test::new(|world| {
+        for number in 1..=5 {
+            world.open_issue(number, 74);
+        }
+        world.issue(4).state = "closed".into();
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--only", "#2,#4,#9", "--json"]);
+    outcome.expect_code(8);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["completed"]), vec!["octo/demo#2", "octo/demo#4"]);
+    assert_eq!(recap["completed"][1]["disposition"], "skip: not open");
+    assert_eq!(items(&recap["failed"]), numbers(9..=9));
+    assert!(recap["failed"][0]["reason"].as_str().unwrap().contains("404"), "{recap}");
+    let paths: Vec<String> = test.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, vec![issue(2), issue(4), issue(9)]);
+}
+
+#[test]
+fn classify_writes_nothing_and_completes_every_item() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.stale_issue(2, 8, VIEWER);
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["completed"]), numbers(1..=2));
+    assert_eq!(recap["completed"][0]["detail"], "idle 74 days >= 60; would write: label +Stale; comment");
+    assert!(recap["rerun"].is_null());
+    test.expect_writes(&[]);
+}

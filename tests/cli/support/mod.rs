@@ -19,7 +19,7 @@ pub use world::{WorldState, REPO, VIEWER};
 pub const TOKEN: &str = "ghp_SENTINELtoken0123456789SECRET";
 
 /// Config every test starts with: no pacing, no retry sleeps.
-const BASE_CONFIG: &str = "write_interval = 0\nretry_backoff_ms = 0\nmax_retry_wait_seconds = 0\nread_retries = 2\n";
+const BASE_CONFIG: &str = "write_interval = 0\nretry_backoff_ms = 0\nmax_retry_wait_seconds = 0\n";
 
 pub struct Test {
     pub server: Server,
@@ -65,7 +65,8 @@ impl Test {
 
     /// Replaces the config file with the base config plus `extra`.
     pub fn config(&self, extra: &str) {
-        std::fs::write(self.config_path(), format!("{BASE_CONFIG}{extra}")).unwrap();
+        let retries = if extra.contains("read_retries") { "" } else { "read_retries = 2\n" };
+        std::fs::write(self.config_path(), format!("{BASE_CONFIG}{retries}{extra}")).unwrap();
     }
 
     pub fn config_path(&self) -> PathBuf {
