@@ -31,7 +31,13 @@ pub struct GlobalArgs {
     pub only: Option<String>,
 
     /// Failures tolerated in the read phase: N, P% of the pool, or 'max(N, P%)' [default: max(3, 10%)]
-    #[arg(long, value_name = "BUDGET", env = "GH_SWEEP_ITEM_FAILURE_BUDGET", global = true, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "BUDGET",
+        env = "GH_SWEEP_ITEM_FAILURE_BUDGET",
+        global = true,
+        allow_hyphen_values = true
+    )]
     pub item_failure_budget: Option<String>,
 
     /// Write without asking (needed when not on a terminal)
@@ -47,7 +53,12 @@ pub struct GlobalArgs {
     pub json: bool,
 
     /// Seconds between two writes [default: 1]
-    #[arg(long, value_name = "SECONDS", global = true, allow_hyphen_values = true)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        global = true,
+        allow_hyphen_values = true
+    )]
     pub write_interval: Option<f64>,
 
     /// Send at most this many writes; items past the cap stay unfinished
@@ -67,7 +78,12 @@ pub struct GlobalArgs {
     pub db: Option<PathBuf>,
 
     /// Read from a saved snapshot instead of GitHub; implies --dry-run
-    #[arg(long, value_name = "FILE", global = true, conflicts_with = "save_snapshot")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        global = true,
+        conflicts_with = "save_snapshot"
+    )]
     pub snapshot: Option<PathBuf>,
 
     /// Save every GitHub answer this run read to FILE, for --snapshot later

@@ -43,7 +43,11 @@ impl Env {
     pub fn capture() -> Self {
         let vars = ENV_NAMES
             .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|value| (name.to_string(), value)))
+            .filter_map(|name| {
+                std::env::var(name)
+                    .ok()
+                    .map(|value| (name.to_string(), value))
+            })
             .collect();
         Env { vars }
     }
@@ -51,12 +55,18 @@ impl Env {
     #[cfg(test)]
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
         Env {
-            vars: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            vars: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         }
     }
 
     fn get(&self, name: &str) -> Option<&str> {
-        self.vars.get(name).map(String::as_str).filter(|value| !value.trim().is_empty())
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|value| !value.trim().is_empty())
     }
 }
 
@@ -132,31 +142,46 @@ fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, candidate)| candidate)
 }
 
-fn check_keys(table: &toml::Table, known: &[&str], prefix: &str, path: &Path) -> Result<(), String> {
+fn check_keys(
+    table: &toml::Table,
+    known: &[&str],
+    prefix: &str,
+    path: &Path,
+) -> Result<(), String> {
     for key in table.keys() {
         if !known.contains(&key.as_str()) {
             let hint = closest(key, known)
                 .map(|candidate| format!("; did you mean `{prefix}{candidate}`?"))
                 .unwrap_or_default();
-            return Err(format!("unknown key `{prefix}{key}` in {}{hint}", path.display()));
+            return Err(format!(
+                "unknown key `{prefix}{key}` in {}{hint}",
+                path.display()
+            ));
         }
     }
     Ok(())
 }
 
 fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|error: toml::de::Error| format!("{} is not valid TOML: {}", path.display(), error.message()))?;
+    let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
+        format!("{} is not valid TOML: {}", path.display(), error.message())
+    })?;
     check_keys(&table, TOP_KEYS, "", path)?;
     if let Some(stale) = table.get("stale") {
-        let stale = stale
-            .as_table()
-            .ok_or_else(|| format!("`stale` in {} must be a table: write `[stale]`", path.display()))?;
+        let stale = stale.as_table().ok_or_else(|| {
+            format!(
+                "`stale` in {} must be a table: write `[stale]`",
+                path.display()
+            )
+        })?;
         check_keys(stale, STALE_KEYS, "stale.", path)?;
     }
     FileConfig::deserialize(table).map_err(|error| {
-        format!("invalid config {}: {}", path.display(), error.message().trim())
+        format!(
+            "invalid config {}: {}",
+            path.display(),
+            error.message().trim()
+        )
     })
 }
 
@@ -185,7 +210,10 @@ pub fn default_db(env: &Env) -> Result<PathBuf, String> {
     let state_home = env
         .get("XDG_STATE_HOME")
         .map(PathBuf::from)
-        .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".local/state")))
+        .or_else(|| {
+            env.get("HOME")
+                .map(|home| Path::new(home).join(".local/state"))
+        })
         .ok_or("no place for the state database: set HOME or XDG_STATE_HOME, or pass --db PATH")?;
     Ok(state_home.join("gh-sweep/state.db"))
 }
@@ -218,7 +246,9 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
         _ => return Err(format!("invalid {source} `{base}`: use an https:// URL")),
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("invalid {source} `{base}`: a base URL has no query or fragment"));
+        return Err(format!(
+            "invalid {source} `{base}`: a base URL has no query or fragment"
+        ));
     }
     Ok(base.trim_end_matches('/').to_string())
 }
@@ -399,7 +429,9 @@ fn resolve_inner(
         }
     }
     if repos.is_empty() {
-        return Err("no repository given: pass --repo OWNER/NAME (or --only 'OWNER/NAME#N')".to_string());
+        return Err(
+            "no repository given: pass --repo OWNER/NAME (or --only 'OWNER/NAME#N')".to_string(),
+        );
     }
 
     let api_base = api_base(args.api_url.as_deref(), env)?;
@@ -426,12 +458,24 @@ fn resolve_inner(
             rerun.push(shell_quote(&value));
         }
     };
-    flag("--config", args.config.as_ref().map(|path| path.display().to_string()));
-    flag("--db", args.db.as_ref().map(|path| path.display().to_string()));
+    flag(
+        "--config",
+        args.config.as_ref().map(|path| path.display().to_string()),
+    );
+    flag(
+        "--db",
+        args.db.as_ref().map(|path| path.display().to_string()),
+    );
     flag("--api-url", args.api_url.clone());
     flag("--item-failure-budget", args.item_failure_budget.clone());
-    flag("--write-interval", args.write_interval.map(|value| value.to_string()));
-    flag("--max-writes", args.max_writes.map(|value| value.to_string()));
+    flag(
+        "--write-interval",
+        args.write_interval.map(|value| value.to_string()),
+    );
+    flag(
+        "--max-writes",
+        args.max_writes.map(|value| value.to_string()),
+    );
     if args.json {
         rerun.push("--json".into());
     }
@@ -479,7 +523,12 @@ mod tests {
             ..StaleRules::default()
         };
         let value = toml::Value::try_from(rules).unwrap();
-        let mut keys: Vec<&str> = value.as_table().unwrap().keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = value
+            .as_table()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
         keys.sort_unstable();
         let mut known = STALE_KEYS.to_vec();
         known.sort_unstable();
@@ -494,19 +543,27 @@ mod tests {
             "unknown key `stale.days_befor_stale` in gh-sweep.toml; did you mean `stale.days_before_stale`?"
         );
         let error = parse("item_failure_budgt = '3'\n").err().unwrap();
-        assert!(error.contains("did you mean `item_failure_budget`?"), "{error}");
+        assert!(
+            error.contains("did you mean `item_failure_budget`?"),
+            "{error}"
+        );
     }
 
     #[test]
     fn lists_take_arrays_or_comma_strings() {
-        let config = parse("[stale]\nexempt_issue_labels = 'pinned, security'\nexempt_pr_labels = ['wip']\n").unwrap();
+        let config = parse(
+            "[stale]\nexempt_issue_labels = 'pinned, security'\nexempt_pr_labels = ['wip']\n",
+        )
+        .unwrap();
         assert_eq!(config.stale.exempt_issue_labels, vec!["pinned", "security"]);
         assert_eq!(config.stale.exempt_pr_labels, vec!["wip"]);
     }
 
     #[test]
     fn wrong_types_and_bad_toml_name_the_problem() {
-        let error = parse("[stale]\ndays_before_stale = 'sixty'\n").err().unwrap();
+        let error = parse("[stale]\ndays_before_stale = 'sixty'\n")
+            .err()
+            .unwrap();
         assert!(error.contains("invalid config gh-sweep.toml"), "{error}");
         let error = parse("item_failure_budget = \n").err().unwrap();
         assert!(error.contains("not valid TOML"), "{error}");
@@ -515,8 +572,14 @@ mod tests {
     #[test]
     fn api_base_rules() {
         let env = Env::from_pairs(&[("GH_HOST", "ghe.example.com")]);
-        assert_eq!(api_base(None, &env).unwrap(), "https://ghe.example.com/api/v3");
-        assert_eq!(api_base(None, &Env::default()).unwrap(), "https://api.github.com");
+        assert_eq!(
+            api_base(None, &env).unwrap(),
+            "https://ghe.example.com/api/v3"
+        );
+        assert_eq!(
+            api_base(None, &Env::default()).unwrap(),
+            "https://api.github.com"
+        );
         assert!(api_base(Some("http://127.0.0.1:8080"), &env).is_ok());
         assert!(api_base(Some("http://[::1]:8080/"), &env).is_ok());
         let error = api_base(Some("http://ghe.example.com"), &env).unwrap_err();
@@ -528,13 +591,32 @@ mod tests {
     #[test]
     fn token_order_and_absence() {
         let env = Env::from_pairs(&[("GH_TOKEN", "a"), ("GITHUB_TOKEN", "b")]);
-        assert_eq!(token(&env, "https://api.github.com").unwrap().source, "GH_TOKEN");
+        assert_eq!(
+            token(&env, "https://api.github.com").unwrap().source,
+            "GH_TOKEN"
+        );
         let env = Env::from_pairs(&[("GITHUB_TOKEN", "b")]);
-        assert_eq!(token(&env, "https://api.github.com").unwrap().source, "GITHUB_TOKEN");
+        assert_eq!(
+            token(&env, "https://api.github.com").unwrap().source,
+            "GITHUB_TOKEN"
+        );
         let env = Env::from_pairs(&[("GH_ENTERPRISE_TOKEN", "c")]);
         assert!(token(&env, "https://api.github.com").is_err());
-        assert_eq!(token(&env, "https://ghe.example.com/api/v3").unwrap().source, "GH_ENTERPRISE_TOKEN");
-        let error = token(&Env::from_pairs(&[("PATH", "/nonexistent")]), "https://api.github.com").err().unwrap();
-        assert!(error.contains("GH_TOKEN, GITHUB_TOKEN") && error.contains("gh auth token"), "{error}");
+        assert_eq!(
+            token(&env, "https://ghe.example.com/api/v3")
+                .unwrap()
+                .source,
+            "GH_ENTERPRISE_TOKEN"
+        );
+        let error = token(
+            &Env::from_pairs(&[("PATH", "/nonexistent")]),
+            "https://api.github.com",
+        )
+        .err()
+        .unwrap();
+        assert!(
+            error.contains("GH_TOKEN, GITHUB_TOKEN") && error.contains("gh auth token"),
+            "{error}"
+        );
     }
 }

@@ -107,7 +107,14 @@ mod tests {
 
     #[test]
     fn rejects_bad_items_naming_the_value() {
-        for bad in ["x#", "octo/demo#0", "octo#3", "octo/demo#x", "/demo#1", "a/b/c#1"] {
+        for bad in [
+            "x#",
+            "octo/demo#0",
+            "octo#3",
+            "octo/demo#x",
+            "/demo#1",
+            "a/b/c#1",
+        ] {
             let error = bad.parse::<ItemRef>().unwrap_err();
             assert!(error.contains('`'), "{bad}: {error}");
         }

@@ -26,7 +26,11 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
-            let code = if error.use_stderr() { exit::USAGE } else { exit::SUCCESS };
+            let code = if error.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::SUCCESS
+            };
             let _ = error.print();
             return ExitCode::from(code as u8);
         }

@@ -6,10 +6,28 @@ use comfy_table::{presets, ContentArrangement, Table};
 use crate::policy::recap::{Phase, Recap};
 use crate::store::RunRow;
 
+/// Plain tables pad their last column; trailing blanks only get in grep's way.
+fn render(table: &Table) -> String {
+    table
+        .to_string()
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn table(terminal: bool, header: &[&str]) -> Table {
     let mut table = Table::new();
-    table.load_preset(if terminal { presets::UTF8_FULL_CONDENSED } else { presets::NOTHING });
-    table.set_content_arrangement(if terminal { ContentArrangement::Dynamic } else { ContentArrangement::Disabled });
+    table.load_preset(if terminal {
+        presets::UTF8_FULL_CONDENSED
+    } else {
+        presets::NOTHING
+    });
+    table.set_content_arrangement(if terminal {
+        ContentArrangement::Dynamic
+    } else {
+        ContentArrangement::Disabled
+    });
     table.set_header(header.to_vec());
     table
 }
@@ -30,9 +48,14 @@ pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
         } else {
             row.title.clone()
         };
-        table.add_row(vec![row.item.clone(), title, row.disposition.clone(), row.writes.clone()]);
+        table.add_row(vec![
+            row.item.clone(),
+            title,
+            row.disposition.clone(),
+            row.writes.clone(),
+        ]);
     }
-    table.to_string()
+    render(&table)
 }
 
 pub fn recap_json(recap: &Recap) -> String {
@@ -53,9 +76,15 @@ pub fn recap_counts(recap: &Recap) -> String {
 pub fn recap(recap: &Recap, terminal: bool) -> String {
     let mut out = String::new();
     let dry = if recap.dry_run { " (dry run)" } else { "" };
-    out.push_str(&format!("Recap of run {}: {}{dry}\n", recap.run_id, recap.command));
+    out.push_str(&format!(
+        "Recap of run {}: {}{dry}\n",
+        recap.run_id, recap.command
+    ));
     if let (Some(stop), Some(detail)) = (recap.stopped, &recap.stop_detail) {
-        let stop = serde_json::to_value(stop).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let stop = serde_json::to_value(stop)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         out.push_str(&format!("Stopped ({stop}): {detail}\n"));
     }
 
@@ -63,9 +92,13 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
     if !recap.completed.is_empty() {
         let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
         for item in &recap.completed {
-            completed.add_row(vec![item.item.clone(), item.disposition.clone(), item.detail.clone()]);
+            completed.add_row(vec![
+                item.item.clone(),
+                item.disposition.clone(),
+                item.detail.clone(),
+            ]);
         }
-        out.push_str(&completed.to_string());
+        out.push_str(&render(&completed));
         out.push('\n');
     }
 
@@ -77,15 +110,23 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
                 Phase::Read => "read",
                 Phase::Write => "write",
             };
-            failed.add_row(vec![item.item.clone(), phase.to_string(), item.reason.clone()]);
+            failed.add_row(vec![
+                item.item.clone(),
+                phase.to_string(),
+                item.reason.clone(),
+            ]);
         }
-        out.push_str(&failed.to_string());
+        out.push_str(&render(&failed));
         out.push('\n');
     }
     if let Some(budget) = &recap.budget {
-        let verdict = if budget.failures > budget.allowed { "exhausted" } else { "within" };
+        let verdict = if budget.failures > budget.allowed {
+            "Budget exhausted"
+        } else {
+            "Within budget"
+        };
         out.push_str(&format!(
-            "Budget {verdict}: {} read failures, {} allowed (item_failure_budget = {})\n",
+            "{verdict}: {} item failures, {} allowed (item_failure_budget = {})\n",
             budget.failures, budget.allowed, budget.value
         ));
     }
@@ -95,7 +136,25 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
         out.push_str(&format!(": {reason}"));
     }
     out.push('\n');
-    if !recap.unfinished.is_empty() {
+    let planned: Vec<_> = recap
+        .planned
+        .iter()
+        .filter(|planned| recap.unfinished.contains(&planned.item))
+        .collect();
+    if !planned.is_empty() && planned.len() == recap.unfinished.len() {
+        // Every unfinished item has a plan (a dry run, a declined prompt): show what it needs.
+        let mut unfinished = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES"]);
+        for planned in planned {
+            unfinished.add_row(vec![
+                planned.item.clone(),
+                planned.disposition.clone(),
+                planned.detail.clone(),
+                planned.writes.join("; "),
+            ]);
+        }
+        out.push_str(&render(&unfinished));
+        out.push('\n');
+    } else if !recap.unfinished.is_empty() {
         out.push_str(&format!("  {}\n", recap.unfinished.join(", ")));
     }
 
@@ -113,8 +172,9 @@ pub fn runs(rows: &[RunRow], terminal: bool) -> String {
             row.started_at.clone(),
             row.argv.clone(),
             row.stopped.clone().unwrap_or_else(|| "-".to_string()),
-            row.exit_code.map_or("-".to_string(), |code| code.to_string()),
+            row.exit_code
+                .map_or("-".to_string(), |code| code.to_string()),
         ]);
     }
-    runs.to_string()
+    render(&runs)
 }

@@ -35,7 +35,10 @@ impl Ui {
     /// Prints data on stdout. A closed pipe (`| head`) ends quietly.
     pub fn data(&self, text: &str) {
         let mut stdout = std::io::stdout().lock();
-        if writeln!(stdout, "{text}").and_then(|()| stdout.flush()).is_err() {
+        if writeln!(stdout, "{text}")
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
             std::process::exit(0);
         }
     }
@@ -45,7 +48,9 @@ impl Ui {
     pub fn progress(&self, length: usize, message: &str) -> Progress {
         let enabled = self.stderr_terminal && !self.quiet && !self.verbose && !self.ci;
         let bar = ProgressBar::with_draw_target(Some(length as u64), ProgressDrawTarget::hidden());
-        if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg:.dim}") {
+        if let Ok(style) =
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg:.dim}")
+        {
             bar.set_style(style.progress_chars("=> "));
         }
         bar.set_message(message.to_string());

@@ -8,7 +8,7 @@ mod support;
 mod args;
 #[path = "cli/contract.rs"]
 mod contract;
-#[path = "cli/stale.rs"]
-mod stale;
 #[path = "cli/snapshot.rs"]
 mod snapshot;
+#[path = "cli/stale.rs"]
+mod stale;

@@ -38,14 +38,17 @@ pub fn run_engine(
             ui.status(&format!(
                 "Reading from snapshot {} (captured {}); nothing will be written.",
                 path.display(),
-                now.to_rfc3339()
+                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
             ));
             (Client::replay(snapshot.clone()), now)
         }
         None => {
             let token = config::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
             if ui.verbose {
-                eprintln!("Using the token from {} for {}.", token.source, settings.api_base);
+                eprintln!(
+                    "Using the token from {} for {}.",
+                    token.source, settings.api_base
+                );
             }
             let client = Client::live(LiveOptions {
                 base: settings.api_base.clone(),

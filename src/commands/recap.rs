@@ -30,12 +30,16 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
     if let Some(item) = &recap.acknowledge {
         let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
         let count = store.acknowledge(&item)?;
-        context.ui.status(&format!("Acknowledged {count} write(s) of unknown outcome on {item}."));
+        context.ui.status(&format!(
+            "Acknowledged {count} write(s) of unknown outcome on {item}."
+        ));
         return Ok(crate::exit::SUCCESS);
     }
     if recap.list {
         let runs = store.runs(20)?;
-        context.ui.data(&report::runs(&runs, context.ui.stdout_terminal));
+        context
+            .ui
+            .data(&report::runs(&runs, context.ui.stdout_terminal));
         return Ok(crate::exit::SUCCESS);
     }
     match store.recap(recap.run)? {
@@ -44,7 +48,10 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
             Ok(found.exit_code)
         }
         None => Err(Fatal::Usage(match recap.run {
-            Some(id) => format!("no finished run {id} in {}; `gh-sweep recap --list` shows the runs", path.display()),
+            Some(id) => format!(
+                "no finished run {id} in {}; `gh-sweep recap --list` shows the runs",
+                path.display()
+            ),
             None => format!("no finished run in {}", path.display()),
         })
         .into()),

@@ -7,8 +7,21 @@ use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
 
 pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyhow::Result<i32> {
-    let settings = config::resolve(args, "stale-sweep", Access::Writes, context.ui.interactive, &context.env, cwd)?;
+    let settings = config::resolve(
+        args,
+        "stale-sweep",
+        Access::Writes,
+        context.ui.interactive,
+        &context.env,
+        cwd,
+    )?;
     let rules = settings.stale.clone();
     let mut classifier = StaleClassifier::new(&rules);
-    run_engine(context, settings, "stale-sweep", Mode::Sweep, &mut classifier)
+    run_engine(
+        context,
+        settings,
+        "stale-sweep",
+        Mode::Sweep,
+        &mut classifier,
+    )
 }

@@ -71,7 +71,12 @@ pub trait Classifier {
 
     /// Bookkeeping after all of an item's writes succeeded. `dates` holds GitHub's clock at
     /// each write, where it said.
-    fn after_writes(&mut self, store: &Store, plan: &Plan, dates: &[DateTime<Utc>]) -> anyhow::Result<()>;
+    fn after_writes(
+        &mut self,
+        store: &Store,
+        plan: &Plan,
+        dates: &[DateTime<Utc>],
+    ) -> anyhow::Result<()>;
 }
 
 /// Whether the run may write.
@@ -118,16 +123,26 @@ impl State {
     }
 
     fn failed(&mut self, item: &ItemRef, phase: Phase, reason: String) {
-        self.outcomes.insert(item.clone(), Outcome::Failed { phase, reason });
+        self.outcomes
+            .insert(item.clone(), Outcome::Failed { phase, reason });
     }
 
     fn unfinished(&mut self, item: &ItemRef, reason: &str) {
-        self.outcomes.insert(item.clone(), Outcome::Unfinished { reason: reason.to_string() });
+        self.outcomes.insert(
+            item.clone(),
+            Outcome::Unfinished {
+                reason: reason.to_string(),
+            },
+        );
     }
 }
 
 fn writes_text(writes: &[Write]) -> String {
-    writes.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    writes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 impl Run<'_> {
@@ -151,7 +166,12 @@ impl Run<'_> {
                     Ok(entries) => {
                         for entry in entries {
                             let Some(number) = model::number(&entry) else {
-                                state.stop(Stop::HarnessOutage, format!("GitHub's list of {repo} holds an entry without a number"));
+                                state.stop(
+                                    Stop::HarnessOutage,
+                                    format!(
+                                        "GitHub's list of {repo} holds an entry without a number"
+                                    ),
+                                );
                                 break;
                             };
                             let item = ItemRef::new(repo, number);
@@ -164,8 +184,12 @@ impl Run<'_> {
                     }
                     Err(error) => {
                         let (detail, code) = match error {
-                            ApiError::Item { status: Some(404), .. } => (
-                                format!("repository {repo} was not found, or the token cannot see it"),
+                            ApiError::Item {
+                                status: Some(404), ..
+                            } => (
+                                format!(
+                                    "repository {repo} was not found, or the token cannot see it"
+                                ),
                                 Some(exit::AUTH),
                             ),
                             ApiError::Auth { message, .. } => (message, Some(exit::AUTH)),
@@ -185,8 +209,15 @@ impl Run<'_> {
         let unknown = self.store.unknown_writes(&self.settings.repos)?;
         let mut blocked: BTreeSet<ItemRef> = BTreeSet::new();
         for write in &unknown {
-            let Ok(item) = write.item.parse::<ItemRef>() else { continue };
-            if self.settings.only.as_ref().is_some_and(|only| !only.contains(&item)) {
+            let Ok(item) = write.item.parse::<ItemRef>() else {
+                continue;
+            };
+            if self
+                .settings
+                .only
+                .as_ref()
+                .is_some_and(|only| !only.contains(&item))
+            {
                 continue;
             }
             if !pool.contains(&item) {
@@ -227,12 +258,17 @@ impl Run<'_> {
                     break;
                 }
                 progress.advance(&item.to_string());
-                match classifier.classify(self.client, self.store, item, listed.get(item), self.now) {
+                match classifier.classify(self.client, self.store, item, listed.get(item), self.now)
+                {
                     Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
                         let detail = if plan.writes.is_empty() {
                             plan.reason.clone()
                         } else {
-                            format!("{}; would write: {}", plan.reason, writes_text(&plan.writes))
+                            format!(
+                                "{}; would write: {}",
+                                plan.reason,
+                                writes_text(&plan.writes)
+                            )
                         };
                         state.completed(item, &plan.disposition, &detail);
                     }
@@ -272,6 +308,7 @@ impl Run<'_> {
             .map(|(plan, _)| Planned {
                 item: plan.item.to_string(),
                 disposition: plan.disposition.clone(),
+                detail: plan.reason.clone(),
                 writes: plan.writes.iter().map(ToString::to_string).collect(),
             })
             .collect();
@@ -314,18 +351,24 @@ impl Run<'_> {
             })
             .collect();
         let total: usize = plans.iter().map(|(plan, _)| plan.writes.len()).sum();
-        if !self.ui.quiet {
-            let verb = if self.settings.dry_run { "Would write" } else { "Planned writes" };
-            eprintln!("{verb} ({total} on {} items):", plans.len());
-            eprintln!("{}", report::plan(&rows, self.ui.stderr_terminal));
-        }
         if self.settings.dry_run {
+            // The recap shows these items with their writes.
+            self.ui.status(&format!(
+                "Dry run: {total} writes on {} items planned, none sent.",
+                plans.len()
+            ));
             for (plan, _) in &plans {
                 state.unfinished(&plan.item, "dry run");
             }
             return Ok(());
         }
 
+        self.ui.status(&format!(
+            "Planned writes ({total} on {} items):",
+            plans.len()
+        ));
+        self.ui
+            .status(&report::plan(&rows, self.ui.stderr_terminal));
         let chosen: Vec<bool> = if self.settings.yes {
             vec![true; plans.len()]
         } else {
@@ -336,12 +379,15 @@ impl Run<'_> {
             match self.ui.confirm(&labels, total)? {
                 Choice::All => vec![true; plans.len()],
                 Choice::None => vec![false; plans.len()],
-                Choice::Some(indices) => (0..plans.len()).map(|index| indices.contains(&index)).collect(),
+                Choice::Some(indices) => (0..plans.len())
+                    .map(|index| indices.contains(&index))
+                    .collect(),
             }
         };
         if chosen.iter().any(|chosen| !chosen) {
             state.stopped = Some(Stop::NotConfirmed);
-            state.stop_detail = Some("the maintainer declined some or all of the planned writes".into());
+            state.stop_detail =
+                Some("the maintainer declined some or all of the planned writes".into());
         }
 
         let mut sent: u64 = 0;
@@ -368,7 +414,11 @@ impl Run<'_> {
             let plan = if read_at.elapsed() > self.settings.recheck_after {
                 match classifier.classify(self.client, self.store, &item, None, Utc::now()) {
                     Ok(fresh) if fresh.disposition != plan.disposition => {
-                        state.completed(&item, &format!("changed since read: now {}", fresh.disposition), &fresh.reason);
+                        state.completed(
+                            &item,
+                            &format!("changed since read: now {}", fresh.disposition),
+                            &fresh.reason,
+                        );
                         continue;
                     }
                     Ok(fresh) => fresh,
@@ -396,18 +446,29 @@ impl Run<'_> {
                     }
                 }
                 progress.advance(&format!("{item}: {write}"));
-                let journal = self.store.journal_intent(run_id, &item, &write.to_string())?;
+                let journal = self
+                    .store
+                    .journal_intent(run_id, &item, &write.to_string())?;
                 let result = github::send(self.client, &item, write);
                 last_write = Some(Instant::now());
                 sent += 1;
                 match result {
                     Ok(written) => {
                         self.store.journal_outcome(journal, "done", "")?;
-                        dates.push(written.and_then(|written| written.server_date).unwrap_or_else(Utc::now));
+                        dates.push(
+                            written
+                                .and_then(|written| written.server_date)
+                                .unwrap_or_else(Utc::now),
+                        );
                     }
                     Err(error) => {
-                        let outcome = if error.outcome_unknown { "unknown" } else { "failed" };
-                        self.store.journal_outcome(journal, outcome, &error.message)?;
+                        let outcome = if error.outcome_unknown {
+                            "unknown"
+                        } else {
+                            "failed"
+                        };
+                        self.store
+                            .journal_outcome(journal, outcome, &error.message)?;
                         let known = if error.outcome_unknown {
                             "outcome unknown: check by hand"
                         } else {

@@ -21,7 +21,10 @@ pub struct StaleClassifier<'a> {
 
 impl<'a> StaleClassifier<'a> {
     pub fn new(rules: &'a StaleRules) -> Self {
-        StaleClassifier { rules, viewer: None }
+        StaleClassifier {
+            rules,
+            viewer: None,
+        }
     }
 
     fn viewer(&mut self, client: &Client) -> Result<Option<String>, ApiError> {
@@ -31,7 +34,13 @@ impl<'a> StaleClassifier<'a> {
         Ok(self.viewer.clone().flatten())
     }
 
-    fn history(&self, client: &Client, store: &Store, item: &ItemRef, facts: &ItemFacts) -> Result<History, ReadError> {
+    fn history(
+        &self,
+        client: &Client,
+        store: &Store,
+        item: &ItemRef,
+        facts: &ItemFacts,
+    ) -> Result<History, ReadError> {
         let label = self.rules.stale_label(facts.is_pr);
         let known = store
             .stale_mark(item, label)
@@ -45,7 +54,10 @@ impl<'a> StaleClassifier<'a> {
                     .iter()
                     .filter(|event| {
                         event.name == "labeled"
-                            && event.label.as_deref().is_some_and(|name| name.eq_ignore_ascii_case(label))
+                            && event
+                                .label
+                                .as_deref()
+                                .is_some_and(|name| name.eq_ignore_ascii_case(label))
                     })
                     .map(|event| event.activity.at)
                     .max()
@@ -59,7 +71,10 @@ impl<'a> StaleClassifier<'a> {
             }
         };
         if !stale::activity_possible(facts.updated_at, label_added_at, own_last_write) {
-            return Ok(History { label_added_at, activity: Vec::new() });
+            return Ok(History {
+                label_added_at,
+                activity: Vec::new(),
+            });
         }
         let events = match events {
             Some(events) => events,
@@ -77,10 +92,15 @@ impl<'a> StaleClassifier<'a> {
                 activity.push(comment);
             }
         }
-        if let Some(update) = stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity) {
+        if let Some(update) =
+            stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity)
+        {
             activity.push(update);
         }
-        Ok(History { label_added_at, activity })
+        Ok(History {
+            label_added_at,
+            activity,
+        })
     }
 }
 
@@ -118,7 +138,10 @@ impl Classifier for StaleClassifier<'_> {
         } else {
             None
         };
-        let viewer = if history.as_ref().is_some_and(|history| !history.activity.is_empty()) {
+        let viewer = if history
+            .as_ref()
+            .is_some_and(|history| !history.activity.is_empty())
+        {
             self.viewer(client)?
         } else {
             None
@@ -134,18 +157,27 @@ impl Classifier for StaleClassifier<'_> {
         })
     }
 
-    fn after_writes(&mut self, store: &Store, plan: &Plan, dates: &[DateTime<Utc>]) -> anyhow::Result<()> {
+    fn after_writes(
+        &mut self,
+        store: &Store,
+        plan: &Plan,
+        dates: &[DateTime<Utc>],
+    ) -> anyhow::Result<()> {
         let labelled = plan.writes.iter().position(|write| {
             matches!(write, Write::AddLabels { labels } if plan.disposition == "mark-stale" && !labels.is_empty())
         });
         match (labelled, plan.writes.first()) {
             (Some(index), _) => {
-                let Write::AddLabels { labels } = &plan.writes[index] else { return Ok(()) };
+                let Write::AddLabels { labels } = &plan.writes[index] else {
+                    return Ok(());
+                };
                 let labeled_at = dates.get(index).copied().unwrap_or_else(Utc::now);
                 let last = dates.last().copied().unwrap_or(labeled_at);
                 store.record_stale_mark(&plan.item, &labels[0], labeled_at, last)
             }
-            _ if plan.disposition == "unmark" || plan.disposition == "close" => store.forget_stale_mark(&plan.item),
+            _ if plan.disposition == "unmark" || plan.disposition == "close" => {
+                store.forget_stale_mark(&plan.item)
+            }
             _ => Ok(()),
         }
     }

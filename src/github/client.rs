@@ -30,7 +30,10 @@ pub struct RetryPolicy {
 pub enum ApiError {
     /// The item's own data made the read impossible: 404, 410, 422, a malformed body.
     #[error("{message}")]
-    Item { status: Option<u16>, message: String },
+    Item {
+        status: Option<u16>,
+        message: String,
+    },
     /// 401, or 403 without rate-limit signs.
     #[error("{message}")]
     Auth { status: u16, message: String },
@@ -92,14 +95,23 @@ const API_VERSION: &str = "2022-11-28";
 enum Attempt {
     Done(Page),
     Final(ApiError),
-    Retry { message: String, wait: Option<Duration> },
+    Retry {
+        message: String,
+        wait: Option<Duration>,
+    },
 }
 
 impl Client {
     pub fn live(options: LiveOptions) -> anyhow::Result<Self> {
         let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, HeaderValue::from_static("application/vnd.github+json"));
-        headers.insert("X-GitHub-Api-Version", HeaderValue::from_static(API_VERSION));
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/vnd.github+json"),
+        );
+        headers.insert(
+            "X-GitHub-Api-Version",
+            HeaderValue::from_static(API_VERSION),
+        );
         headers.insert(
             USER_AGENT,
             HeaderValue::from_static(concat!("gh-sweep/", env!("CARGO_PKG_VERSION"))),
@@ -115,7 +127,9 @@ impl Client {
             mode: Mode::Live {
                 http,
                 token: options.token,
-                record: options.record.then(|| RefCell::new(Snapshot::new(Utc::now()))),
+                record: options
+                    .record
+                    .then(|| RefCell::new(Snapshot::new(Utc::now()))),
             },
             retry: options.retry,
             verbose: options.verbose,
@@ -145,7 +159,10 @@ impl Client {
     /// The recorded snapshot, when recording.
     pub fn take_recording(&self) -> Option<Snapshot> {
         match &self.mode {
-            Mode::Live { record: Some(record), .. } => Some(record.borrow().clone()),
+            Mode::Live {
+                record: Some(record),
+                ..
+            } => Some(record.borrow().clone()),
             _ => None,
         }
     }
@@ -199,15 +216,16 @@ impl Client {
         let key = self.key(&url);
         let (http, token, record) = match &self.mode {
             Mode::Replay(snapshot) => return replay(snapshot, &key),
-            Mode::Live { http, token, record } => (http, token, record),
+            Mode::Live {
+                http,
+                token,
+                record,
+            } => (http, token, record),
         };
         let mut attempt = 0;
         loop {
             self.requests.set(self.requests.get() + 1);
-            let result = http
-                .get(&url)
-                .header(AUTHORIZATION, bearer(token))
-                .send();
+            let result = http.get(&url).header(AUTHORIZATION, bearer(token)).send();
             let outcome = match result {
                 Ok(response) => {
                     let status = response.status();
@@ -251,7 +269,12 @@ impl Client {
     }
 
     /// Sends one write, once. The caller journals the intent before and the outcome after.
-    pub fn write(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Written, WriteError> {
+    pub fn write(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Written, WriteError> {
         let url = self.url(path);
         let (http, token) = match &self.mode {
             Mode::Replay(_) => {
@@ -276,7 +299,10 @@ impl Client {
                 self.log(method.as_str(), &url, None);
                 return Err(WriteError {
                     status: None,
-                    message: format!("{}; the write may or may not have been applied", describe_transport(&error, &url)),
+                    message: format!(
+                        "{}; the write may or may not have been applied",
+                        describe_transport(&error, &url)
+                    ),
                     outcome_unknown: true,
                 });
             }
@@ -310,7 +336,9 @@ impl Client {
             message: format!(
                 "{method} {} answered {status}{}",
                 self.key(&url),
-                github_message(&text).map(|m| format!(": {m}")).unwrap_or_default()
+                github_message(&text)
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
             ),
             outcome_unknown: status.is_server_error(),
         })
@@ -318,7 +346,9 @@ impl Client {
 
     fn log(&self, method: &str, url: &str, status: Option<StatusCode>) {
         if self.verbose {
-            let status = status.map_or("no answer".to_string(), |status| status.as_u16().to_string());
+            let status = status.map_or("no answer".to_string(), |status| {
+                status.as_u16().to_string()
+            });
             eprintln!("  {method} {} -> {status}", self.key(url));
         }
     }
@@ -422,7 +452,9 @@ fn read_attempt(
             }
         }
     };
-    let github_says = github_message(&text).map(|m| format!(": {m}")).unwrap_or_default();
+    let github_says = github_message(&text)
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default();
     if status.is_success() {
         let body: Value = match serde_json::from_str(&text) {
             Ok(body) => body,
@@ -434,8 +466,17 @@ fn read_attempt(
             }
         };
         if let Some(record) = record {
-            let next_key = next.as_deref().map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
-            record.borrow_mut().insert(key, Recorded { status: status.as_u16(), body: body.clone(), next: next_key });
+            let next_key = next
+                .as_deref()
+                .map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
+            record.borrow_mut().insert(
+                key,
+                Recorded {
+                    status: status.as_u16(),
+                    body: body.clone(),
+                    next: next_key,
+                },
+            );
         }
         return Attempt::Done(Page { body, next });
     }
@@ -455,14 +496,24 @@ fn read_attempt(
             status: code,
             message: format!("permission denied (403) for GET {key}{github_says}"),
         }),
-        429 => Attempt::Retry { message: format!("too many requests (429) on GET {key}"), wait: None },
+        429 => Attempt::Retry {
+            message: format!("too many requests (429) on GET {key}"),
+            wait: None,
+        },
         500..=599 => Attempt::Retry {
             message: format!("GitHub answered {code} on GET {key}"),
             wait: None,
         },
         _ => {
             if let Some(record) = record {
-                record.borrow_mut().insert(key, Recorded { status: code, body: serde_json::from_str(&text).unwrap_or(Value::Null), next: None });
+                record.borrow_mut().insert(
+                    key,
+                    Recorded {
+                        status: code,
+                        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+                        next: None,
+                    },
+                );
             }
             Attempt::Final(ApiError::Item {
                 status: Some(code),

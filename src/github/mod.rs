@@ -8,7 +8,7 @@ pub mod snapshot;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-pub use client::{ApiError, Client, Written, WriteError};
+pub use client::{ApiError, Client, WriteError, Written};
 
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::write::Write;
@@ -27,7 +27,10 @@ fn segment(text: &str) -> String {
 }
 
 fn issue_path(item: &ItemRef) -> String {
-    format!("/repos/{}/{}/issues/{}", item.repo.owner, item.repo.name, item.number)
+    format!(
+        "/repos/{}/{}/issues/{}",
+        item.repo.owner, item.repo.name, item.number
+    )
 }
 
 /// Open issues and PRs, oldest first, 100 per page.
@@ -46,14 +49,24 @@ pub fn events(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
     client.get_all(&format!("{}/events?per_page=100", issue_path(item)))
 }
 
-pub fn comments_since(client: &Client, item: &ItemRef, since: &str) -> Result<Vec<Value>, ApiError> {
-    client.get_all(&format!("{}/comments?since={since}&per_page=100", issue_path(item)))
+pub fn comments_since(
+    client: &Client,
+    item: &ItemRef,
+    since: &str,
+) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!(
+        "{}/comments?since={since}&per_page=100",
+        issue_path(item)
+    ))
 }
 
 /// The token's own login, or `None` when the token cannot say (an app installation token).
 pub fn viewer(client: &Client) -> Result<Option<String>, ApiError> {
     match client.get("/user") {
-        Ok(user) => Ok(user.get("login").and_then(Value::as_str).map(str::to_string)),
+        Ok(user) => Ok(user
+            .get("login")
+            .and_then(Value::as_str)
+            .map(str::to_string)),
         Err(ApiError::Auth { status: 403, .. }) | Err(ApiError::Item { .. }) => Ok(None),
         Err(error) => Err(error),
     }
@@ -64,16 +77,30 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
     let path = issue_path(item);
     match write {
         Write::AddLabels { labels } => client
-            .write(Method::POST, &format!("{path}/labels"), Some(&json!({ "labels": labels })))
+            .write(
+                Method::POST,
+                &format!("{path}/labels"),
+                Some(&json!({ "labels": labels })),
+            )
             .map(Some),
         Write::RemoveLabel { label } => {
-            match client.write(Method::DELETE, &format!("{path}/labels/{}", segment(label)), None) {
-                Err(WriteError { status: Some(404), .. }) => Ok(None),
+            match client.write(
+                Method::DELETE,
+                &format!("{path}/labels/{}", segment(label)),
+                None,
+            ) {
+                Err(WriteError {
+                    status: Some(404), ..
+                }) => Ok(None),
                 other => other.map(Some),
             }
         }
         Write::Comment { body, .. } => client
-            .write(Method::POST, &format!("{path}/comments"), Some(&json!({ "body": body })))
+            .write(
+                Method::POST,
+                &format!("{path}/comments"),
+                Some(&json!({ "body": body })),
+            )
             .map(Some),
         Write::Close { reason } => {
             let mut body = json!({ "state": "closed" });

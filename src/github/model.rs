@@ -57,7 +57,9 @@ pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
     };
     let milestone = match value.get("milestone") {
         None | Some(Value::Null) => None,
-        Some(milestone) => Some(string(milestone, "title").map_err(|why| format!("in `milestone`: {why}"))?),
+        Some(milestone) => {
+            Some(string(milestone, "title").map_err(|why| format!("in `milestone`: {why}"))?)
+        }
     };
     Ok(ItemFacts {
         number,
@@ -79,7 +81,8 @@ fn actor(value: &Value, name: &str) -> Result<(String, bool), String> {
         return Ok(("ghost".to_string(), true));
     };
     let login = string(user, "login").map_err(|why| format!("in `{name}`: {why}"))?;
-    let is_bot = user.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
+    let is_bot =
+        user.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
     Ok((login, is_bot))
 }
 
@@ -139,7 +142,10 @@ pub fn event(value: &Value) -> Result<Event, String> {
 /// One entry of `GET .../issues/{n}/comments`.
 pub fn comment(value: &Value) -> Result<Activity, String> {
     let (login, is_bot) = actor(value, "user")?;
-    let body = value.get("body").and_then(Value::as_str).unwrap_or_default();
+    let body = value
+        .get("body")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     Ok(Activity {
         at: timestamp(value, "created_at").map_err(|why| format!("in a comment: {why}"))?,
         login,
@@ -184,7 +190,10 @@ mod tests {
         );
         let mut bad = issue();
         bad.as_object_mut().unwrap().remove("title");
-        assert_eq!(item_facts(&bad).unwrap_err(), "the `title` field is missing");
+        assert_eq!(
+            item_facts(&bad).unwrap_err(),
+            "the `title` field is missing"
+        );
     }
 
     #[test]

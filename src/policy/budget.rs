@@ -43,11 +43,14 @@ impl FromStr for Budget {
             return Ok(Budget::Count(count));
         }
         if text.ends_with('%') {
-            return parse_percent(text)
-                .map(Budget::Percent)
-                .ok_or_else(|| invalid("a percentage is a whole number from 0% to 100%, with no space"));
+            return parse_percent(text).map(Budget::Percent).ok_or_else(|| {
+                invalid("a percentage is a whole number from 0% to 100%, with no space")
+            });
         }
-        if let Some(inner) = text.strip_prefix("max(").and_then(|rest| rest.strip_suffix(')')) {
+        if let Some(inner) = text
+            .strip_prefix("max(")
+            .and_then(|rest| rest.strip_suffix(')'))
+        {
             let mut parts = inner.split(',');
             return match (parts.next(), parts.next(), parts.next()) {
                 (Some(count), Some(percent), None) => {
@@ -109,7 +112,17 @@ mod tests {
 
     #[test]
     fn rejects_malformed_values_naming_them() {
-        for bad in ["-1", "10 %", "max(3)", "150%", "abc", "", "max(3, 10)", "max(10%, 3)", "3.5"] {
+        for bad in [
+            "-1",
+            "10 %",
+            "max(3)",
+            "150%",
+            "abc",
+            "",
+            "max(3, 10)",
+            "max(10%, 3)",
+            "3.5",
+        ] {
             let error = bad.parse::<Budget>().unwrap_err();
             assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
         }

@@ -75,6 +75,7 @@ pub struct BudgetReport {
 pub struct Planned {
     pub item: String,
     pub disposition: String,
+    pub detail: String,
     pub writes: Vec<String>,
 }
 
@@ -138,11 +139,18 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         .unwrap_or_else(|| "not reached".to_string());
     let mut read_failures = 0;
     for item in facts.pool {
-        let outcome = facts.outcomes.get(item).cloned().unwrap_or(Outcome::Unfinished {
-            reason: default_reason.clone(),
-        });
+        let outcome = facts
+            .outcomes
+            .get(item)
+            .cloned()
+            .unwrap_or(Outcome::Unfinished {
+                reason: default_reason.clone(),
+            });
         match outcome {
-            Outcome::Completed { disposition, detail } => completed.push(Completed {
+            Outcome::Completed {
+                disposition,
+                detail,
+            } => completed.push(Completed {
                 item: item.to_string(),
                 disposition,
                 detail,
@@ -165,7 +173,8 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
             }
         }
     }
-    let unfinished_reason = (!reasons.is_empty()).then(|| reasons.into_iter().collect::<Vec<_>>().join("; "));
+    let unfinished_reason =
+        (!reasons.is_empty()).then(|| reasons.into_iter().collect::<Vec<_>>().join("; "));
     let budget = (read_failures > 0).then(|| BudgetReport {
         value: facts.budget.to_string(),
         allowed: facts.budget.allowed(facts.pool.len()),
@@ -184,7 +193,9 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
         // A write of unknown outcome from an earlier run still blocks its item.
-        None if failed.iter().any(|failed| failed.phase == Phase::Write) => crate::exit::WRITE_FAILED,
+        None if failed.iter().any(|failed| failed.phase == Phase::Write) => {
+            crate::exit::WRITE_FAILED
+        }
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
         None => crate::exit::SUCCESS,
     });
@@ -240,14 +251,29 @@ mod tests {
     fn every_pool_item_lands_in_exactly_one_group() {
         let pool = items(&[1, 2, 3, 4, 5]);
         let mut outcomes = BTreeMap::new();
-        outcomes.insert(pool[0].clone(), Outcome::Completed { disposition: "keep".into(), detail: "idle 3 days < 60".into() });
-        outcomes.insert(pool[1].clone(), Outcome::Failed { phase: Phase::Read, reason: "404".into() });
+        outcomes.insert(
+            pool[0].clone(),
+            Outcome::Completed {
+                disposition: "keep".into(),
+                detail: "idle 3 days < 60".into(),
+            },
+        );
+        outcomes.insert(
+            pool[1].clone(),
+            Outcome::Failed {
+                phase: Phase::Read,
+                reason: "404".into(),
+            },
+        );
         let recap = build(facts(&pool, &outcomes, Some(Stop::BudgetExhausted)));
         assert_eq!(recap.completed.len(), 1);
         assert_eq!(recap.failed.len(), 1);
         assert_eq!(recap.unfinished, vec!["o/r#3", "o/r#4", "o/r#5"]);
         assert_eq!(recap.unfinished_reason.as_deref(), Some("budget exhausted"));
-        assert_eq!(recap.rerun.as_deref(), Some("gh-sweep stale-sweep --repo o/r --only 'o/r#2-#5'"));
+        assert_eq!(
+            recap.rerun.as_deref(),
+            Some("gh-sweep stale-sweep --repo o/r --only 'o/r#2-#5'")
+        );
         assert_eq!(recap.exit_code, crate::exit::BUDGET_EXHAUSTED);
         assert_eq!(recap.budget.unwrap().failures, 1);
     }
@@ -256,20 +282,44 @@ mod tests {
     fn a_write_failed_item_is_named_but_left_out_of_the_selector() {
         let pool = items(&[1, 2, 3]);
         let mut outcomes = BTreeMap::new();
-        outcomes.insert(pool[0].clone(), Outcome::Completed { disposition: "close".into(), detail: String::new() });
-        outcomes.insert(pool[1].clone(), Outcome::Failed { phase: Phase::Write, reason: "comment: 502".into() });
+        outcomes.insert(
+            pool[0].clone(),
+            Outcome::Completed {
+                disposition: "close".into(),
+                detail: String::new(),
+            },
+        );
+        outcomes.insert(
+            pool[1].clone(),
+            Outcome::Failed {
+                phase: Phase::Write,
+                reason: "comment: 502".into(),
+            },
+        );
         let recap = build(facts(&pool, &outcomes, Some(Stop::WriteFailed)));
         assert_eq!(recap.failed[0].item, "o/r#2");
-        assert_eq!(recap.rerun.as_deref(), Some("gh-sweep stale-sweep --repo o/r --only 'o/r#3'"));
+        assert_eq!(
+            recap.rerun.as_deref(),
+            Some("gh-sweep stale-sweep --repo o/r --only 'o/r#3'")
+        );
         assert_eq!(recap.exit_code, crate::exit::WRITE_FAILED);
-        assert!(recap.budget.is_none(), "a write failure does not spend the budget");
+        assert!(
+            recap.budget.is_none(),
+            "a write failure does not spend the budget"
+        );
     }
 
     #[test]
     fn a_clean_run_has_no_budget_and_no_rerun() {
         let pool = items(&[1]);
         let mut outcomes = BTreeMap::new();
-        outcomes.insert(pool[0].clone(), Outcome::Completed { disposition: "keep".into(), detail: String::new() });
+        outcomes.insert(
+            pool[0].clone(),
+            Outcome::Completed {
+                disposition: "keep".into(),
+                detail: String::new(),
+            },
+        );
         let recap = build(facts(&pool, &outcomes, None));
         assert_eq!(recap.budget, None);
         assert_eq!(recap.rerun, None);

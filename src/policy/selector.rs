@@ -54,7 +54,9 @@ pub fn format(items: &BTreeSet<ItemRef>) -> String {
 /// to `default_repo` when it comes first (the run's only `--repo`).
 pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<ItemRef>, String> {
     let invalid = |part: &str, why: String| {
-        format!("invalid --only `{text}`: `{part}` {why}; write items as `owner/repo#12,#15,#40-#44`")
+        format!(
+            "invalid --only `{text}`: `{part}` {why}; write items as `owner/repo#12,#15,#40-#44`"
+        )
     };
     let mut items = BTreeSet::new();
     let mut repo: Option<RepoRef> = default_repo.cloned();
@@ -67,7 +69,11 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
             .split_once('#')
             .ok_or_else(|| invalid(part, "has no `#NUMBER`".to_string()))?;
         if !repo_text.is_empty() {
-            repo = Some(repo_text.parse().map_err(|why: String| invalid(part, why))?);
+            repo = Some(
+                repo_text
+                    .parse()
+                    .map_err(|why: String| invalid(part, why))?,
+            );
         }
         let Some(repo) = repo.as_ref() else {
             return Err(invalid(
@@ -83,7 +89,10 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
                 let start = parse_number(start).map_err(|why| invalid(part, why))?;
                 let end = parse_number(end).map_err(|why| invalid(part, why))?;
                 if end < start {
-                    return Err(invalid(part, format!("is a range backwards ({start} > {end})")));
+                    return Err(invalid(
+                        part,
+                        format!("is a range backwards ({start} > {end})"),
+                    ));
                 }
                 (start, end)
             }
@@ -93,7 +102,10 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
             }
         };
         if end - start >= 100_000 {
-            return Err(invalid(part, "is a range of more than 100000 items".to_string()));
+            return Err(invalid(
+                part,
+                "is a range of more than 100000 items".to_string(),
+            ));
         }
         for number in start..=end {
             items.insert(ItemRef::new(repo, number));

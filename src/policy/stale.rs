@@ -65,16 +65,20 @@ impl Default for StaleRules {
             days_before_pr_close: None,
             stale_issue_label: "Stale".into(),
             stale_pr_label: "Stale".into(),
-            stale_issue_message: "This issue has had no activity for a while, so it is marked stale. \
+            stale_issue_message:
+                "This issue has had no activity for a while, so it is marked stale. \
                 It will be closed if nothing happens; a comment keeps it open."
-                .into(),
-            stale_pr_message: "This pull request has had no activity for a while, so it is marked stale. \
+                    .into(),
+            stale_pr_message:
+                "This pull request has had no activity for a while, so it is marked stale. \
                 It will be closed if nothing happens; a comment or a push keeps it open."
-                .into(),
-            close_issue_message: "Closed because it stayed stale with no activity. Reopen it if it still matters."
-                .into(),
-            close_pr_message: "Closed because it stayed stale with no activity. Reopen it if it still matters."
-                .into(),
+                    .into(),
+            close_issue_message:
+                "Closed because it stayed stale with no activity. Reopen it if it still matters."
+                    .into(),
+            close_pr_message:
+                "Closed because it stayed stale with no activity. Reopen it if it still matters."
+                    .into(),
             close_issue_reason: "not_planned".into(),
             close_issue_label: String::new(),
             close_pr_label: String::new(),
@@ -137,7 +141,10 @@ impl StaleRules {
                 }
             }
         }
-        if !matches!(self.close_issue_reason.as_str(), "completed" | "not_planned") {
+        if !matches!(
+            self.close_issue_reason.as_str(),
+            "completed" | "not_planned"
+        ) {
             return Err(format!(
                 "invalid [stale] close_issue_reason = \"{}\": use \"completed\" or \"not_planned\"",
                 self.close_issue_reason
@@ -148,7 +155,9 @@ impl StaleRules {
             ("stale_pr_label", &self.stale_pr_label),
         ] {
             if label.trim().is_empty() {
-                return Err(format!("invalid [stale] {key} = \"{label}\": the stale label cannot be empty"));
+                return Err(format!(
+                    "invalid [stale] {key} = \"{label}\": the stale label cannot be empty"
+                ));
             }
         }
         self.start()?;
@@ -170,17 +179,29 @@ impl StaleRules {
     }
 
     fn stale_days(&self, is_pr: bool) -> i64 {
-        let specific = if is_pr { self.days_before_pr_stale } else { self.days_before_issue_stale };
+        let specific = if is_pr {
+            self.days_before_pr_stale
+        } else {
+            self.days_before_issue_stale
+        };
         specific.unwrap_or(self.days_before_stale)
     }
 
     fn close_days(&self, is_pr: bool) -> i64 {
-        let specific = if is_pr { self.days_before_pr_close } else { self.days_before_issue_close };
+        let specific = if is_pr {
+            self.days_before_pr_close
+        } else {
+            self.days_before_issue_close
+        };
         specific.unwrap_or(self.days_before_close)
     }
 
     pub fn stale_label(&self, is_pr: bool) -> &str {
-        if is_pr { &self.stale_pr_label } else { &self.stale_issue_label }
+        if is_pr {
+            &self.stale_pr_label
+        } else {
+            &self.stale_issue_label
+        }
     }
 }
 
@@ -201,7 +222,9 @@ pub struct ItemFacts {
 
 impl ItemFacts {
     pub fn has_label(&self, name: &str) -> bool {
-        self.labels.iter().any(|label| label.eq_ignore_ascii_case(name))
+        self.labels
+            .iter()
+            .any(|label| label.eq_ignore_ascii_case(name))
     }
 }
 
@@ -267,8 +290,8 @@ impl Decision {
     }
 }
 
-/// Why an item is left alone whatever its age, or `None`.
-pub fn exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<String> {
+/// Why an item is left alone whatever its age, and the option that says so; or `None`.
+pub fn exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<(String, &'static str)> {
     let matches_any = |wanted: &[String], have: &[String]| {
         wanted
             .iter()
@@ -276,46 +299,70 @@ pub fn exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<String> {
             .cloned()
     };
     if facts.is_pr && facts.draft && rules.exempt_draft_pr {
-        return Some("draft PR".into());
+        return Some(("draft PR".into(), "exempt_draft_pr"));
     }
     if let Ok(Some(start)) = rules.start() {
         if facts.created_at < start {
-            return Some(format!("created before start_date {}", rules.start_date));
+            return Some((format!("created before {}", rules.start_date), "start_date"));
         }
     }
-    if let Some(missing) = rules.only_labels.iter().find(|label| !facts.has_label(label)) {
-        return Some(format!("lacks only_labels label \"{missing}\""));
+    if let Some(missing) = rules
+        .only_labels
+        .iter()
+        .find(|label| !facts.has_label(label))
+    {
+        return Some((format!("lacks label \"{missing}\""), "only_labels"));
     }
-    if !rules.any_of_labels.is_empty() && matches_any(&rules.any_of_labels, &facts.labels).is_none() {
-        return Some("has none of any_of_labels".into());
+    if !rules.any_of_labels.is_empty() && matches_any(&rules.any_of_labels, &facts.labels).is_none()
+    {
+        return Some(("has none of the labels".into(), "any_of_labels"));
     }
-    let exempt_labels = if facts.is_pr { &rules.exempt_pr_labels } else { &rules.exempt_issue_labels };
+    let exempt_labels = if facts.is_pr {
+        &rules.exempt_pr_labels
+    } else {
+        &rules.exempt_issue_labels
+    };
     if let Some(label) = matches_any(exempt_labels, &facts.labels) {
-        return Some(format!("label \"{label}\""));
+        return Some((
+            format!("label \"{label}\""),
+            if facts.is_pr {
+                "exempt_pr_labels"
+            } else {
+                "exempt_issue_labels"
+            },
+        ));
     }
     if let Some(milestone) = &facts.milestone {
         if rules.exempt_all_milestones {
-            return Some(format!("milestone \"{milestone}\""));
+            return Some((
+                format!("milestone \"{milestone}\""),
+                "exempt_all_milestones",
+            ));
         }
         if matches_any(&rules.exempt_milestones, std::slice::from_ref(milestone)).is_some() {
-            return Some(format!("milestone \"{milestone}\""));
+            return Some((format!("milestone \"{milestone}\""), "exempt_milestones"));
         }
     }
     if !facts.assignees.is_empty() && rules.exempt_all_assignees {
-        return Some(format!("assigned to {}", facts.assignees.join(", ")));
+        return Some((
+            format!("assigned to {}", facts.assignees.join(", ")),
+            "exempt_all_assignees",
+        ));
     }
     if let Some(assignee) = matches_any(&rules.exempt_assignees, &facts.assignees) {
-        return Some(format!("assigned to {assignee}"));
+        return Some((format!("assigned to {assignee}"), "exempt_assignees"));
     }
     if rules.include_only_assigned && facts.assignees.is_empty() {
-        return Some("not assigned (include_only_assigned)".into());
+        return Some(("not assigned".into(), "include_only_assigned"));
     }
     None
 }
 
 /// Whether deciding needs the stale label's history (events, perhaps comments).
 pub fn needs_history(facts: &ItemFacts, rules: &StaleRules) -> bool {
-    facts.open && facts.has_label(rules.stale_label(facts.is_pr)) && exemption(facts, rules).is_none()
+    facts.open
+        && facts.has_label(rules.stale_label(facts.is_pr))
+        && exemption(facts, rules).is_none()
 }
 
 /// How far `updated_at` may trail our own last write and still mean "nothing since".
@@ -346,15 +393,22 @@ pub fn decide(
     now: DateTime<Utc>,
 ) -> Result<Decision, String> {
     if !facts.open {
-        return Ok(Decision::without_writes(Disposition::Skip("not open".into()), "closed since it was selected"));
+        return Ok(Decision::without_writes(
+            Disposition::Skip("not open".into()),
+            "closed since it was selected",
+        ));
     }
-    if let Some(why) = exemption(facts, rules) {
-        return Ok(Decision::without_writes(Disposition::Exempt(why), "exempt from the stale rules"));
+    if let Some((why, option)) = exemption(facts, rules) {
+        return Ok(Decision::without_writes(
+            Disposition::Exempt(why),
+            format!("by {option}"),
+        ));
     }
     let label = rules.stale_label(facts.is_pr).to_string();
     let kind = if facts.is_pr { "PR" } else { "issue" };
     if facts.has_label(&label) {
-        let history = history.ok_or_else(|| format!("the \"{label}\" label's history was not read"))?;
+        let history =
+            history.ok_or_else(|| format!("the \"{label}\" label's history was not read"))?;
         return Ok(decide_stale(facts, history, rules, viewer, now, &label));
     }
 
@@ -365,12 +419,19 @@ pub fn decide(
             format!("{kind}s are never marked stale (days_before_stale = -1)"),
         ));
     }
-    let last = if rules.ignore_updates { facts.created_at } else { facts.updated_at };
+    let last = if rules.ignore_updates {
+        facts.created_at
+    } else {
+        facts.updated_at
+    };
     let what = if rules.ignore_updates { "open" } else { "idle" };
     if last > now {
         return Ok(Decision::without_writes(
             Disposition::Keep,
-            format!("last update {} is in the future; the clocks disagree", last.to_rfc3339()),
+            format!(
+                "last update {} is in the future; the clocks disagree",
+                last.to_rfc3339()
+            ),
         ));
     }
     let idle = days_between(last, now);
@@ -380,13 +441,21 @@ pub fn decide(
             format!("{what} {idle} days < {stale_days}"),
         ));
     }
-    let mut writes = vec![Write::AddLabels { labels: vec![label] }];
+    let mut writes = vec![Write::AddLabels {
+        labels: vec![label],
+    }];
     for remove in &rules.labels_to_remove_when_stale {
         if facts.has_label(remove) {
-            writes.push(Write::RemoveLabel { label: remove.clone() });
+            writes.push(Write::RemoveLabel {
+                label: remove.clone(),
+            });
         }
     }
-    let message = if facts.is_pr { &rules.stale_pr_message } else { &rules.stale_issue_message };
+    let message = if facts.is_pr {
+        &rules.stale_pr_message
+    } else {
+        &rules.stale_issue_message
+    };
     if !message.trim().is_empty() {
         writes.push(write::comment(message, "mark-stale"));
     }
@@ -420,7 +489,11 @@ pub fn unexplained_update(
     })
 }
 
-fn counts_as_activity(activity: &Activity, label_added_at: DateTime<Utc>, viewer: Option<&str>) -> bool {
+fn counts_as_activity(
+    activity: &Activity,
+    label_added_at: DateTime<Utc>,
+    viewer: Option<&str>,
+) -> bool {
     activity.at > label_added_at
         && !activity.is_bot
         && !activity.notification
@@ -444,7 +517,9 @@ fn decide_stale(
         .max_by_key(|activity| activity.at);
     if let Some(activity) = human {
         if rules.remove_stale_when_updated && !rules.ignore_updates {
-            let mut writes = vec![Write::RemoveLabel { label: label.to_string() }];
+            let mut writes = vec![Write::RemoveLabel {
+                label: label.to_string(),
+            }];
             let add: Vec<String> = rules
                 .labels_to_add_when_unstale
                 .iter()
@@ -456,7 +531,9 @@ fn decide_stale(
             }
             for remove in &rules.labels_to_remove_when_unstale {
                 if facts.has_label(remove) {
-                    writes.push(Write::RemoveLabel { label: remove.clone() });
+                    writes.push(Write::RemoveLabel {
+                        label: remove.clone(),
+                    });
                 }
             }
             return Decision {
@@ -484,7 +561,11 @@ fn decide_stale(
         );
     }
     let mut writes = Vec::new();
-    let message = if facts.is_pr { &rules.close_pr_message } else { &rules.close_issue_message };
+    let message = if facts.is_pr {
+        &rules.close_pr_message
+    } else {
+        &rules.close_issue_message
+    };
     let already_posted = history
         .activity
         .iter()
@@ -492,9 +573,15 @@ fn decide_stale(
     if !message.trim().is_empty() && !already_posted {
         writes.push(write::comment(message, "close"));
     }
-    let close_label = if facts.is_pr { &rules.close_pr_label } else { &rules.close_issue_label };
+    let close_label = if facts.is_pr {
+        &rules.close_pr_label
+    } else {
+        &rules.close_issue_label
+    };
     if !close_label.is_empty() && !facts.has_label(close_label) {
-        writes.push(Write::AddLabels { labels: vec![close_label.clone()] });
+        writes.push(Write::AddLabels {
+            labels: vec![close_label.clone()],
+        });
     }
     writes.push(Write::Close {
         reason: (!facts.is_pr).then(|| rules.close_issue_reason.clone()),
@@ -558,7 +645,14 @@ mod tests {
     }
 
     fn decide_default(facts: &ItemFacts, history: Option<&History>) -> Decision {
-        decide(facts, history, &StaleRules::default(), Some("sweeper"), now()).unwrap()
+        decide(
+            facts,
+            history,
+            &StaleRules::default(),
+            Some("sweeper"),
+            now(),
+        )
+        .unwrap()
     }
 
     #[test]
@@ -566,28 +660,60 @@ mod tests {
         let decision = decide_default(&issue(74), None);
         assert_eq!(decision.disposition, Disposition::MarkStale);
         assert_eq!(decision.reason, "idle 74 days >= 60");
-        assert_eq!(decision.writes[0], Write::AddLabels { labels: vec!["Stale".into()] });
+        assert_eq!(
+            decision.writes[0],
+            Write::AddLabels {
+                labels: vec!["Stale".into()]
+            }
+        );
         assert!(matches!(decision.writes[1], Write::Comment { .. }));
-        assert_eq!(decide_default(&issue(59), None).disposition, Disposition::Keep);
+        assert_eq!(
+            decide_default(&issue(59), None).disposition,
+            Disposition::Keep
+        );
     }
 
     #[test]
     fn minus_one_means_never() {
-        let rules = StaleRules { days_before_stale: -1, ..StaleRules::default() };
+        let rules = StaleRules {
+            days_before_stale: -1,
+            ..StaleRules::default()
+        };
         let decision = decide(&issue(500), None, &rules, None, now()).unwrap();
         assert_eq!(decision.disposition, Disposition::Keep);
-        let rules = StaleRules { days_before_close: -1, ..StaleRules::default() };
-        let decision = decide(&stale(issue(90)), Some(&history(80, vec![])), &rules, None, now()).unwrap();
+        let rules = StaleRules {
+            days_before_close: -1,
+            ..StaleRules::default()
+        };
+        let decision = decide(
+            &stale(issue(90)),
+            Some(&history(80, vec![])),
+            &rules,
+            None,
+            now(),
+        )
+        .unwrap();
         assert_eq!(decision.disposition, Disposition::Keep);
     }
 
     #[test]
     fn pr_and_issue_overrides_apply_to_their_kind_only() {
-        let rules = StaleRules { days_before_pr_stale: Some(10), ..StaleRules::default() };
+        let rules = StaleRules {
+            days_before_pr_stale: Some(10),
+            ..StaleRules::default()
+        };
         let mut pr = issue(20);
         pr.is_pr = true;
-        assert_eq!(decide(&pr, None, &rules, None, now()).unwrap().disposition, Disposition::MarkStale);
-        assert_eq!(decide(&issue(20), None, &rules, None, now()).unwrap().disposition, Disposition::Keep);
+        assert_eq!(
+            decide(&pr, None, &rules, None, now()).unwrap().disposition,
+            Disposition::MarkStale
+        );
+        assert_eq!(
+            decide(&issue(20), None, &rules, None, now())
+                .unwrap()
+                .disposition,
+            Disposition::Keep
+        );
     }
 
     #[test]
@@ -601,7 +727,9 @@ mod tests {
         assert_eq!(decision.disposition, Disposition::Close);
         assert_eq!(
             decision.writes.last(),
-            Some(&Write::Close { reason: Some("not_planned".into()) })
+            Some(&Write::Close {
+                reason: Some("not_planned".into())
+            })
         );
     }
 
@@ -633,24 +761,46 @@ mod tests {
         )
         .unwrap();
         assert_eq!(decision.disposition, Disposition::Unmark);
-        assert_eq!(decision.reason, "comment by alice after it was marked stale");
+        assert_eq!(
+            decision.reason,
+            "comment by alice after it was marked stale"
+        );
         assert_eq!(
             decision.writes,
             vec![
-                Write::RemoveLabel { label: "Stale".into() },
-                Write::AddLabels { labels: vec!["triage".into()] }
+                Write::RemoveLabel {
+                    label: "Stale".into()
+                },
+                Write::AddLabels {
+                    labels: vec!["triage".into()]
+                }
             ]
         );
         // A comment from before the label is not activity since it.
         let old = history(8, vec![comment_by("alice", 9, false, None)]);
-        assert_eq!(decide(&facts, Some(&old), &rules, None, now()).unwrap().disposition, Disposition::Close);
+        assert_eq!(
+            decide(&facts, Some(&old), &rules, None, now())
+                .unwrap()
+                .disposition,
+            Disposition::Close
+        );
     }
 
     #[test]
     fn remove_stale_when_updated_false_keeps_the_label() {
-        let rules = StaleRules { remove_stale_when_updated: false, ..StaleRules::default() };
+        let rules = StaleRules {
+            remove_stale_when_updated: false,
+            ..StaleRules::default()
+        };
         let facts = stale(issue(1));
-        let decision = decide(&facts, Some(&history(8, vec![comment_by("alice", 1, false, None)])), &rules, None, now()).unwrap();
+        let decision = decide(
+            &facts,
+            Some(&history(8, vec![comment_by("alice", 1, false, None)])),
+            &rules,
+            None,
+            now(),
+        )
+        .unwrap();
         assert_eq!(decision.disposition, Disposition::Close);
     }
 
@@ -660,7 +810,10 @@ mod tests {
         let posted = history(8, vec![comment_by("sweeper", 0, false, Some("close"))]);
         let decision = decide_default(&facts, Some(&posted));
         assert_eq!(decision.disposition, Disposition::Close);
-        assert!(!decision.writes.iter().any(|write| matches!(write, Write::Comment { .. })));
+        assert!(!decision
+            .writes
+            .iter()
+            .any(|write| matches!(write, Write::Comment { .. })));
     }
 
     #[test]
@@ -673,7 +826,10 @@ mod tests {
         };
         let mut facts = issue(100);
         facts.labels = vec!["pinned".into()];
-        assert_eq!(exemption(&facts, &rules), Some("label \"Pinned\"".into()));
+        assert_eq!(
+            exemption(&facts, &rules),
+            Some(("label \"Pinned\"".into(), "exempt_issue_labels"))
+        );
         let mut facts = issue(100);
         facts.milestone = Some("V2".into());
         assert!(exemption(&facts, &rules).is_some());
@@ -681,7 +837,10 @@ mod tests {
         facts.assignees = vec!["bob".into()];
         assert!(exemption(&facts, &rules).is_some());
         // exempt_pr_labels does not exempt issues.
-        let rules = StaleRules { exempt_pr_labels: vec!["pinned".into()], ..StaleRules::default() };
+        let rules = StaleRules {
+            exempt_pr_labels: vec!["pinned".into()],
+            ..StaleRules::default()
+        };
         let mut facts = issue(100);
         facts.labels = vec!["pinned".into()];
         assert_eq!(exemption(&facts, &rules), None);
@@ -689,52 +848,97 @@ mod tests {
 
     #[test]
     fn only_any_of_draft_assigned_and_start_date() {
-        let rules = StaleRules { only_labels: vec!["bug".into(), "old".into()], ..StaleRules::default() };
+        let rules = StaleRules {
+            only_labels: vec!["bug".into(), "old".into()],
+            ..StaleRules::default()
+        };
         let mut facts = issue(100);
         facts.labels = vec!["bug".into()];
         assert!(exemption(&facts, &rules).is_some());
         facts.labels.push("OLD".into());
         assert_eq!(exemption(&facts, &rules), None);
 
-        let rules = StaleRules { any_of_labels: vec!["a".into(), "b".into()], ..StaleRules::default() };
+        let rules = StaleRules {
+            any_of_labels: vec!["a".into(), "b".into()],
+            ..StaleRules::default()
+        };
         assert!(exemption(&issue(100), &rules).is_some());
 
-        let rules = StaleRules { exempt_draft_pr: true, ..StaleRules::default() };
+        let rules = StaleRules {
+            exempt_draft_pr: true,
+            ..StaleRules::default()
+        };
         let mut pr = issue(100);
         pr.is_pr = true;
         pr.draft = true;
-        assert_eq!(exemption(&pr, &rules), Some("draft PR".into()));
+        assert_eq!(
+            exemption(&pr, &rules),
+            Some(("draft PR".into(), "exempt_draft_pr"))
+        );
 
-        let rules = StaleRules { include_only_assigned: true, ..StaleRules::default() };
+        let rules = StaleRules {
+            include_only_assigned: true,
+            ..StaleRules::default()
+        };
         assert!(exemption(&issue(100), &rules).is_some());
 
-        let rules = StaleRules { start_date: "2026-10-01T00:00:00Z".into(), ..StaleRules::default() };
+        let rules = StaleRules {
+            start_date: "2026-10-01T00:00:00Z".into(),
+            ..StaleRules::default()
+        };
         assert!(exemption(&issue(100), &rules).is_some());
     }
 
     #[test]
     fn validation_names_the_bad_value() {
-        let rules = StaleRules { days_before_stale: -2, ..StaleRules::default() };
-        assert!(rules.validate().unwrap_err().contains("days_before_stale = -2"));
-        let rules = StaleRules { close_issue_reason: "wontfix".into(), ..StaleRules::default() };
+        let rules = StaleRules {
+            days_before_stale: -2,
+            ..StaleRules::default()
+        };
+        assert!(rules
+            .validate()
+            .unwrap_err()
+            .contains("days_before_stale = -2"));
+        let rules = StaleRules {
+            close_issue_reason: "wontfix".into(),
+            ..StaleRules::default()
+        };
         assert!(rules.validate().unwrap_err().contains("\"wontfix\""));
-        let rules = StaleRules { start_date: "yesterday".into(), ..StaleRules::default() };
+        let rules = StaleRules {
+            start_date: "yesterday".into(),
+            ..StaleRules::default()
+        };
         assert!(rules.validate().unwrap_err().contains("\"yesterday\""));
     }
 
     #[test]
     fn activity_possible_uses_the_later_of_label_and_own_write() {
         let label = days_ago(5);
-        assert!(!activity_possible(label + Duration::seconds(1), label, None));
-        assert!(activity_possible(label + Duration::seconds(30), label, None));
-        assert!(!activity_possible(label + Duration::seconds(30), label, Some(label + Duration::seconds(29))));
+        assert!(!activity_possible(
+            label + Duration::seconds(1),
+            label,
+            None
+        ));
+        assert!(activity_possible(
+            label + Duration::seconds(30),
+            label,
+            None
+        ));
+        assert!(!activity_possible(
+            label + Duration::seconds(30),
+            label,
+            Some(label + Duration::seconds(29))
+        ));
     }
 
     #[test]
     fn an_unexplained_update_counts_but_an_explained_one_does_not() {
         let label = days_ago(8);
         let bot = comment_by("ci[bot]", 2, true, None);
-        assert_eq!(unexplained_update(bot.at, label, None, std::slice::from_ref(&bot)), None);
+        assert_eq!(
+            unexplained_update(bot.at, label, None, std::slice::from_ref(&bot)),
+            None
+        );
         let update = unexplained_update(days_ago(1), label, None, &[bot]).unwrap();
         let facts = stale(issue(1));
         let decision = decide_default(&facts, Some(&history(8, vec![update])));

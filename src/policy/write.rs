@@ -6,11 +6,20 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Write {
-    AddLabels { labels: Vec<String> },
-    RemoveLabel { label: String },
+    AddLabels {
+        labels: Vec<String>,
+    },
+    RemoveLabel {
+        label: String,
+    },
     /// `body` already carries the invisible marker, see [`marker`].
-    Comment { body: String, marker: String },
-    Close { reason: Option<String> },
+    Comment {
+        body: String,
+        marker: String,
+    },
+    Close {
+        reason: Option<String>,
+    },
 }
 
 /// The invisible marker every gh-sweep comment carries, so later runs recognise their own
@@ -41,7 +50,9 @@ impl fmt::Display for Write {
             Write::AddLabels { labels } => write!(f, "label +{}", labels.join(", +")),
             Write::RemoveLabel { label } => write!(f, "label -{label}"),
             Write::Comment { .. } => write!(f, "comment"),
-            Write::Close { reason: Some(reason) } => write!(f, "close ({reason})"),
+            Write::Close {
+                reason: Some(reason),
+            } => write!(f, "close ({reason})"),
             Write::Close { reason: None } => write!(f, "close"),
         }
     }

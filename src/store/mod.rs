@@ -92,13 +92,24 @@ fn now_text() -> String {
 
 impl Store {
     pub fn open(path: &Path) -> anyhow::Result<Self> {
-        if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)
-                .map_err(|error| Fatal::Usage(format!("cannot create the database folder {}: {error}", parent.display())))?;
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|error| {
+                Fatal::Usage(format!(
+                    "cannot create the database folder {}: {error}",
+                    parent.display()
+                ))
+            })?;
         }
         if !path.exists() {
-            write_private(path, b"")
-                .map_err(|error| Fatal::Usage(format!("cannot create the database {}: {error}; pass --db PATH to put it elsewhere", path.display())))?;
+            write_private(path, b"").map_err(|error| {
+                Fatal::Usage(format!(
+                    "cannot create the database {}: {error}; pass --db PATH to put it elsewhere",
+                    path.display()
+                ))
+            })?;
         }
         let unusable = |error: rusqlite::Error| {
             Fatal::Usage(format!(
@@ -107,27 +118,35 @@ impl Store {
             ))
         };
         let connection = Connection::open(path).map_err(unusable)?;
-        connection.busy_timeout(Duration::from_secs(10)).map_err(unusable)?;
+        connection
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(unusable)?;
         connection
             .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
             .map_err(unusable)?;
-        connection.execute_batch("PRAGMA foreign_keys = ON").map_err(unusable)?;
+        connection
+            .execute_batch("PRAGMA foreign_keys = ON")
+            .map_err(unusable)?;
         let mut store = Store {
             connection,
             path: path.to_path_buf(),
         };
-        store.migrate().map_err(|error| match error.downcast::<Fatal>() {
-            Ok(fatal) => anyhow::Error::new(fatal),
-            Err(error) => match error.downcast::<rusqlite::Error>() {
-                Ok(sqlite) => anyhow::Error::new(unusable(sqlite)),
-                Err(other) => other,
-            },
-        })?;
+        store
+            .migrate()
+            .map_err(|error| match error.downcast::<Fatal>() {
+                Ok(fatal) => anyhow::Error::new(fatal),
+                Err(error) => match error.downcast::<rusqlite::Error>() {
+                    Ok(sqlite) => anyhow::Error::new(unusable(sqlite)),
+                    Err(other) => other,
+                },
+            })?;
         Ok(store)
     }
 
     fn migrate(&mut self) -> anyhow::Result<()> {
-        let version: i64 = self.connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let version: i64 = self
+            .connection
+            .query_row("PRAGMA user_version", [], |row| row.get(0))?;
         if version > SCHEMA_VERSION {
             return Err(Fatal::Usage(format!(
                 "the database {} has schema version {version}, newer than this gh-sweep knows ({SCHEMA_VERSION}): upgrade gh-sweep, or pass --db PATH",
@@ -163,19 +182,45 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
             for completed in &recap.completed {
-                insert.execute(params![recap.run_id, completed.item, "completed", None::<String>, completed.disposition, completed.detail])?;
+                insert.execute(params![
+                    recap.run_id,
+                    completed.item,
+                    "completed",
+                    None::<String>,
+                    completed.disposition,
+                    completed.detail
+                ])?;
             }
             for failed in &recap.failed {
-                let phase = serde_json::to_value(failed.phase)?.as_str().map(str::to_string);
-                insert.execute(params![recap.run_id, failed.item, "failed", phase, None::<String>, failed.reason])?;
+                let phase = serde_json::to_value(failed.phase)?
+                    .as_str()
+                    .map(str::to_string);
+                insert.execute(params![
+                    recap.run_id,
+                    failed.item,
+                    "failed",
+                    phase,
+                    None::<String>,
+                    failed.reason
+                ])?;
             }
             for item in &recap.unfinished {
-                insert.execute(params![recap.run_id, item, "unfinished", None::<String>, None::<String>, recap.unfinished_reason])?;
+                insert.execute(params![
+                    recap.run_id,
+                    item,
+                    "unfinished",
+                    None::<String>,
+                    None::<String>,
+                    recap.unfinished_reason
+                ])?;
             }
         }
         let stopped = recap
             .stopped
-            .map(|stop| serde_json::to_value(stop).map(|value| value.as_str().unwrap_or_default().to_string()))
+            .map(|stop| {
+                serde_json::to_value(stop)
+                    .map(|value| value.as_str().unwrap_or_default().to_string())
+            })
             .transpose()?;
         transaction.execute(
             "UPDATE runs SET finished_at = ?2, stopped = ?3, exit_code = ?4, recap = ?5 WHERE id = ?1",
@@ -189,11 +234,19 @@ impl Store {
         let text: Option<String> = match run_id {
             Some(id) => self
                 .connection
-                .query_row("SELECT recap FROM runs WHERE id = ?1 AND recap IS NOT NULL", [id], |row| row.get(0))
+                .query_row(
+                    "SELECT recap FROM runs WHERE id = ?1 AND recap IS NOT NULL",
+                    [id],
+                    |row| row.get(0),
+                )
                 .optional()?,
             None => self
                 .connection
-                .query_row("SELECT recap FROM runs WHERE recap IS NOT NULL ORDER BY id DESC LIMIT 1", [], |row| row.get(0))
+                .query_row(
+                    "SELECT recap FROM runs WHERE recap IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    [],
+                    |row| row.get(0),
+                )
                 .optional()?,
         };
         text.map(|text| serde_json::from_str(&text).context("the stored recap is damaged"))
@@ -270,7 +323,11 @@ impl Store {
     }
 
     /// When gh-sweep put the stale label on an item, and its last write there.
-    pub fn stale_mark(&self, item: &ItemRef, label: &str) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+    pub fn stale_mark(
+        &self,
+        item: &ItemRef,
+        label: &str,
+    ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
         let row: Option<(String, String)> = self
             .connection
             .query_row(
@@ -281,13 +338,23 @@ impl Store {
             .optional()?;
         // A damaged row reads as unknown: the events are read instead.
         Ok(row.and_then(|(labeled, last)| {
-            let labeled = DateTime::parse_from_rfc3339(&labeled).ok()?.with_timezone(&Utc);
-            let last = DateTime::parse_from_rfc3339(&last).ok()?.with_timezone(&Utc);
+            let labeled = DateTime::parse_from_rfc3339(&labeled)
+                .ok()?
+                .with_timezone(&Utc);
+            let last = DateTime::parse_from_rfc3339(&last)
+                .ok()?
+                .with_timezone(&Utc);
             Some((labeled, last))
         }))
     }
 
-    pub fn record_stale_mark(&self, item: &ItemRef, label: &str, labeled_at: DateTime<Utc>, last_write_at: DateTime<Utc>) -> anyhow::Result<()> {
+    pub fn record_stale_mark(
+        &self,
+        item: &ItemRef,
+        label: &str,
+        labeled_at: DateTime<Utc>,
+        last_write_at: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
         self.connection.execute(
             "INSERT OR REPLACE INTO stale_marks (item, label, labeled_at, last_write_at) VALUES (?1, ?2, ?3, ?4)",
             params![item.to_string(), label, labeled_at.to_rfc3339(), last_write_at.to_rfc3339()],
@@ -296,8 +363,10 @@ impl Store {
     }
 
     pub fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
-        self.connection
-            .execute("DELETE FROM stale_marks WHERE item = ?1", [item.to_string()])?;
+        self.connection.execute(
+            "DELETE FROM stale_marks WHERE item = ?1",
+            [item.to_string()],
+        )?;
         Ok(())
     }
 }
@@ -318,7 +387,9 @@ mod tests {
     fn journal_rows_without_outcome_are_unknown_until_acknowledged() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("state.db")).unwrap();
-        let run = store.start_run("stale-sweep", "gh-sweep stale-sweep").unwrap();
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
         let item: ItemRef = "o/r#3".parse().unwrap();
         let done = store.journal_intent(run, &item, "comment").unwrap();
         store.journal_outcome(done, "done", "").unwrap();
@@ -337,7 +408,9 @@ mod tests {
         let path = dir.path().join("state.db");
         drop(Store::open(&path).unwrap());
         let connection = Connection::open(&path).unwrap();
-        connection.execute_batch("PRAGMA user_version = 99").unwrap();
+        connection
+            .execute_batch("PRAGMA user_version = 99")
+            .unwrap();
         drop(connection);
         let error = Store::open(&path).err().unwrap().to_string();
         assert!(error.contains("schema version 99"), "{error}");

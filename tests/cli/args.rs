@@ -9,11 +9,20 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
         (&["--only", "x#"], "`x#`"),
         (&["--only", "octo/demo#0"], "issue numbers start at 1"),
         (&["--only", "#9-#3"], "is a range backwards (9 > 3)"),
-        (&["--only", "other/repo#1"], "other/repo#1 is not in the repositories given with --repo (octo/demo)"),
+        (
+            &["--only", "other/repo#1"],
+            "other/repo#1 is not in the repositories given with --repo (octo/demo)",
+        ),
         (&["--repo", "nonsense"], "invalid repository `nonsense`"),
         (&["--write-interval", "-1"], "invalid write interval `-1`"),
-        (&["--api-url", "http://example.com"], "plain http:// is allowed only for loopback hosts"),
-        (&["--config", "missing.toml"], "config file missing.toml does not exist"),
+        (
+            &["--api-url", "http://example.com"],
+            "plain http:// is allowed only for loopback hosts",
+        ),
+        (
+            &["--config", "missing.toml"],
+            "config file missing.toml does not exist",
+        ),
         (&["--max-writes", "many"], "invalid value 'many'"),
         (&["--frobnicate"], "unexpected argument '--frobnicate'"),
     ];
@@ -23,9 +32,16 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
         args.extend_from_slice(extra);
         let outcome = test.run(&args);
         assert_eq!(outcome.code, 2, "{extra:?}: {}", outcome.stderr);
-        assert!(outcome.stderr.contains(expected), "{extra:?}: expected {expected:?} in\n{}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains(expected),
+            "{extra:?}: expected {expected:?} in\n{}",
+            outcome.stderr
+        );
     }
-    assert!(test.requests().is_empty(), "no request for a bad command line");
+    assert!(
+        test.requests().is_empty(),
+        "no request for a bad command line"
+    );
 }
 
 #[test]
@@ -45,7 +61,11 @@ fn bad_config_files_name_the_key_and_the_fix() {
         test.config(config);
         let outcome = test.run(&["classify", "stale", "--repo", REPO]);
         assert_eq!(outcome.code, 2, "{config:?}: {}", outcome.stderr);
-        assert!(outcome.stderr.contains(expected), "{config:?}: expected {expected:?} in\n{}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains(expected),
+            "{config:?}: expected {expected:?} in\n{}",
+            outcome.stderr
+        );
     }
     assert!(test.requests().is_empty());
 }
@@ -55,21 +75,42 @@ fn common_flags_work_before_and_after_the_subcommand() {
     let test = Test::new(|world| {
         world.open_issue(1, 5);
     });
-    test.run(&["--repo", REPO, "--json", "classify", "stale"]).expect_code(0).json();
-    test.run(&["classify", "stale", "--repo", REPO, "--json"]).expect_code(0).json();
+    test.run(&["--repo", REPO, "--json", "classify", "stale"])
+        .expect_code(0)
+        .json();
+    test.run(&["classify", "stale", "--repo", REPO, "--json"])
+        .expect_code(0)
+        .json();
 }
 
 #[test]
 fn help_teaches_the_options_and_exit_codes() {
     let test = Test::new(|_| {});
-    for args in [&["--help"][..], &["stale-sweep", "--help"], &["classify", "stale", "--help"], &["recap", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["stale-sweep", "--help"],
+        &["classify", "stale", "--help"],
+        &["recap", "--help"],
+    ] {
         let outcome = test.run(args);
         outcome.expect_code(0);
         assert!(outcome.stdout.contains("Exit codes:"), "{args:?}");
-        assert!(outcome.stdout.contains("10  item-failure budget exhausted"), "{args:?}");
+        assert!(
+            outcome.stdout.contains("10  item-failure budget exhausted"),
+            "{args:?}"
+        );
     }
     let sweep = test.run(&["stale-sweep", "--help"]);
-    for flag in ["--repo", "--only", "--item-failure-budget", "--yes", "--dry-run", "--json", "--max-writes", "--snapshot"] {
+    for flag in [
+        "--repo",
+        "--only",
+        "--item-failure-budget",
+        "--yes",
+        "--dry-run",
+        "--json",
+        "--max-writes",
+        "--snapshot",
+    ] {
         assert!(sweep.stdout.contains(flag), "{flag} in stale-sweep --help");
     }
 }
@@ -78,20 +119,41 @@ fn help_teaches_the_options_and_exit_codes() {
 fn a_database_that_is_not_one_is_named() {
     let test = Test::new(|_| {});
     let db = test.dir.path().join("broken.db");
-    std::fs::write(&db, "this is not sqlite, just text that is long enough to have a header......").unwrap();
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--db", db.to_str().unwrap()]);
+    std::fs::write(
+        &db,
+        "this is not sqlite, just text that is long enough to have a header......",
+    )
+    .unwrap();
+    let outcome = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--db",
+        db.to_str().unwrap(),
+    ]);
     outcome.expect_code(2);
-    assert!(outcome.stderr.contains("cannot use the database") && outcome.stderr.contains("broken.db"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("cannot use the database") && outcome.stderr.contains("broken.db"),
+        "{}",
+        outcome.stderr
+    );
 }
 
 #[test]
 fn committed_completions_match_the_definitions() {
     let test = Test::new(|_| {});
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (shell, file) in [("bash", "gh-sweep.bash"), ("zsh", "_gh-sweep"), ("fish", "gh-sweep.fish"), ("powershell", "_gh-sweep.ps1")] {
+    for (shell, file) in [
+        ("bash", "gh-sweep.bash"),
+        ("zsh", "_gh-sweep"),
+        ("fish", "gh-sweep.fish"),
+        ("powershell", "_gh-sweep.ps1"),
+    ] {
         let outcome = test.run(&["completions", shell]);
         outcome.expect_code(0);
-        let committed = std::fs::read_to_string(root.join("completions").join(file)).unwrap_or_default();
+        let committed =
+            std::fs::read_to_string(root.join("completions").join(file)).unwrap_or_default();
         assert!(
             committed == outcome.stdout,
             "completions/{file} is stale: run `cargo run -- completions {shell} > completions/{file}`"

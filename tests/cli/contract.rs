@@ -11,15 +11,36 @@ fn malformed_budgets_stop_before_anything_is_read() {
         world.open_issue(1, 74);
     });
     for bad in ["-1", "10 %", "max(3)", "150%", "abc"] {
-        let outcome = test.run(&["stale-sweep", "--repo", REPO, "--dry-run", "--item-failure-budget", bad]);
+        let outcome = test.run(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--dry-run",
+            "--item-failure-budget",
+            bad,
+        ]);
         outcome.expect_code(2);
-        assert!(outcome.stderr.contains(&format!("`{bad}`")), "{bad}: {}", outcome.stderr);
-        assert!(outcome.stdout.is_empty(), "no recap lists anything: {}", outcome.stdout);
+        assert!(
+            outcome.stderr.contains(&format!("`{bad}`")),
+            "{bad}: {}",
+            outcome.stderr
+        );
+        assert!(
+            outcome.stdout.is_empty(),
+            "no recap lists anything: {}",
+            outcome.stdout
+        );
     }
     test.config("item_failure_budget = \"10 %\"\n");
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--dry-run"]);
     outcome.expect_code(2);
-    assert!(outcome.stderr.contains("invalid item_failure_budget `10 %`"), "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("invalid item_failure_budget `10 %`"),
+        "{}",
+        outcome.stderr
+    );
     assert_eq!(test.requests().len(), 0, "nothing is read");
 }
 
@@ -29,7 +50,15 @@ fn valid_budgets_are_accepted() {
         world.open_issue(1, 5);
     });
     for good in ["0", "3", "10%", "max(2, 5%)", "max(2,5%)"] {
-        test.run(&["classify", "stale", "--repo", REPO, "--item-failure-budget", good]).expect_code(0);
+        test.run(&[
+            "classify",
+            "stale",
+            "--repo",
+            REPO,
+            "--item-failure-budget",
+            good,
+        ])
+        .expect_code(0);
     }
 }
 
@@ -49,30 +78,56 @@ fn broken_pool() -> Test {
 #[test]
 fn an_exhausted_budget_stops_before_the_next_item_and_writes_nothing() {
     let test = broken_pool();
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json", "--item-failure-budget", "1"]);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--item-failure-budget",
+        "1",
+    ]);
     outcome.expect_code(10);
     let recap = outcome.json();
     assert_eq!(recap["stopped"], "budget_exhausted");
     assert_eq!(items(&recap["completed"]), numbers(1..=1));
     assert_eq!(items(&recap["failed"]), numbers(2..=3));
-    assert_eq!(recap["failed"][0]["reason"], "the `updated_at` timestamp `not a date` does not parse");
+    assert_eq!(
+        recap["failed"][0]["reason"],
+        "the `updated_at` timestamp `not a date` does not parse"
+    );
     assert_eq!(recap["failed"][1]["reason"], "the `title` field is missing");
     assert_eq!(items(&recap["unfinished"]), numbers(4..=10));
     assert_eq!(recap["unfinished_reason"], "budget exhausted");
-    assert_eq!(recap["budget"], json!({"value": "1", "allowed": 1, "failures": 2}));
+    assert_eq!(
+        recap["budget"],
+        json!({"value": "1", "allowed": 1, "failures": 2})
+    );
     assert_eq!(
         recap["rerun"],
         "gh-sweep stale-sweep --repo octo/demo --item-failure-budget 1 --json --only 'octo/demo#2-#10'"
     );
     let reads: Vec<String> = test.requests().iter().map(|r| r.line()).collect();
-    assert_eq!(reads, vec![format!("GET /repos/{REPO}/issues")], "item 4 was never read");
+    assert_eq!(
+        reads,
+        vec![format!("GET /repos/{REPO}/issues")],
+        "item 4 was never read"
+    );
     test.expect_writes(&[]);
 }
 
 #[test]
 fn a_zero_budget_stops_at_the_first_failure() {
     let test = broken_pool();
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json", "--item-failure-budget", "0"]);
+    let outcome = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--json",
+        "--item-failure-budget",
+        "0",
+    ]);
     outcome.expect_code(10);
     let recap = outcome.json();
     assert_eq!(items(&recap["failed"]), numbers(2..=2));
@@ -88,8 +143,14 @@ fn failures_within_the_budget_finish_with_exit_8() {
     assert!(recap["stopped"].is_null());
     assert_eq!(items(&recap["failed"]), numbers(2..=3));
     assert_eq!(recap["budget"]["allowed"], 3);
-    assert_eq!(recap["rerun"], "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#2,#3'");
-    let mut expected = vec![format!("POST {}/comments", issue(4)), format!("PATCH {}", issue(4))];
+    assert_eq!(
+        recap["rerun"],
+        "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#2,#3'"
+    );
+    let mut expected = vec![
+        format!("POST {}/comments", issue(4)),
+        format!("PATCH {}", issue(4)),
+    ];
     for number in 5..=10 {
         expected.push(format!("POST {}/labels", issue(number)));
         expected.push(format!("POST {}/comments", issue(number)));
@@ -100,7 +161,15 @@ fn failures_within_the_budget_finish_with_exit_8() {
 #[test]
 fn the_rerun_selector_pasted_back_reruns_exactly_those_items() {
     let test = broken_pool();
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--dry-run", "--json", "--item-failure-budget", "1"]);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--dry-run",
+        "--json",
+        "--item-failure-budget",
+        "1",
+    ]);
     let rerun = outcome.json()["rerun"].as_str().unwrap().to_string();
     {
         let mut shared = test.world();
@@ -116,9 +185,15 @@ fn the_rerun_selector_pasted_back_reruns_exactly_those_items() {
     seen.sort();
     let mut expected = numbers(2..=10);
     expected.sort();
-    assert_eq!(seen, expected, "exactly the failed and unfinished items, nothing else");
+    assert_eq!(
+        seen, expected,
+        "exactly the failed and unfinished items, nothing else"
+    );
     let read: Vec<String> = test.requests().iter().map(|r| r.path.clone()).collect();
-    assert!(!read.contains(&issue(1)), "item 1 was completed and is not read again: {read:?}");
+    assert!(
+        !read.contains(&issue(1)),
+        "item 1 was completed and is not read again: {read:?}"
+    );
 }
 
 #[test]
@@ -128,7 +203,13 @@ fn without_a_terminal_writes_need_yes_and_nothing_is_read() {
     });
     let outcome = test.run(&["stale-sweep", "--repo", REPO]);
     outcome.expect_code(2);
-    assert!(outcome.stderr.contains("pass --yes to write, or --dry-run to preview"), "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("pass --yes to write, or --dry-run to preview"),
+        "{}",
+        outcome.stderr
+    );
     assert!(test.requests().is_empty());
 }
 
@@ -147,10 +228,19 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
     assert_eq!(items(&recap["completed"]), numbers(1..=1));
     assert_eq!(items(&recap["failed"]), numbers(2..=2));
     assert_eq!(recap["failed"][0]["phase"], "write");
-    assert!(recap["failed"][0]["reason"].as_str().unwrap().contains("outcome unknown"), "{recap}");
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("outcome unknown"),
+        "{recap}"
+    );
     assert_eq!(items(&recap["unfinished"]), numbers(3..=3));
     assert_eq!(recap["unfinished_reason"], "a write stopped the run");
-    assert_eq!(recap["rerun"], "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#3'");
+    assert_eq!(
+        recap["rerun"],
+        "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#3'"
+    );
     test.expect_writes(&[
         &format!("POST {}/labels", issue(1)),
         &format!("POST {}/comments", issue(1)),
@@ -164,10 +254,17 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
     next.expect_code(11);
     let recap = next.json();
     assert_eq!(items(&recap["failed"]), numbers(2..=2));
-    assert!(recap["failed"][0]["reason"].as_str().unwrap().starts_with("outcome unknown: check by hand"));
-    test.expect_writes(&[&format!("POST {}/labels", issue(3)), &format!("POST {}/comments", issue(3))]);
+    assert!(recap["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("outcome unknown: check by hand"));
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(3)),
+        &format!("POST {}/comments", issue(3)),
+    ]);
 
-    test.run(&["recap", "--acknowledge", "octo/demo#2"]).expect_code(0);
+    test.run(&["recap", "--acknowledge", "octo/demo#2"])
+        .expect_code(0);
     test.clear_log();
     let after = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     after.expect_code(0);
@@ -184,12 +281,22 @@ fn a_refused_write_is_a_failure_not_a_silent_success() {
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(11);
     let recap = outcome.json();
-    assert!(recap["failed"][0]["reason"].as_str().unwrap().contains("refused"), "{recap}");
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("refused"),
+        "{recap}"
+    );
     test.expect_writes(&[&format!("POST {}/labels", issue(1))]);
     // A refusal wrote nothing, so it does not block the next run.
     test.clear_log();
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
-    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
 }
 
 #[test]
@@ -202,7 +309,13 @@ fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
     outcome.expect_code(5);
     let recap = outcome.json();
     assert_eq!(recap["stopped"], "harness_outage");
-    assert!(recap["stop_detail"].as_str().unwrap().contains("gave up after 3 tries"), "{recap}");
+    assert!(
+        recap["stop_detail"]
+            .as_str()
+            .unwrap()
+            .contains("gave up after 3 tries"),
+        "{recap}"
+    );
     assert_eq!(test.requests().len(), 3, "read_retries = 2: three tries");
     test.expect_writes(&[]);
 }
@@ -214,9 +327,16 @@ fn a_read_that_recovers_within_the_retries_goes_on() {
     });
     test.fail("GET", "/issues", Fault::Status(503), 1);
     test.fail("GET", "/issues", Fault::Drop, 1);
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
-    assert_eq!(test.requests().iter().filter(|r| r.method == "GET").count(), 3);
-    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    assert_eq!(
+        test.requests().iter().filter(|r| r.method == "GET").count(),
+        3
+    );
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
 }
 
 #[test]
@@ -234,7 +354,11 @@ fn an_outage_mid_pool_leaves_the_rest_unfinished_and_writes_nothing() {
     all.extend(items(&recap["failed"]));
     all.extend(items(&recap["unfinished"]));
     all.sort();
-    assert_eq!(all, numbers(1..=3), "the three groups together are exactly the pool");
+    assert_eq!(
+        all,
+        numbers(1..=3),
+        "the three groups together are exactly the pool"
+    );
     assert_eq!(items(&recap["unfinished"]), numbers(1..=3));
     assert_eq!(recap["unfinished_reason"], "harness outage");
     test.expect_writes(&[]);
@@ -248,8 +372,16 @@ fn a_rate_limit_longer_than_the_wait_limit_is_an_outage_that_says_so() {
     test.fail("GET", "/issues", Fault::RateLimit { retry_after: 120 }, 5);
     let outcome = test.run(&["classify", "stale", "--repo", REPO]);
     outcome.expect_code(5);
-    assert!(outcome.stdout.contains("asks to wait 120s"), "{}", outcome.stdout);
-    assert_eq!(test.requests().len(), 1, "no sleeping past a limit it prints");
+    assert!(
+        outcome.stdout.contains("asks to wait 120s"),
+        "{}",
+        outcome.stdout
+    );
+    assert_eq!(
+        test.requests().len(),
+        1,
+        "no sleeping past a limit it prints"
+    );
 }
 
 #[test]
@@ -260,7 +392,11 @@ fn a_bad_token_stops_at_once_with_exit_4() {
     test.fail("GET", "/issues", Fault::Status(401), 5);
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
     outcome.expect_code(4);
-    assert!(outcome.stdout.contains("GitHub refused the token (401)"), "{}", outcome.stdout);
+    assert!(
+        outcome.stdout.contains("GitHub refused the token (401)"),
+        "{}",
+        outcome.stdout
+    );
     assert_eq!(test.requests().len(), 1, "401 is not retried");
 }
 
@@ -269,7 +405,11 @@ fn no_token_exits_4_and_says_where_it_looked() {
     let test = Test::new(|_| {});
     let outcome = test.run_without_token(&["classify", "stale", "--repo", REPO]);
     outcome.expect_code(4);
-    assert!(outcome.stderr.contains("looked in GH_TOKEN, GITHUB_TOKEN"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("looked in GH_TOKEN, GITHUB_TOKEN"),
+        "{}",
+        outcome.stderr
+    );
     assert!(test.requests().is_empty());
 }
 
@@ -278,7 +418,13 @@ fn a_missing_repository_is_named() {
     let test = Test::new(|_| {});
     let outcome = test.run(&["classify", "stale", "--repo", "octo/nope"]);
     outcome.expect_code(4);
-    assert!(outcome.stdout.contains("repository octo/nope was not found, or the token cannot see it"), "{}", outcome.stdout);
+    assert!(
+        outcome
+            .stdout
+            .contains("repository octo/nope was not found, or the token cannot see it"),
+        "{}",
+        outcome.stdout
+    );
 }
 
 #[test]
@@ -287,7 +433,8 @@ fn two_runs_in_a_row_do_not_double_post() {
         world.open_issue(1, 74);
         world.stale_issue(2, 8, VIEWER);
     });
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
     test.expect_writes(&[
         &format!("POST {}/labels", issue(1)),
         &format!("POST {}/comments", issue(1)),
@@ -319,13 +466,25 @@ fn a_dry_run_writes_nothing_and_its_rerun_does_it_for_real() {
     assert_eq!(recap["dry_run"], true);
     assert_eq!(items(&recap["unfinished"]), numbers(2..=2));
     assert_eq!(recap["unfinished_reason"], "dry run");
-    assert_eq!(recap["planned"][0]["writes"], json!(["label +Stale", "comment"]));
+    assert_eq!(
+        recap["planned"][0]["writes"],
+        json!(["label +Stale", "comment"])
+    );
     let rerun = recap["rerun"].as_str().unwrap();
     assert!(!rerun.contains("--dry-run"), "{rerun}");
-    assert!(outcome.stderr.contains("Would write (2 on 1 items)"), "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("Dry run: 2 writes on 1 items planned, none sent."),
+        "{}",
+        outcome.stderr
+    );
     test.expect_writes(&[]);
     test.run_line(rerun, &["--yes"]).expect_code(0);
-    test.expect_writes(&[&format!("POST {}/labels", issue(2)), &format!("POST {}/comments", issue(2))]);
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(2)),
+        &format!("POST {}/comments", issue(2)),
+    ]);
 }
 
 #[test]
@@ -335,13 +494,27 @@ fn max_writes_leaves_items_past_the_cap_unfinished() {
             world.open_issue(number, 74);
         }
     });
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json", "--max-writes", "3"]);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--max-writes",
+        "3",
+    ]);
     let recap = outcome.json();
     assert_eq!(items(&recap["completed"]), numbers(1..=1));
     assert_eq!(items(&recap["unfinished"]), numbers(2..=3));
     assert_eq!(recap["unfinished_reason"], "write cap reached");
-    assert_eq!(recap["rerun"], "gh-sweep stale-sweep --repo octo/demo --max-writes 3 --json --only 'octo/demo#2,#3'");
-    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    assert_eq!(
+        recap["rerun"],
+        "gh-sweep stale-sweep --repo octo/demo --max-writes 3 --json --only 'octo/demo#2,#3'"
+    );
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
 }
 
 #[test]
@@ -363,8 +536,14 @@ fn an_item_that_changed_since_it_was_read_is_not_written() {
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(0);
     let recap = outcome.json();
-    assert_eq!(recap["completed"][1]["disposition"], "changed since read: now keep");
-    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    assert_eq!(
+        recap["completed"][1]["disposition"],
+        "changed since read: now keep"
+    );
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
 }
 
 #[test]
@@ -377,13 +556,27 @@ fn the_token_never_reaches_output_database_or_snapshot() {
     });
     test.fail("POST", "/issues/1/comments", Fault::Status(500), 1);
     let snapshot = test.dir.path().join("snap.json");
-    let first = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--verbose", "--save-snapshot", snapshot.to_str().unwrap()]);
+    let first = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--verbose",
+        "--save-snapshot",
+        snapshot.to_str().unwrap(),
+    ]);
     first.expect_code(11);
     let recap = test.run(&["recap", "--json"]);
     let list = test.run(&["recap", "--list"]);
-    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
     // The server did get the token, so not finding it elsewhere means something.
-    assert!(test.requests().iter().all(|r| r.authorization.as_deref() == Some(&format!("Bearer {TOKEN}"))));
+    assert!(test
+        .requests()
+        .iter()
+        .all(|r| r.authorization.as_deref() == Some(&format!("Bearer {TOKEN}"))));
     for text in [&first.stdout, &first.stderr, &recap.stdout, &list.stdout] {
         assert!(!text.contains(TOKEN));
         assert!(!text.contains("SENTINEL"));
@@ -391,9 +584,17 @@ fn the_token_never_reaches_output_database_or_snapshot() {
     for file in [test.db_path(), snapshot] {
         let bytes = std::fs::read(&file).unwrap();
         let text = String::from_utf8_lossy(&bytes);
-        assert!(!text.contains("SENTINEL"), "the token is in {}", file.display());
+        assert!(
+            !text.contains("SENTINEL"),
+            "the token is in {}",
+            file.display()
+        );
     }
-    assert!(first.stderr.contains("Using the token from GH_TOKEN"), "{}", first.stderr);
+    assert!(
+        first.stderr.contains("Using the token from GH_TOKEN"),
+        "{}",
+        first.stderr
+    );
 }
 
 #[test]
@@ -406,12 +607,25 @@ fn recap_prints_a_stored_run_again() {
     again.expect_code(0);
     assert_eq!(run.json(), again.json());
     let by_id = test.run(&["recap", "1"]);
-    assert!(by_id.stdout.starts_with("Recap of run 1: classify stale"), "{}", by_id.stdout);
+    assert!(
+        by_id.stdout.starts_with("Recap of run 1: classify stale"),
+        "{}",
+        by_id.stdout
+    );
     let list = test.run(&["recap", "--list"]);
-    assert!(list.stdout.contains("classify stale --repo octo/demo --json"), "{}", list.stdout);
+    assert!(
+        list.stdout
+            .contains("classify stale --repo octo/demo --json"),
+        "{}",
+        list.stdout
+    );
     let missing = test.run(&["recap", "42"]);
     missing.expect_code(2);
-    assert!(missing.stderr.contains("no finished run 42"), "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains("no finished run 42"),
+        "{}",
+        missing.stderr
+    );
 }
 
 #[test]
@@ -426,8 +640,14 @@ fn the_table_recap_keeps_its_order_and_omits_the_budget_when_clean() {
     let failed = text.find("Failed (0)").unwrap();
     let unfinished = text.find("Unfinished (1): dry run").unwrap();
     let rerun = text.find("Rerun what is left:").unwrap();
-    assert!(completed < failed && failed < unfinished && unfinished < rerun, "{text}");
-    assert!(!text.to_lowercase().contains("budget"), "a clean run does not mention the budget: {text}");
+    assert!(
+        completed < failed && failed < unfinished && unfinished < rerun,
+        "{text}"
+    );
+    assert!(
+        !text.to_lowercase().contains("budget"),
+        "a clean run does not mention the budget: {text}"
+    );
 }
 
 #[test]
@@ -440,14 +660,27 @@ fn a_write_applied_but_unanswered_is_never_sent_again() {
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(11);
     assert_eq!(items(&outcome.json()["unfinished"]), numbers(2..=2));
-    test.expect_writes(&[&format!("POST {}/labels", issue(1)), &format!("POST {}/comments", issue(1))]);
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
     test.clear_log();
     let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     next.expect_code(11);
-    assert!(next.json()["failed"][0]["reason"].as_str().unwrap().contains("comment in run 1"));
-    test.expect_writes(&[&format!("POST {}/labels", issue(2)), &format!("POST {}/comments", issue(2))]);
+    assert!(next.json()["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("comment in run 1"));
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(2)),
+        &format!("POST {}/comments", issue(2)),
+    ]);
     let mut shared = test.world();
-    assert_eq!(shared.world.issue(1).comments.len(), 1, "the comment was posted exactly once");
+    assert_eq!(
+        shared.world.issue(1).comments.len(),
+        1,
+        "the comment was posted exactly once"
+    );
 }
 
 #[test]
@@ -456,8 +689,20 @@ fn a_read_slower_than_the_timeout_is_a_harness_failure() {
         world.open_issue(1, 74);
     });
     test.config("timeout_seconds = 1\nread_retries = 0\n");
-    test.fail("GET", "/issues", Fault::Slow(std::time::Duration::from_millis(2500)), 1);
+    test.fail(
+        "GET",
+        "/issues",
+        Fault::Slow(std::time::Duration::from_millis(2500)),
+        1,
+    );
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     outcome.expect_code(5);
-    assert!(outcome.json()["stop_detail"].as_str().unwrap().contains("timed out"), "{}", outcome.stdout);
+    assert!(
+        outcome.json()["stop_detail"]
+            .as_str()
+            .unwrap()
+            .contains("timed out"),
+        "{}",
+        outcome.stdout
+    );
 }

@@ -9,7 +9,9 @@ use serde_json::json;
 use crate::support::{items, Test, WorldState, REPO, VIEWER};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 /// A repository with a bit of everything, for the bundled snapshot.
@@ -28,7 +30,11 @@ fn demo_world(world: &mut WorldState) {
     ];
     for (index, title) in titles.iter().enumerate() {
         let number = index as u64 + 1;
-        let issue = if number % 3 == 0 { world.open_pr(number, 2 + number as i64) } else { world.open_issue(number, 2 + number as i64) };
+        let issue = if number % 3 == 0 {
+            world.open_pr(number, 2 + number as i64)
+        } else {
+            world.open_issue(number, 2 + number as i64)
+        };
         issue.title = title.to_string();
     }
     for (number, idle, title) in [
@@ -38,15 +44,28 @@ fn demo_world(world: &mut WorldState) {
         (14, 61, "Cannot build on FreeBSD"),
         (15, 200, "Support for Mercurial"),
     ] {
-        let issue = if number == 13 { world.open_pr(number, idle) } else { world.open_issue(number, idle) };
+        let issue = if number == 13 {
+            world.open_pr(number, idle)
+        } else {
+            world.open_issue(number, idle)
+        };
         issue.title = title.into();
     }
-    for (number, days, title) in [(16, 9, "Investigate memory use"), (17, 14, "Old benchmark numbers"), (18, 8, "Unclear error on 502")] {
+    for (number, days, title) in [
+        (16, 9, "Investigate memory use"),
+        (17, 14, "Old benchmark numbers"),
+        (18, 8, "Unclear error on 502"),
+    ] {
         world.stale_issue(number, days, "github-actions[bot]").title = title.into();
     }
     world.comment(17, "dependabot[bot]", 5, "Bumps criterion from 0.5 to 0.6.");
     world.stale_issue(19, 10, "github-actions[bot]").title = "Colour output in CI logs".into();
-    world.comment(19, "maintainer-alice", 2, "Still relevant, I will pick this up.");
+    world.comment(
+        19,
+        "maintainer-alice",
+        2,
+        "Still relevant, I will pick this up.",
+    );
     world.stale_issue(20, 3, "github-actions[bot]").title = "Retry budget docs".into();
     world.open_issue(21, 300).title = "Tracking: 1.0 release".into();
     world.issue(21).labels.push("pinned".into());
@@ -59,7 +78,8 @@ fn demo_world(world: &mut WorldState) {
     world.open_issue(25, 70).title = "Imported from the old tracker".into();
     world.issue(25).patch = Some(json!({"updated_at": "2019-13-45 25:61"}));
     for number in 26..=30 {
-        world.open_issue(number, 20 + number as i64).title = format!("Question #{number} about usage");
+        world.open_issue(number, 20 + number as i64).title =
+            format!("Question #{number} about usage");
     }
 }
 
@@ -68,26 +88,65 @@ fn the_bundled_snapshot_covers_every_disposition() {
     let path = fixture("demo-snapshot.json");
     if std::env::var_os("GH_SWEEP_REGENERATE_FIXTURES").is_some() {
         let test = Test::new(demo_world);
-        test.run(&["classify", "stale", "--repo", REPO, "--config", fixture("demo.toml").to_str().unwrap(), "--save-snapshot", path.to_str().unwrap()]);
+        test.run(&[
+            "classify",
+            "stale",
+            "--repo",
+            REPO,
+            "--config",
+            fixture("demo.toml").to_str().unwrap(),
+            "--save-snapshot",
+            path.to_str().unwrap(),
+        ]);
     }
     let test = Test::new(|_| {});
-    let outcome = test.run(&["stale-sweep", "--snapshot", path.to_str().unwrap(), "--config", fixture("demo.toml").to_str().unwrap(), "--json"]);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--snapshot",
+        path.to_str().unwrap(),
+        "--config",
+        fixture("demo.toml").to_str().unwrap(),
+        "--json",
+    ]);
     outcome.expect_code(8);
-    assert!(test.requests().is_empty(), "a snapshot run sends no request");
+    assert!(
+        test.requests().is_empty(),
+        "a snapshot run sends no request"
+    );
     let recap = outcome.json();
     let mut kinds: Vec<String> = recap["completed"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c["disposition"].as_str().unwrap().split(':').next().unwrap().to_string())
-        .chain(recap["planned"].as_array().unwrap().iter().map(|p| p["disposition"].as_str().unwrap().to_string()))
+        .map(|c| {
+            c["disposition"]
+                .as_str()
+                .unwrap()
+                .split(':')
+                .next()
+                .unwrap()
+                .to_string()
+        })
+        .chain(
+            recap["planned"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p["disposition"].as_str().unwrap().to_string()),
+        )
         .collect();
     kinds.sort();
     kinds.dedup();
-    assert_eq!(kinds, vec!["close", "exempt", "keep", "mark-stale", "unmark"]);
+    assert_eq!(
+        kinds,
+        vec!["close", "exempt", "keep", "mark-stale", "unmark"]
+    );
     assert_eq!(items(&recap["failed"]), vec!["octo/demo#25"]);
     assert_eq!(recap["unfinished_reason"], "dry run");
-    assert!(recap["rerun"].as_str().unwrap().starts_with("gh-sweep stale-sweep --repo octo/demo --config "));
+    assert!(recap["rerun"]
+        .as_str()
+        .unwrap()
+        .starts_with("gh-sweep stale-sweep --repo octo/demo --config "));
     test.expect_writes(&[]);
 }
 
@@ -100,18 +159,38 @@ fn a_saved_snapshot_replays_the_same_decisions_offline() {
         world.comment(3, "alice", 1, "no, wait");
     });
     let snapshot = test.dir.path().join("snap.json");
-    let live = test.run(&["classify", "stale", "--repo", REPO, "--json", "--save-snapshot", snapshot.to_str().unwrap()]);
+    let live = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--json",
+        "--save-snapshot",
+        snapshot.to_str().unwrap(),
+    ]);
     live.expect_code(0);
     let saved = std::fs::read_to_string(&snapshot).unwrap();
-    assert!(saved.contains("\"GET /repos/octo/demo/issues/3/comments?since="), "{saved}");
+    assert!(
+        saved.contains("\"GET /repos/octo/demo/issues/3/comments?since="),
+        "{saved}"
+    );
     test.clear_log();
-    let replay = test.run(&["classify", "stale", "--json", "--snapshot", snapshot.to_str().unwrap()]);
+    let replay = test.run(&[
+        "classify",
+        "stale",
+        "--json",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+    ]);
     replay.expect_code(0);
     assert!(test.requests().is_empty());
     assert_eq!(live.json()["completed"], replay.json()["completed"]);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&snapshot).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&snapshot).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 }

@@ -19,7 +19,12 @@ fn marks_closes_unmarks_and_keeps_in_one_sweep() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["item"].as_str().unwrap().to_string(), c["disposition"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["item"].as_str().unwrap().to_string(),
+                c["disposition"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         dispositions,
@@ -40,12 +45,14 @@ fn marks_closes_unmarks_and_keeps_in_one_sweep() {
     let mut world = test.world();
     assert!(world.world.issue(2).has_label("Stale"));
     assert_eq!(world.world.issue(3).state, "closed");
-    assert_eq!(world.world.issue(3).state_reason.as_deref(), Some("not_planned"));
+    assert_eq!(
+        world.world.issue(3).state_reason.as_deref(),
+        Some("not_planned")
+    );
     assert!(!world.world.issue(4).has_label("Stale"));
     assert!(recap["budget"].is_null());
     assert!(recap["rerun"].is_null());
 }
-
 
 use crate::support::{items, numbers};
 
@@ -56,12 +63,20 @@ fn the_pool_is_read_oldest_first_a_page_at_a_time() {
             world.open_issue(number, 5);
         }
     });
-    test.run(&["classify", "stale", "--repo", REPO]).expect_code(0);
+    test.run(&["classify", "stale", "--repo", REPO])
+        .expect_code(0);
     let requests = test.requests();
     assert_eq!(requests.len(), 3, "250 items are three pages of 100");
-    assert!(requests[0].query.contains("sort=created") && requests[0].query.contains("direction=asc"), "{}", requests[0].query);
+    assert!(
+        requests[0].query.contains("sort=created") && requests[0].query.contains("direction=asc"),
+        "{}",
+        requests[0].query
+    );
     assert!(requests[0].query.contains("per_page=100"));
-    assert!(requests[2].query.contains("page=3"), "the next page comes from the Link header");
+    assert!(
+        requests[2].query.contains("page=3"),
+        "the next page comes from the Link header"
+    );
 }
 
 #[test]
@@ -70,7 +85,12 @@ fn bots_and_the_token_user_never_count_as_activity() {
     let test = Test::new(|world| {
         world.stale_issue(1, 8, VIEWER);
         world.comment(1, "dependabot[bot]", 3, "Bumps foo from 1.0 to 1.1");
-        world.comment(1, VIEWER, 2, "a note from the maintainer's token, without a marker");
+        world.comment(
+            1,
+            VIEWER,
+            2,
+            "a note from the maintainer's token, without a marker",
+        );
     });
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     outcome.expect_code(0);
@@ -90,7 +110,10 @@ fn a_human_comment_unmarks_and_applies_the_unstale_labels() {
     );
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(0);
-    assert_eq!(outcome.json()["completed"][0]["detail"], "comment by alice after it was marked stale");
+    assert_eq!(
+        outcome.json()["completed"][0]["detail"],
+        "comment by alice after it was marked stale"
+    );
     test.expect_writes(&[
         &format!("DELETE {}/labels/Stale", issue(1)),
         &format!("POST {}/labels", issue(1)),
@@ -112,9 +135,15 @@ fn the_close_clock_starts_at_the_label_not_at_updated_at() {
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     let recap = outcome.json();
     assert_eq!(recap["completed"][0]["disposition"], "close");
-    assert_eq!(recap["completed"][0]["detail"], "stale for 8 days >= 7; would write: comment; close (not_planned)");
+    assert_eq!(
+        recap["completed"][0]["detail"],
+        "stale for 8 days >= 7; would write: comment; close (not_planned)"
+    );
     assert_eq!(recap["completed"][1]["disposition"], "keep");
-    assert_eq!(recap["completed"][1]["detail"], "stale for 3 days; closes after 7");
+    assert_eq!(
+        recap["completed"][1]["detail"],
+        "stale for 3 days; closes after 7"
+    );
 }
 
 #[test]
@@ -130,7 +159,10 @@ fn a_stale_label_without_a_labeled_event_is_an_item_failure() {
         recap["failed"][0]["reason"],
         "it carries the \"Stale\" label but no event says when it was put on"
     );
-    assert_eq!(recap["rerun"], "gh-sweep classify stale --repo octo/demo --json --only 'octo/demo#1'");
+    assert_eq!(
+        recap["rerun"],
+        "gh-sweep classify stale --repo octo/demo --json --only 'octo/demo#1'"
+    );
 }
 
 #[test]
@@ -142,7 +174,8 @@ fn requests_stay_near_the_minimum() {
         world.comment(2, "alice", 1, "ping");
         world.open_issue(3, 74);
     });
-    test.run(&["classify", "stale", "--repo", REPO]).expect_code(0);
+    test.run(&["classify", "stale", "--repo", REPO])
+        .expect_code(0);
     let lines: Vec<String> = test.requests().iter().map(|r| r.line()).collect();
     assert_eq!(
         lines,
@@ -171,7 +204,12 @@ fn exemptions_follow_actions_stale_case_insensitively() {
     );
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     let recap = outcome.json();
-    let dispositions: Vec<&str> = recap["completed"].as_array().unwrap().iter().map(|c| c["disposition"].as_str().unwrap()).collect();
+    let dispositions: Vec<&str> = recap["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["disposition"].as_str().unwrap())
+        .collect();
     assert_eq!(
         dispositions,
         vec![
@@ -183,7 +221,10 @@ fn exemptions_follow_actions_stale_case_insensitively() {
             "mark-stale",
         ]
     );
-    assert_eq!(recap["completed"][4]["detail"], "PRs are never marked stale (days_before_stale = -1)");
+    assert_eq!(
+        recap["completed"][4]["detail"],
+        "PRs are never marked stale (days_before_stale = -1)"
+    );
 }
 
 #[test]
@@ -193,7 +234,8 @@ fn closing_uses_the_configured_reason_and_label() {
         world.stale_issue(2, 8, VIEWER).is_pr = true;
     });
     test.config("[stale]\nclose_issue_reason = 'completed'\nclose_issue_label = 'closed-stale'\nclose_pr_message = ''\n");
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
     test.expect_writes(&[
         &format!("POST {}/comments", issue(1)),
         &format!("POST {}/labels", issue(1)),
@@ -202,7 +244,10 @@ fn closing_uses_the_configured_reason_and_label() {
     ]);
     let requests = test.requests();
     let patch = requests.iter().find(|r| r.method == "PATCH").unwrap();
-    assert_eq!(patch.body, r#"{"state":"closed","state_reason":"completed"}"#);
+    assert_eq!(
+        patch.body,
+        r#"{"state":"closed","state_reason":"completed"}"#
+    );
     let pr_patch = requests.iter().rfind(|r| r.method == "PATCH").unwrap();
     assert_eq!(pr_patch.body, r#"{"state":"closed"}"#);
 }
@@ -213,12 +258,21 @@ fn removing_a_label_that_is_already_gone_is_success() {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.comment(1, "alice", 1, "still here");
     });
-    test.fail("DELETE", "/labels/Stale", crate::support::Fault::Status(404), 1);
+    test.fail(
+        "DELETE",
+        "/labels/Stale",
+        crate::support::Fault::Status(404),
+        1,
+    );
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(0);
     assert_eq!(outcome.json()["completed"][0]["disposition"], "unmark");
     test.expect_writes(&[&format!("DELETE {}/labels/Stale", issue(1))]);
-    assert_eq!(test.requests().last().unwrap().status, 404, "GitHub said the label was gone");
+    assert_eq!(
+        test.requests().last().unwrap().status,
+        404,
+        "GitHub said the label was gone"
+    );
 }
 
 #[test]
@@ -229,13 +283,24 @@ fn only_selects_items_and_reads_each_on_its_own() {
         }
         world.issue(4).state = "closed".into();
     });
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--only", "#2,#4,#9", "--json"]);
+    let outcome = test.run(&[
+        "classify", "stale", "--repo", REPO, "--only", "#2,#4,#9", "--json",
+    ]);
     outcome.expect_code(8);
     let recap = outcome.json();
-    assert_eq!(items(&recap["completed"]), vec!["octo/demo#2", "octo/demo#4"]);
+    assert_eq!(
+        items(&recap["completed"]),
+        vec!["octo/demo#2", "octo/demo#4"]
+    );
     assert_eq!(recap["completed"][1]["disposition"], "skip: not open");
     assert_eq!(items(&recap["failed"]), numbers(9..=9));
-    assert!(recap["failed"][0]["reason"].as_str().unwrap().contains("404"), "{recap}");
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("404"),
+        "{recap}"
+    );
     let paths: Vec<String> = test.requests().iter().map(|r| r.path.clone()).collect();
     assert_eq!(paths, vec![issue(2), issue(4), issue(9)]);
 }
@@ -250,7 +315,10 @@ fn classify_writes_nothing_and_completes_every_item() {
     outcome.expect_code(0);
     let recap = outcome.json();
     assert_eq!(items(&recap["completed"]), numbers(1..=2));
-    assert_eq!(recap["completed"][0]["detail"], "idle 74 days >= 60; would write: label +Stale; comment");
+    assert_eq!(
+        recap["completed"][0]["detail"],
+        "idle 74 days >= 60; would write: label +Stale; comment"
+    );
     assert!(recap["rerun"].is_null());
     test.expect_writes(&[]);
 }

@@ -36,13 +36,21 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|error| panic!("stdout is not JSON ({error}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|error| {
+            panic!(
+                "stdout is not JSON ({error}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     #[track_caller]
     pub fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(self.code, code, "exit code\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, code,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
@@ -65,7 +73,11 @@ impl Test {
 
     /// Replaces the config file with the base config plus `extra`.
     pub fn config(&self, extra: &str) {
-        let retries = if extra.contains("read_retries") { "" } else { "read_retries = 2\n" };
+        let retries = if extra.contains("read_retries") {
+            ""
+        } else {
+            "read_retries = 2\n"
+        };
         std::fs::write(self.config_path(), format!("{BASE_CONFIG}{retries}{extra}")).unwrap();
     }
 
@@ -110,7 +122,11 @@ impl Test {
             !outcome.stdout.contains(TOKEN) && !outcome.stderr.contains(TOKEN),
             "the token leaked into the output"
         );
-        assert!(!outcome.stderr.contains("panicked"), "gh-sweep panicked:\n{}", outcome.stderr);
+        assert!(
+            !outcome.stderr.contains("panicked"),
+            "gh-sweep panicked:\n{}",
+            outcome.stderr
+        );
         outcome
     }
 
@@ -119,7 +135,11 @@ impl Test {
     }
 
     pub fn writes(&self) -> Vec<String> {
-        self.requests().iter().filter(|r| r.is_write()).map(Request::line).collect()
+        self.requests()
+            .iter()
+            .filter(|r| r.is_write())
+            .map(Request::line)
+            .collect()
     }
 
     pub fn clear_log(&self) {
@@ -144,8 +164,17 @@ impl Drop for Test {
             return;
         }
         let shared = self.server.lock();
-        assert!(shared.unknown_routes.is_empty(), "gh-sweep called routes the fake GitHub does not know: {:?}", shared.unknown_routes);
-        let writes: Vec<String> = shared.log.iter().filter(|r| r.is_write()).map(Request::line).collect();
+        assert!(
+            shared.unknown_routes.is_empty(),
+            "gh-sweep called routes the fake GitHub does not know: {:?}",
+            shared.unknown_routes
+        );
+        let writes: Vec<String> = shared
+            .log
+            .iter()
+            .filter(|r| r.is_write())
+            .map(Request::line)
+            .collect();
         assert!(
             self.audited.get() || writes.is_empty(),
             "writes nobody expected (audit with expect_writes): {writes:?}"
@@ -169,7 +198,12 @@ impl Test {
     }
 
     pub fn run_without_token(&self, args: &[&str]) -> Outcome {
-        let output = self.command(args).env_remove("GH_TOKEN").env("PATH", "/nonexistent").output().unwrap();
+        let output = self
+            .command(args)
+            .env_remove("GH_TOKEN")
+            .env("PATH", "/nonexistent")
+            .output()
+            .unwrap();
         Outcome {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).to_string(),
@@ -214,7 +248,14 @@ pub fn items(group: &Value) -> Vec<String> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|entry| entry.get("item").unwrap_or(entry).as_str().unwrap().to_string())
+        .map(|entry| {
+            entry
+                .get("item")
+                .unwrap_or(entry)
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 

@@ -98,7 +98,9 @@ impl Server {
     }
 
     pub fn lock(&self) -> MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.shared
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     pub fn fail(&self, method: &str, path_contains: &str, fault: Fault, times: u32) {
@@ -193,11 +195,16 @@ fn reply(status: u16, body: Value) -> Reply {
 }
 
 fn error(status: u16, message: &str) -> Reply {
-    reply(status, json!({"message": message, "documentation_url": "https://docs.github.com/rest"}))
+    reply(
+        status,
+        json!({"message": message, "documentation_url": "https://docs.github.com/rest"}),
+    )
 }
 
 fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
-    let Some(request) = read_request(&stream) else { return };
+    let Some(request) = read_request(&stream) else {
+        return;
+    };
     let fault = {
         let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
         let found = guard.faults.iter_mut().find(|rule| {
@@ -218,11 +225,19 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
         Some(Fault::RateLimit { retry_after }) => {
             let mut answer = error(403, "You have exceeded a secondary rate limit.");
-            answer.headers.push(("retry-after".into(), retry_after.to_string()));
-            answer.headers.push(("x-ratelimit-remaining".into(), "0".into()));
+            answer
+                .headers
+                .push(("retry-after".into(), retry_after.to_string()));
+            answer
+                .headers
+                .push(("x-ratelimit-remaining".into(), "0".into()));
             Some(answer)
         }
-        Some(Fault::Body(body)) => Some(Reply { status: 200, body: body.clone(), headers: Vec::new() }),
+        Some(Fault::Body(body)) => Some(Reply {
+            status: 200,
+            body: body.clone(),
+            headers: Vec::new(),
+        }),
         Some(Fault::Drop) => None,
         Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {
             Some(route(&mut guard, &request, base))
@@ -234,7 +249,11 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         path: request.path.clone(),
         query: request.query.clone(),
         body: request.body.clone(),
-        status: if dropped { 0 } else { answer.as_ref().map_or(0, |answer| answer.status) },
+        status: if dropped {
+            0
+        } else {
+            answer.as_ref().map_or(0, |answer| answer.status)
+        },
         authorization: request.authorization.clone(),
     });
     drop(guard);
@@ -275,10 +294,18 @@ fn query_map(query: &str) -> BTreeMap<String, String> {
 /// Serves one page of `items` with GitHub's Link header.
 fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize) -> Reply {
     let query = query_map(&request.query);
-    let per_page: usize = query.get("per_page").and_then(|v| v.parse().ok()).unwrap_or(30).min(page_size);
+    let per_page: usize = query
+        .get("per_page")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30)
+        .min(page_size);
     let page: usize = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
     let pages = items.len().div_ceil(per_page).max(1);
-    let slice: Vec<Value> = items.into_iter().skip((page - 1) * per_page).take(per_page).collect();
+    let slice: Vec<Value> = items
+        .into_iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .collect();
     let mut answer = reply(200, Value::Array(slice));
     let link_to = |page: usize| {
         let mut query = query_map(&request.query);
@@ -306,9 +333,10 @@ const UNKNOWN: u16 = 599;
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
     let answer = route_world(&mut shared.world, shared.page_size, request, base);
     if answer.status == UNKNOWN {
-        shared
-            .unknown_routes
-            .push(format!("{} {}?{}", request.method, request.path, request.query));
+        shared.unknown_routes.push(format!(
+            "{} {}?{}",
+            request.method, request.path, request.query
+        ));
     }
     answer
 }
@@ -329,7 +357,12 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
             let mut items: Vec<&super::world::Issue> = world
                 .issues
                 .iter()
-                .filter(|issue| issue.repo == repo && query.get("state").is_none_or(|state| state == "all" || *state == issue.state))
+                .filter(|issue| {
+                    issue.repo == repo
+                        && query
+                            .get("state")
+                            .is_none_or(|state| state == "all" || *state == issue.state)
+                })
                 .collect();
             items.sort_by_key(|issue| issue.created_at);
             if query.get("direction").map(String::as_str) != Some("asc") {
@@ -340,7 +373,11 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
         }
         (_, ["repos", owner, name, "issues", number, rest @ ..]) => {
             let repo = format!("{owner}/{name}");
-            let Some(index) = number.parse().ok().and_then(|number| world.find(&repo, number)) else {
+            let Some(index) = number
+                .parse()
+                .ok()
+                .and_then(|number| world.find(&repo, number))
+            else {
                 return error(404, "Not Found");
             };
             let issue = &mut world.issues[index];
@@ -350,8 +387,21 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                     let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
                     if let Some(state) = body.get("state").and_then(Value::as_str) {
                         issue.state = state.to_string();
-                        issue.state_reason = body.get("state_reason").and_then(Value::as_str).map(str::to_string);
-                        issue.events.push(Event { name: state.replace("open", "reopened").replace("closed", "closed"), label: None, actor: viewer.clone(), actor_type: "User".into(), at: now });
+                        issue.state_reason = body
+                            .get("state_reason")
+                            .and_then(Value::as_str)
+                            .map(str::to_string);
+                        issue.events.push(Event {
+                            name: if state == "open" {
+                                "reopened".into()
+                            } else {
+                                state.to_string()
+                            },
+                            label: None,
+                            actor: viewer.clone(),
+                            actor_type: "User".into(),
+                            at: now,
+                        });
                     }
                     issue.updated_at = now;
                     reply(200, issue.to_json())
@@ -401,9 +451,18 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                     world.next_id();
                     let id = world.next_id();
                     let issue = &mut world.issues[index];
-                    issue.comments.push(Comment { id, user: viewer.clone(), user_type: "User".into(), body: text.clone(), at: now });
+                    issue.comments.push(Comment {
+                        id,
+                        user: viewer.clone(),
+                        user_type: "User".into(),
+                        body: text.clone(),
+                        at: now,
+                    });
                     issue.updated_at = now;
-                    reply(201, json!({"id": id, "body": text, "created_at": stamp(now)}))
+                    reply(
+                        201,
+                        json!({"id": id, "body": text, "created_at": stamp(now)}),
+                    )
                 }
                 ("POST", ["labels"]) => {
                     let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
@@ -413,20 +472,50 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                     for label in labels.iter().filter_map(Value::as_str) {
                         if !issue.has_label(label) {
                             issue.labels.push(label.to_string());
-                            issue.events.push(Event { name: "labeled".into(), label: Some(label.to_string()), actor: viewer.clone(), actor_type: "User".into(), at: now });
+                            issue.events.push(Event {
+                                name: "labeled".into(),
+                                label: Some(label.to_string()),
+                                actor: viewer.clone(),
+                                actor_type: "User".into(),
+                                at: now,
+                            });
                         }
                     }
                     issue.updated_at = now;
-                    reply(200, json!(issue.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>()))
+                    reply(
+                        200,
+                        json!(issue
+                            .labels
+                            .iter()
+                            .map(|name| json!({"name": name}))
+                            .collect::<Vec<_>>()),
+                    )
                 }
                 ("DELETE", ["labels", label]) => {
-                    let Some(position) = issue.labels.iter().position(|name| name.eq_ignore_ascii_case(label)) else {
+                    let Some(position) = issue
+                        .labels
+                        .iter()
+                        .position(|name| name.eq_ignore_ascii_case(label))
+                    else {
                         return error(404, "Label does not exist");
                     };
                     let removed = issue.labels.remove(position);
-                    issue.events.push(Event { name: "unlabeled".into(), label: Some(removed), actor: viewer.clone(), actor_type: "User".into(), at: now });
+                    issue.events.push(Event {
+                        name: "unlabeled".into(),
+                        label: Some(removed),
+                        actor: viewer.clone(),
+                        actor_type: "User".into(),
+                        at: now,
+                    });
                     issue.updated_at = now;
-                    reply(200, json!(issue.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>()))
+                    reply(
+                        200,
+                        json!(issue
+                            .labels
+                            .iter()
+                            .map(|name| json!({"name": name}))
+                            .collect::<Vec<_>>()),
+                    )
                 }
                 _ => error(UNKNOWN, "the fake GitHub does not know this route"),
             }

@@ -62,7 +62,8 @@ impl Issue {
             "body": "Some text.",
         });
         if self.is_pr {
-            value["pull_request"] = json!({"url": format!("https://example/{}/pulls/{}", self.repo, self.number)});
+            value["pull_request"] =
+                json!({"url": format!("https://example/{}/pulls/{}", self.repo, self.number)});
             value["draft"] = json!(self.draft);
         }
         if let Some(Value::Object(patch)) = &self.patch {
@@ -74,7 +75,9 @@ impl Issue {
     }
 
     pub fn has_label(&self, name: &str) -> bool {
-        self.labels.iter().any(|label| label.eq_ignore_ascii_case(name))
+        self.labels
+            .iter()
+            .any(|label| label.eq_ignore_ascii_case(name))
     }
 }
 
@@ -147,7 +150,11 @@ impl WorldState {
             name: "labeled".into(),
             label: Some("Stale".into()),
             actor: by.into(),
-            actor_type: if by.ends_with("[bot]") { "Bot".into() } else { "User".into() },
+            actor_type: if by.ends_with("[bot]") {
+                "Bot".into()
+            } else {
+                "User".into()
+            },
             at,
         });
         issue.updated_at = at;
@@ -162,7 +169,9 @@ impl WorldState {
     }
 
     pub fn find(&self, repo: &str, number: u64) -> Option<usize> {
-        self.issues.iter().position(|issue| issue.repo == repo && issue.number == number)
+        self.issues
+            .iter()
+            .position(|issue| issue.repo == repo && issue.number == number)
     }
 
     pub fn comment(&mut self, number: u64, user: &str, days_ago: i64, body: &str) {
@@ -172,7 +181,11 @@ impl WorldState {
         issue.comments.push(Comment {
             id,
             user: user.into(),
-            user_type: if user.ends_with("[bot]") { "Bot".into() } else { "User".into() },
+            user_type: if user.ends_with("[bot]") {
+                "Bot".into()
+            } else {
+                "User".into()
+            },
             body: body.into(),
             at,
         });
