@@ -185,7 +185,7 @@ impl Client {
         let mut items = Vec::new();
         let mut seen = HashSet::new();
         let mut next = Some(path.to_string());
-        while let Some(url) = next {
+        while let Some(url) = next.map(|next| self.url(&next)) {
             if !seen.insert(url.clone()) {
                 return Err(ApiError::Harness {
                     message: format!("pagination loops: the Link header points back to {url}"),

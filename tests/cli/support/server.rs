@@ -50,6 +50,8 @@ pub enum Fault {
     Body(String),
     /// Wait this long, then answer normally.
     Slow(Duration),
+    /// Answer normally, with a `Link: rel="next"` pointing back at the same page.
+    LinkLoop,
 }
 
 #[derive(Clone, Debug)]
@@ -239,6 +241,13 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             headers: Vec::new(),
         }),
         Some(Fault::Drop) => None,
+        Some(Fault::LinkLoop) => {
+            let mut answer = route(&mut guard, &request, base);
+            answer.headers.retain(|(name, _)| name != "link");
+            let query = if request.query.is_empty() { String::new() } else { format!("?{}", request.query) };
+            answer.headers.push(("link".into(), format!("<{base}{}{query}>; rel=\"next\"", request.path)));
+            Some(answer)
+        }
         Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {
             Some(route(&mut guard, &request, base))
         }
