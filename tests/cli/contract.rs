@@ -782,3 +782,17 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
     test.expect_writes(&[]);
     eprintln!("200 items: dry run {dry} requests; sweep {} reads + {writes} writes; next sweep 12", dry);
 }
+
+#[test]
+fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74).patch = Some(json!({"created_at": "soon"}));
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json", "--item-failure-budget", "0"]);
+    outcome.expect_code(10);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "budget_exhausted");
+    assert_eq!(items(&recap["unfinished"]), numbers(1..=1), "its writes were never sent");
+    test.expect_writes(&[]);
+}

@@ -322,3 +322,20 @@ fn classify_writes_nothing_and_completes_every_item() {
     assert!(recap["rerun"].is_null());
     test.expect_writes(&[]);
 }
+
+#[test]
+fn an_update_no_comment_or_event_explains_counts_as_activity() {
+    // A body edit or a push moves updated_at without a comment or an event.
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, "github-actions[bot]");
+        let edited = world.days_ago(1);
+        world.issue(1).updated_at = edited;
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    let recap = outcome.json();
+    assert_eq!(recap["completed"][0]["disposition"], "unmark", "{recap}");
+    assert_eq!(
+        recap["completed"][0]["detail"],
+        "an update with no comment or event (an edit or a push) by someone after it was marked stale; would write: label -Stale"
+    );
+}

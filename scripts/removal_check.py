@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The removal check: disable each guard in turn and report which tests fail.
+
+A guard no test notices is a guard nobody would miss; every entry here must show at least one
+failing test. Run from the repository root: `python3 scripts/removal_check.py [NAME...]`.
+The source is restored after each entry."""
+import subprocess, sys
+checks = [
+ ("budget", "src/engine/mod.rs", "if self.settings.budget.exhausted(failures, pool.len()) {\n                    state.stop(", "if false {\n                    state.stop("),
+ ("budget-last", "src/engine/mod.rs", "if state.stopped.is_none() && self.settings.budget.exhausted(failures, pool.len())", "if false"),
+ ("no-terminal", "src/config.rs", "if access == Access::Writes && !dry_run && !args.yes && !interactive {", "if false {"),
+ ("unknown-journal", "src/engine/mod.rs", "let unknown = self.store.unknown_writes(&self.settings.repos)?;", "let unknown: Vec<crate::store::UnknownWrite> = Vec::new();"),
+ ("bot", "src/policy/stale.rs", "        && !activity.is_bot\n", "\n"),
+ ("viewer", "src/policy/stale.rs", "&& viewer.is_none_or(|viewer| !activity.login.eq_ignore_ascii_case(viewer))", ""),
+ ("marker", "src/policy/stale.rs", "        && activity.marker.is_none()\n", "\n"),
+ ("notification", "src/policy/stale.rs", "        && !activity.notification\n", "\n"),
+ ("close-posted", "src/policy/stale.rs", "if !message.trim().is_empty() && !already_posted {", "if !message.trim().is_empty() {"),
+ ("recheck", "src/engine/mod.rs", "let plan = if read_at.elapsed() > self.settings.recheck_after {", "let plan = if false {"),
+ ("max-writes", "src/engine/mod.rs", "if cap_reached || sent + plan.writes.len() as u64 > cap {", "if false {"),
+ ("label-404", "src/github/mod.rs", "status: Some(404), ..", "status: Some(4040), .."),
+ ("link-loop", "src/github/client.rs", "if !seen.insert(url.clone()) {", "if !seen.insert(url.clone()) && false {"),
+ ("401-final", "src/github/client.rs", "        401 => Attempt::Final(ApiError::Auth {", "        401 => Attempt::Retry { wait: None, message: String::new() }, 4010 => Attempt::Final(ApiError::Auth {"),
+ ("wait-limit", "src/github/client.rs", "if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {", "if let Some(asked) = wait.filter(|_| false) {"),
+ ("label-clock", "src/policy/stale.rs", "    let since = history.label_added_at;\n", "    let since = facts.updated_at;\n"),
+ ("activity-possible", "src/policy/stale.rs", "    updated_at > quiet_until + Duration::seconds(QUIET_SLACK_SECONDS)\n", "    let _ = (updated_at, quiet_until); true\n"),
+ ("store-mark", "src/engine/stale.rs", "        let known = store\n            .stale_mark(item, label)", "        let known = store\n            .stale_mark(item, \"no such label\")"),
+ ("unexplained", "src/engine/stale.rs", "            activity.push(update);", "            let _ = update;"),
+ ("only-repo", "src/config.rs", "if let Some(stranger) = items.iter().find(|item| !repos.contains(&item.repo)) {", "if let Some(stranger) = items.iter().find(|_| false) {"),
+ ("write-stop", "src/engine/mod.rs", "                    state.stop(Stop::WriteFailed, format!(\"{item}: {reason}\"));", "                    let _ = &reason;"),
+ ("retries", "src/github/client.rs", "                    if attempt >= self.retry.retries {", "                    if true {"),
+ ("oldest-first", "src/github/mod.rs", "state=open&sort=created&direction=asc&per_page=100", "state=open&per_page=100"),
+]
+only = sys.argv[1:]
+for name, path, old, new in checks:
+    if only and name not in only: continue
+    src = open(path).read()
+    if old not in src:
+        print(f"{name}: PATTERN NOT FOUND"); continue
+    open(path, "w").write(src.replace(old, new, 1))
+    try:
+        r = subprocess.run(["cargo", "test", "-q", "--no-fail-fast"], capture_output=True, text=True)
+        out = r.stdout + r.stderr
+        failed = [l.split()[1] for l in out.splitlines() if l.strip().startswith("---- ")]
+        if "error[" in out or "error:" in out and not failed:
+            status = "BUILD ERROR " + [l for l in out.splitlines() if "error" in l][0]
+        else:
+            status = f"{len(failed)} failing: {failed[:4]}"
+        print(f"{name}: {status}", flush=True)
+    finally:
+        open(path, "w").write(src)
