@@ -12,3 +12,6 @@ mod contract;
 mod snapshot;
 #[path = "cli/stale.rs"]
 mod stale;
+#[cfg(unix)]
+#[path = "cli/terminal.rs"]
+mod terminal;

@@ -715,7 +715,14 @@ fn a_link_header_that_loops_back_stops_instead_of_reading_forever() {
     test.fail("GET", "/issues", Fault::LinkLoop, 3);
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     outcome.expect_code(5);
-    assert!(outcome.json()["stop_detail"].as_str().unwrap().contains("pagination loops"), "{}", outcome.stdout);
+    assert!(
+        outcome.json()["stop_detail"]
+            .as_str()
+            .unwrap()
+            .contains("pagination loops"),
+        "{}",
+        outcome.stdout
+    );
     assert_eq!(test.requests().len(), 1);
 }
 
@@ -727,20 +734,58 @@ fn malformed_bodies_are_item_failures_or_a_clean_stop_never_a_panic() {
         world.stale_issue(3, 8, "github-actions[bot]");
         world.open_issue(4, 74);
     });
-    test.fail("GET", "/issues/1/events", Fault::Body("[{\"event\": \"labeled\", \"crea".into()), 1);
-    test.fail("GET", "/issues/2/events", Fault::Body("{\"not\": \"a list\"}".into()), 1);
-    test.fail("GET", "/issues/3/events", Fault::Body("[{\"event\": 5}]".into()), 1);
+    test.fail(
+        "GET",
+        "/issues/1/events",
+        Fault::Body("[{\"event\": \"labeled\", \"crea".into()),
+        1,
+    );
+    test.fail(
+        "GET",
+        "/issues/2/events",
+        Fault::Body("{\"not\": \"a list\"}".into()),
+        1,
+    );
+    test.fail(
+        "GET",
+        "/issues/3/events",
+        Fault::Body("[{\"event\": 5}]".into()),
+        1,
+    );
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     outcome.expect_code(8);
     let recap = outcome.json();
     assert_eq!(items(&recap["failed"]), numbers(1..=3));
-    assert!(recap["failed"][0]["reason"].as_str().unwrap().contains("malformed body"), "{recap}");
-    assert!(recap["failed"][1]["reason"].as_str().unwrap().contains("expected a list"), "{recap}");
-    assert!(recap["failed"][2]["reason"].as_str().unwrap().contains("`event` field is not a string"), "{recap}");
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("malformed body"),
+        "{recap}"
+    );
+    assert!(
+        recap["failed"][1]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("expected a list"),
+        "{recap}"
+    );
+    assert!(
+        recap["failed"][2]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("`event` field is not a string"),
+        "{recap}"
+    );
     assert_eq!(items(&recap["completed"]), numbers(4..=4));
 
     // A list page that is not JSON at all is the harness's problem, not an item's.
-    test.fail("GET", "/repos/octo/demo/issues?", Fault::Body("<html>502 Bad Gateway</html>".into()), 1);
+    test.fail(
+        "GET",
+        "/repos/octo/demo/issues?",
+        Fault::Body("<html>502 Bad Gateway</html>".into()),
+        1,
+    );
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     outcome.expect_code(5);
 }
@@ -762,12 +807,14 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
             world.stale_issue(number, 3, "github-actions[bot]");
         }
     });
-    test.run(&["stale-sweep", "--repo", REPO, "--dry-run"]).expect_code(0);
+    test.run(&["stale-sweep", "--repo", REPO, "--dry-run"])
+        .expect_code(0);
     let dry = test.requests().len();
     // 2 list pages + the events of the 20 stale-labelled items; nothing else.
     assert_eq!(dry, 22);
     test.clear_log();
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
     let requests = test.requests();
     let writes = requests.iter().filter(|r| r.is_write()).count();
     // 30 marked (label + comment), 10 closed (comment + close).
@@ -776,11 +823,15 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
     let expected: Vec<String> = test.writes();
     test.expect_writes(&expected.iter().map(String::as_str).collect::<Vec<_>>());
     test.clear_log();
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"]).expect_code(0);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
     // The 30 labels gh-sweep put on are known from the store; the 10 older ones are read again.
     assert_eq!(test.requests().len(), 12);
     test.expect_writes(&[]);
-    eprintln!("200 items: dry run {dry} requests; sweep {} reads + {writes} writes; next sweep 12", dry);
+    eprintln!(
+        "200 items: dry run {dry} requests; sweep {} reads + {writes} writes; next sweep 12",
+        dry
+    );
 }
 
 #[test]
@@ -789,10 +840,22 @@ fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
         world.open_issue(1, 74);
         world.open_issue(2, 74).patch = Some(json!({"created_at": "soon"}));
     });
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json", "--item-failure-budget", "0"]);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--item-failure-budget",
+        "0",
+    ]);
     outcome.expect_code(10);
     let recap = outcome.json();
     assert_eq!(recap["stopped"], "budget_exhausted");
-    assert_eq!(items(&recap["unfinished"]), numbers(1..=1), "its writes were never sent");
+    assert_eq!(
+        items(&recap["unfinished"]),
+        numbers(1..=1),
+        "its writes were never sent"
+    );
     test.expect_writes(&[]);
 }

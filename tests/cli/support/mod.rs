@@ -96,7 +96,11 @@ impl Test {
     /// The binary in a pinned environment: temp home, state and cwd, the fake GitHub, no
     /// terminal, no colour.
     pub fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::cargo_bin("gh-sweep").unwrap();
+        Command::from_std(self.std_command(args))
+    }
+
+    pub fn std_command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("gh-sweep"));
         command
             .env_clear()
             .current_dir(self.dir.path())

@@ -244,8 +244,15 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         Some(Fault::LinkLoop) => {
             let mut answer = route(&mut guard, &request, base);
             answer.headers.retain(|(name, _)| name != "link");
-            let query = if request.query.is_empty() { String::new() } else { format!("?{}", request.query) };
-            answer.headers.push(("link".into(), format!("<{base}{}{query}>; rel=\"next\"", request.path)));
+            let query = if request.query.is_empty() {
+                String::new()
+            } else {
+                format!("?{}", request.query)
+            };
+            answer.headers.push((
+                "link".into(),
+                format!("<{base}{}{query}>; rel=\"next\"", request.path),
+            ));
             Some(answer)
         }
         Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {

@@ -1,0 +1,162 @@
+//! The confirmation prompt, on a real pseudo-terminal: stdin and stderr are the terminal, stdout
+//! a pipe, and the test answers the prompt with keystrokes once it has appeared.
+
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::support::{issue, items, numbers, Outcome, Test, REPO};
+
+const ENTER: &[u8] = b"\r";
+const UP: &[u8] = b"\x1b[A";
+const DOWN: &[u8] = b"\x1b[B";
+const SPACE: &[u8] = b" ";
+
+/// Runs gh-sweep on a terminal; each step waits for `prompt` in what the terminal shows, then
+/// types `keys`.
+fn on_terminal(test: &Test, args: &[&str], steps: &[(&str, &[&[u8]])]) -> Outcome {
+    let (mut master, slave) = unsafe {
+        let mut master = 0;
+        let mut slave = 0;
+        let size = libc::winsize {
+            ws_row: 40,
+            ws_col: 120,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let result = libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        );
+        assert_eq!(result, 0, "openpty");
+        (
+            std::fs::File::from(OwnedFd::from_raw_fd(master)),
+            OwnedFd::from_raw_fd(slave),
+        )
+    };
+    let mut command = test.std_command(args);
+    let child = command
+        .env("TERM", "xterm")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let screen = Arc::new(Mutex::new(String::new()));
+    let mut reader = master.try_clone().unwrap();
+    let sink = Arc::clone(&screen);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(count) = reader.read(&mut buffer) {
+            if count == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..count]));
+        }
+    });
+    let mut seen = 0;
+    for (prompt, keys) in steps {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = screen.lock().unwrap().clone();
+            if let Some(position) = text[seen..].find(prompt) {
+                seen += position + prompt.len();
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {prompt:?} on the terminal:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        for key in *keys {
+            master.write_all(key).unwrap();
+            master.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = screen.lock().unwrap().clone();
+    Outcome {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+        stderr,
+    }
+}
+
+fn two_idle_issues() -> Test {
+    Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    })
+}
+
+#[test]
+fn the_prompt_defaults_to_writing_nothing() {
+    let test = two_idle_issues();
+    let outcome = on_terminal(
+        &test,
+        &["stale-sweep", "--repo", REPO, "--json"],
+        &[("Send these writes?", &[ENTER])],
+    );
+    outcome.expect_code(3);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "not_confirmed");
+    assert_eq!(items(&recap["unfinished"]), numbers(1..=2));
+    assert_eq!(recap["unfinished_reason"], "not confirmed");
+    assert!(
+        outcome.stderr.contains("Planned writes (4 on 2 items)"),
+        "{}",
+        outcome.stderr
+    );
+    test.expect_writes(&[]);
+}
+
+#[test]
+fn confirming_all_sends_every_planned_write() {
+    let test = two_idle_issues();
+    let outcome = on_terminal(
+        &test,
+        &["stale-sweep", "--repo", REPO, "--json"],
+        &[("Send these writes?", &[UP, ENTER])],
+    );
+    outcome.expect_code(0);
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+        &format!("POST {}/labels", issue(2)),
+        &format!("POST {}/comments", issue(2)),
+    ]);
+}
+
+#[test]
+fn a_chosen_subset_is_written_and_the_rest_is_left_for_the_rerun() {
+    let test = two_idle_issues();
+    let outcome = on_terminal(
+        &test,
+        &["stale-sweep", "--repo", REPO, "--json"],
+        &[
+            ("Send these writes?", &[DOWN, ENTER]),
+            ("Space selects", &[SPACE, ENTER]),
+        ],
+    );
+    outcome.expect_code(3);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["completed"]), numbers(1..=1));
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=2));
+    assert_eq!(
+        recap["rerun"],
+        "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#2'"
+    );
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(1)),
+        &format!("POST {}/comments", issue(1)),
+    ]);
+}
