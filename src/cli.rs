@@ -30,11 +30,12 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "ITEMS", global = true)]
     pub only: Option<String>,
 
-    /// Failures tolerated in the read phase: N, P% of the pool, or 'max(N, P%)' [default: max(3, 10%)]
+    /// Item failures tolerated in the read phase: N, P% of the pool, or 'max(N, P%)' [default: max(3, 10%)]
     #[arg(
         long,
         value_name = "BUDGET",
         env = "GH_SWEEP_ITEM_FAILURE_BUDGET",
+        hide_env_values = true,
         global = true,
         allow_hyphen_values = true
     )]
@@ -70,11 +71,23 @@ pub struct GlobalArgs {
     pub api_url: Option<String>,
 
     /// Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]
-    #[arg(long, value_name = "PATH", env = "GH_SWEEP_CONFIG", global = true)]
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "GH_SWEEP_CONFIG",
+        hide_env_values = true,
+        global = true
+    )]
     pub config: Option<PathBuf>,
 
     /// State database [default: $XDG_STATE_HOME/gh-sweep/state.db]
-    #[arg(long, value_name = "PATH", env = "GH_SWEEP_DB", global = true)]
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "GH_SWEEP_DB",
+        hide_env_values = true,
+        global = true
+    )]
     pub db: Option<PathBuf>,
 
     /// Read from a saved snapshot instead of GitHub; implies --dry-run

@@ -79,12 +79,7 @@ fn report_error(error: &anyhow::Error) -> i32 {
         eprintln!("  Caused by: {cause}");
     }
     match error.downcast_ref::<Fatal>() {
-        Some(Fatal::Usage(message)) => {
-            if message.contains("--yes") {
-                eprintln!("hint: `gh-sweep stale-sweep --dry-run --repo OWNER/NAME` shows what would be written");
-            }
-            exit::USAGE
-        }
+        Some(Fatal::Usage(_)) => exit::USAGE,
         Some(Fatal::Auth(_)) => exit::AUTH,
         None => exit::UNEXPECTED,
     }

@@ -157,6 +157,7 @@ impl Run<'_> {
 
         // The pool: explicit items, or each repository's list, in the order GitHub gave it.
         let mut pool: Vec<ItemRef> = Vec::new();
+        let mut pool_complete = true;
         let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
         if let Some(only) = &self.settings.only {
             pool.extend(only.iter().cloned());
@@ -172,6 +173,7 @@ impl Run<'_> {
                                         "GitHub's list of {repo} holds an entry without a number"
                                     ),
                                 );
+                                pool_complete = false;
                                 break;
                             };
                             let item = ItemRef::new(repo, number);
@@ -197,6 +199,7 @@ impl Run<'_> {
                         };
                         state.stop(Stop::HarnessOutage, detail);
                         state.exit_override = code;
+                        pool_complete = false;
                     }
                 }
                 if state.stopped.is_some() {
@@ -322,6 +325,7 @@ impl Run<'_> {
             command: self.command,
             dry_run: self.settings.dry_run,
             pool: &pool,
+            pool_complete,
             outcomes: &state.outcomes,
             stopped: state.stopped,
             stop_detail: state.stop_detail.clone(),

@@ -103,6 +103,9 @@ pub struct RunFacts<'a> {
     pub command: &'a str,
     pub dry_run: bool,
     pub pool: &'a [ItemRef],
+    /// False when the pool itself could not be read (the list failed): the rerun is then the
+    /// whole command again.
+    pub pool_complete: bool,
     pub outcomes: &'a BTreeMap<ItemRef, Outcome>,
     pub stopped: Option<Stop>,
     pub stop_detail: Option<String>,
@@ -180,13 +183,17 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         allowed: facts.budget.allowed(facts.pool.len()),
         failures: read_failures,
     });
-    let rerun = (!rerun_items.is_empty()).then(|| {
-        format!(
-            "{} --only {}",
-            facts.rerun_prefix,
-            shell_quote(&selector::format(&rerun_items))
-        )
-    });
+    let rerun = if !facts.pool_complete {
+        Some(facts.rerun_prefix.to_string())
+    } else {
+        (!rerun_items.is_empty()).then(|| {
+            format!(
+                "{} --only {}",
+                facts.rerun_prefix,
+                shell_quote(&selector::format(&rerun_items))
+            )
+        })
+    };
     let exit_code = facts.exit_override.unwrap_or(match facts.stopped {
         Some(Stop::BudgetExhausted) => crate::exit::BUDGET_EXHAUSTED,
         Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
@@ -237,6 +244,7 @@ mod tests {
             command: "stale-sweep",
             dry_run: false,
             pool,
+            pool_complete: true,
             outcomes,
             stopped,
             stop_detail: None,

@@ -316,6 +316,10 @@ fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
             .contains("gave up after 3 tries"),
         "{recap}"
     );
+    assert_eq!(
+        recap["rerun"], "gh-sweep stale-sweep --repo octo/demo --json",
+        "the pool was never read: rerun it all"
+    );
     assert_eq!(test.requests().len(), 3, "read_retries = 2: three tries");
     test.expect_writes(&[]);
 }
