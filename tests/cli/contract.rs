@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use crate::support::{issue, items, numbers, Fault, Test, REPO, TOKEN, VIEWER};
+use crate::support::{issue, items, marked, numbers, Fault, Test, REPO, TOKEN, VIEWER};
 
 #[test]
 fn malformed_budgets_stop_before_anything_is_read() {
@@ -113,7 +113,7 @@ fn an_exhausted_budget_stops_before_the_next_item_and_writes_nothing() {
         vec![format!("GET /repos/{REPO}/issues")],
         "item 4 was never read"
     );
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]
@@ -241,12 +241,7 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
         recap["rerun"],
         "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#3'"
     );
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-        &format!("POST {}/labels", issue(2)),
-        &format!("POST {}/comments", issue(2)),
-    ]);
+    test.expect_writes(&[marked(1), marked(2)].concat());
 
     // The next run never sends #2's writes again until a maintainer has checked it.
     test.clear_log();
@@ -258,10 +253,7 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
         .as_str()
         .unwrap()
         .starts_with("outcome unknown: check by hand"));
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(3)),
-        &format!("POST {}/comments", issue(3)),
-    ]);
+    test.expect_writes(&marked(3));
 
     test.run(&["recap", "--acknowledge", "octo/demo#2"])
         .expect_code(0);
@@ -269,7 +261,7 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
     let after = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     after.expect_code(0);
     assert_eq!(after.json()["completed"][1]["disposition"], "keep");
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]
@@ -293,10 +285,7 @@ fn a_refused_write_is_a_failure_not_a_silent_success() {
     test.clear_log();
     test.run(&["stale-sweep", "--repo", REPO, "--yes"])
         .expect_code(0);
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
 }
 
 #[test]
@@ -321,7 +310,7 @@ fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
         "the pool was never read: rerun it all"
     );
     assert_eq!(test.requests().len(), 3, "read_retries = 2: three tries");
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]
@@ -337,10 +326,7 @@ fn a_read_that_recovers_within_the_retries_goes_on() {
         test.requests().iter().filter(|r| r.method == "GET").count(),
         3
     );
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
 }
 
 #[test]
@@ -365,7 +351,7 @@ fn an_outage_mid_pool_leaves_the_rest_unfinished_and_writes_nothing() {
     );
     assert_eq!(items(&recap["unfinished"]), numbers(1..=3));
     assert_eq!(recap["unfinished_reason"], "harness outage");
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]
@@ -449,7 +435,7 @@ fn two_runs_in_a_row_do_not_double_post() {
     let second = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     second.expect_code(0);
     assert_eq!(second.json()["completed"][0]["disposition"], "keep");
-    test.expect_writes(&[]);
+    test.expect_no_writes();
     // The label's time comes from the store, so the second run reads only the list.
     assert_eq!(test.requests().len(), 1, "{:?}", test.requests());
     let shared = test.world();
@@ -483,12 +469,9 @@ fn a_dry_run_writes_nothing_and_its_rerun_does_it_for_real() {
         "{}",
         outcome.stderr
     );
-    test.expect_writes(&[]);
+    test.expect_no_writes();
     test.run_line(rerun, &["--yes"]).expect_code(0);
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(2)),
-        &format!("POST {}/comments", issue(2)),
-    ]);
+    test.expect_writes(&marked(2));
 }
 
 #[test]
@@ -515,10 +498,7 @@ fn max_writes_leaves_items_past_the_cap_unfinished() {
         recap["rerun"],
         "gh-sweep stale-sweep --repo octo/demo --max-writes 3 --json --only 'octo/demo#2,#3'"
     );
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
 }
 
 #[test]
@@ -544,10 +524,7 @@ fn an_item_that_changed_since_it_was_read_is_not_written() {
         recap["completed"][1]["disposition"],
         "changed since read: now keep"
     );
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
 }
 
 #[test]
@@ -572,10 +549,7 @@ fn the_token_never_reaches_output_database_or_snapshot() {
     first.expect_code(11);
     let recap = test.run(&["recap", "--json"]);
     let list = test.run(&["recap", "--list"]);
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
     // The server did get the token, so not finding it elsewhere means something.
     assert!(test
         .requests()
@@ -664,10 +638,7 @@ fn a_write_applied_but_unanswered_is_never_sent_again() {
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(11);
     assert_eq!(items(&outcome.json()["unfinished"]), numbers(2..=2));
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
     test.clear_log();
     let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     next.expect_code(11);
@@ -675,10 +646,7 @@ fn a_write_applied_but_unanswered_is_never_sent_again() {
         .as_str()
         .unwrap()
         .contains("comment in run 1"));
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(2)),
-        &format!("POST {}/comments", issue(2)),
-    ]);
+    test.expect_writes(&marked(2));
     let mut shared = test.world();
     assert_eq!(
         shared.world.issue(1).comments.len(),
@@ -831,7 +799,7 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
         .expect_code(0);
     // The 30 labels gh-sweep put on are known from the store; the 10 older ones are read again.
     assert_eq!(test.requests().len(), 12);
-    test.expect_writes(&[]);
+    test.expect_no_writes();
     eprintln!(
         "200 items: dry run {dry} requests; sweep {} reads + {writes} writes; next sweep 12",
         dry
@@ -861,5 +829,51 @@ fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
         numbers(1..=1),
         "its writes were never sent"
     );
-    test.expect_writes(&[]);
+    test.expect_no_writes();
+}
+
+#[test]
+fn a_403_without_rate_limit_signs_is_a_permission_error() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.fail("GET", "/issues", Fault::Status(403), 5);
+    let outcome = test.run(&["classify", "stale", "--repo", REPO]);
+    outcome.expect_code(4);
+    assert!(
+        outcome.stdout.contains("permission denied (403)"),
+        "{}",
+        outcome.stdout
+    );
+    assert_eq!(
+        test.requests().len(),
+        1,
+        "a permission error is not retried"
+    );
+}
+
+#[test]
+fn gone_and_unprocessable_items_are_item_failures() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+        world.open_issue(3, 5);
+    });
+    test.fail("GET", "/issues/1", Fault::Status(410), 1);
+    test.fail("GET", "/issues/2", Fault::Status(422), 1);
+    let outcome = test.run(&[
+        "classify", "stale", "--repo", REPO, "--only", "#1-#3", "--json",
+    ]);
+    outcome.expect_code(8);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["failed"]), numbers(1..=2));
+    assert!(recap["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("410"));
+    assert!(recap["failed"][1]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("422"));
+    assert_eq!(test.requests().len(), 3, "item failures are not retried");
 }

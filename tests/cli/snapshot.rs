@@ -147,7 +147,7 @@ fn the_bundled_snapshot_covers_every_disposition() {
         .as_str()
         .unwrap()
         .starts_with("gh-sweep stale-sweep --repo octo/demo --config "));
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]

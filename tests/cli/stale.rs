@@ -320,7 +320,7 @@ fn classify_writes_nothing_and_completes_every_item() {
         "idle 74 days >= 60; would write: label +Stale; comment"
     );
     assert!(recap["rerun"].is_null());
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::support::{issue, items, numbers, Outcome, Test, REPO};
+use crate::support::{issue, items, marked, numbers, Outcome, Test, REPO};
 
 const ENTER: &[u8] = b"\r";
 const UP: &[u8] = b"\x1b[A";
@@ -116,7 +116,7 @@ fn the_prompt_defaults_to_writing_nothing() {
         "{}",
         outcome.stderr
     );
-    test.expect_writes(&[]);
+    test.expect_no_writes();
 }
 
 #[test]
@@ -128,12 +128,7 @@ fn confirming_all_sends_every_planned_write() {
         &[("Send these writes?", &[UP, ENTER])],
     );
     outcome.expect_code(0);
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-        &format!("POST {}/labels", issue(2)),
-        &format!("POST {}/comments", issue(2)),
-    ]);
+    test.expect_writes(&[marked(1), marked(2)].concat());
 }
 
 #[test]
@@ -155,8 +150,5 @@ fn a_chosen_subset_is_written_and_the_rest_is_left_for_the_rerun() {
         recap["rerun"],
         "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#2'"
     );
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(1)),
-        &format!("POST {}/comments", issue(1)),
-    ]);
+    test.expect_writes(&marked(1));
 }

@@ -152,9 +152,15 @@ impl Test {
 
     /// Asserts the exact writes sent since the log was last cleared, in order.
     #[track_caller]
-    pub fn expect_writes(&self, expected: &[&str]) {
+    pub fn expect_writes<S: AsRef<str>>(&self, expected: &[S]) {
+        let expected: Vec<&str> = expected.iter().map(AsRef::as_ref).collect();
         assert_eq!(self.writes(), expected, "writes sent to GitHub");
         self.audited.set(true);
+    }
+
+    #[track_caller]
+    pub fn expect_no_writes(&self) {
+        self.expect_writes::<&str>(&[]);
     }
 
     pub fn fail(&self, method: &str, path_contains: &str, fault: Fault, times: u32) {
@@ -184,6 +190,14 @@ impl Drop for Test {
             "writes nobody expected (audit with expect_writes): {writes:?}"
         );
     }
+}
+
+/// The two writes that mark `octo/demo#N` stale: the label, then the comment.
+pub fn marked(number: u64) -> Vec<String> {
+    vec![
+        format!("POST {}/labels", issue(number)),
+        format!("POST {}/comments", issue(number)),
+    ]
 }
 
 /// The issue path of `octo/demo#N`.
