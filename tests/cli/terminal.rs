@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::support::{issue, items, marked, numbers, Outcome, Test, REPO};
+use crate::support::{items, marked, numbers, Outcome, Test, REPO};
 
 const ENTER: &[u8] = b"\r";
 const UP: &[u8] = b"\x1b[A";
