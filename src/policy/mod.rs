@@ -1,7 +1,9 @@
 //! Pure decisions over plain data. Nothing in here touches the network, the database or the
 //! terminal; the engine gathers the facts and carries out what these return.
 
+pub mod backoff;
 pub mod budget;
+pub mod merge;
 pub mod recap;
 pub mod selector;
 pub mod stale;

@@ -15,6 +15,8 @@ use crate::exit::Fatal;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::recap::Recap;
 
+pub mod queue;
+
 /// Each entry migrates the schema from its index to the next version.
 const MIGRATIONS: &[&str] = &[
     // 0 -> 1
@@ -55,12 +57,31 @@ const MIGRATIONS: &[&str] = &[
         labeled_at TEXT NOT NULL,
         last_write_at TEXT NOT NULL
      );",
+    // 1 -> 2: the queue of seed 002.
+    "CREATE TABLE queue (
+        key TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        head_sha TEXT,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL DEFAULT 3,
+        owner TEXT,
+        leased_until TEXT,
+        enqueued_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        failed_at TEXT,
+        last_error TEXT
+     );
+     CREATE INDEX queue_pr ON queue(repo, pr);
+     CREATE INDEX queue_claimable ON queue(status, enqueued_at);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 pub struct Store {
-    connection: Connection,
+    pub(crate) connection: Connection,
     path: PathBuf,
 }
 
@@ -414,6 +435,43 @@ mod tests {
         drop(connection);
         let error = Store::open(&path).err().unwrap().to_string();
         assert!(error.contains("schema version 99"), "{error}");
+    }
+
+    #[test]
+    fn a_database_of_every_earlier_version_migrates_with_its_rows() {
+        for version in 0..SCHEMA_VERSION {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("state.db");
+            let connection = Connection::open(&path).unwrap();
+            for sql in &MIGRATIONS[..version as usize] {
+                connection.execute_batch(sql).unwrap();
+            }
+            connection.execute_batch(&format!("PRAGMA user_version = {version}")).unwrap();
+            if version >= 1 {
+                connection
+                    .execute_batch(
+                        "INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
+                           VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep --repo o/r', '2026-11-01T00:00:00Z', '2026-11-01T00:01:00Z', 11, NULL);
+                         INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (1, 'o/r#3', 'o/r', 'comment', '2026-11-01T00:00:30Z');
+                         INSERT INTO stale_marks VALUES ('o/r#4', 'Stale', '2026-11-01T00:00:10Z', '2026-11-01T00:00:11Z');",
+                    )
+                    .unwrap();
+            }
+            drop(connection);
+            let store = Store::open(&path).unwrap();
+            let migrated: i64 = store.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+            assert_eq!(migrated, SCHEMA_VERSION, "from version {version}");
+            if version >= 1 {
+                let repo: RepoRef = "o/r".parse().unwrap();
+                assert_eq!(store.unknown_writes(&[repo]).unwrap().len(), 1, "from version {version}");
+                let item: ItemRef = "o/r#4".parse().unwrap();
+                assert!(store.stale_mark(&item, "stale").unwrap().is_some());
+            }
+            let key = queue::merge_key(&"o/r".parse().unwrap(), 1, "h");
+            let repo: RepoRef = "o/r".parse().unwrap();
+            let row = queue::NewRow { key: &key, kind: "merge", repo: &repo, pr: 1, head_sha: Some("h") };
+            assert!(store.enqueue(&row, Utc::now()).unwrap());
+        }
     }
 
     #[cfg(unix)]
