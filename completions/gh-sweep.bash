@@ -25,6 +25,9 @@ _gh__sweep() {
             gh__sweep,help)
                 cmd="gh__sweep__subcmd__help"
                 ;;
+            gh__sweep,poll)
+                cmd="gh__sweep__subcmd__poll"
+                ;;
             gh__sweep,recap)
                 cmd="gh__sweep__subcmd__recap"
                 ;;
@@ -34,11 +37,17 @@ _gh__sweep() {
             gh__sweep__subcmd__classify,help)
                 cmd="gh__sweep__subcmd__classify__subcmd__help"
                 ;;
+            gh__sweep__subcmd__classify,merge)
+                cmd="gh__sweep__subcmd__classify__subcmd__merge"
+                ;;
             gh__sweep__subcmd__classify,stale)
                 cmd="gh__sweep__subcmd__classify__subcmd__stale"
                 ;;
             gh__sweep__subcmd__classify__subcmd__help,help)
                 cmd="gh__sweep__subcmd__classify__subcmd__help__subcmd__help"
+                ;;
+            gh__sweep__subcmd__classify__subcmd__help,merge)
+                cmd="gh__sweep__subcmd__classify__subcmd__help__subcmd__merge"
                 ;;
             gh__sweep__subcmd__classify__subcmd__help,stale)
                 cmd="gh__sweep__subcmd__classify__subcmd__help__subcmd__stale"
@@ -52,11 +61,17 @@ _gh__sweep() {
             gh__sweep__subcmd__help,help)
                 cmd="gh__sweep__subcmd__help__subcmd__help"
                 ;;
+            gh__sweep__subcmd__help,poll)
+                cmd="gh__sweep__subcmd__help__subcmd__poll"
+                ;;
             gh__sweep__subcmd__help,recap)
                 cmd="gh__sweep__subcmd__help__subcmd__recap"
                 ;;
             gh__sweep__subcmd__help,stale-sweep)
                 cmd="gh__sweep__subcmd__help__subcmd__stale__subcmd__sweep"
+                ;;
+            gh__sweep__subcmd__help__subcmd__classify,merge)
+                cmd="gh__sweep__subcmd__help__subcmd__classify__subcmd__merge"
                 ;;
             gh__sweep__subcmd__help__subcmd__classify,stale)
                 cmd="gh__sweep__subcmd__help__subcmd__classify__subcmd__stale"
@@ -68,7 +83,7 @@ _gh__sweep() {
 
     case "${cmd}" in
         gh__sweep)
-            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --help --version stale-sweep classify recap completions help"
+            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --help --version stale-sweep poll classify recap completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -126,7 +141,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__subcmd__sweep__subcmd__classify)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --help stale help"
+            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --help stale merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -184,7 +199,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__subcmd__sweep__subcmd__classify__subcmd__help)
-            opts="stale help"
+            opts="stale merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -211,6 +226,20 @@ _gh__sweep() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gh__subcmd__sweep__subcmd__classify__subcmd__help__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gh__subcmd__sweep__subcmd__classify__subcmd__help__subcmd__stale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -218,6 +247,68 @@ _gh__sweep() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__subcmd__sweep__subcmd__classify__subcmd__merge)
+            opts="-R -y -v -q -h --org --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --org)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --item-failure-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -342,7 +433,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__subcmd__sweep__subcmd__help)
-            opts="stale-sweep classify recap completions help"
+            opts="stale-sweep poll classify recap completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -356,8 +447,22 @@ _gh__sweep() {
             return 0
             ;;
         gh__subcmd__sweep__subcmd__help__subcmd__classify)
-            opts="stale"
+            opts="stale merge"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__subcmd__sweep__subcmd__help__subcmd__classify__subcmd__merge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -411,6 +516,20 @@ _gh__sweep() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gh__subcmd__sweep__subcmd__help__subcmd__poll)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gh__subcmd__sweep__subcmd__help__subcmd__recap)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -432,6 +551,68 @@ _gh__sweep() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__subcmd__sweep__subcmd__poll)
+            opts="-R -y -v -q -h --org --confirm --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --org)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --item-failure-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

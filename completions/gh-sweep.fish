@@ -42,6 +42,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s q -l quiet -d 'Print 
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s V -l version -d 'Print version'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
@@ -62,24 +63,43 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l json -
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -l json -d 'Print the recap as one JSON object'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -s v -l verbose -d 'Log each request to stderr (never the token)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -s q -l quiet -d 'Print only the recap\'s counts'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l confirm -d 'Ask before enqueueing (enqueueing is local, so it is not asked by default)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l write-interval -d 'Seconds between two writes [default: 1]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
@@ -96,7 +116,25 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l write-interval -d 'Seconds between two writes [default: 1]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l acknowledge -d 'Mark an item\'s writes of unknown outcome as checked by hand, so sweeps write to it again' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
@@ -132,9 +170,11 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l json -
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep classify recap completions help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep classify recap completions help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep classify recap completions help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep classify recap completions help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep classify recap completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'

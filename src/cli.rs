@@ -122,6 +122,15 @@ pub enum Command {
     #[command(after_help = AFTER_HELP)]
     StaleSweep,
 
+    /// One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge
+    ///
+    /// Guards run in a fixed order, each cheaper than the next: held ((HELD) in the title or a
+    /// held label), a merge already in flight, the backoff after a failed merge of the same
+    /// head; only then the eligibility rules of [poll] (docs-only, green, approved at the
+    /// head), failing closed. An eligible PR is enqueued once per head. Made for cron.
+    #[command(after_help = AFTER_HELP)]
+    Poll(PollArgs),
+
     /// The read phase alone: print every item's disposition and why. Writes nothing
     #[command(subcommand)]
     Classify(ClassifyCommand),
@@ -142,6 +151,28 @@ pub enum ClassifyCommand {
     /// Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt
     #[command(after_help = AFTER_HELP)]
     Stale,
+
+    /// Explain for every open PR why `poll` would or would not enqueue its merge: the first
+    /// unmet condition, in words. Reads the queue, never changes it
+    #[command(after_help = AFTER_HELP)]
+    Merge(OrgArgs),
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct OrgArgs {
+    /// Every repository of this organisation (repeatable), found with the search API
+    #[arg(long = "org", value_name = "ORG")]
+    pub orgs: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PollArgs {
+    #[command(flatten)]
+    pub scope: OrgArgs,
+
+    /// Ask before enqueueing (enqueueing is local, so it is not asked by default)
+    #[arg(long)]
+    pub confirm: bool,
 }
 
 #[derive(Debug, Args)]

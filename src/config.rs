@@ -15,6 +15,7 @@ use crate::github::client::RetryPolicy;
 use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::budget::Budget;
+use crate::policy::merge::{PollRules, POLL_KEYS};
 use crate::policy::recap::shell_quote;
 use crate::policy::selector;
 use crate::policy::stale::StaleRules;
@@ -85,6 +86,8 @@ struct FileConfig {
     timeout_seconds: Option<u64>,
     #[serde(default)]
     stale: StaleRules,
+    #[serde(default)]
+    poll: PollRules,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -97,6 +100,7 @@ const TOP_KEYS: &[&str] = &[
     "max_retry_wait_seconds",
     "timeout_seconds",
     "stale",
+    "poll",
 ];
 
 pub const STALE_KEYS: &[&str] = &[
@@ -175,6 +179,15 @@ fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
             )
         })?;
         check_keys(stale, STALE_KEYS, "stale.", path)?;
+    }
+    if let Some(poll) = table.get("poll") {
+        let poll = poll.as_table().ok_or_else(|| {
+            format!(
+                "`poll` in {} must be a table: write `[poll]`",
+                path.display()
+            )
+        })?;
+        check_keys(poll, POLL_KEYS, "poll.", path)?;
     }
     FileConfig::deserialize(table).map_err(|error| {
         format!(
@@ -332,6 +345,11 @@ pub struct Settings {
     pub save_snapshot: Option<PathBuf>,
     pub config_path: Option<PathBuf>,
     pub stale: StaleRules,
+    pub poll: PollRules,
+    /// Organisations whose repositories make the pool (`poll`, `classify merge`).
+    pub orgs: Vec<String>,
+    /// Ask before local writes too (`poll --confirm`).
+    pub confirm: bool,
     /// The command line a rerun starts with (everything but `--only`).
     pub rerun_prefix: String,
 }
@@ -341,31 +359,52 @@ pub struct Settings {
 pub enum Access {
     /// Reads and classifies; never writes (classify).
     ReadOnly,
+    /// Writes only to the store's queue; asks only with --confirm (poll).
+    LocalWrites,
     /// May write after confirmation (stale-sweep).
     Writes,
+}
+
+/// The subcommand being resolved, and its own flags.
+pub struct Spec<'a> {
+    /// The words that name it on the command line, e.g. `classify stale`.
+    pub words: &'a str,
+    pub access: Access,
+    pub orgs: &'a [String],
+    pub confirm: bool,
+}
+
+impl<'a> Spec<'a> {
+    pub fn new(words: &'a str, access: Access) -> Self {
+        Spec {
+            words,
+            access,
+            orgs: &[],
+            confirm: false,
+        }
+    }
 }
 
 /// Resolves and validates all settings. `interactive` is whether a maintainer can answer a
 /// prompt (stdin and stderr are terminals).
 pub fn resolve(
     args: &GlobalArgs,
-    command_words: &str,
-    access: Access,
+    spec: &Spec<'_>,
     interactive: bool,
     env: &Env,
     cwd: &Path,
 ) -> Result<Settings, Fatal> {
-    resolve_inner(args, command_words, access, interactive, env, cwd).map_err(Fatal::Usage)
+    resolve_inner(args, spec, interactive, env, cwd).map_err(Fatal::Usage)
 }
 
 fn resolve_inner(
     args: &GlobalArgs,
-    command_words: &str,
-    access: Access,
+    spec: &Spec<'_>,
     interactive: bool,
     env: &Env,
     cwd: &Path,
 ) -> Result<Settings, String> {
+    let access = spec.access;
     let config_path = find_config(args.config.as_deref(), env, cwd)?;
     let file = match &config_path {
         Some(path) => {
@@ -376,6 +415,19 @@ fn resolve_inner(
         None => FileConfig::default(),
     };
     file.stale.validate()?;
+    file.poll.validate()?;
+    let mut orgs: Vec<String> = Vec::new();
+    for org in spec.orgs {
+        let valid = !org.is_empty() && org.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !valid {
+            return Err(format!(
+                "invalid organisation `{org}`: write its login, e.g. `rust-lang`"
+            ));
+        }
+        if !orgs.contains(org) {
+            orgs.push(org.clone());
+        }
+    }
 
     let budget = match (&args.item_failure_budget, &file.item_failure_budget) {
         (Some(flag), _) => flag.parse::<Budget>()?,
@@ -428,10 +480,15 @@ fn resolve_inner(
             }
         }
     }
-    if repos.is_empty() {
-        return Err(
-            "no repository given: pass --repo OWNER/NAME (or --only 'OWNER/NAME#N')".to_string(),
-        );
+    if repos.is_empty() && orgs.is_empty() {
+        let org = if spec.access == Access::LocalWrites || spec.words == "classify merge" {
+            ", or --org ORG"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "no repository given: pass --repo OWNER/NAME{org} (or --only 'OWNER/NAME#N')"
+        ));
     }
 
     let api_base = api_base(args.api_url.as_deref(), env)?;
@@ -446,11 +503,18 @@ fn resolve_inner(
                 .to_string(),
         );
     }
+    if spec.confirm && !interactive && !args.yes && !dry_run {
+        return Err("--confirm asks on a terminal, and there is none: drop --confirm, or pass --dry-run to preview".to_string());
+    }
 
-    let mut rerun = vec!["gh-sweep".to_string(), command_words.to_string()];
+    let mut rerun = vec!["gh-sweep".to_string(), spec.words.to_string()];
     for repo in &repos {
         rerun.push("--repo".into());
         rerun.push(repo.to_string());
+    }
+    for org in &orgs {
+        rerun.push("--org".into());
+        rerun.push(org.clone());
     }
     let mut flag = |name: &str, value: Option<String>| {
         if let Some(value) = value {
@@ -501,6 +565,9 @@ fn resolve_inner(
         save_snapshot: args.save_snapshot.clone(),
         config_path,
         stale: file.stale,
+        poll: file.poll,
+        orgs,
+        confirm: spec.confirm,
         rerun_prefix: rerun.join(" "),
     })
 }

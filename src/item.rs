@@ -11,6 +11,13 @@ pub struct RepoRef {
     pub name: String,
 }
 
+/// Where a pool comes from: one repository, or every repository of an organisation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Repo(RepoRef),
+    Org(String),
+}
+
 /// An issue or pull request, `owner/name#N`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ItemRef {

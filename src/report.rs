@@ -63,13 +63,62 @@ pub fn recap_json(recap: &Recap) -> String {
 }
 
 pub fn recap_counts(recap: &Recap) -> String {
-    format!(
+    let mut line = format!(
         "run {}: {} completed, {} failed, {} unfinished",
         recap.run_id,
         recap.completed.len(),
         recap.failed.len(),
         recap.unfinished.len()
-    )
+    );
+    if let Some(counters) = &recap.counters {
+        line.push_str(&format!("\n{}", counters_line(counters)));
+    }
+    line
+}
+
+/// A subcommand's counters on one line, known ones in a fixed order:
+/// `candidates 12, drafts dropped 1, ..., ineligible 4 (green 3, docs-only 1), enqueued 2`.
+pub fn counters_line(counters: &serde_json::Value) -> String {
+    const ORDER: &[&str] = &[
+        "candidates",
+        "drafts_dropped",
+        "held",
+        "in_flight",
+        "backed_off",
+        "ineligible",
+        "enqueued",
+        "failed",
+    ];
+    let Some(object) = counters.as_object() else {
+        return String::new();
+    };
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort_by_key(|key| {
+        ORDER
+            .iter()
+            .position(|known| known == key)
+            .unwrap_or(ORDER.len())
+    });
+    let parts: Vec<String> = keys
+        .into_iter()
+        .map(|key| {
+            let name = key.replace('_', " ");
+            match &object[key] {
+                serde_json::Value::Object(inner) => {
+                    let total: u64 = inner.values().filter_map(serde_json::Value::as_u64).sum();
+                    let detail: Vec<String> =
+                        inner.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                    if detail.is_empty() {
+                        format!("{name} {total}")
+                    } else {
+                        format!("{name} {total} ({})", detail.join(", "))
+                    }
+                }
+                value => format!("{name} {value}"),
+            }
+        })
+        .collect();
+    format!("Counters: {}", parts.join(", "))
 }
 
 /// The recap: completed, failed, unfinished, then the rerun line. Always in that order.
@@ -86,6 +135,10 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         out.push_str(&format!("Stopped ({stop}): {detail}\n"));
+    }
+    if let Some(counters) = &recap.counters {
+        out.push_str(&counters_line(counters));
+        out.push('\n');
     }
 
     out.push_str(&format!("\nCompleted ({})\n", recap.completed.len()));

@@ -1,9 +1,10 @@
-//! `gh-sweep classify stale`: the read phase of `stale-sweep` alone. Writes nothing to GitHub;
-//! the run is recorded like any other.
+//! `gh-sweep classify stale|merge`: the read phase of `stale-sweep` or `poll` alone. Writes
+//! nothing to GitHub or the queue; the run is recorded like any other.
 
 use super::{run_engine, Context};
 use crate::cli::{ClassifyCommand, GlobalArgs};
-use crate::config::{self, Access};
+use crate::config::{self, Access, Spec};
+use crate::engine::merge::MergeClassifier;
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
 
@@ -15,20 +16,32 @@ pub fn run(
 ) -> anyhow::Result<i32> {
     match command {
         ClassifyCommand::Stale => {
-            let settings = config::resolve(
-                args,
-                "classify stale",
-                Access::ReadOnly,
-                context.ui.interactive,
-                &context.env,
-                cwd,
-            )?;
+            let spec = Spec::new("classify stale", Access::ReadOnly);
+            let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
             let mut classifier = StaleClassifier::new(&rules);
             run_engine(
                 context,
                 settings,
                 "classify stale",
+                Mode::Classify,
+                &mut classifier,
+            )
+        }
+        ClassifyCommand::Merge(scope) => {
+            let spec = Spec {
+                words: "classify merge",
+                access: Access::ReadOnly,
+                orgs: &scope.orgs,
+                confirm: false,
+            };
+            let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+            let rules = settings.poll.clone();
+            let mut classifier = MergeClassifier::new(&rules, true)?;
+            run_engine(
+                context,
+                settings,
+                "classify merge",
                 Mode::Classify,
                 &mut classifier,
             )

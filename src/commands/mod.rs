@@ -3,6 +3,7 @@
 
 pub mod classify;
 pub mod completions;
+pub mod poll;
 pub mod recap;
 pub mod stale_sweep;
 

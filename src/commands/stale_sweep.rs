@@ -2,19 +2,13 @@
 
 use super::{run_engine, Context};
 use crate::cli::GlobalArgs;
-use crate::config::{self, Access};
+use crate::config::{self, Access, Spec};
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
 
 pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyhow::Result<i32> {
-    let settings = config::resolve(
-        args,
-        "stale-sweep",
-        Access::Writes,
-        context.ui.interactive,
-        &context.env,
-        cwd,
-    )?;
+    let spec = Spec::new("stale-sweep", Access::Writes);
+    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.stale.clone();
     let mut classifier = StaleClassifier::new(&rules);
     run_engine(

@@ -3,6 +3,7 @@
 //! build the recap. What to do with an item is decided by a [`Classifier`], whose decisions
 //! come from the pure policies.
 
+pub mod merge;
 pub mod stale;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,11 +15,12 @@ use serde_json::Value;
 
 use crate::config::Settings;
 use crate::exit;
-use crate::github::{self, model, ApiError, Client};
-use crate::item::{ItemRef, RepoRef};
+use crate::github::{self, ApiError, Client};
+use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
 use crate::policy::write::Write;
 use crate::report::{self, PlanRow};
+use crate::store::queue::NewRow;
 use crate::store::Store;
 use crate::ui::{Choice, Ui};
 
@@ -55,8 +57,18 @@ impl From<ApiError> for ReadError {
 
 /// The part of a sweep that knows its kind of item.
 pub trait Classifier {
-    /// The pool of one repository, as list entries.
-    fn list(&mut self, client: &Client, repo: &RepoRef) -> Result<Vec<Value>, ApiError>;
+    /// The pool of one repository or organisation: each item with its list entry.
+    fn list(&mut self, client: &Client, scope: &Scope) -> Result<Vec<(ItemRef, Value)>, ApiError>;
+
+    /// Lines worth telling the maintainer about the listing (a search split into windows).
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Counters that summarise the run for a quick look, computed from its recap.
+    fn counters(&self, _recap: &Recap) -> Option<Value> {
+        None
+    }
 
     /// Reads what else the item needs and decides. `listed` is the list entry when there is
     /// one; without it the item is read on its own.
@@ -162,21 +174,25 @@ impl Run<'_> {
         if let Some(only) = &self.settings.only {
             pool.extend(only.iter().cloned());
         } else {
-            for repo in &self.settings.repos {
-                match classifier.list(self.client, repo) {
+            let scopes = self
+                .settings
+                .repos
+                .iter()
+                .cloned()
+                .map(Scope::Repo)
+                .chain(self.settings.orgs.iter().cloned().map(Scope::Org));
+            for scope in scopes {
+                let name = match &scope {
+                    Scope::Repo(repo) => format!("repository {repo}"),
+                    Scope::Org(org) => format!("organisation {org}"),
+                };
+                let result = classifier.list(self.client, &scope);
+                for note in classifier.notes() {
+                    self.ui.status(&note);
+                }
+                match result {
                     Ok(entries) => {
-                        for entry in entries {
-                            let Some(number) = model::number(&entry) else {
-                                state.stop(
-                                    Stop::HarnessOutage,
-                                    format!(
-                                        "GitHub's list of {repo} holds an entry without a number"
-                                    ),
-                                );
-                                pool_complete = false;
-                                break;
-                            };
-                            let item = ItemRef::new(repo, number);
+                        for (item, entry) in entries {
                             if listed.contains_key(&item) {
                                 continue;
                             }
@@ -189,13 +205,11 @@ impl Run<'_> {
                             ApiError::Item {
                                 status: Some(404), ..
                             } => (
-                                format!(
-                                    "repository {repo} was not found, or the token cannot see it"
-                                ),
+                                format!("{name} was not found, or the token cannot see it"),
                                 Some(exit::AUTH),
                             ),
                             ApiError::Auth { message, .. } => (message, Some(exit::AUTH)),
-                            other => (format!("listing {repo}: {other}"), None),
+                            other => (format!("listing {name}: {other}"), None),
                         };
                         state.stop(Stop::HarnessOutage, detail);
                         state.exit_override = code;
@@ -209,7 +223,13 @@ impl Run<'_> {
         }
 
         // Writes of unknown outcome block their item until checked by hand.
-        let unknown = self.store.unknown_writes(&self.settings.repos)?;
+        let mut repos: Vec<RepoRef> = self.settings.repos.clone();
+        for item in &pool {
+            if !repos.contains(&item.repo) {
+                repos.push(item.repo.clone());
+            }
+        }
+        let unknown = self.store.unknown_writes(&repos)?;
         let mut blocked: BTreeSet<ItemRef> = BTreeSet::new();
         for write in &unknown {
             let Ok(item) = write.item.parse::<ItemRef>() else {
@@ -320,7 +340,7 @@ impl Run<'_> {
             self.confirm_and_write(run_id, classifier, &mut state, plans)?;
         }
 
-        let recap = recap::build(RunFacts {
+        let mut recap = recap::build(RunFacts {
             run_id,
             command: self.command,
             dry_run: self.settings.dry_run,
@@ -334,6 +354,7 @@ impl Run<'_> {
             rerun_prefix: &self.settings.rerun_prefix,
             exit_override: state.exit_override,
         });
+        recap.counters = classifier.counters(&recap);
         self.store.finish_run(&recap)?;
         Ok(recap)
     }
@@ -367,13 +388,19 @@ impl Run<'_> {
             return Ok(());
         }
 
-        self.ui.status(&format!(
-            "Planned writes ({total} on {} items):",
-            plans.len()
-        ));
-        self.ui
-            .status(&report::plan(&rows, self.ui.stderr_terminal));
-        let chosen: Vec<bool> = if self.settings.yes {
+        let all_local = plans
+            .iter()
+            .all(|(plan, _)| plan.writes.iter().all(Write::is_local));
+        let ask = !self.settings.yes && (!all_local || self.settings.confirm);
+        if ask || !all_local {
+            self.ui.status(&format!(
+                "Planned writes ({total} on {} items):",
+                plans.len()
+            ));
+            self.ui
+                .status(&report::plan(&rows, self.ui.stderr_terminal));
+        }
+        let chosen: Vec<bool> = if !ask {
             vec![true; plans.len()]
         } else {
             let labels: Vec<String> = rows
@@ -408,7 +435,8 @@ impl Run<'_> {
                 continue;
             }
             if let Some(cap) = self.settings.max_writes {
-                if cap_reached || sent + plan.writes.len() as u64 > cap {
+                let remote = plan.writes.iter().filter(|write| !write.is_local()).count() as u64;
+                if cap_reached || sent + remote > cap {
                     cap_reached = true;
                     state.unfinished(&item, "write cap reached");
                     continue;
@@ -442,6 +470,19 @@ impl Run<'_> {
             let mut dates = Vec::new();
             let mut failed = None;
             for write in &plan.writes {
+                progress.advance(&format!("{item}: {write}"));
+                if let Write::Enqueue { key, head_sha } = write {
+                    let row = NewRow {
+                        key,
+                        kind: "merge",
+                        repo: &item.repo,
+                        pr: item.number,
+                        head_sha: Some(head_sha),
+                    };
+                    self.store.enqueue(&row, Utc::now())?;
+                    dates.push(Utc::now());
+                    continue;
+                }
                 if let Some(last) = last_write {
                     let due = last + self.settings.write_interval;
                     let now = Instant::now();
@@ -449,7 +490,6 @@ impl Run<'_> {
                         thread::sleep(due - now);
                     }
                 }
-                progress.advance(&format!("{item}: {write}"));
                 let journal = self
                     .store
                     .journal_intent(run_id, &item, &write.to_string())?;

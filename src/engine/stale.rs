@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client};
-use crate::item::{ItemRef, RepoRef};
+use crate::item::{ItemRef, Scope};
 use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
 use crate::policy::write::Write;
 use crate::store::Store;
@@ -112,8 +112,21 @@ fn read_events(client: &Client, item: &ItemRef) -> Result<Vec<model::Event>, Rea
 }
 
 impl Classifier for StaleClassifier<'_> {
-    fn list(&mut self, client: &Client, repo: &RepoRef) -> Result<Vec<Value>, ApiError> {
-        github::open_items(client, repo)
+    fn list(&mut self, client: &Client, scope: &Scope) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+        let Scope::Repo(repo) = scope else {
+            return Err(ApiError::Harness {
+                message: "the stale rules sweep repositories, not organisations".into(),
+            });
+        };
+        github::open_items(client, repo)?
+            .into_iter()
+            .map(|entry| match model::number(&entry) {
+                Some(number) => Ok((ItemRef::new(repo, number), entry)),
+                None => Err(ApiError::Harness {
+                    message: format!("GitHub's list of {repo} holds an entry without a number"),
+                }),
+            })
+            .collect()
     }
 
     fn classify(

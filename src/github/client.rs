@@ -182,7 +182,28 @@ impl Client {
 
     /// Reads every page of a list, following `Link: rel="next"` verbatim.
     pub fn get_all(&self, path: &str) -> Result<Vec<Value>, ApiError> {
+        self.get_all_in(path, None).map(|(items, _)| items)
+    }
+
+    /// Reads every page of a list wrapped in an object (`{"total_count": .., field: [..]}`, as
+    /// search and check runs answer), with the first page's object minus the list.
+    pub fn get_all_in(
+        &self,
+        path: &str,
+        field: Option<&str>,
+    ) -> Result<(Vec<Value>, Value), ApiError> {
+        self.get_all_until(path, field, &|_| false)
+    }
+
+    /// [`Client::get_all_in`], stopping after the first page when `enough` says so of it.
+    pub fn get_all_until(
+        &self,
+        path: &str,
+        field: Option<&str>,
+        enough: &dyn Fn(&Value) -> bool,
+    ) -> Result<(Vec<Value>, Value), ApiError> {
         let mut items = Vec::new();
+        let mut first: Option<Value> = None;
         let mut seen = HashSet::new();
         let mut next = Some(path.to_string());
         while let Some(url) = next.map(|next| self.url(&next)) {
@@ -192,18 +213,30 @@ impl Client {
                 });
             }
             let page = self.get_page(&url)?;
-            match page.body {
+            let mut body = page.body;
+            let list = match field {
+                Some(field) => body.get_mut(field).map(Value::take).unwrap_or(Value::Null),
+                None => std::mem::take(&mut body),
+            };
+            match list {
                 Value::Array(values) => items.extend(values),
                 other => {
+                    let what = field.map_or(String::new(), |field| format!("`{field}` "));
                     return Err(ApiError::Item {
                         status: None,
-                        message: format!("expected a list from {url}, got {}", kind_of(&other)),
-                    })
+                        message: format!(
+                            "expected a list {what}from {}, got {}",
+                            self.key(&url),
+                            kind_of(&other)
+                        ),
+                    });
                 }
             }
-            next = page.next;
+            let stop = first.is_none() && enough(&body);
+            first.get_or_insert(body);
+            next = if stop { None } else { page.next };
         }
-        Ok(items)
+        Ok((items, first.unwrap_or(Value::Null)))
     }
 
     /// Reads one resource.

@@ -72,6 +72,100 @@ pub fn viewer(client: &Client) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// The search API's answer for one query: its items and whether GitHub says it cut them.
+pub struct SearchPage {
+    pub items: Vec<Value>,
+    pub total: u64,
+}
+
+/// GitHub returns at most this many results for one search.
+pub const SEARCH_CAP: u64 = 1000;
+
+/// Runs one issue search. Reads every page, unless the first says the query matches more than
+/// GitHub's cap: then only the total is worth anything, and the caller splits the query.
+pub fn search_issues(client: &Client, query: &str) -> Result<SearchPage, ApiError> {
+    let over_cap = |first: &Value| {
+        first
+            .get("total_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+            > SEARCH_CAP
+    };
+    let (items, first) = client.get_all_until(
+        &format!(
+            "/search/issues?q={}&sort=created&order=asc&per_page=100",
+            query_encode(query)
+        ),
+        Some("items"),
+        &over_cap,
+    )?;
+    if first.get("incomplete_results").and_then(Value::as_bool) == Some(true) {
+        return Err(ApiError::Harness {
+            message: format!(
+                "GitHub's search timed out and returned incomplete results for `{query}`"
+            ),
+        });
+    }
+    let total = first
+        .get("total_count")
+        .and_then(Value::as_u64)
+        .unwrap_or(items.len() as u64);
+    Ok(SearchPage { items, total })
+}
+
+fn query_encode(query: &str) -> String {
+    query.split(' ').map(segment).collect::<Vec<_>>().join("+")
+}
+
+fn pull_path(item: &ItemRef) -> String {
+    format!(
+        "/repos/{}/{}/pulls/{}",
+        item.repo.owner, item.repo.name, item.number
+    )
+}
+
+pub fn pull(client: &Client, item: &ItemRef) -> Result<Value, ApiError> {
+    client.get(&pull_path(item))
+}
+
+pub fn pull_files(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!("{}/files?per_page=100", pull_path(item)))
+}
+
+pub fn pull_reviews(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!("{}/reviews?per_page=100", pull_path(item)))
+}
+
+pub fn check_runs(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec<Value>, ApiError> {
+    client
+        .get_all_in(
+            &format!(
+                "/repos/{}/{}/commits/{}/check-runs?per_page=100",
+                repo.owner,
+                repo.name,
+                segment(sha)
+            ),
+            Some("check_runs"),
+        )
+        .map(|(runs, _)| runs)
+}
+
+pub fn combined_status(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec<Value>, ApiError> {
+    let status = client.get(&format!(
+        "/repos/{}/{}/commits/{}/status?per_page=100",
+        repo.owner,
+        repo.name,
+        segment(sha)
+    ))?;
+    match status.get("statuses") {
+        Some(Value::Array(statuses)) => Ok(statuses.clone()),
+        _ => Err(ApiError::Item {
+            status: None,
+            message: "the combined status has no `statuses` list".into(),
+        }),
+    }
+}
+
 /// Sends one write for one item. Removing a label that is already gone is success.
 pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
     let path = issue_path(item);
@@ -109,6 +203,11 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
             }
             client.write(Method::PATCH, &path, Some(&body)).map(Some)
         }
+        Write::Enqueue { .. } => Err(WriteError {
+            status: None,
+            message: "an enqueue is a local write; the engine stores it".into(),
+            outcome_unknown: false,
+        }),
     }
 }
 

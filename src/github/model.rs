@@ -156,6 +156,88 @@ pub fn comment(value: &Value) -> Result<Activity, String> {
     })
 }
 
+/// A pull request from the search API or the single-PR read.
+pub struct PullFacts {
+    pub title: String,
+    pub labels: Vec<String>,
+    /// `None` when the payload does not say (the search API may not): confirm with a read.
+    pub draft: Option<bool>,
+    pub open: bool,
+    pub head_sha: Option<String>,
+}
+
+pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
+    let draft = match value.get("draft") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(draft)) => Some(*draft),
+        Some(_) => return Err("the `draft` field is not a boolean".into()),
+    };
+    let head_sha = match value.get("head") {
+        None | Some(Value::Null) => None,
+        Some(head) => Some(string(head, "sha").map_err(|why| format!("in `head`: {why}"))?),
+    };
+    Ok(PullFacts {
+        title: string(value, "title")?,
+        labels: logins(value, "labels", "name")?,
+        draft,
+        open: string(value, "state")? == "open",
+        head_sha,
+    })
+}
+
+pub fn changed_file(value: &Value) -> Result<crate::policy::merge::ChangedFile, String> {
+    Ok(crate::policy::merge::ChangedFile {
+        path: string(value, "filename").map_err(|why| format!("in a changed file: {why}"))?,
+        previous: value
+            .get("previous_filename")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, String> {
+    match value.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => timestamp(value, name).map(Some),
+    }
+}
+
+pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, String> {
+    let in_run = |why: String| format!("in a check run: {why}");
+    Ok(crate::policy::merge::CheckRun {
+        name: string(value, "name").map_err(in_run)?,
+        status: string(value, "status").map_err(in_run)?,
+        conclusion: value
+            .get("conclusion")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        started_at: optional_time(value, "started_at").map_err(in_run)?,
+        id: value.get("id").and_then(Value::as_u64).unwrap_or(0),
+    })
+}
+
+pub fn commit_status(value: &Value) -> Result<crate::policy::merge::Status, String> {
+    let in_status = |why: String| format!("in a commit status: {why}");
+    Ok(crate::policy::merge::Status {
+        context: string(value, "context").map_err(in_status)?,
+        state: string(value, "state").map_err(in_status)?,
+    })
+}
+
+pub fn review(value: &Value) -> Result<crate::policy::merge::Review, String> {
+    let in_review = |why: String| format!("in a review: {why}");
+    let (login, _) = actor(value, "user").map_err(in_review)?;
+    Ok(crate::policy::merge::Review {
+        login,
+        state: string(value, "state").map_err(in_review)?,
+        commit_id: value
+            .get("commit_id")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        submitted_at: optional_time(value, "submitted_at").map_err(in_review)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,18 +14,26 @@ pub struct Failure {
     pub failed_at: DateTime<Utc>,
 }
 
-pub fn backed_off(failures: &[Failure], head_sha: &str, window: Duration, now: DateTime<Utc>) -> Option<String> {
+pub fn backed_off(
+    failures: &[Failure],
+    head_sha: &str,
+    window: Duration,
+    now: DateTime<Utc>,
+) -> Option<String> {
     failures
         .iter()
         .filter(|failure| failure.head_sha == head_sha && now - failure.failed_at < window)
         .max_by_key(|failure| failure.failed_at)
         .map(|failure| {
             let minutes = (now - failure.failed_at).num_minutes();
-            let left = (window - (now - failure.failed_at)).num_minutes();
-            format!("merge of {} failed {minutes} min ago; retry in {left} min", short(head_sha))
+            // Rounded up: "retry in 0 min" would be wrong while the window still stands.
+            let left = ((window - (now - failure.failed_at)).num_seconds() + 59) / 60;
+            format!(
+                "merge of {} failed {minutes} min ago; retry in {left} min",
+                short(head_sha)
+            )
         })
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -38,21 +46,38 @@ mod tests {
 
     #[test]
     fn a_failure_ten_minutes_old_backs_off() {
-        let failures = [Failure { head_sha: "pr-7-head".into(), failed_at: now() - Duration::minutes(10) }];
+        let failures = [Failure {
+            head_sha: "pr-7-head".into(),
+            failed_at: now() - Duration::minutes(10),
+        }];
         let why = backed_off(&failures, "pr-7-head", Duration::hours(6), now()).unwrap();
-        assert_eq!(why, "merge of pr-7-head failed 10 min ago; retry in 350 min");
+        assert_eq!(
+            why,
+            "merge of pr-7-head failed 10 min ago; retry in 350 min"
+        );
     }
 
     #[test]
     fn a_failure_five_minutes_past_the_window_does_not_block() {
-        let failures = [Failure { head_sha: "pr-7-head".into(), failed_at: now() - Duration::minutes(6 * 60 + 5) }];
-        assert_eq!(backed_off(&failures, "pr-7-head", Duration::hours(6), now()), None);
+        let failures = [Failure {
+            head_sha: "pr-7-head".into(),
+            failed_at: now() - Duration::minutes(6 * 60 + 5),
+        }];
+        assert_eq!(
+            backed_off(&failures, "pr-7-head", Duration::hours(6), now()),
+            None
+        );
     }
 
     #[test]
     fn a_new_head_after_a_failure_is_not_backed_off() {
-        let failures = [Failure { head_sha: "pr-7-head".into(), failed_at: now() - Duration::minutes(10) }];
-        assert_eq!(backed_off(&failures, "pr-7-head-2", Duration::hours(6), now()), None);
+        let failures = [Failure {
+            head_sha: "pr-7-head".into(),
+            failed_at: now() - Duration::minutes(10),
+        }];
+        assert_eq!(
+            backed_off(&failures, "pr-7-head-2", Duration::hours(6), now()),
+            None
+        );
     }
-
 }

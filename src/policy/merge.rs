@@ -22,15 +22,25 @@ impl Default for PollRules {
     fn default() -> Self {
         PollRules {
             rules: vec![Rule::DocsOnly, Rule::Green, Rule::ApprovedAtHead],
-            docs_globs: ["**/*.md", "**/*.rst", "**/*.txt", "docs/**"].map(String::from).to_vec(),
-            held_labels: ["do-not-merge", "do-not-merge/hold"].map(String::from).to_vec(),
+            docs_globs: ["**/*.md", "**/*.rst", "**/*.txt", "docs/**"]
+                .map(String::from)
+                .to_vec(),
+            held_labels: ["do-not-merge", "do-not-merge/hold"]
+                .map(String::from)
+                .to_vec(),
             skipped_counts_as: SkippedCountsAs::Excluded,
             failed_backoff_hours: 6,
         }
     }
 }
 
-pub const POLL_KEYS: &[&str] = &["rules", "docs_globs", "held_labels", "skipped_counts_as", "failed_backoff_hours"];
+pub const POLL_KEYS: &[&str] = &[
+    "rules",
+    "docs_globs",
+    "held_labels",
+    "skipped_counts_as",
+    "failed_backoff_hours",
+];
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
@@ -86,7 +96,12 @@ pub fn held(title: &str, labels: &[String], rules: &PollRules) -> Option<String>
     }
     labels
         .iter()
-        .find(|label| rules.held_labels.iter().any(|held| held.eq_ignore_ascii_case(label)))
+        .find(|label| {
+            rules
+                .held_labels
+                .iter()
+                .any(|held| held.eq_ignore_ascii_case(label))
+        })
         .map(|label| format!("label \"{label}\""))
 }
 
@@ -110,7 +125,9 @@ pub const FILE_LIST_LIMIT: usize = 3000;
 
 pub fn docs_only(files: &[ChangedFile], globs: &GlobSet) -> Result<(), String> {
     if files.len() >= FILE_LIST_LIMIT {
-        return Err(format!("docs-only: unknown, GitHub lists at most {FILE_LIST_LIMIT} files"));
+        return Err(format!(
+            "docs-only: unknown, GitHub lists at most {FILE_LIST_LIMIT} files"
+        ));
     }
     if files.is_empty() {
         return Err("docs-only: the PR changes no file".into());
@@ -141,7 +158,12 @@ pub struct Status {
     pub state: String,
 }
 
-pub fn green(runs: &[CheckRun], statuses: &[Status], head_sha: &str, skipped: SkippedCountsAs) -> Result<(), String> {
+pub fn green(
+    runs: &[CheckRun],
+    statuses: &[Status],
+    head_sha: &str,
+    skipped: SkippedCountsAs,
+) -> Result<(), String> {
     let head = short(head_sha);
     let mut newest: Vec<&CheckRun> = Vec::new();
     for run in runs {
@@ -158,7 +180,11 @@ pub fn green(runs: &[CheckRun], statuses: &[Status], head_sha: &str, skipped: Sk
     let mut passed = 0;
     for run in &newest {
         if run.status != "completed" {
-            return Err(format!("check `{}` is {} on {head}", run.name, run.status.replace('_', " ")));
+            return Err(format!(
+                "check `{}` is {} on {head}",
+                run.name,
+                run.status.replace('_', " ")
+            ));
         }
         match run.conclusion.as_deref() {
             Some("success") => passed += 1,
@@ -166,16 +192,29 @@ pub fn green(runs: &[CheckRun], statuses: &[Status], head_sha: &str, skipped: Sk
                 SkippedCountsAs::Excluded => {}
                 SkippedCountsAs::Success => passed += 1,
                 SkippedCountsAs::Failure => {
-                    return Err(format!("check `{}` was {} on {head}", run.name, run.conclusion.as_deref().unwrap_or_default()))
+                    return Err(format!(
+                        "check `{}` was {} on {head}",
+                        run.name,
+                        run.conclusion.as_deref().unwrap_or_default()
+                    ))
                 }
             },
-            Some(other) => return Err(format!("check `{}` {} on {head}", run.name, describe(other))),
+            Some(other) => {
+                return Err(format!(
+                    "check `{}` {} on {head}",
+                    run.name,
+                    describe(other)
+                ))
+            }
             None => return Err(format!("check `{}` has no conclusion on {head}", run.name)),
         }
     }
     for status in statuses {
         if status.state != "success" {
-            return Err(format!("status `{}` is {} on {head}", status.context, status.state));
+            return Err(format!(
+                "status `{}` is {} on {head}",
+                status.context, status.state
+            ));
         }
     }
     if passed == 0 && statuses.is_empty() {
@@ -206,8 +245,16 @@ pub struct Review {
 /// requested. Comments do not change a reviewer's verdict; a dismissal withdraws it.
 pub fn approved_at_head(reviews: &[Review], head_sha: &str) -> Result<(), String> {
     let mut verdicts: Vec<&Review> = Vec::new();
-    for review in reviews.iter().filter(|review| matches!(review.state.as_str(), "APPROVED" | "CHANGES_REQUESTED" | "DISMISSED")) {
-        match verdicts.iter_mut().find(|kept| kept.login.eq_ignore_ascii_case(&review.login)) {
+    for review in reviews.iter().filter(|review| {
+        matches!(
+            review.state.as_str(),
+            "APPROVED" | "CHANGES_REQUESTED" | "DISMISSED"
+        )
+    }) {
+        match verdicts
+            .iter_mut()
+            .find(|kept| kept.login.eq_ignore_ascii_case(&review.login))
+        {
             Some(kept) => {
                 if review.submitted_at >= kept.submitted_at {
                     *kept = review;
@@ -216,17 +263,29 @@ pub fn approved_at_head(reviews: &[Review], head_sha: &str) -> Result<(), String
             None => verdicts.push(review),
         }
     }
-    if let Some(blocking) = verdicts.iter().find(|review| review.state == "CHANGES_REQUESTED") {
+    if let Some(blocking) = verdicts
+        .iter()
+        .find(|review| review.state == "CHANGES_REQUESTED")
+    {
         return Err(format!("{} requested changes", blocking.login));
     }
-    let approvals: Vec<&&Review> = verdicts.iter().filter(|review| review.state == "APPROVED").collect();
-    if approvals.iter().any(|review| review.commit_id.as_deref() == Some(head_sha)) {
+    let approvals: Vec<&&Review> = verdicts
+        .iter()
+        .filter(|review| review.state == "APPROVED")
+        .collect();
+    if approvals
+        .iter()
+        .any(|review| review.commit_id.as_deref() == Some(head_sha))
+    {
         return Ok(());
     }
     if approvals.is_empty() {
         Err("no approval".into())
     } else {
-        Err(format!("approval is on an older commit, not {}", short(head_sha)))
+        Err(format!(
+            "approval is on an older commit, not {}",
+            short(head_sha)
+        ))
     }
 }
 
@@ -259,13 +318,19 @@ mod tests {
     }
 
     fn file(path: &str) -> ChangedFile {
-        ChangedFile { path: path.into(), previous: None }
+        ChangedFile {
+            path: path.into(),
+            previous: None,
+        }
     }
 
     #[test]
     fn held_by_title_or_label() {
         let rules = PollRules::default();
-        assert_eq!(held("Runbook (HELD)", &[], &rules).as_deref(), Some("title has (HELD)"));
+        assert_eq!(
+            held("Runbook (HELD)", &[], &rules).as_deref(),
+            Some("title has (HELD)")
+        );
         assert!(held("Runbook", &["Do-Not-Merge".into()], &rules).is_some());
         assert_eq!(held("Runbook", &["docs".into()], &rules), None);
     }
@@ -282,10 +347,22 @@ mod tests {
     #[test]
     fn docs_only_checks_both_paths_of_a_rename() {
         let globs = PollRules::default().globs().unwrap();
-        assert_eq!(docs_only(&[file("docs/runbook.md"), file("README.md")], &globs), Ok(()));
-        assert_eq!(docs_only(&[file("src/main.rs")], &globs).unwrap_err(), "docs-only: src/main.rs is not docs");
-        let renamed = ChangedFile { path: "docs/old.rs".into(), previous: Some("src/old.rs".into()) };
-        assert_eq!(docs_only(&[renamed], &globs).unwrap_err(), "docs-only: src/old.rs is not docs");
+        assert_eq!(
+            docs_only(&[file("docs/runbook.md"), file("README.md")], &globs),
+            Ok(())
+        );
+        assert_eq!(
+            docs_only(&[file("src/main.rs")], &globs).unwrap_err(),
+            "docs-only: src/main.rs is not docs"
+        );
+        let renamed = ChangedFile {
+            path: "docs/old.rs".into(),
+            previous: Some("src/old.rs".into()),
+        };
+        assert_eq!(
+            docs_only(&[renamed], &globs).unwrap_err(),
+            "docs-only: src/old.rs is not docs"
+        );
         let many: Vec<ChangedFile> = (0..3000).map(|n| file(&format!("docs/{n}.md"))).collect();
         assert!(docs_only(&many, &globs).unwrap_err().contains("unknown"));
         assert!(docs_only(&[], &globs).is_err());
@@ -293,38 +370,73 @@ mod tests {
 
     #[test]
     fn green_takes_the_newest_run_of_each_name() {
-        let runs = [run("lint", "failure", 0), run("lint", "success", 5), run("test", "success", 1)];
+        let runs = [
+            run("lint", "failure", 0),
+            run("lint", "success", 5),
+            run("test", "success", 1),
+        ];
         assert_eq!(green(&runs, &[], "abc", SkippedCountsAs::Excluded), Ok(()));
         let runs = [run("lint", "success", 0), run("lint", "failure", 5)];
-        assert_eq!(green(&runs, &[], "abc123", SkippedCountsAs::Excluded).unwrap_err(), "check `lint` failed on abc123");
+        assert_eq!(
+            green(&runs, &[], "abc123", SkippedCountsAs::Excluded).unwrap_err(),
+            "check `lint` failed on abc123"
+        );
     }
 
     #[test]
     fn green_fails_closed() {
-        assert_eq!(green(&[], &[], "abc", SkippedCountsAs::Excluded).unwrap_err(), "no check has passed on abc");
-        let pending = CheckRun { status: "in_progress".into(), conclusion: None, ..run("test", "success", 0) };
-        assert_eq!(green(&[pending], &[], "abc", SkippedCountsAs::Excluded).unwrap_err(), "check `test` is in progress on abc");
+        assert_eq!(
+            green(&[], &[], "abc", SkippedCountsAs::Excluded).unwrap_err(),
+            "no check has passed on abc"
+        );
+        let pending = CheckRun {
+            status: "in_progress".into(),
+            conclusion: None,
+            ..run("test", "success", 0)
+        };
+        assert_eq!(
+            green(&[pending], &[], "abc", SkippedCountsAs::Excluded).unwrap_err(),
+            "check `test` is in progress on abc"
+        );
         let skipped_only = [run("deploy", "skipped", 0)];
         assert!(green(&skipped_only, &[], "abc", SkippedCountsAs::Excluded).is_err());
         assert!(green(&skipped_only, &[], "abc", SkippedCountsAs::Success).is_ok());
         let mixed = [run("deploy", "skipped", 0), run("test", "success", 1)];
         assert!(green(&mixed, &[], "abc", SkippedCountsAs::Failure).is_err());
-        let statuses = [Status { context: "ci/legacy".into(), state: "pending".into() }];
+        let statuses = [Status {
+            context: "ci/legacy".into(),
+            state: "pending".into(),
+        }];
         assert_eq!(
-            green(&[run("t", "success", 0)], &statuses, "abc", SkippedCountsAs::Excluded).unwrap_err(),
+            green(
+                &[run("t", "success", 0)],
+                &statuses,
+                "abc",
+                SkippedCountsAs::Excluded
+            )
+            .unwrap_err(),
             "status `ci/legacy` is pending on abc"
         );
     }
 
     #[test]
     fn approval_must_be_on_the_head_and_unopposed() {
-        assert_eq!(approved_at_head(&[review("ann", "APPROVED", "head", 0)], "head"), Ok(()));
+        assert_eq!(
+            approved_at_head(&[review("ann", "APPROVED", "head", 0)], "head"),
+            Ok(())
+        );
         assert_eq!(
             approved_at_head(&[review("ann", "APPROVED", "old", 0)], "head").unwrap_err(),
             "approval is on an older commit, not head"
         );
-        let reviews = [review("ann", "APPROVED", "head", 0), review("bob", "CHANGES_REQUESTED", "old", 1)];
-        assert_eq!(approved_at_head(&reviews, "head").unwrap_err(), "bob requested changes");
+        let reviews = [
+            review("ann", "APPROVED", "head", 0),
+            review("bob", "CHANGES_REQUESTED", "old", 1),
+        ];
+        assert_eq!(
+            approved_at_head(&reviews, "head").unwrap_err(),
+            "bob requested changes"
+        );
         // bob's newer approval replaces his request; a later comment changes nothing.
         let reviews = [
             review("bob", "CHANGES_REQUESTED", "old", 0),

@@ -95,6 +95,9 @@ pub struct Recap {
     pub planned: Vec<Planned>,
     pub rerun: Option<String>,
     pub exit_code: i32,
+    /// A subcommand's own summary (poll's skip counters), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<serde_json::Value>,
 }
 
 /// Everything the builder needs, gathered by the engine.
@@ -220,6 +223,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         planned: facts.planned,
         rerun,
         exit_code,
+        counters: None,
     }
 }
 

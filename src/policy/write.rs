@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// One request to GitHub that changes something.
+/// One change a run makes: a request to GitHub, or a row in the store's queue.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Write {
@@ -20,6 +20,18 @@ pub enum Write {
     Close {
         reason: Option<String>,
     },
+    /// Local: an approved merge of this head into the queue (seed 002). Never sent to GitHub.
+    Enqueue {
+        key: String,
+        head_sha: String,
+    },
+}
+
+impl Write {
+    /// Whether the write stays in the store rather than going to GitHub.
+    pub fn is_local(&self) -> bool {
+        matches!(self, Write::Enqueue { .. })
+    }
 }
 
 /// The invisible marker every gh-sweep comment carries, so later runs recognise their own
@@ -54,6 +66,11 @@ impl fmt::Display for Write {
                 reason: Some(reason),
             } => write!(f, "close ({reason})"),
             Write::Close { reason: None } => write!(f, "close"),
+            Write::Enqueue { head_sha, .. } => write!(
+                f,
+                "enqueue merge of {}",
+                crate::policy::merge::short(head_sha)
+            ),
         }
     }
 }

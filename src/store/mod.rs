@@ -446,7 +446,9 @@ mod tests {
             for sql in &MIGRATIONS[..version as usize] {
                 connection.execute_batch(sql).unwrap();
             }
-            connection.execute_batch(&format!("PRAGMA user_version = {version}")).unwrap();
+            connection
+                .execute_batch(&format!("PRAGMA user_version = {version}"))
+                .unwrap();
             if version >= 1 {
                 connection
                     .execute_batch(
@@ -459,17 +461,30 @@ mod tests {
             }
             drop(connection);
             let store = Store::open(&path).unwrap();
-            let migrated: i64 = store.connection.query_row("PRAGMA user_version", [], |row| row.get(0)).unwrap();
+            let migrated: i64 = store
+                .connection
+                .query_row("PRAGMA user_version", [], |row| row.get(0))
+                .unwrap();
             assert_eq!(migrated, SCHEMA_VERSION, "from version {version}");
             if version >= 1 {
                 let repo: RepoRef = "o/r".parse().unwrap();
-                assert_eq!(store.unknown_writes(&[repo]).unwrap().len(), 1, "from version {version}");
+                assert_eq!(
+                    store.unknown_writes(&[repo]).unwrap().len(),
+                    1,
+                    "from version {version}"
+                );
                 let item: ItemRef = "o/r#4".parse().unwrap();
                 assert!(store.stale_mark(&item, "stale").unwrap().is_some());
             }
             let key = queue::merge_key(&"o/r".parse().unwrap(), 1, "h");
             let repo: RepoRef = "o/r".parse().unwrap();
-            let row = queue::NewRow { key: &key, kind: "merge", repo: &repo, pr: 1, head_sha: Some("h") };
+            let row = queue::NewRow {
+                key: &key,
+                kind: "merge",
+                repo: &repo,
+                pr: 1,
+                head_sha: Some("h"),
+            };
             assert!(store.enqueue(&row, Utc::now()).unwrap());
         }
     }

@@ -2,6 +2,10 @@
 //! tried twice. The dedupe key is the primary key, so enqueueing is `INSERT OR IGNORE`; rows are
 //! kept after completion, because the key is what makes "already done" a fact. A claim reads
 //! its candidates and leases one inside one `BEGIN IMMEDIATE` transaction.
+//!
+//! `poll` enqueues and reads; claiming, leases and the closing verbs are the executor's, which
+//! `sweep` (issue 4) wires up. Until then they are exercised by the tests below only.
+#![cfg_attr(not(test), allow(dead_code))]
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -78,26 +82,40 @@ impl Store {
             "SELECT key, status, head_sha FROM queue WHERE repo = ?1 AND pr = ?2 ORDER BY enqueued_at DESC",
         )?;
         let rows = statement.query_map(params![repo.to_string(), pr as i64], |row| {
-            Ok(Row { key: row.get(0)?, status: row.get(1)?, head_sha: row.get(2)? })
+            Ok(Row {
+                key: row.get(0)?,
+                status: row.get(1)?,
+                head_sha: row.get(2)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Failed merges of a PR since `since`, for the backoff.
-    pub fn failures(&self, repo: &RepoRef, pr: u64, since: DateTime<Utc>) -> anyhow::Result<Vec<Failure>> {
+    pub fn failures(
+        &self,
+        repo: &RepoRef,
+        pr: u64,
+        since: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<Failure>> {
         let mut statement = self.connection.prepare_cached(
             "SELECT head_sha, failed_at FROM queue
              WHERE repo = ?1 AND pr = ?2 AND failed_at IS NOT NULL AND failed_at >= ?3",
         )?;
-        let rows = statement.query_map(params![repo.to_string(), pr as i64, text(since)], |row| {
-            Ok((row.get::<_, Option<String>>(0)?, row.get::<_, String>(1)?))
-        })?;
+        let rows = statement
+            .query_map(params![repo.to_string(), pr as i64, text(since)], |row| {
+                Ok((row.get::<_, Option<String>>(0)?, row.get::<_, String>(1)?))
+            })?;
         let mut failures = Vec::new();
         for row in rows {
             let (head, failed_at) = row?;
             // A damaged time reads as a failure now: backing off is the safe side.
-            let failed_at = DateTime::parse_from_rfc3339(&failed_at).map_or(Utc::now(), |t| t.with_timezone(&Utc));
-            failures.push(Failure { head_sha: head.unwrap_or_default(), failed_at });
+            let failed_at = DateTime::parse_from_rfc3339(&failed_at)
+                .map_or(Utc::now(), |t| t.with_timezone(&Utc));
+            failures.push(Failure {
+                head_sha: head.unwrap_or_default(),
+                failed_at,
+            });
         }
         Ok(failures)
     }
@@ -114,30 +132,44 @@ impl Store {
         lease: Duration,
         admit: &mut dyn FnMut(&Connection, &Claim, DateTime<Utc>) -> bool,
     ) -> anyhow::Result<Option<Claim>> {
-        let transaction = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let transaction = self
+            .connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
         let now_text = text(now);
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         // Read every candidate out before leasing one: committing with a cursor still open fails.
-        let candidates: Vec<(String, String, String, i64, Option<String>, u32, u32)> = {
+        let leased_until = now + lease;
+        // (the row as it would be leased, its max_attempts)
+        let candidates: Vec<(Claim, u32)> = {
             let mut statement = transaction.prepare(
                 "SELECT key, kind, repo, pr, head_sha, attempts, max_attempts FROM queue
                  WHERE status = 'pending' OR (status = 'claimed' AND leased_until < ?1)
                  ORDER BY enqueued_at, key",
             )?;
             let rows = statement.query_map([&now_text], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?, row.get(6)?))
+                let claim = Claim {
+                    key: row.get(0)?,
+                    kind: row.get(1)?,
+                    repo: row.get(2)?,
+                    pr: row.get::<_, i64>(3)? as u64,
+                    head_sha: row.get(4)?,
+                    attempts: row.get(5)?,
+                    owner: owner.to_string(),
+                    leased_until,
+                };
+                Ok((claim, row.get(6)?))
             })?;
             rows.collect::<Result<_, _>>()?
         };
         let mut chosen = None;
-        for (key, kind, repo, pr, head_sha, attempts, max_attempts) in candidates {
-            if !scope.contains(&repo) {
+        for (mut claim, max_attempts) in candidates {
+            if !scope.contains(&claim.repo) {
                 continue;
             }
-            if attempts >= max_attempts {
+            if claim.attempts >= max_attempts {
                 transaction.execute(
                     "UPDATE queue SET status = 'abandoned', owner = NULL, leased_until = NULL, updated_at = ?2 WHERE key = ?1",
-                    params![key, now_text],
+                    params![claim.key, now_text],
                 )?;
                 continue;
             }
@@ -145,24 +177,14 @@ impl Store {
                 .query_row(
                     "SELECT key FROM queue WHERE repo = ?1 AND pr = ?2 AND key != ?3
                      AND status = 'claimed' AND leased_until >= ?4 LIMIT 1",
-                    params![repo, pr, key, now_text],
+                    params![claim.repo, claim.pr as i64, claim.key, now_text],
                     |row| row.get(0),
                 )
                 .optional()?;
             if busy.is_some() {
                 continue;
             }
-            let leased_until = now + lease;
-            let claim = Claim {
-                key,
-                kind,
-                repo,
-                pr: pr as u64,
-                head_sha,
-                attempts: attempts + 1,
-                owner: owner.to_string(),
-                leased_until,
-            };
+            claim.attempts += 1;
             if !admit(&transaction, &claim, now) {
                 continue;
             }
@@ -178,7 +200,14 @@ impl Store {
         Ok(chosen)
     }
 
-    fn close_row(&self, key: &str, owner: &str, status: &str, error: Option<&str>, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn close_row(
+        &self,
+        key: &str,
+        owner: &str,
+        status: &str,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
         let failed_at = (status == "failed").then(|| text(now));
         let changed = self.connection.execute(
             "UPDATE queue SET status = ?3, owner = CASE WHEN ?3 = 'pending' THEN NULL ELSE owner END,
@@ -206,13 +235,24 @@ impl Store {
     }
 
     /// Records a failed merge: the row the backoff reads.
-    pub fn fail(&self, key: &str, owner: &str, error: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    pub fn fail(
+        &self,
+        key: &str,
+        owner: &str,
+        error: &str,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
         self.close_row(key, owner, "failed", Some(error), now)
     }
 
     /// After `done_key` completed, closes every other pending row of the same PR and kind that
     /// was already pending when the work started and names no other commit. Returns how many.
-    pub fn fold(&self, done_key: &str, started: DateTime<Utc>, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    pub fn fold(
+        &self,
+        done_key: &str,
+        started: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<usize> {
         Ok(self.connection.execute(
             "UPDATE queue SET status = 'done', updated_at = ?3
              WHERE key != ?1 AND status = 'pending' AND enqueued_at <= ?2
@@ -226,7 +266,11 @@ impl Store {
     pub fn queue_status(&self, key: &str) -> anyhow::Result<Option<(String, u32)>> {
         Ok(self
             .connection
-            .query_row("SELECT status, attempts FROM queue WHERE key = ?1", [key], |row| Ok((row.get(0)?, row.get(1)?)))
+            .query_row(
+                "SELECT status, attempts FROM queue WHERE key = ?1",
+                [key],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
             .optional()?)
     }
 }
@@ -253,27 +297,59 @@ mod tests {
     fn add(store: &Store, pr: u64, head: &str, at: DateTime<Utc>) -> String {
         let key = merge_key(&repo(), pr, head);
         store
-            .enqueue(&NewRow { key: &key, kind: "merge", repo: &repo(), pr, head_sha: Some(head) }, at)
+            .enqueue(
+                &NewRow {
+                    key: &key,
+                    kind: "merge",
+                    repo: &repo(),
+                    pr,
+                    head_sha: Some(head),
+                },
+                at,
+            )
             .unwrap();
         key
     }
 
     fn claim(store: &mut Store, owner: &str, at: DateTime<Utc>) -> Option<Claim> {
-        store.claim(at, owner, &[repo()], Duration::minutes(30), &mut |_, _, _| true).unwrap()
+        store
+            .claim(
+                at,
+                owner,
+                &[repo()],
+                Duration::minutes(DEFAULT_LEASE_MINUTES),
+                &mut |_, _, _| true,
+            )
+            .unwrap()
     }
 
     #[test]
     fn enqueue_is_insert_or_ignore_and_rows_are_kept() {
         let (_dir, mut store) = open();
         let key = merge_key(&repo(), 7, "pr-7-head");
-        let row = NewRow { key: &key, kind: "merge", repo: &repo(), pr: 7, head_sha: Some("pr-7-head") };
+        let row = NewRow {
+            key: &key,
+            kind: "merge",
+            repo: &repo(),
+            pr: 7,
+            head_sha: Some("pr-7-head"),
+        };
         assert!(store.enqueue(&row, now()).unwrap());
-        assert!(!store.enqueue(&row, now()).unwrap(), "a re-poll inserts nothing");
+        assert!(
+            !store.enqueue(&row, now()).unwrap(),
+            "a re-poll inserts nothing"
+        );
         let claimed = claim(&mut store, "w1", now()).unwrap();
         assert!(store.complete(&claimed.key, "w1", now()).unwrap());
-        assert!(!store.enqueue(&row, now()).unwrap(), "a done row is a fact, not re-enqueued");
+        assert!(
+            !store.enqueue(&row, now()).unwrap(),
+            "a done row is a fact, not re-enqueued"
+        );
         assert_eq!(store.queue_status(&key).unwrap(), Some(("done".into(), 1)));
-        assert!(claim(&mut store, "w1", now()).is_none(), "done is never offered again");
+        assert!(
+            claim(&mut store, "w1", now()).is_none(),
+            "done is never offered again"
+        );
     }
 
     #[test]
@@ -282,11 +358,20 @@ mod tests {
         let first = add(&store, 1, "a", now());
         let second = add(&store, 2, "b", now() + Duration::seconds(1));
         let claimed = store
-            .claim(now(), "w1", &[repo()], Duration::minutes(30), &mut |_, claim, _| claim.key != first)
+            .claim(
+                now(),
+                "w1",
+                &[repo()],
+                Duration::minutes(30),
+                &mut |_, claim, _| claim.key != first,
+            )
             .unwrap()
             .unwrap();
         assert_eq!(claimed.key, second);
-        assert_eq!(store.queue_status(&first).unwrap(), Some(("pending".into(), 0)));
+        assert_eq!(
+            store.queue_status(&first).unwrap(),
+            Some(("pending".into(), 0))
+        );
     }
 
     #[test]
@@ -295,7 +380,10 @@ mod tests {
         let first = add(&store, 7, "a", now());
         add(&store, 7, "b", now() + Duration::seconds(1));
         assert_eq!(claim(&mut store, "w1", now()).unwrap().key, first);
-        assert!(claim(&mut store, "w2", now()).is_none(), "the PR's other row waits for the live lease");
+        assert!(
+            claim(&mut store, "w2", now()).is_none(),
+            "the PR's other row waits for the live lease"
+        );
     }
 
     #[test]
@@ -303,7 +391,15 @@ mod tests {
         let (_dir, mut store) = open();
         add(&store, 1, "a", now());
         let other: RepoRef = "x/y".parse().unwrap();
-        let claimed = store.claim(now(), "w1", &[other], Duration::minutes(30), &mut |_, _, _| true).unwrap();
+        let claimed = store
+            .claim(
+                now(),
+                "w1",
+                &[other],
+                Duration::minutes(30),
+                &mut |_, _, _| true,
+            )
+            .unwrap();
         assert!(claimed.is_none());
     }
 
@@ -315,11 +411,17 @@ mod tests {
         assert!(claim(&mut store, "w2", now() + Duration::minutes(29)).is_none());
         let reclaimed = claim(&mut store, "w2", now() + Duration::minutes(31)).unwrap();
         assert_eq!(reclaimed.attempts, 2);
-        assert!(!store.complete(&key, "w1", now()).unwrap(), "w1's lease lapsed and was re-claimed");
+        assert!(
+            !store.complete(&key, "w1", now()).unwrap(),
+            "w1's lease lapsed and was re-claimed"
+        );
         assert!(!store.release(&key, "w1", now()).unwrap());
         assert!(!store.abandon(&key, "w1", now()).unwrap());
         assert!(store.release(&key, "w2", now()).unwrap());
-        assert_eq!(store.queue_status(&key).unwrap(), Some(("pending".into(), 2)));
+        assert_eq!(
+            store.queue_status(&key).unwrap(),
+            Some(("pending".into(), 2))
+        );
     }
 
     #[test]
@@ -331,7 +433,10 @@ mod tests {
             store.release(&claimed.key, "w", now()).unwrap();
         }
         assert!(claim(&mut store, "w", now() + Duration::minutes(10)).is_none());
-        assert_eq!(store.queue_status(&key).unwrap(), Some(("abandoned".into(), 3)));
+        assert_eq!(
+            store.queue_status(&key).unwrap(),
+            Some(("abandoned".into(), 3))
+        );
     }
 
     #[test]
@@ -340,12 +445,26 @@ mod tests {
         let key = add(&store, 1, "a", now());
         claim(&mut store, "w", now()).unwrap();
         assert!(store.fail(&key, "w", "405 not mergeable", now()).unwrap());
-        let failures = store.failures(&repo(), 1, now() - Duration::hours(6)).unwrap();
+        let failures = store
+            .failures(&repo(), 1, now() - Duration::hours(6))
+            .unwrap();
         assert_eq!(failures.len(), 1);
         assert_eq!(failures[0].head_sha, "a");
-        let row = NewRow { key: &key, kind: "merge", repo: &repo(), pr: 1, head_sha: Some("a") };
-        assert!(store.enqueue(&row, now() + Duration::hours(7)).unwrap(), "a failed row is made pending again");
-        assert_eq!(store.queue_status(&key).unwrap(), Some(("pending".into(), 1)));
+        let row = NewRow {
+            key: &key,
+            kind: "merge",
+            repo: &repo(),
+            pr: 1,
+            head_sha: Some("a"),
+        };
+        assert!(
+            store.enqueue(&row, now() + Duration::hours(7)).unwrap(),
+            "a failed row is made pending again"
+        );
+        assert_eq!(
+            store.queue_status(&key).unwrap(),
+            Some(("pending".into(), 1))
+        );
     }
 
     #[test]
@@ -356,18 +475,49 @@ mod tests {
         // A row naming the same commit under another key (another trigger kind of the same PR).
         let same_commit = "merge:o/r#7@a:retrigger".to_string();
         store
-            .enqueue(&NewRow { key: &same_commit, kind: "merge", repo: &repo(), pr: 7, head_sha: Some("a") }, now())
+            .enqueue(
+                &NewRow {
+                    key: &same_commit,
+                    kind: "merge",
+                    repo: &repo(),
+                    pr: 7,
+                    head_sha: Some("a"),
+                },
+                now(),
+            )
             .unwrap();
         let later = "merge:o/r#7@a:later".to_string();
         store
-            .enqueue(&NewRow { key: &later, kind: "merge", repo: &repo(), pr: 7, head_sha: Some("a") }, now() + Duration::minutes(5))
+            .enqueue(
+                &NewRow {
+                    key: &later,
+                    kind: "merge",
+                    repo: &repo(),
+                    pr: 7,
+                    head_sha: Some("a"),
+                },
+                now() + Duration::minutes(5),
+            )
             .unwrap();
         claim(&mut store, "w", now()).unwrap();
         store.complete(&done, "w", now()).unwrap();
-        assert_eq!(store.fold(&done, now() + Duration::minutes(1), now()).unwrap(), 1);
+        assert_eq!(
+            store
+                .fold(&done, now() + Duration::minutes(1), now())
+                .unwrap(),
+            1
+        );
         assert_eq!(store.queue_status(&same_commit).unwrap().unwrap().0, "done");
-        assert_eq!(store.queue_status(&waiting).unwrap().unwrap().0, "pending", "names another commit");
-        assert_eq!(store.queue_status(&later).unwrap().unwrap().0, "pending", "enqueued after the work started");
+        assert_eq!(
+            store.queue_status(&waiting).unwrap().unwrap().0,
+            "pending",
+            "names another commit"
+        );
+        assert_eq!(
+            store.queue_status(&later).unwrap().unwrap().0,
+            "pending",
+            "enqueued after the work started"
+        );
     }
 
     #[test]
@@ -392,7 +542,10 @@ mod tests {
                 })
             })
             .collect();
-        let mut all: Vec<String> = workers.into_iter().flat_map(|worker| worker.join().unwrap()).collect();
+        let mut all: Vec<String> = workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap())
+            .collect();
         let total = all.len();
         all.sort();
         all.dedup();

@@ -343,6 +343,58 @@ fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize)
     answer
 }
 
+/// GitHub's search over the world's issues and PRs: `is:pr`, `is:open`, `draft:false`,
+/// `archived:false`, `repo:`, `org:` and `created:A..B`, oldest first, at most 1,000 results.
+fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) -> Reply {
+    let query = query_map(&request.query);
+    let q = query
+        .get("q")
+        .cloned()
+        .unwrap_or_default()
+        .replace('+', " ");
+    let mut matches: Vec<&super::world::Issue> = world.issues.iter().collect();
+    for term in q.split_whitespace() {
+        let (key, value) = term.split_once(':').unwrap_or((term, ""));
+        matches.retain(|issue| match (key, value) {
+            ("is", "pr") => issue.is_pr,
+            ("is", "open") => issue.state == "open",
+            ("draft", "false") => !issue.draft,
+            ("archived", "false") => true,
+            ("repo", repo) => issue.repo == repo,
+            ("org", org) => issue.repo.starts_with(&format!("{org}/")),
+            ("created", range) => {
+                let (from, to) = range.split_once("..").unwrap_or((range, range));
+                let parse = |t: &str| {
+                    chrono::DateTime::parse_from_rfc3339(t)
+                        .map(|t| t.with_timezone(&Utc))
+                        .ok()
+                };
+                match (parse(from), parse(to)) {
+                    (Some(from), Some(to)) => issue.created_at >= from && issue.created_at <= to,
+                    _ => false,
+                }
+            }
+            _ => panic!("the fake search does not know the qualifier `{term}`"),
+        });
+    }
+    matches.sort_by_key(|issue| issue.created_at);
+    let total = matches.len();
+    let values: Vec<Value> = matches
+        .iter()
+        .take(1000)
+        .map(|issue| issue.search_json())
+        .collect();
+    let page: usize = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
+    if page > 10 {
+        return error(422, "Only the first 1000 search results are available");
+    }
+    let mut answer = paginate(values, request, base, page_size);
+    let items: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+    answer.body =
+        json!({"total_count": total, "incomplete_results": false, "items": items}).to_string();
+    answer
+}
+
 /// The status that means "this route is unknown"; `serve` records it and the test fails.
 const UNKNOWN: u16 = 599;
 
@@ -364,6 +416,107 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
     let viewer = world.viewer.clone();
     match (method, segments.as_slice()) {
         ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
+        ("GET", ["search", "issues"]) => search(world, request, base, page_size),
+        ("GET", ["repos", owner, name, "pulls", number, rest @ ..]) => {
+            let repo = format!("{owner}/{name}");
+            let Some(index) = number
+                .parse()
+                .ok()
+                .and_then(|number| world.find(&repo, number))
+            else {
+                return error(404, "Not Found");
+            };
+            let issue = &world.issues[index];
+            if !issue.is_pr {
+                return error(404, "Not Found");
+            }
+            match rest {
+                [] => reply(200, issue.pull_json()),
+                ["files"] => {
+                    let values = issue
+                        .files
+                        .iter()
+                        .map(|(path, previous)| match previous {
+                            Some(previous) => json!({"filename": path, "status": "renamed", "previous_filename": previous}),
+                            None => json!({"filename": path, "status": "modified"}),
+                        })
+                        .collect();
+                    paginate(values, request, base, page_size)
+                }
+                ["reviews"] => {
+                    let values = issue
+                        .reviews
+                        .iter()
+                        .map(|review| {
+                            json!({
+                                "user": {"login": review.user, "type": "User"},
+                                "state": review.state,
+                                "commit_id": review.commit_id,
+                                "submitted_at": stamp(review.at),
+                            })
+                        })
+                        .collect();
+                    paginate(values, request, base, page_size)
+                }
+                _ => error(UNKNOWN, "the fake GitHub does not know this route"),
+            }
+        }
+        ("GET", ["repos", owner, name, "commits", sha, what]) => {
+            let repo = format!("{owner}/{name}");
+            let Some(issue) = world
+                .issues
+                .iter()
+                .find(|issue| issue.repo == repo && issue.is_pr && issue.head_sha == *sha)
+            else {
+                // A commit nobody ran anything on.
+                return match *what {
+                    "check-runs" => reply(200, json!({"total_count": 0, "check_runs": []})),
+                    "status" => reply(200, json!({"state": "pending", "statuses": []})),
+                    _ => error(UNKNOWN, "the fake GitHub does not know this route"),
+                };
+            };
+            match *what {
+                "check-runs" => {
+                    let runs: Vec<Value> = issue
+                        .check_runs
+                        .iter()
+                        .map(|run| {
+                            json!({
+                                "id": run.id,
+                                "name": run.name,
+                                "head_sha": issue.head_sha,
+                                "status": run.status,
+                                "conclusion": run.conclusion,
+                                "started_at": stamp(run.started_at),
+                                "completed_at": run.conclusion.as_ref().map(|_| stamp(run.started_at)),
+                            })
+                        })
+                        .collect();
+                    let mut answer = paginate(runs.clone(), request, base, page_size);
+                    let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+                    answer.body =
+                        json!({"total_count": runs.len(), "check_runs": page}).to_string();
+                    answer
+                }
+                "status" => {
+                    let statuses: Vec<Value> = issue
+                        .statuses
+                        .iter()
+                        .map(|(context, state)| json!({"context": context, "state": state}))
+                        .collect();
+                    let state = if issue.statuses.iter().all(|(_, state)| state == "success") {
+                        "success"
+                    } else {
+                        "failure"
+                    };
+                    reply(
+                        200,
+                        json!({"state": state, "sha": issue.head_sha, "statuses": statuses}),
+                    )
+                }
+                _ => error(UNKNOWN, "the fake GitHub does not know this route"),
+            }
+        }
         ("GET", ["repos", owner, name, "issues"]) => {
             let repo = format!("{owner}/{name}");
             if !world.repos.contains(&repo) {

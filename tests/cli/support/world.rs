@@ -27,6 +27,23 @@ pub struct Comment {
 }
 
 #[derive(Clone, Debug)]
+pub struct CheckRun {
+    pub id: u64,
+    pub name: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    pub started_at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Review {
+    pub user: String,
+    pub state: String,
+    pub commit_id: String,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Clone, Debug)]
 pub struct Issue {
     pub repo: String,
     pub number: u64,
@@ -44,6 +61,13 @@ pub struct Issue {
     pub comments: Vec<Comment>,
     /// Fields to overwrite in the JSON GitHub serves (malformed data).
     pub patch: Option<Value>,
+    /// PRs only: the head commit, changed files (path, previous path), the head's check runs
+    /// and commit statuses (context, state), and reviews.
+    pub head_sha: String,
+    pub files: Vec<(String, Option<String>)>,
+    pub check_runs: Vec<CheckRun>,
+    pub statuses: Vec<(String, String)>,
+    pub reviews: Vec<Review>,
 }
 
 impl Issue {
@@ -72,6 +96,55 @@ impl Issue {
             }
         }
         value
+    }
+
+    /// The single-PR read: `GET /repos/{o}/{r}/pulls/{n}`.
+    pub fn pull_json(&self) -> Value {
+        let mut value = json!({
+            "number": self.number,
+            "title": self.title,
+            "state": self.state,
+            "draft": self.draft,
+            "labels": self.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
+            "head": {"sha": self.head_sha, "ref": format!("branch-{}", self.number)},
+            "created_at": stamp(self.created_at),
+            "updated_at": stamp(self.updated_at),
+        });
+        if let Some(Value::Object(patch)) = &self.patch {
+            for (key, field) in patch {
+                if value.get(key).is_some() {
+                    value[key] = field.clone();
+                }
+            }
+        }
+        value
+    }
+
+    /// A search result: the issue payload plus the repository URL.
+    pub fn search_json(&self) -> Value {
+        let mut value = self.to_json();
+        value["repository_url"] = json!(format!("https://api.github.com/repos/{}", self.repo));
+        value
+    }
+
+    /// Moves the head to a new commit whose checks pass again and whose approval is lost.
+    pub fn push(&mut self, now: DateTime<Utc>) {
+        let round = self.head_sha.matches('+').count() + 1;
+        self.head_sha = format!("pr-{}-head{}", self.number, "+".repeat(round));
+        for run in &mut self.check_runs {
+            run.started_at = now;
+        }
+        self.updated_at = now;
+    }
+
+    /// Approves the current head.
+    pub fn approve_at_head(&mut self, user: &str, at: DateTime<Utc>) {
+        self.reviews.push(Review {
+            user: user.into(),
+            state: "APPROVED".into(),
+            commit_id: self.head_sha.clone(),
+            at,
+        });
     }
 
     pub fn has_label(&self, name: &str) -> bool {
@@ -129,15 +202,36 @@ impl WorldState {
             events: Vec::new(),
             comments: Vec::new(),
             patch: None,
+            head_sha: format!("pr-{number}-head"),
+            files: Vec::new(),
+            check_runs: Vec::new(),
+            statuses: Vec::new(),
+            reviews: Vec::new(),
         });
         self.issues.last_mut().unwrap()
     }
 
+    /// A PR as the default world has it: docs-only, every check green, approved at its head.
     pub fn open_pr(&mut self, number: u64, idle_days: i64) -> &mut Issue {
+        let checked = self.now - Duration::minutes(30);
         let issue = self.open_issue(number, idle_days);
         issue.is_pr = true;
         issue.title = format!("PR {number}");
+        issue.files = vec![("docs/guide.md".into(), None)];
+        issue.check_runs = vec![CheckRun {
+            id: number * 10,
+            name: "ci".into(),
+            status: "completed".into(),
+            conclusion: Some("success".into()),
+            started_at: checked,
+        }];
+        issue.approve_at_head("reviewer", checked);
         issue
+    }
+
+    /// Shorthand for a green docs-only PR approved at its head, updated a day ago.
+    pub fn green_pr(&mut self, number: u64) -> &mut Issue {
+        self.open_pr(number, 1)
     }
 
     /// An item labelled stale `label_days` ago by `by` (an actor of type User unless it ends

@@ -1,0 +1,25 @@
+//! `gh-sweep poll`: one merge-on-green tick (seed 000) over the queue (seed 002).
+
+use super::{run_engine, Context};
+use crate::cli::{GlobalArgs, PollArgs};
+use crate::config::{self, Access, Spec};
+use crate::engine::merge::MergeClassifier;
+use crate::engine::Mode;
+
+pub fn run(
+    context: &Context,
+    poll: &PollArgs,
+    args: &GlobalArgs,
+    cwd: &std::path::Path,
+) -> anyhow::Result<i32> {
+    let spec = Spec {
+        words: "poll",
+        access: Access::LocalWrites,
+        orgs: &poll.scope.orgs,
+        confirm: poll.confirm,
+    };
+    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let rules = settings.poll.clone();
+    let mut classifier = MergeClassifier::new(&rules, false)?;
+    run_engine(context, settings, "poll", Mode::Sweep, &mut classifier)
+}

@@ -1,0 +1,331 @@
+//! Gathers what `poll` and `classify merge` need for one PR, in seed 000's fixed order, each
+//! step cheaper than the next: held (from the search payload, before any database or GitHub
+//! call), in flight (the queue), backoff (the queue, plus the PR's head only when a failure
+//! exists), and only then the eligibility rules, read lazily so the first unmet one ends the
+//! reads. Decisions come from `policy::merge` and `policy::backoff`.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use globset::GlobSet;
+use serde_json::{json, Value};
+
+use super::{Classifier, Plan, ReadError};
+use crate::exit::Fatal;
+use crate::github::{self, model, ApiError, Client, SEARCH_CAP};
+use crate::item::{ItemRef, Scope};
+use crate::policy::backoff;
+use crate::policy::merge::{self, PollRules, Rule};
+use crate::policy::recap::Recap;
+use crate::policy::write::Write;
+use crate::store::queue::merge_key;
+use crate::store::Store;
+
+pub struct MergeClassifier<'a> {
+    rules: &'a PollRules,
+    globs: GlobSet,
+    /// `classify merge` lists drafts too, to say why they are not merged.
+    include_drafts: bool,
+    candidates: u64,
+    drafts_dropped: u64,
+    notes: Vec<String>,
+}
+
+impl<'a> MergeClassifier<'a> {
+    pub fn new(rules: &'a PollRules, include_drafts: bool) -> Result<Self, Fatal> {
+        Ok(MergeClassifier {
+            rules,
+            globs: rules.globs().map_err(Fatal::Usage)?,
+            include_drafts,
+            candidates: 0,
+            drafts_dropped: 0,
+            notes: Vec::new(),
+        })
+    }
+
+    fn query(&self, scope: &Scope) -> String {
+        let draft = if self.include_drafts {
+            ""
+        } else {
+            " draft:false"
+        };
+        let scope = match scope {
+            Scope::Repo(repo) => format!("repo:{repo}"),
+            Scope::Org(org) => format!("org:{org}"),
+        };
+        format!("is:pr is:open{draft} archived:false {scope}")
+    }
+
+    /// Every result of `query`, split into creation-date windows while a window passes
+    /// GitHub's 1,000-result cap. Results are never dropped silently.
+    fn search(&mut self, client: &Client, query: &str) -> Result<Vec<Value>, ApiError> {
+        let first = github::search_issues(client, query)?;
+        if first.total <= SEARCH_CAP {
+            return Ok(first.items);
+        }
+        self.notes.push(format!(
+            "The search `{query}` matches {} PRs, more than GitHub's {SEARCH_CAP}-result cap: reading it in windows by creation date.",
+            first.total
+        ));
+        let start = DateTime::parse_from_rfc3339("2008-01-01T00:00:00Z")
+            .map_or(Utc::now(), |t| t.with_timezone(&Utc));
+        let mut windows = vec![(start, Utc::now() + Duration::days(1))];
+        let mut items = Vec::new();
+        while let Some((from, to)) = windows.pop() {
+            let window = format!(
+                "{query} created:{}..{}",
+                from.to_rfc3339_opts(SecondsFormat::Secs, true),
+                to.to_rfc3339_opts(SecondsFormat::Secs, true)
+            );
+            let page = github::search_issues(client, &window)?;
+            if page.total <= SEARCH_CAP {
+                items.extend(page.items);
+                continue;
+            }
+            if to - from <= Duration::seconds(1) {
+                return Err(ApiError::Harness {
+                    message: format!("more than {SEARCH_CAP} PRs were created within one second ({window}): cannot split further"),
+                });
+            }
+            let middle = from + (to - from) / 2;
+            // Later half first, so the earlier one is read first: oldest first overall.
+            windows.push((middle + Duration::seconds(1), to));
+            windows.push((from, middle));
+        }
+        Ok(items)
+    }
+
+    fn pull(client: &Client, item: &ItemRef) -> Result<model::PullFacts, ReadError> {
+        let value = github::pull(client, item)?;
+        model::pull_facts(&value).map_err(ReadError::Item)
+    }
+
+    fn rule(
+        &self,
+        client: &Client,
+        item: &ItemRef,
+        rule: Rule,
+        head: &str,
+    ) -> Result<Result<(), String>, ReadError> {
+        let item_error = |why: String| ReadError::Item(why);
+        Ok(match rule {
+            Rule::DocsOnly => {
+                let files = github::pull_files(client, item)?
+                    .iter()
+                    .map(model::changed_file)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(item_error)?;
+                merge::docs_only(&files, &self.globs)
+            }
+            Rule::Green => {
+                let runs = github::check_runs(client, &item.repo, head)?
+                    .iter()
+                    .map(model::check_run)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(item_error)?;
+                let statuses = github::combined_status(client, &item.repo, head)?
+                    .iter()
+                    .map(model::commit_status)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(item_error)?;
+                merge::green(&runs, &statuses, head, self.rules.skipped_counts_as)
+            }
+            Rule::ApprovedAtHead => {
+                let reviews = github::pull_reviews(client, item)?
+                    .iter()
+                    .map(model::review)
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(item_error)?;
+                merge::approved_at_head(&reviews, head)
+            }
+        })
+    }
+}
+
+fn skip(item: &ItemRef, title: &str, why: &str, reason: String) -> Plan {
+    Plan {
+        item: item.clone(),
+        title: title.to_string(),
+        disposition: format!("skip: {why}"),
+        reason,
+        writes: Vec::new(),
+    }
+}
+
+fn rule_name(rule: Rule) -> &'static str {
+    match rule {
+        Rule::DocsOnly => "docs-only",
+        Rule::Green => "green",
+        Rule::ApprovedAtHead => "approved-at-head",
+    }
+}
+
+impl Classifier for MergeClassifier<'_> {
+    fn list(&mut self, client: &Client, scope: &Scope) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+        let query = self.query(scope);
+        let mut pool = Vec::new();
+        for entry in self.search(client, &query)? {
+            let number = model::number(&entry);
+            let repo = entry
+                .get("repository_url")
+                .and_then(Value::as_str)
+                .and_then(|url| {
+                    let mut parts = url.rsplit('/');
+                    let name = parts.next()?;
+                    let owner = parts.next()?;
+                    format!("{owner}/{name}").parse().ok()
+                });
+            let (Some(number), Some(repo)) = (number, repo) else {
+                return Err(ApiError::Harness {
+                    message: format!("a search result for `{query}` names no repository or number"),
+                });
+            };
+            self.candidates += 1;
+            // The query asked for non-drafts; drop any that is still marked one (seed 000).
+            if !self.include_drafts && entry.get("draft").and_then(Value::as_bool) == Some(true) {
+                self.drafts_dropped += 1;
+                continue;
+            }
+            pool.push((ItemRef::new(&repo, number), entry));
+        }
+        Ok(pool)
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn classify(
+        &mut self,
+        client: &Client,
+        store: &Store,
+        item: &ItemRef,
+        listed: Option<&Value>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
+        let mut pull = None;
+        let facts = match listed {
+            Some(value) => model::pull_facts(value).map_err(ReadError::Item)?,
+            None => {
+                let facts = Self::pull(client, item)?;
+                pull = Some(facts.head_sha.clone());
+                facts
+            }
+        };
+        let title = facts.title.clone();
+        // 1. Held: before any database or GitHub call.
+        if let Some(why) = merge::held(&facts.title, &facts.labels, self.rules) {
+            return Ok(skip(item, &title, "held", why));
+        }
+        if !facts.open {
+            return Ok(skip(item, &title, "not open", "the PR is not open".into()));
+        }
+        if facts.draft == Some(true) {
+            return Ok(skip(item, &title, "draft", "the PR is a draft".into()));
+        }
+        // 2. In flight: the queue, no GitHub call.
+        let rows = store
+            .queue_rows(&item.repo, item.number)
+            .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
+        if let Some(row) = rows.iter().find(|row| merge::in_flight(&row.status)) {
+            return Ok(skip(
+                item,
+                &title,
+                "in flight",
+                format!("{} is {}", row.key, row.status),
+            ));
+        }
+        // 3. Backoff: the PR's head is read only when a failure exists to compare it with.
+        let window = self.rules.backoff();
+        let failures = store
+            .failures(&item.repo, item.number, now - window)
+            .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
+        let mut head = pull.flatten();
+        let mut draft_confirmed = facts.draft.is_some();
+        if !failures.is_empty() || head.is_none() {
+            let read = Self::pull(client, item)?;
+            if read.draft == Some(true) {
+                return Ok(skip(
+                    item,
+                    &title,
+                    "draft",
+                    "the PR is a draft (confirmed by reading it)".into(),
+                ));
+            }
+            draft_confirmed = read.draft.is_some();
+            head = read.head_sha;
+        }
+        let head = head.ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
+        if !draft_confirmed {
+            return Err(ReadError::Item(
+                "GitHub does not say whether the PR is a draft".into(),
+            ));
+        }
+        if let Some(why) = backoff::backed_off(&failures, &head, window, now) {
+            return Ok(skip(item, &title, "backed off", why));
+        }
+        // 4. The eligibility rules, in order; the first unmet one is the answer.
+        for rule in &self.rules.rules {
+            if let Err(why) = self.rule(client, item, *rule, &head)? {
+                return Ok(Plan {
+                    item: item.clone(),
+                    title,
+                    disposition: format!("ineligible: {}", rule_name(*rule)),
+                    reason: why,
+                    writes: Vec::new(),
+                });
+            }
+        }
+        let names: Vec<&str> = self
+            .rules
+            .rules
+            .iter()
+            .map(|rule| rule_name(*rule))
+            .collect();
+        Ok(Plan {
+            item: item.clone(),
+            title,
+            disposition: "enqueue-merge".into(),
+            reason: format!("{} at {}", names.join(", "), merge::short(&head)),
+            writes: vec![Write::Enqueue {
+                key: merge_key(&item.repo, item.number, &head),
+                head_sha: head,
+            }],
+        })
+    }
+
+    fn after_writes(
+        &mut self,
+        _store: &Store,
+        _plan: &Plan,
+        _dates: &[DateTime<Utc>],
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn counters(&self, recap: &Recap) -> Option<Value> {
+        let count = |prefix: &str| {
+            recap
+                .completed
+                .iter()
+                .filter(|c| c.disposition.starts_with(prefix))
+                .count()
+        };
+        let mut ineligible: BTreeMap<String, usize> = BTreeMap::new();
+        for completed in &recap.completed {
+            if let Some(rule) = completed.disposition.strip_prefix("ineligible: ") {
+                *ineligible.entry(rule.to_string()).or_default() += 1;
+            }
+        }
+        Some(json!({
+            "candidates": self.candidates,
+            "drafts_dropped": self.drafts_dropped + count("skip: draft") as u64,
+            "held": count("skip: held"),
+            "in_flight": count("skip: in flight"),
+            "backed_off": count("skip: backed off"),
+            "ineligible": ineligible,
+            "enqueued": count("enqueue-merge"),
+            "failed": recap.failed.len(),
+        }))
+    }
+}
