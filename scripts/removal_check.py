@@ -28,6 +28,16 @@ checks = [
  ("only-repo", "src/config.rs", "if let Some(stranger) = items.iter().find(|item| !repos.contains(&item.repo)) {", "if let Some(stranger) = items.iter().find(|_| false) {"),
  ("write-stop", "src/engine/mod.rs", "                    state.stop(Stop::WriteFailed, format!(\"{item}: {reason}\"));", "                    let _ = &reason;"),
  ("retries", "src/github/client.rs", "                    if attempt >= self.retry.retries {", "                    if true {"),
+ ("held", "src/engine/merge.rs", "if let Some(why) = merge::held(&facts.title, &facts.labels, self.rules) {", "if let Some(why) = None::<String> {"),
+ ("in-flight", "src/engine/merge.rs", ".find(|row| merge::in_flight(&row.status))", ".find(|_| false)"),
+ ("backoff", "src/engine/merge.rs", "if let Some(why) = backoff::backed_off(&failures, &head, window, now) {", "if let Some(why) = None::<String> {"),
+ ("draft-in-code", "src/engine/merge.rs", "&& entry.get(\"draft\").and_then(Value::as_bool) == Some(true)", "&& false"),
+ ("draft-confirm", "src/engine/merge.rs", "            if read.draft == Some(true) {", "            if false {"),
+ ("draft-unknown", "src/engine/merge.rs", "        if !draft_confirmed {", "        if false {"),
+ ("search-windows", "src/engine/merge.rs", "        if first.total <= SEARCH_CAP {", "        if true {"),
+ ("rename", "src/policy/merge.rs", ".chain(file.previous.as_ref())", ".chain(None)"),
+ ("newest-run", "src/policy/merge.rs", "if (run.started_at, run.id) > (kept.started_at, kept.id) {", "if false {"),
+ ("first-unmet", "src/engine/merge.rs", "            if let Err(why) = self.rule(client, item, *rule, &head)? {", "            if let Err(why) = self.rule(client, item, *rule, &head).map(|_| Ok::<(), String>(()))? {"),
  ("oldest-first", "src/github/mod.rs", "state=open&sort=created&direction=asc&per_page=100", "state=open&per_page=100"),
 ]
 only = sys.argv[1:]

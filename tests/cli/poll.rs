@@ -512,3 +512,42 @@ fn a_dry_run_tick_enqueues_nothing() {
     );
     assert!(!test.db_path().exists() || queue_rows(&test).is_empty());
 }
+
+#[test]
+fn a_pr_that_never_says_whether_it_is_a_draft_fails_closed() {
+    let test = Test::new(|world| {
+        world.green_pr(1).patch = Some(json!({"draft": null}));
+    });
+    let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
+    outcome.expect_code(8);
+    let recap = outcome.json();
+    assert_eq!(recap["failed"][0]["reason"], "GitHub does not say whether the PR is a draft");
+    assert!(queue_rows(&test).is_empty());
+}
+
+/// The request counts quoted in the closing note of issue 3.
+#[test]
+fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
+    let test = Test::new(|world| {
+        for number in 1..=100 {
+            let pr = world.green_pr(number);
+            match number % 10 {
+                0 => {}                                                       // eligible: 10
+                1..=3 => pr.files = vec![("src/lib.rs".into(), None)],       // not docs: 30
+                4..=6 => pr.check_runs[0].conclusion = Some("failure".into()), // red: 30
+                _ => pr.reviews.clear(),                                      // unapproved: 30
+            }
+        }
+    });
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    let first = test.requests().len();
+    // search 1 page; per PR: read + files (30), + check runs + status (30), + reviews (30 + 10).
+    assert_eq!(first, 1 + 30 * 2 + 30 * 4 + 30 * 5 + 10 * 5);
+    test.clear_log();
+    let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
+    let second = test.requests().len();
+    assert_eq!(outcome.json()["counters"]["in_flight"], 10);
+    // The 10 enqueued PRs cost nothing; the 90 ineligible ones are read again.
+    assert_eq!(second, first - 10 * 5);
+    eprintln!("100 PRs, 10 eligible: first tick {first} requests, second tick {second}");
+}
