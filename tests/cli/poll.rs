@@ -521,7 +521,10 @@ fn a_pr_that_never_says_whether_it_is_a_draft_fails_closed() {
     let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
     outcome.expect_code(8);
     let recap = outcome.json();
-    assert_eq!(recap["failed"][0]["reason"], "GitHub does not say whether the PR is a draft");
+    assert_eq!(
+        recap["failed"][0]["reason"],
+        "GitHub does not say whether the PR is a draft"
+    );
     assert!(queue_rows(&test).is_empty());
 }
 
@@ -532,10 +535,10 @@ fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
         for number in 1..=100 {
             let pr = world.green_pr(number);
             match number % 10 {
-                0 => {}                                                       // eligible: 10
-                1..=3 => pr.files = vec![("src/lib.rs".into(), None)],       // not docs: 30
+                0 => {}                                                        // eligible: 10
+                1..=3 => pr.files = vec![("src/lib.rs".into(), None)],         // not docs: 30
                 4..=6 => pr.check_runs[0].conclusion = Some("failure".into()), // red: 30
-                _ => pr.reviews.clear(),                                      // unapproved: 30
+                _ => pr.reviews.clear(),                                       // unapproved: 30
             }
         }
     });

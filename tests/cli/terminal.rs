@@ -152,3 +152,24 @@ fn a_chosen_subset_is_written_and_the_rest_is_left_for_the_rerun() {
     );
     test.expect_writes(&marked(1));
 }
+
+#[test]
+fn poll_asks_before_enqueueing_only_with_confirm() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    let outcome = on_terminal(
+        &test,
+        &["poll", "--repo", REPO, "--confirm", "--json"],
+        &[("Send these writes?", &[ENTER])],
+    );
+    outcome.expect_code(3);
+    assert_eq!(outcome.json()["unfinished_reason"], "not confirmed");
+    let outcome = on_terminal(&test, &["poll", "--repo", REPO, "--json"], &[]);
+    outcome.expect_code(0);
+    assert_eq!(
+        outcome.json()["completed"][0]["disposition"],
+        "enqueue-merge"
+    );
+    assert!(!outcome.stderr.contains("Send these writes?"));
+}
