@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -46,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('stale-sweep', 'stale-sweep', [CompletionResultType]::ParameterValue, 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge')
+            [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Merge what poll queued, and recover approved PRs whose trigger was lost')
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
@@ -64,6 +66,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -89,7 +92,33 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('--confirm', '--confirm', [CompletionResultType]::ParameterName, 'Ask before enqueueing (enqueueing is local, so it is not asked by default)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the recap as one JSON object')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'gh-sweep;sweep' {
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''')
+            [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
+            [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
+            [CompletionResult]::new('--max-writes', '--max-writes', [CompletionResultType]::ParameterName, 'Send at most this many writes; items past the cap stay unfinished')
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
+            [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -114,6 +143,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -141,6 +171,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -166,6 +197,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -206,6 +238,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List recent runs, one line each')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
@@ -231,6 +264,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
@@ -246,6 +280,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         'gh-sweep;help' {
             [CompletionResult]::new('stale-sweep', 'stale-sweep', [CompletionResultType]::ParameterValue, 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge')
+            [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Merge what poll queued, and recover approved PRs whose trigger was lost')
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
@@ -256,6 +291,9 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;help;poll' {
+            break
+        }
+        'gh-sweep;help;sweep' {
             break
         }
         'gh-sweep;help;classify' {

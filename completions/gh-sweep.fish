@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_gh_sweep_global_optspecs
-    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet h/help V/version
+    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet now= h/help V/version
 end
 
 function __fish_gh_sweep_needs_command
@@ -34,6 +34,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l config -d 'Config fil
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l json -d 'Print the recap as one JSON object'
@@ -43,6 +44,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s h -l help -d 'Print h
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s V -l version -d 'Print version'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
@@ -57,6 +59,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l config
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l json -d 'Print the recap as one JSON object'
@@ -74,6 +77,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Co
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l confirm -d 'Ask before enqueueing (enqueueing is local, so it is not asked by default)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -81,6 +85,23 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l json -d 'Prin
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
@@ -91,6 +112,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l json -d 'Print the recap as one JSON object'
@@ -110,6 +132,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l json -d 'Print the recap as one JSON object'
@@ -127,6 +150,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l json -d 'Print the recap as one JSON object'
@@ -147,6 +171,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l config -d 'C
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l list -d 'List recent runs, one line each'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -164,17 +189,19 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l config
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll classify recap completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'

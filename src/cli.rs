@@ -110,6 +110,10 @@ pub struct GlobalArgs {
     /// Print only the recap's counts
     #[arg(long, short = 'q', global = true)]
     pub quiet: bool,
+
+    /// The run's clock, as RFC 3339 (for replaying a situation; defaults to now)
+    #[arg(long, value_name = "TIME", global = true, hide = true)]
+    pub now: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -130,6 +134,16 @@ pub enum Command {
     /// head), failing closed. An eligible PR is enqueued once per head. Made for cron.
     #[command(after_help = AFTER_HELP)]
     Poll(PollArgs),
+
+    /// Merge what poll queued, and recover approved PRs whose trigger was lost
+    ///
+    /// Claims due queue rows under a lease (the sweep budget decides what is due), re-checks
+    /// the guard from fresh reads (open, head unchanged, checks green, approved at the head, not
+    /// held, mergeable), asks, then merges with `sha` = the checked head. A refused merge (405,
+    /// 409) is that PR's failed attempt; an unknown outcome stops the run and is settled by
+    /// reading the PR on the next sweep, never by merging again blindly.
+    #[command(after_help = AFTER_HELP)]
+    Sweep,
 
     /// The read phase alone: print every item's disposition and why. Writes nothing
     #[command(subcommand)]

@@ -19,6 +19,7 @@ use crate::policy::merge::{PollRules, POLL_KEYS};
 use crate::policy::recap::shell_quote;
 use crate::policy::selector;
 use crate::policy::stale::StaleRules;
+use crate::policy::sweep::{SweepRules, SWEEP_KEYS};
 
 /// The environment variables gh-sweep reads, captured once in `main`.
 #[derive(Debug, Default, Clone)]
@@ -38,6 +39,7 @@ const ENV_NAMES: &[&str] = &[
     "HOME",
     "PATH",
     "CI",
+    "GH_SWEEP_SWEEP_ENABLED",
 ];
 
 impl Env {
@@ -88,6 +90,8 @@ struct FileConfig {
     stale: StaleRules,
     #[serde(default)]
     poll: PollRules,
+    #[serde(default)]
+    sweep: SweepRules,
 }
 
 const TOP_KEYS: &[&str] = &[
@@ -101,6 +105,7 @@ const TOP_KEYS: &[&str] = &[
     "timeout_seconds",
     "stale",
     "poll",
+    "sweep",
 ];
 
 pub const STALE_KEYS: &[&str] = &[
@@ -188,6 +193,15 @@ fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
             )
         })?;
         check_keys(poll, POLL_KEYS, "poll.", path)?;
+    }
+    if let Some(sweep) = table.get("sweep") {
+        let sweep = sweep.as_table().ok_or_else(|| {
+            format!(
+                "`sweep` in {} must be a table: write `[sweep]`",
+                path.display()
+            )
+        })?;
+        check_keys(sweep, SWEEP_KEYS, "sweep.", path)?;
     }
     FileConfig::deserialize(table).map_err(|error| {
         format!(
@@ -346,10 +360,13 @@ pub struct Settings {
     pub config_path: Option<PathBuf>,
     pub stale: StaleRules,
     pub poll: PollRules,
+    pub sweep: SweepRules,
     /// Organisations whose repositories make the pool (`poll`, `classify merge`).
     pub orgs: Vec<String>,
     /// Ask before local writes too (`poll --confirm`).
     pub confirm: bool,
+    /// The run's clock.
+    pub now: chrono::DateTime<chrono::Utc>,
     /// The command line a rerun starts with (everything but `--only`).
     pub rerun_prefix: String,
 }
@@ -416,6 +433,19 @@ fn resolve_inner(
     };
     file.stale.validate()?;
     file.poll.validate()?;
+    let mut sweep = file.sweep;
+    if let Some(enabled) = env.get("GH_SWEEP_SWEEP_ENABLED") {
+        sweep.enabled = match enabled.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => {
+                return Err(format!(
+                    "invalid GH_SWEEP_SWEEP_ENABLED `{other}`: use true or false"
+                ))
+            }
+        };
+    }
+    sweep.validate()?;
     let mut orgs: Vec<String> = Vec::new();
     for org in spec.orgs {
         let valid = !org.is_empty() && org.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
@@ -492,6 +522,14 @@ fn resolve_inner(
     }
 
     let api_base = api_base(args.api_url.as_deref(), env)?;
+    let now = match &args.now {
+        Some(text) => chrono::DateTime::parse_from_rfc3339(text)
+            .map(|time| time.with_timezone(&chrono::Utc))
+            .map_err(|_| {
+                format!("invalid --now `{text}`: use an RFC 3339 time such as 2026-11-29T12:00:00Z")
+            })?,
+        None => chrono::Utc::now(),
+    };
     let db = match &args.db {
         Some(path) => path.clone(),
         None => default_db(env)?,
@@ -566,9 +604,11 @@ fn resolve_inner(
         config_path,
         stale: file.stale,
         poll: file.poll,
+        sweep,
         orgs,
         confirm: spec.confirm,
         rerun_prefix: rerun.join(" "),
+        now,
     })
 }
 

@@ -63,6 +63,7 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
     match &cli.command {
         Command::StaleSweep => commands::stale_sweep::run(context, &cli.global, &cwd),
         Command::Poll(poll) => commands::poll::run(context, poll, &cli.global, &cwd),
+        Command::Sweep => commands::sweep::run(context, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
         Command::Completions { shell } => {

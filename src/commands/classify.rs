@@ -37,7 +37,7 @@ pub fn run(
             };
             let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.poll.clone();
-            let mut classifier = MergeClassifier::new(&rules, true)?;
+            let mut classifier = MergeClassifier::new(&rules, true, false)?;
             run_engine(
                 context,
                 settings,

@@ -6,8 +6,7 @@ pub mod completions;
 pub mod poll;
 pub mod recap;
 pub mod stale_sweep;
-
-use chrono::Utc;
+pub mod sweep;
 
 use crate::config::{self, Env, Settings};
 use crate::engine::{Classifier, Mode, Run};
@@ -59,7 +58,7 @@ pub fn run_engine(
                 verbose: ui.verbose,
                 record: settings.save_snapshot.is_some(),
             })?;
-            (client, Utc::now())
+            (client, settings.now)
         }
     };
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {

@@ -20,6 +20,6 @@ pub fn run(
     };
     let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();
-    let mut classifier = MergeClassifier::new(&rules, false)?;
+    let mut classifier = MergeClassifier::new(&rules, false, !settings.dry_run)?;
     run_engine(context, settings, "poll", Mode::Sweep, &mut classifier)
 }

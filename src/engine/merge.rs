@@ -17,6 +17,7 @@ use crate::item::{ItemRef, Scope};
 use crate::policy::backoff;
 use crate::policy::merge::{self, PollRules, Rule};
 use crate::policy::recap::Recap;
+use crate::policy::sweep::Gate;
 use crate::policy::write::Write;
 use crate::store::queue::merge_key;
 use crate::store::Store;
@@ -26,17 +27,20 @@ pub struct MergeClassifier<'a> {
     globs: GlobSet,
     /// `classify merge` lists drafts too, to say why they are not merged.
     include_drafts: bool,
+    /// `poll` records what it saw in the merge gate; `classify merge` and dry runs do not.
+    record: bool,
     candidates: u64,
     drafts_dropped: u64,
     notes: Vec<String>,
 }
 
 impl<'a> MergeClassifier<'a> {
-    pub fn new(rules: &'a PollRules, include_drafts: bool) -> Result<Self, Fatal> {
+    pub fn new(rules: &'a PollRules, include_drafts: bool, record: bool) -> Result<Self, Fatal> {
         Ok(MergeClassifier {
             rules,
             globs: rules.globs().map_err(Fatal::Usage)?,
             include_drafts,
+            record,
             candidates: 0,
             drafts_dropped: 0,
             notes: Vec::new(),
@@ -95,19 +99,39 @@ impl<'a> MergeClassifier<'a> {
         Ok(items)
     }
 
+    /// Marks a PR the gate already knows as blocked, without any read.
+    fn block(
+        &self,
+        store: &Store,
+        item: &ItemRef,
+        why: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), ReadError> {
+        let failed =
+            |error: anyhow::Error| ReadError::Harness(format!("recording the merge gate: {error}"));
+        if let Some(mut gate) = store.gate(item).map_err(failed)? {
+            gate.blocked = Some(why.to_string());
+            store.record_gate(item, &gate, now).map_err(failed)?;
+        }
+        Ok(())
+    }
+
     fn pull(client: &Client, item: &ItemRef) -> Result<model::PullFacts, ReadError> {
         let value = github::pull(client, item)?;
         model::pull_facts(&value).map_err(ReadError::Item)
     }
 
+    /// Reads what `rule` needs and judges it. Also notes, for the merge gate, when the head
+    /// went green and when it was approved, by GitHub's clock.
     fn rule(
         &self,
         client: &Client,
         item: &ItemRef,
         rule: Rule,
         head: &str,
+        gate: &mut Gate,
     ) -> Result<Result<(), String>, ReadError> {
-        let item_error = |why: String| ReadError::Item(why);
+        let item_error = ReadError::Item;
         Ok(match rule {
             Rule::DocsOnly => {
                 let files = github::pull_files(client, item)?
@@ -115,7 +139,11 @@ impl<'a> MergeClassifier<'a> {
                     .map(model::changed_file)
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(item_error)?;
-                merge::docs_only(&files, &self.globs)
+                let verdict = merge::docs_only(&files, &self.globs);
+                if let Err(why) = &verdict {
+                    gate.blocked = Some(why.clone());
+                }
+                verdict
             }
             Rule::Green => {
                 let runs = github::check_runs(client, &item.repo, head)?
@@ -128,7 +156,9 @@ impl<'a> MergeClassifier<'a> {
                     .map(model::commit_status)
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(item_error)?;
-                merge::green(&runs, &statuses, head, self.rules.skipped_counts_as)
+                let verdict = merge::green(&runs, &statuses, head, self.rules.skipped_counts_as);
+                gate.ci_passed_at = verdict.is_ok().then(|| merge::green_since(&runs)).flatten();
+                verdict
             }
             Rule::ApprovedAtHead => {
                 let reviews = github::pull_reviews(client, item)?
@@ -136,7 +166,17 @@ impl<'a> MergeClassifier<'a> {
                     .map(model::review)
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(item_error)?;
-                merge::approved_at_head(&reviews, head)
+                let verdict = merge::approved_at_head(&reviews, head);
+                gate.approved_at = verdict
+                    .is_ok()
+                    .then(|| merge::approved_since(&reviews, head))
+                    .flatten();
+                if let Err(why) = &verdict {
+                    if why.ends_with("requested changes") {
+                        gate.blocked = Some(why.clone());
+                    }
+                }
+                verdict
             }
         })
     }
@@ -161,7 +201,12 @@ fn rule_name(rule: Rule) -> &'static str {
 }
 
 impl Classifier for MergeClassifier<'_> {
-    fn list(&mut self, client: &Client, scope: &Scope) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+    fn list(
+        &mut self,
+        client: &Client,
+        _store: &mut Store,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
         let query = self.query(scope);
         let mut pool = Vec::new();
         for entry in self.search(client, &query)? {
@@ -215,6 +260,9 @@ impl Classifier for MergeClassifier<'_> {
         let title = facts.title.clone();
         // 1. Held: before any database or GitHub call.
         if let Some(why) = merge::held(&facts.title, &facts.labels, self.rules) {
+            if self.record {
+                self.block(store, item, &why, now)?;
+            }
             return Ok(skip(item, &title, "held", why));
         }
         if !facts.open {
@@ -264,17 +312,40 @@ impl Classifier for MergeClassifier<'_> {
         if let Some(why) = backoff::backed_off(&failures, &head, window, now) {
             return Ok(skip(item, &title, "backed off", why));
         }
-        // 4. The eligibility rules, in order; the first unmet one is the answer.
+        // 4. The eligibility rules, in order; the first unmet one is the answer. When only the
+        // checks are missing, the approval is still read, so that the gate knows the PR and
+        // `sweep` can merge it once it turns green.
+        let mut gate = Gate {
+            head_sha: head.clone(),
+            ..Gate::default()
+        };
+        let mut unmet: Option<(Rule, String)> = None;
         for rule in &self.rules.rules {
-            if let Err(why) = self.rule(client, item, *rule, &head)? {
-                return Ok(Plan {
-                    item: item.clone(),
-                    title,
-                    disposition: format!("ineligible: {}", rule_name(*rule)),
-                    reason: why,
-                    writes: Vec::new(),
-                });
+            let wanted = match &unmet {
+                None => true,
+                Some((Rule::Green, _)) => self.record && *rule == Rule::ApprovedAtHead,
+                Some(_) => false,
+            };
+            if !wanted {
+                continue;
             }
+            if let Err(why) = self.rule(client, item, *rule, &head, &mut gate)? {
+                unmet.get_or_insert((*rule, why));
+            }
+        }
+        if self.record {
+            store.record_gate(item, &gate, now).map_err(|error| {
+                ReadError::Harness(format!("recording the merge gate: {error}"))
+            })?;
+        }
+        if let Some((rule, why)) = unmet {
+            return Ok(Plan {
+                item: item.clone(),
+                title,
+                disposition: format!("ineligible: {}", rule_name(rule)),
+                reason: why,
+                writes: Vec::new(),
+            });
         }
         let names: Vec<&str> = self
             .rules

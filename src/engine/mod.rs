@@ -5,6 +5,7 @@
 
 pub mod merge;
 pub mod stale;
+pub mod sweep;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::thread;
@@ -15,13 +16,14 @@ use serde_json::Value;
 
 use crate::config::Settings;
 use crate::exit;
-use crate::github::{self, ApiError, Client};
+use crate::github::{self, ApiError, Client, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
 use crate::policy::write::Write;
 use crate::report::{self, PlanRow};
 use crate::store::queue::NewRow;
 use crate::store::Store;
+use crate::store::UnknownWrite;
 use crate::ui::{Choice, Ui};
 
 /// A classified item and the writes its disposition needs.
@@ -58,7 +60,40 @@ impl From<ApiError> for ReadError {
 /// The part of a sweep that knows its kind of item.
 pub trait Classifier {
     /// The pool of one repository or organisation: each item with its list entry.
-    fn list(&mut self, client: &Client, scope: &Scope) -> Result<Vec<(ItemRef, Value)>, ApiError>;
+    fn list(
+        &mut self,
+        client: &Client,
+        store: &mut Store,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Value)>, ApiError>;
+
+    /// Settles an earlier write whose outcome is unknown by asking GitHub, if this kind of
+    /// sweep knows how: `Some((outcome, what was found))`. `None` leaves the item blocked until
+    /// a maintainer checks it by hand.
+    fn reconcile(
+        &mut self,
+        _client: &Client,
+        _store: &Store,
+        _write: &UnknownWrite,
+    ) -> Result<Option<(String, String)>, ReadError> {
+        Ok(None)
+    }
+
+    /// Bookkeeping after GitHub refused one of an item's writes for that item's own state.
+    /// Returns whether the run goes on (a refused merge is that PR's failed attempt).
+    fn after_refused_write(
+        &mut self,
+        _store: &Store,
+        _plan: &Plan,
+        _error: &WriteError,
+    ) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+
+    /// Called once at the end of the run, after the recap is built.
+    fn finish(&mut self, _store: &Store) -> anyhow::Result<()> {
+        Ok(())
+    }
 
     /// Lines worth telling the maintainer about the listing (a search split into windows).
     fn notes(&mut self) -> Vec<String> {
@@ -167,11 +202,35 @@ impl Run<'_> {
             exit_override: None,
         };
 
-        // The pool: explicit items, or each repository's list, in the order GitHub gave it.
         let mut pool: Vec<ItemRef> = Vec::new();
         let mut pool_complete = true;
+        // Before anything else, writes of unknown outcome are settled by asking GitHub, where
+        // the sweep knows how (a merge: did it happen?). Never by sending them again.
+        if self.mode == Mode::Sweep && !self.settings.dry_run {
+            for write in self.store.unknown_writes(&self.settings.repos)? {
+                match classifier.reconcile(self.client, self.store, &write) {
+                    Ok(Some((outcome, found))) => {
+                        self.store.resolve_journal(write.id, &outcome, &found)?;
+                        self.ui.status(&format!(
+                            "{}: `{}` of run {} had an unknown outcome; {found}",
+                            write.item, write.action, write.run_id
+                        ));
+                    }
+                    Ok(None) | Err(ReadError::Item(_)) => {}
+                    Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::HarnessOutage, message);
+                        pool_complete = false;
+                        break;
+                    }
+                }
+            }
+        }
+
+        // The pool: explicit items, or each repository's list, in the order GitHub gave it.
+
         let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
-        if let Some(only) = &self.settings.only {
+        if state.stopped.is_some() {
+        } else if let Some(only) = &self.settings.only {
             pool.extend(only.iter().cloned());
         } else {
             let scopes = self
@@ -186,7 +245,7 @@ impl Run<'_> {
                     Scope::Repo(repo) => format!("repository {repo}"),
                     Scope::Org(org) => format!("organisation {org}"),
                 };
-                let result = classifier.list(self.client, &scope);
+                let result = classifier.list(self.client, self.store, &scope);
                 for note in classifier.notes() {
                     self.ui.status(&note);
                 }
@@ -353,8 +412,10 @@ impl Run<'_> {
             planned,
             rerun_prefix: &self.settings.rerun_prefix,
             exit_override: state.exit_override,
+            unknown_writes: !blocked.is_empty(),
         });
         recap.counters = classifier.counters(&recap);
+        classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
         Ok(recap)
     }
@@ -478,6 +539,7 @@ impl Run<'_> {
                         repo: &item.repo,
                         pr: item.number,
                         head_sha: Some(head_sha),
+                        max_attempts: self.settings.sweep.attempts_per_trigger,
                     };
                     self.store.enqueue(&row, Utc::now())?;
                     dates.push(Utc::now());
@@ -518,15 +580,22 @@ impl Run<'_> {
                         } else {
                             "refused, nothing written by it"
                         };
-                        failed = Some(format!("{write} failed ({known}): {}", error.message));
+                        let reason = format!("{write} failed ({known}): {}", error.message);
+                        failed = Some((reason, error));
                         break;
                     }
                 }
             }
             match failed {
-                Some(reason) => {
+                Some((reason, error)) => {
                     state.failed(&item, Phase::Write, reason.clone());
-                    state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
+                    // A refusal for the item's own state (a merge GitHub will not do) is that
+                    // item's failed attempt; the run goes on. Anything else stops it here.
+                    let goes_on = !error.outcome_unknown
+                        && classifier.after_refused_write(self.store, &plan, &error)?;
+                    if !goes_on {
+                        state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
+                    }
                 }
                 None => {
                     classifier.after_writes(self.store, &plan, &dates)?;

@@ -112,7 +112,12 @@ fn read_events(client: &Client, item: &ItemRef) -> Result<Vec<model::Event>, Rea
 }
 
 impl Classifier for StaleClassifier<'_> {
-    fn list(&mut self, client: &Client, scope: &Scope) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+    fn list(
+        &mut self,
+        client: &Client,
+        _store: &mut Store,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
         let Scope::Repo(repo) = scope else {
             return Err(ApiError::Harness {
                 message: "the stale rules sweep repositories, not organisations".into(),

@@ -203,6 +203,13 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
             }
             client.write(Method::PATCH, &path, Some(&body)).map(Some)
         }
+        Write::Merge { sha, method } => client
+            .write(
+                Method::PUT,
+                &format!("{}/merge", pull_path(item)),
+                Some(&json!({ "sha": sha, "merge_method": method })),
+            )
+            .map(Some),
         Write::Enqueue { .. } => Err(WriteError {
             status: None,
             message: "an enqueue is a local write; the engine stores it".into(),

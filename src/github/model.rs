@@ -164,6 +164,11 @@ pub struct PullFacts {
     pub draft: Option<bool>,
     pub open: bool,
     pub head_sha: Option<String>,
+    /// The single-PR read only: merged, and whether GitHub can merge it (`None`: still
+    /// computing).
+    pub merged: bool,
+    pub mergeable: Option<bool>,
+    pub mergeable_state: Option<String>,
 }
 
 pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
@@ -177,6 +182,15 @@ pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
         Some(head) => Some(string(head, "sha").map_err(|why| format!("in `head`: {why}"))?),
     };
     Ok(PullFacts {
+        merged: value
+            .get("merged")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        mergeable: value.get("mergeable").and_then(Value::as_bool),
+        mergeable_state: value
+            .get("mergeable_state")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         title: string(value, "title")?,
         labels: logins(value, "labels", "name")?,
         draft,
@@ -212,6 +226,7 @@ pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, String
             .and_then(Value::as_str)
             .map(str::to_string),
         started_at: optional_time(value, "started_at").map_err(in_run)?,
+        completed_at: optional_time(value, "completed_at").map_err(in_run)?,
         id: value.get("id").and_then(Value::as_u64).unwrap_or(0),
     })
 }

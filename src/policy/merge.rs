@@ -149,7 +149,24 @@ pub struct CheckRun {
     pub conclusion: Option<String>,
     /// When it started (or was created); the newest run of each name counts.
     pub started_at: Option<DateTime<Utc>>,
+    pub completed_at: Option<DateTime<Utc>>,
     pub id: u64,
+}
+
+/// When the head went green: the newest `completed_at` of its runs (GitHub's clock, not ours).
+pub fn green_since(runs: &[CheckRun]) -> Option<DateTime<Utc>> {
+    runs.iter().filter_map(|run| run.completed_at).max()
+}
+
+/// The time of the newest approval of the head (seed 001's `review-approved`).
+pub fn approved_since(reviews: &[Review], head_sha: &str) -> Option<DateTime<Utc>> {
+    reviews
+        .iter()
+        .filter(|review| {
+            review.state == "APPROVED" && review.commit_id.as_deref() == Some(head_sha)
+        })
+        .filter_map(|review| review.submitted_at)
+        .max()
 }
 
 /// A commit status on the head, as the combined status reports it (newest per context).
@@ -304,6 +321,7 @@ mod tests {
             status: "completed".into(),
             conclusion: Some(conclusion.into()),
             started_at: Some(now() + Duration::minutes(minute)),
+            completed_at: Some(now() + Duration::minutes(minute + 1)),
             id: minute as u64,
         }
     }

@@ -7,4 +7,5 @@ pub mod merge;
 pub mod recap;
 pub mod selector;
 pub mod stale;
+pub mod sweep;
 pub mod write;

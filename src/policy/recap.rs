@@ -118,6 +118,8 @@ pub struct RunFacts<'a> {
     pub rerun_prefix: &'a str,
     /// Set when the run ended on an error with its own exit code (authentication: 4).
     pub exit_override: Option<i32>,
+    /// Items held back by an earlier write of unknown outcome: a write problem, exit 11.
+    pub unknown_writes: bool,
 }
 
 /// Quotes a shell word only when it needs it.
@@ -203,9 +205,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
         // A write of unknown outcome from an earlier run still blocks its item.
-        None if failed.iter().any(|failed| failed.phase == Phase::Write) => {
-            crate::exit::WRITE_FAILED
-        }
+        None if facts.unknown_writes => crate::exit::WRITE_FAILED,
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
         None => crate::exit::SUCCESS,
     });
@@ -256,6 +256,7 @@ mod tests {
             planned: vec![],
             rerun_prefix: "gh-sweep stale-sweep --repo o/r",
             exit_override: None,
+            unknown_writes: false,
         }
     }
 

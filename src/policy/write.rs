@@ -20,6 +20,11 @@ pub enum Write {
     Close {
         reason: Option<String>,
     },
+    /// `PUT /pulls/{n}/merge` with `sha` = the checked head: GitHub refuses if the head moved.
+    Merge {
+        sha: String,
+        method: String,
+    },
     /// Local: an approved merge of this head into the queue (seed 002). Never sent to GitHub.
     Enqueue {
         key: String,
@@ -66,6 +71,9 @@ impl fmt::Display for Write {
                 reason: Some(reason),
             } => write!(f, "close ({reason})"),
             Write::Close { reason: None } => write!(f, "close"),
+            Write::Merge { sha, method } => {
+                write!(f, "merge {} ({method})", crate::policy::merge::short(sha))
+            }
             Write::Enqueue { head_sha, .. } => write!(
                 f,
                 "enqueue merge of {}",

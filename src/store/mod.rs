@@ -15,6 +15,7 @@ use crate::exit::Fatal;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::recap::Recap;
 
+pub mod gate;
 pub mod queue;
 
 /// Each entry migrates the schema from its index to the next version.
@@ -76,7 +77,29 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX queue_pr ON queue(repo, pr);
      CREATE INDEX queue_claimable ON queue(status, enqueued_at);",
+    // 2 -> 3: the merge gate and sweep budgets of seed 001.
+    "CREATE TABLE merge_gate (
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        head_sha TEXT NOT NULL,
+        approved_at TEXT,
+        ci_passed_at TEXT,
+        blocked TEXT,
+        merged_at TEXT,
+        observed_at TEXT NOT NULL,
+        PRIMARY KEY (repo, pr)
+     );
+     CREATE TABLE sweep_budget (
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        budget TEXT NOT NULL,
+        PRIMARY KEY (repo, pr)
+     );",
 ];
+
+/// How long a write without an outcome may belong to a run that is still at work. Past this
+/// (or once its run has finished) the write's outcome is unknown. As long as a queue lease.
+pub const IN_FLIGHT: Duration = Duration::from_secs(30 * 60);
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
@@ -102,6 +125,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// answered with a timeout or a 5xx.
 #[derive(Debug, Clone)]
 pub struct UnknownWrite {
+    pub id: i64,
     pub run_id: i64,
     pub item: String,
     pub action: String,
@@ -315,18 +339,28 @@ impl Store {
     }
 
     /// Writes in these repositories whose outcome is unknown and not yet acknowledged.
+    ///
+    /// A write without an outcome whose run has not finished, and that is younger than
+    /// [`IN_FLIGHT`], belongs to a run still at work (an overlapping cron run): it is that run's
+    /// to settle, not ours.
     pub fn unknown_writes(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<UnknownWrite>> {
         let mut statement = self.connection.prepare(
-            "SELECT run_id, item, action FROM journal
-             WHERE repo = ?1 AND (outcome IS NULL OR outcome = 'unknown') ORDER BY id",
+            "SELECT journal.id, journal.run_id, journal.item, journal.action FROM journal
+             JOIN runs ON runs.id = journal.run_id
+             WHERE journal.repo = ?1 AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
+               AND (runs.finished_at IS NOT NULL OR journal.intent_at < ?2)
+             ORDER BY journal.id",
         )?;
+        let settled_before =
+            (Utc::now() - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
         let mut found = Vec::new();
         for repo in repos {
-            let rows = statement.query_map([repo.to_string()], |row| {
+            let rows = statement.query_map(params![repo.to_string(), settled_before], |row| {
                 Ok(UnknownWrite {
-                    run_id: row.get(0)?,
-                    item: row.get(1)?,
-                    action: row.get(2)?,
+                    id: row.get(0)?,
+                    run_id: row.get(1)?,
+                    item: row.get(2)?,
+                    action: row.get(3)?,
                 })
             })?;
             found.extend(rows.collect::<Result<Vec<_>, _>>()?);
@@ -416,6 +450,17 @@ mod tests {
         store.journal_outcome(done, "done", "").unwrap();
         store.journal_intent(run, &item, "close").unwrap();
         let repo: RepoRef = "o/r".parse().unwrap();
+        assert!(
+            store
+                .unknown_writes(std::slice::from_ref(&repo))
+                .unwrap()
+                .is_empty(),
+            "its run is still at work"
+        );
+        store
+            .connection
+            .execute("UPDATE runs SET finished_at = started_at", [])
+            .unwrap();
         let unknown = store.unknown_writes(std::slice::from_ref(&repo)).unwrap();
         assert_eq!(unknown.len(), 1);
         assert_eq!(unknown[0].action, "close");
@@ -484,6 +529,7 @@ mod tests {
                 repo: &repo,
                 pr: 1,
                 head_sha: Some("h"),
+                max_attempts: 3, // seed 002's default bound
             };
             assert!(store.enqueue(&row, Utc::now()).unwrap());
         }

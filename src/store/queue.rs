@@ -3,9 +3,7 @@
 //! kept after completion, because the key is what makes "already done" a fact. A claim reads
 //! its candidates and leases one inside one `BEGIN IMMEDIATE` transaction.
 //!
-//! `poll` enqueues and reads; claiming, leases and the closing verbs are the executor's, which
-//! `sweep` (issue 4) wires up. Until then they are exercised by the tests below only.
-#![cfg_attr(not(test), allow(dead_code))]
+//! `poll` enqueues and reads; `sweep` claims, leases and closes rows.
 
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -27,6 +25,14 @@ pub struct Claim {
     pub leased_until: DateTime<Utc>,
 }
 
+/// A row a sweep would claim.
+pub struct Pending {
+    pub key: String,
+    pub repo: String,
+    pub pr: u64,
+    pub head_sha: Option<String>,
+}
+
 /// A queue row as the in-flight guard sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
@@ -36,7 +42,6 @@ pub struct Row {
 }
 
 pub const DEFAULT_LEASE_MINUTES: i64 = 30;
-pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 
 fn text(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
@@ -49,6 +54,9 @@ pub struct NewRow<'a> {
     pub repo: &'a RepoRef,
     pub pr: u64,
     pub head_sha: Option<&'a str>,
+    /// Claims before the row is abandoned. A merge row's attempts are governed by the sweep
+    /// budget, so it takes the budget's limit rather than seed 002's default of 3.
+    pub max_attempts: u32,
 }
 
 /// The merge dedupe key: a new head is new work.
@@ -63,7 +71,7 @@ impl Store {
         let inserted = self.connection.execute(
             "INSERT OR IGNORE INTO queue (key, kind, repo, pr, head_sha, status, max_attempts, enqueued_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?7)",
-            params![row.key, row.kind, row.repo.to_string(), row.pr as i64, row.head_sha, DEFAULT_MAX_ATTEMPTS, text(now)],
+            params![row.key, row.kind, row.repo.to_string(), row.pr as i64, row.head_sha, row.max_attempts, text(now)],
         )?;
         if inserted == 1 {
             return Ok(true);
@@ -229,6 +237,56 @@ impl Store {
         self.close_row(key, owner, "pending", None, now)
     }
 
+    /// Hands a claimed row back without counting the attempt: nothing was tried (GitHub was
+    /// still computing whether the PR can merge).
+    pub fn release_unattempted(
+        &self,
+        key: &str,
+        owner: &str,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
+        let released = self.close_row(key, owner, "pending", None, now)?;
+        if released {
+            self.connection.execute(
+                "UPDATE queue SET attempts = MAX(attempts - 1, 0) WHERE key = ?1",
+                [key],
+            )?;
+        }
+        Ok(released)
+    }
+
+    /// Rows a run still holds, for releasing what it did not finish.
+    pub fn held_by(&self, owner: &str) -> anyhow::Result<Vec<String>> {
+        let mut statement = self
+            .connection
+            .prepare_cached("SELECT key FROM queue WHERE owner = ?1 AND status = 'claimed'")?;
+        let rows = statement.query_map([owner], |row| row.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Pending merge rows of these repositories, oldest first (what a sweep would claim).
+    pub fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Pending>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT key, repo, pr, head_sha FROM queue
+             WHERE kind = 'merge' AND (status = 'pending' OR (status = 'claimed' AND leased_until < ?1))
+             ORDER BY enqueued_at, key",
+        )?;
+        let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
+        let rows = statement.query_map([text(now)], |row| {
+            Ok(Pending {
+                key: row.get(0)?,
+                repo: row.get(1)?,
+                pr: row.get::<_, i64>(2)? as u64,
+                head_sha: row.get(3)?,
+            })
+        })?;
+        let rows: Vec<Pending> = rows.collect::<Result<_, _>>()?;
+        Ok(rows
+            .into_iter()
+            .filter(|row| scope.contains(&row.repo))
+            .collect())
+    }
+
     /// Gives up on a row that will only fail again.
     pub fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
         self.close_row(key, owner, "abandoned", None, now)
@@ -262,7 +320,8 @@ impl Store {
         )?)
     }
 
-    /// A row's status, for tests and the recap.
+    /// A row's status and attempts.
+    #[cfg(test)]
     pub fn queue_status(&self, key: &str) -> anyhow::Result<Option<(String, u32)>> {
         Ok(self
             .connection
@@ -278,6 +337,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seed 002's bound for rows whose kind has no budget of its own.
+    const DEFAULT_MAX_ATTEMPTS: u32 = 3;
     use chrono::TimeZone;
 
     fn now() -> DateTime<Utc> {
@@ -304,6 +366,7 @@ mod tests {
                     repo: &repo(),
                     pr,
                     head_sha: Some(head),
+                    max_attempts: DEFAULT_MAX_ATTEMPTS,
                 },
                 at,
             )
@@ -333,6 +396,7 @@ mod tests {
             repo: &repo(),
             pr: 7,
             head_sha: Some("pr-7-head"),
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
         };
         assert!(store.enqueue(&row, now()).unwrap());
         assert!(
@@ -456,6 +520,7 @@ mod tests {
             repo: &repo(),
             pr: 1,
             head_sha: Some("a"),
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
         };
         assert!(
             store.enqueue(&row, now() + Duration::hours(7)).unwrap(),
@@ -482,6 +547,7 @@ mod tests {
                     repo: &repo(),
                     pr: 7,
                     head_sha: Some("a"),
+                    max_attempts: DEFAULT_MAX_ATTEMPTS,
                 },
                 now(),
             )
@@ -495,6 +561,7 @@ mod tests {
                     repo: &repo(),
                     pr: 7,
                     head_sha: Some("a"),
+                    max_attempts: DEFAULT_MAX_ATTEMPTS,
                 },
                 now() + Duration::minutes(5),
             )

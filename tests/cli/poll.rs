@@ -544,8 +544,9 @@ fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
     });
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     let first = test.requests().len();
-    // search 1 page; per PR: read + files (30), + check runs + status (30), + reviews (30 + 10).
-    assert_eq!(first, 1 + 30 * 2 + 30 * 4 + 30 * 5 + 10 * 5);
+    // search 1 page; per PR: read + files (30), + check runs + status + reviews (30 red ones:
+    // the approval is read anyway, for the merge gate), + reviews (30 unapproved + 10 eligible).
+    assert_eq!(first, 1 + 30 * 2 + 30 * 5 + 30 * 5 + 10 * 5);
     test.clear_log();
     let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
     let second = test.requests().len();

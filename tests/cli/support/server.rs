@@ -417,6 +417,42 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
     match (method, segments.as_slice()) {
         ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
         ("GET", ["search", "issues"]) => search(world, request, base, page_size),
+        ("PUT", ["repos", owner, name, "pulls", number, "merge"]) => {
+            let repo = format!("{owner}/{name}");
+            let Some(index) = number
+                .parse()
+                .ok()
+                .and_then(|number| world.find(&repo, number))
+            else {
+                return error(404, "Not Found");
+            };
+            let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+            let issue = &mut world.issues[index];
+            if issue.state != "open" || issue.merged || issue.mergeable == Some(false) {
+                return error(405, "Pull Request is not mergeable");
+            }
+            if body.get("sha").and_then(Value::as_str) != Some(issue.head_sha.as_str()) {
+                return error(
+                    409,
+                    "Head branch was modified. Review and try the merge again.",
+                );
+            }
+            let now = Utc::now();
+            issue.merged = true;
+            issue.state = "closed".into();
+            issue.updated_at = now;
+            issue.events.push(Event {
+                name: "merged".into(),
+                label: None,
+                actor: viewer.clone(),
+                actor_type: "User".into(),
+                at: now,
+            });
+            reply(
+                200,
+                json!({"sha": format!("merge-of-{}", issue.head_sha), "merged": true, "message": "Pull Request successfully merged"}),
+            )
+        }
         ("GET", ["repos", owner, name, "pulls", number, rest @ ..]) => {
             let repo = format!("{owner}/{name}");
             let Some(index) = number

@@ -68,6 +68,10 @@ pub struct Issue {
     pub check_runs: Vec<CheckRun>,
     pub statuses: Vec<(String, String)>,
     pub reviews: Vec<Review>,
+    pub merged: bool,
+    /// `None`: GitHub is still computing.
+    pub mergeable: Option<bool>,
+    pub mergeable_state: String,
 }
 
 impl Issue {
@@ -107,6 +111,9 @@ impl Issue {
             "draft": self.draft,
             "labels": self.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
             "head": {"sha": self.head_sha, "ref": format!("branch-{}", self.number)},
+            "merged": self.merged,
+            "mergeable": self.mergeable,
+            "mergeable_state": self.mergeable_state,
             "created_at": stamp(self.created_at),
             "updated_at": stamp(self.updated_at),
         });
@@ -207,6 +214,9 @@ impl WorldState {
             check_runs: Vec::new(),
             statuses: Vec::new(),
             reviews: Vec::new(),
+            merged: false,
+            mergeable: Some(true),
+            mergeable_state: "clean".into(),
         });
         self.issues.last_mut().unwrap()
     }

@@ -1,0 +1,19 @@
+//! `gh-sweep sweep`: carry out the merges `poll` queued, and recover approved PRs whose trigger
+//! was lost (seeds 001 and 002).
+
+use super::{run_engine, Context};
+use crate::cli::GlobalArgs;
+use crate::config::{self, Access, Spec};
+use crate::engine::sweep::SweepClassifier;
+use crate::engine::Mode;
+
+pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyhow::Result<i32> {
+    let spec = Spec::new("sweep", Access::Writes);
+    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let (sweep, poll) = (settings.sweep.clone(), settings.poll.clone());
+    let now = settings.now;
+    // The lease owner: unique per process, so an overlapping run cannot finish our rows.
+    let owner = format!("sweep-{}-{}", std::process::id(), now.timestamp_micros());
+    let mut classifier = SweepClassifier::new(&sweep, &poll, !settings.dry_run, owner, now);
+    run_engine(context, settings, "sweep", Mode::Sweep, &mut classifier)
+}

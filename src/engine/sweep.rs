@@ -1,0 +1,488 @@
+//! `sweep`: the executor of seeds 001 and 002. It first turns due merge-gate entries (approved
+//! PRs whose trigger was lost) into queue rows, then claims queue rows under a lease with the
+//! sweep budget as the claim's `admit`, then re-checks the guard from fresh reads for each
+//! claimed PR. Only a PR that passes the guard is merged, with `sha` = the checked head.
+//! Decisions come from `policy::sweep` and `policy::merge`; this file reads, leases and records.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{json, Value};
+
+use super::{Classifier, Plan, ReadError};
+use crate::github::{self, model, ApiError, Client, WriteError};
+use crate::item::{ItemRef, Scope};
+use crate::policy::merge::{self, short, PollRules};
+use crate::policy::sweep::{self as budget_policy, Gate, SweepRules};
+use crate::policy::write::Write;
+use crate::store::gate::{budget_on, gate_on};
+use crate::store::queue::{merge_key, Claim, NewRow, DEFAULT_LEASE_MINUTES};
+use crate::store::{Store, UnknownWrite};
+
+pub struct SweepClassifier<'a> {
+    rules: &'a SweepRules,
+    poll: &'a PollRules,
+    /// False for a dry run: list what would be claimed, lease nothing, record nothing.
+    act: bool,
+    owner: String,
+    now: DateTime<Utc>,
+    /// The rows this run leased, by PR.
+    claims: BTreeMap<ItemRef, Claim>,
+    /// When each claimed PR's work started, for `fold`.
+    started: BTreeMap<ItemRef, DateTime<Utc>>,
+    recovered: usize,
+    notes: Vec<String>,
+}
+
+impl<'a> SweepClassifier<'a> {
+    pub fn new(
+        rules: &'a SweepRules,
+        poll: &'a PollRules,
+        act: bool,
+        owner: String,
+        now: DateTime<Utc>,
+    ) -> Self {
+        SweepClassifier {
+            rules,
+            poll,
+            act,
+            owner,
+            now,
+            claims: BTreeMap::new(),
+            started: BTreeMap::new(),
+            recovered: 0,
+            notes: Vec::new(),
+        }
+    }
+
+    fn stored<T>(result: anyhow::Result<T>) -> Result<T, ReadError> {
+        result.map_err(|error| ReadError::Harness(format!("the store: {error}")))
+    }
+
+    /// The lost-trigger recovery: a due gate entry with no live queue row gets one.
+    fn recover(
+        &mut self,
+        store: &Store,
+        scope: &[crate::item::RepoRef],
+    ) -> anyhow::Result<Vec<(ItemRef, String)>> {
+        let mut due = Vec::new();
+        if !self.rules.enabled {
+            return Ok(due);
+        }
+        for (item, gate) in store.gates(scope)? {
+            let budget = store.budget(&item)?;
+            if budget_policy::due(&gate, &budget, self.rules, self.now).is_err() {
+                continue;
+            }
+            let live = store
+                .queue_rows(&item.repo, item.number)?
+                .iter()
+                .any(|row| matches!(row.status.as_str(), "pending" | "claimed"));
+            if live {
+                continue;
+            }
+            let key = merge_key(&item.repo, item.number, &gate.head_sha);
+            if self.act {
+                let row = NewRow {
+                    key: &key,
+                    kind: "merge",
+                    repo: &item.repo,
+                    pr: item.number,
+                    head_sha: Some(&gate.head_sha),
+                    max_attempts: self.rules.attempts_per_trigger,
+                };
+                if store.enqueue(&row, self.now)? {
+                    self.recovered += 1;
+                }
+            } else {
+                due.push((item, gate.head_sha.clone()));
+            }
+        }
+        Ok(due)
+    }
+
+    /// Charges one attempt to the PR's budget.
+    fn charge(&self, store: &Store, item: &ItemRef) -> anyhow::Result<()> {
+        let stamp = store.gate(item)?.and_then(|gate| gate.stamp());
+        let budget = store.budget(item)?;
+        store.record_budget(item, &budget_policy::after(&budget, stamp, self.now))
+    }
+
+    /// A deferral: the PR stays, the attempt is charged (or not), the row goes back.
+    fn defer(
+        &mut self,
+        store: &Store,
+        item: &ItemRef,
+        title: &str,
+        why: String,
+        charged: bool,
+    ) -> Result<Plan, ReadError> {
+        if self.act {
+            if let Some(claim) = self.claims.remove(item) {
+                if charged {
+                    Self::stored(self.charge(store, item))?;
+                    Self::stored(store.release(&claim.key, &self.owner, self.now))?;
+                } else {
+                    Self::stored(store.release_unattempted(&claim.key, &self.owner, self.now))?;
+                }
+            }
+        }
+        let disposition = if charged {
+            "defer"
+        } else {
+            "defer (no attempt spent)"
+        };
+        Ok(plan(item, title, disposition, why, Vec::new()))
+    }
+
+    /// The trigger ends: the row is abandoned, the gate forgets what it no longer means.
+    fn end(
+        &mut self,
+        store: &Store,
+        item: &ItemRef,
+        title: &str,
+        disposition: &str,
+        why: String,
+        gate: Option<Gate>,
+    ) -> Result<Plan, ReadError> {
+        if self.act {
+            if let Some(claim) = self.claims.remove(item) {
+                Self::stored(store.abandon(&claim.key, &self.owner, self.now))?;
+            }
+            if let Some(gate) = gate {
+                Self::stored(store.record_gate(item, &gate, self.now))?;
+            }
+        }
+        Ok(plan(item, title, disposition, why, Vec::new()))
+    }
+}
+
+fn plan(
+    item: &ItemRef,
+    title: &str,
+    disposition: &str,
+    reason: String,
+    writes: Vec<Write>,
+) -> Plan {
+    Plan {
+        item: item.clone(),
+        title: title.to_string(),
+        disposition: disposition.to_string(),
+        reason,
+        writes,
+    }
+}
+
+impl Classifier for SweepClassifier<'_> {
+    fn list(
+        &mut self,
+        _client: &Client,
+        store: &mut Store,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+        let Scope::Repo(repo) = scope else {
+            return Err(ApiError::Harness {
+                message: "sweep works on repositories, not organisations".into(),
+            });
+        };
+        let harness = |error: anyhow::Error| ApiError::Harness {
+            message: format!("the store: {error}"),
+        };
+        let repos = std::slice::from_ref(repo);
+        let due = self.recover(store, repos).map_err(harness)?;
+        if self.recovered > 0 {
+            self.notes.push(format!(
+                "{}: {} approved PRs whose trigger was lost are due again.",
+                repo, self.recovered
+            ));
+        }
+        let mut pool = Vec::new();
+        if !self.act {
+            // A dry run leases nothing: it lists what a sweep would claim.
+            for row in store.pending(repos, self.now).map_err(harness)? {
+                pool.push((
+                    ItemRef::new(repo, row.pr),
+                    json!({ "key": row.key, "head_sha": row.head_sha }),
+                ));
+            }
+            for (item, head) in due {
+                let key = merge_key(&item.repo, item.number, &head);
+                pool.push((item, json!({ "key": key, "head_sha": head })));
+            }
+            return Ok(pool);
+        }
+        let rules = self.rules;
+        let lease = Duration::minutes(DEFAULT_LEASE_MINUTES);
+        let mut admit = |connection: &rusqlite::Connection, claim: &Claim, now: DateTime<Utc>| {
+            // Inside the claim's transaction: the budget read and the lease commit together.
+            let gate = gate_on(connection, &claim.repo, claim.pr)
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            let budget = budget_on(connection, &claim.repo, claim.pr).unwrap_or_default();
+            let marked = gate.merged_at.is_some_and(|merged| {
+                now - merged < Duration::hours(i64::from(rules.merged_marker_hours))
+            });
+            !marked && budget_policy::allows(&budget, gate.stamp(), rules, now).is_ok()
+        };
+        while let Some(claim) = store
+            .claim(self.now, &self.owner, repos, lease, &mut admit)
+            .map_err(harness)?
+        {
+            let item = ItemRef::new(repo, claim.pr);
+            let entry = json!({ "key": claim.key, "head_sha": claim.head_sha });
+            self.started.insert(item.clone(), Utc::now());
+            self.claims.insert(item.clone(), claim);
+            pool.push((item, entry));
+        }
+        Ok(pool)
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn classify(
+        &mut self,
+        client: &Client,
+        store: &Store,
+        item: &ItemRef,
+        listed: Option<&Value>,
+        _now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
+        let trigger_head = match listed
+            .and_then(|entry| entry.get("head_sha"))
+            .and_then(Value::as_str)
+        {
+            Some(head) => Some(head.to_string()),
+            None => Self::stored(store.gate(item))?.map(|gate| gate.head_sha),
+        };
+        let value = github::pull(client, item)?;
+        let pull = model::pull_facts(&value).map_err(ReadError::Item)?;
+        let title = pull.title.clone();
+        let head = pull
+            .head_sha
+            .clone()
+            .ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
+        let gate = Self::stored(store.gate(item))?;
+
+        // Already merged or closed: recorded quietly, no attempt spent on a merge.
+        if pull.merged {
+            if self.act {
+                Self::stored(store.record_merged(item, &head, self.now))?;
+                Self::stored(store.settle_merged(item, self.now))?;
+                self.claims.remove(item);
+            }
+            return Ok(plan(
+                item,
+                &title,
+                "skip: already merged",
+                format!("merged on GitHub at {}", short(&head)),
+                Vec::new(),
+            ));
+        }
+        if !pull.open {
+            if self.act {
+                let budget = Self::stored(store.budget(item))?;
+                let stamp = gate.as_ref().and_then(Gate::stamp);
+                Self::stored(store.record_budget(
+                    item,
+                    &budget_policy::spent(&budget, stamp, self.rules, self.now),
+                ))?;
+            }
+            return self.end(
+                store,
+                item,
+                &title,
+                "skip: not open",
+                "closed without merging; the rest of its budget is spent".into(),
+                None,
+            );
+        }
+        let Some(trigger_head) = trigger_head else {
+            return Err(ReadError::Item("no head is recorded for this merge".into()));
+        };
+        if head != trigger_head {
+            let forgotten = gate.clone().map(|gate| Gate {
+                approved_at: None,
+                ci_passed_at: None,
+                ..gate
+            });
+            let why = format!(
+                "head moved: approved {}, now {}; the old trigger ends",
+                short(&trigger_head),
+                short(&head)
+            );
+            return self.end(store, item, &title, "skip: head moved", why, forgotten);
+        }
+        if let Some(why) = merge::held(&pull.title, &pull.labels, self.poll) {
+            let blocked = gate.clone().map(|gate| Gate {
+                blocked: Some(why.clone()),
+                ..gate
+            });
+            return self.end(store, item, &title, "skip: held", why, blocked);
+        }
+        if pull.draft == Some(true) {
+            return self.defer(store, item, &title, "the PR is a draft".into(), true);
+        }
+        match (pull.mergeable, pull.mergeable_state.as_deref()) {
+            (None, _) => {
+                return self.defer(
+                    store,
+                    item,
+                    &title,
+                    "GitHub is still computing whether it can merge".into(),
+                    false,
+                )
+            }
+            (Some(false), state) | (Some(true), state @ Some("dirty")) => {
+                let state = state.unwrap_or("unknown");
+                return self.defer(
+                    store,
+                    item,
+                    &title,
+                    format!("GitHub cannot merge it (mergeable_state {state})"),
+                    true,
+                );
+            }
+            (Some(true), Some("behind")) => {
+                return self.defer(
+                    store,
+                    item,
+                    &title,
+                    "behind its base branch, which requires branches to be up to date".into(),
+                    true,
+                );
+            }
+            _ => {}
+        }
+        // The checks and the approval, read fresh; the same rules as poll's.
+        let runs = github::check_runs(client, &item.repo, &head)?
+            .iter()
+            .map(model::check_run)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ReadError::Item)?;
+        let statuses = github::combined_status(client, &item.repo, &head)?
+            .iter()
+            .map(model::commit_status)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ReadError::Item)?;
+        if let Err(why) = merge::green(&runs, &statuses, &head, self.poll.skipped_counts_as) {
+            if self.act {
+                if let Some(gate) = &gate {
+                    Self::stored(store.record_gate(
+                        item,
+                        &Gate {
+                            ci_passed_at: None,
+                            ..gate.clone()
+                        },
+                        self.now,
+                    ))?;
+                }
+            }
+            return self.defer(store, item, &title, why, true);
+        }
+        let reviews = github::pull_reviews(client, item)?
+            .iter()
+            .map(model::review)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ReadError::Item)?;
+        if let Err(why) = merge::approved_at_head(&reviews, &head) {
+            if why.ends_with("requested changes") {
+                // Fail closed: the approval is cleared, which ends the sweep for this PR.
+                let cleared = gate.map(|gate| Gate {
+                    approved_at: None,
+                    blocked: Some(why.clone()),
+                    ..gate
+                });
+                return self.end(store, item, &title, "skip: changes requested", why, cleared);
+            }
+            return self.defer(store, item, &title, why, true);
+        }
+        Ok(plan(
+            item,
+            &title,
+            "merge",
+            format!("open, green and approved at {}", short(&head)),
+            vec![Write::Merge {
+                sha: head,
+                method: self.rules.merge_method.clone(),
+            }],
+        ))
+    }
+
+    fn after_writes(
+        &mut self,
+        store: &Store,
+        plan: &Plan,
+        dates: &[DateTime<Utc>],
+    ) -> anyhow::Result<()> {
+        let Some(Write::Merge { sha, .. }) = plan.writes.first() else {
+            return Ok(());
+        };
+        let merged_at = dates.first().copied().unwrap_or(self.now);
+        store.record_merged(&plan.item, sha, merged_at)?;
+        self.charge(store, &plan.item)?;
+        if let Some(claim) = self.claims.remove(&plan.item) {
+            store.complete(&claim.key, &self.owner, self.now)?;
+            let started = self.started.get(&plan.item).copied().unwrap_or(self.now);
+            store.fold(&claim.key, started, self.now)?;
+        }
+        Ok(())
+    }
+
+    fn after_refused_write(
+        &mut self,
+        store: &Store,
+        plan: &Plan,
+        error: &WriteError,
+    ) -> anyhow::Result<bool> {
+        // 405 (not mergeable) and 409 (head moved) are GitHub refusing this PR's merge: nothing
+        // was written. It is the trigger's failed attempt, and the run goes on.
+        if !matches!(error.status, Some(405) | Some(409)) {
+            return Ok(false);
+        }
+        self.charge(store, &plan.item)?;
+        if let Some(claim) = self.claims.remove(&plan.item) {
+            store.fail(&claim.key, &self.owner, &error.message, self.now)?;
+        }
+        Ok(true)
+    }
+
+    fn reconcile(
+        &mut self,
+        client: &Client,
+        store: &Store,
+        write: &UnknownWrite,
+    ) -> Result<Option<(String, String)>, ReadError> {
+        if !write.action.starts_with("merge ") {
+            return Ok(None);
+        }
+        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
+        let pull = model::pull_facts(&github::pull(client, &item)?).map_err(ReadError::Item)?;
+        if pull.merged {
+            let head = pull.head_sha.unwrap_or_default();
+            Self::stored(store.record_merged(&item, &head, self.now))?;
+            Self::stored(store.settle_merged(&item, self.now))?;
+            Self::stored(self.charge(store, &item))?;
+            return Ok(Some((
+                "done".into(),
+                "GitHub shows it merged; recorded, not sent again".into(),
+            )));
+        }
+        Self::stored(store.reopen_claims(&item, self.now))?;
+        Ok(Some((
+            "failed".into(),
+            "GitHub shows it not merged; it is swept again like any other".into(),
+        )))
+    }
+
+    fn finish(&mut self, store: &Store) -> anyhow::Result<()> {
+        // Rows leased but not finished (not confirmed, a dry run, an outage) go back at once.
+        for key in store.held_by(&self.owner)? {
+            store.release(&key, &self.owner, Utc::now())?;
+        }
+        self.claims.clear();
+        Ok(())
+    }
+}

@@ -1,0 +1,192 @@
+//! The merge gate of seed 001 in the store: per PR, the conditions `poll` observed (stamped
+//! with GitHub's own times), the merged marker, and the sweep budget. A missing or damaged
+//! budget reads as fresh, never as a crash.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::Store;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::sweep::{self, Budget, Gate};
+
+fn time(text: Option<String>) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(&text?)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+fn text(time: Option<DateTime<Utc>>) -> Option<String> {
+    time.map(|t| t.to_rfc3339())
+}
+
+/// A PR's gate entry, read on any connection (a claim's `admit` reads inside its transaction).
+pub fn gate_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Result<Option<Gate>> {
+    connection
+        .query_row(
+            "SELECT head_sha, approved_at, ci_passed_at, blocked, merged_at FROM merge_gate WHERE repo = ?1 AND pr = ?2",
+            params![repo, pr as i64],
+            |row| {
+                Ok(Gate {
+                    head_sha: row.get(0)?,
+                    approved_at: time(row.get(1)?),
+                    ci_passed_at: time(row.get(2)?),
+                    blocked: row.get(3)?,
+                    merged_at: time(row.get(4)?),
+                })
+            },
+        )
+        .optional()
+}
+
+/// A PR's sweep budget on any connection; missing or damaged reads as fresh.
+pub fn budget_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Result<Budget> {
+    let stored: Option<String> = connection
+        .query_row(
+            "SELECT budget FROM sweep_budget WHERE repo = ?1 AND pr = ?2",
+            params![repo, pr as i64],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(sweep::decode(stored.as_deref()))
+}
+
+impl Store {
+    pub fn gate(&self, item: &ItemRef) -> anyhow::Result<Option<Gate>> {
+        Ok(gate_on(
+            &self.connection,
+            &item.repo.to_string(),
+            item.number,
+        )?)
+    }
+
+    /// Every gate entry of these repositories, for the lost-trigger sweep.
+    pub fn gates(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<(ItemRef, Gate)>> {
+        let mut found = Vec::new();
+        for repo in repos {
+            let mut statement = self
+                .connection
+                .prepare_cached("SELECT pr FROM merge_gate WHERE repo = ?1 ORDER BY pr")?;
+            let numbers: Vec<i64> = statement
+                .query_map([repo.to_string()], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            for number in numbers {
+                let item = ItemRef::new(repo, number as u64);
+                if let Some(gate) = self.gate(&item)? {
+                    found.push((item, gate));
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Records what was observed of a PR. The merged marker is kept.
+    pub fn record_gate(
+        &self,
+        item: &ItemRef,
+        gate: &Gate,
+        observed_at: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO merge_gate (repo, pr, head_sha, approved_at, ci_passed_at, blocked, observed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (repo, pr) DO UPDATE SET head_sha = ?3, approved_at = ?4, ci_passed_at = ?5,
+                 blocked = ?6, observed_at = ?7",
+            params![
+                item.repo.to_string(),
+                item.number as i64,
+                gate.head_sha,
+                text(gate.approved_at),
+                text(gate.ci_passed_at),
+                gate.blocked,
+                observed_at.to_rfc3339()
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The merged marker, set only after a real merge (or a merge found on GitHub).
+    pub fn record_merged(
+        &self,
+        item: &ItemRef,
+        head_sha: &str,
+        at: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO merge_gate (repo, pr, head_sha, merged_at, observed_at) VALUES (?1, ?2, ?3, ?4, ?4)
+             ON CONFLICT (repo, pr) DO UPDATE SET merged_at = ?4, blocked = 'merged'",
+            params![item.repo.to_string(), item.number as i64, head_sha, at.to_rfc3339()],
+        )?;
+        Ok(())
+    }
+
+    pub fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget> {
+        Ok(budget_on(
+            &self.connection,
+            &item.repo.to_string(),
+            item.number,
+        )?)
+    }
+
+    /// After a merge was found on GitHub: the PR's waiting and claimed merge rows are done,
+    /// whoever held them.
+    pub fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+        Ok(self.connection.execute(
+            "UPDATE queue SET status = 'done', owner = NULL, leased_until = NULL, updated_at = ?3
+             WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status IN ('pending', 'claimed')",
+            params![item.repo.to_string(), item.number as i64, now.to_rfc3339()],
+        )?)
+    }
+
+    /// After a merge was found not to have happened: the PR's claimed rows go back to pending
+    /// (their lease belonged to a run that is over).
+    pub fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+        Ok(self.connection.execute(
+            "UPDATE queue SET status = 'pending', owner = NULL, leased_until = NULL, updated_at = ?3
+             WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status = 'claimed'",
+            params![item.repo.to_string(), item.number as i64, now.to_rfc3339()],
+        )?)
+    }
+
+    pub fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO sweep_budget (repo, pr, budget) VALUES (?1, ?2, ?3)
+             ON CONFLICT (repo, pr) DO UPDATE SET budget = ?3",
+            params![
+                item.repo.to_string(),
+                item.number as i64,
+                sweep::encode(budget)
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Settles a journal row whose outcome was unknown, once GitHub has been asked.
+    pub fn resolve_journal(&self, id: i64, outcome: &str, detail: &str) -> anyhow::Result<()> {
+        self.journal_outcome(id, outcome, detail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_damaged_budget_row_reads_as_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let item: ItemRef = "o/r#7".parse().unwrap();
+        assert_eq!(store.budget(&item).unwrap(), Budget::default());
+        store
+            .connection
+            .execute("INSERT INTO sweep_budget VALUES ('o/r', 7, 'garbage')", [])
+            .unwrap();
+        assert_eq!(store.budget(&item).unwrap(), Budget::default());
+        let budget = Budget {
+            attempts: 2,
+            last: Some(Utc::now()),
+            watermark: None,
+        };
+        store.record_budget(&item, &budget).unwrap();
+        assert_eq!(store.budget(&item).unwrap().attempts, 2);
+    }
+}
