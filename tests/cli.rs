@@ -17,3 +17,5 @@ mod stale;
 #[cfg(unix)]
 #[path = "cli/terminal.rs"]
 mod terminal;
+#[path = "cli/sweep.rs"]
+mod sweep;
