@@ -38,6 +38,18 @@ checks = [
  ("rename", "src/policy/merge.rs", ".chain(file.previous.as_ref())", ".chain(None)"),
  ("newest-run", "src/policy/merge.rs", "if (run.started_at, run.id) > (kept.started_at, kept.id) {", "if false {"),
  ("first-unmet", "src/engine/merge.rs", "            if let Err(why) = self.rule(client, item, *rule, &head)? {", "            if let Err(why) = self.rule(client, item, *rule, &head).map(|_| Ok::<(), String>(()))? {"),
+ ("merge-call", "src/github/mod.rs", "        Write::Merge { sha, method } => client", "        Write::Merge { .. } => Ok(None),\n        #[allow(unreachable_patterns)]\n        Write::Merge { sha, method } => client"),
+ ("merge-sha", "src/github/mod.rs", "Some(&json!({ \"sha\": sha, \"merge_method\": method })),", "Some(&json!({ \"merge_method\": method })),"),
+ ("admit-budget", "src/engine/sweep.rs", "!marked && budget_policy::allows(&budget, gate.stamp(), rules, now).is_ok()", "{ let _ = (marked, budget); true }"),
+ ("recovery", "src/engine/sweep.rs", "        if !self.rules.enabled {\n            return Ok(due);", "        if true {\n            return Ok(due);"),
+ ("settle", "src/policy/sweep.rs", "        if now - stamp < rules.settle() {", "        if now - stamp < Duration::zero() {"),
+ ("reconcile", "src/engine/sweep.rs", "        if !write.action.starts_with(\"merge \") {", "        if true {"),
+ ("changes-clear", "src/engine/sweep.rs", "                return self.end(store, item, &title, \"skip: changes requested\", why, cleared);", "                let _ = cleared; return self.defer(store, item, &title, why, true);"),
+ ("not-open-spends", "src/engine/sweep.rs", "&budget_policy::spent(&budget, stamp, self.rules, self.now),", "&budget,"),
+ ("mergeable-null", "src/engine/sweep.rs", "\"GitHub is still computing whether it can merge\".into(),\n                    false,", "\"GitHub is still computing whether it can merge\".into(),\n                    true,"),
+ ("head-moved", "src/engine/sweep.rs", "        if head != trigger_head {", "        if false {"),
+ ("immediate", "src/store/queue.rs", "TransactionBehavior::Immediate", "TransactionBehavior::Deferred"),
+ ("refusal-goes-on", "src/engine/sweep.rs", "        if !matches!(error.status, Some(405) | Some(409)) {", "        if true {"),
  ("oldest-first", "src/github/mod.rs", "state=open&sort=created&direction=asc&per_page=100", "state=open&per_page=100"),
 ]
 only = sys.argv[1:]

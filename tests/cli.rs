@@ -14,8 +14,8 @@ mod poll;
 mod snapshot;
 #[path = "cli/stale.rs"]
 mod stale;
+#[path = "cli/sweep.rs"]
+mod sweep;
 #[cfg(unix)]
 #[path = "cli/terminal.rs"]
 mod terminal;
-#[path = "cli/sweep.rs"]
-mod sweep;

@@ -25,7 +25,12 @@ fn dispositions(recap: &Value) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["item"].as_str().unwrap().to_string(), c["disposition"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["item"].as_str().unwrap().to_string(),
+                c["disposition"].as_str().unwrap().to_string(),
+            )
+        })
         .collect()
 }
 
@@ -35,9 +40,15 @@ fn db(test: &Test) -> rusqlite::Connection {
 
 fn attempts(test: &Test, number: u64) -> u32 {
     let budget: Option<String> = db(test)
-        .query_row("SELECT budget FROM sweep_budget WHERE pr = ?1", [number as i64], |row| row.get(0))
+        .query_row(
+            "SELECT budget FROM sweep_budget WHERE pr = ?1",
+            [number as i64],
+            |row| row.get(0),
+        )
         .ok();
-    budget.and_then(|b| b.split('|').next().and_then(|n| n.parse().ok())).unwrap_or(0)
+    budget
+        .and_then(|b| b.split('|').next().and_then(|n| n.parse().ok()))
+        .unwrap_or(0)
 }
 
 #[test]
@@ -50,13 +61,34 @@ fn poll_then_sweep_merges_exactly_the_eligible_prs_with_their_head_sha() {
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     let recap = sweep(&test, &[]);
     assert_eq!(recap["exit_code"], 0, "{recap}");
-    assert_eq!(dispositions(&recap), vec![("octo/demo#1".into(), "merge".into()), ("octo/demo#3".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![
+            ("octo/demo#1".into(), "merge".into()),
+            ("octo/demo#3".into(), "merge".into())
+        ]
+    );
     test.expect_writes(&[merge(1), merge(3)]);
-    let puts: Vec<String> = test.requests().iter().filter(|r| r.method == "PUT").map(|r| r.body.clone()).collect();
-    assert_eq!(puts, vec![r#"{"merge_method":"merge","sha":"pr-1-head"}"#, r#"{"merge_method":"merge","sha":"pr-3-head"}"#]);
+    let puts: Vec<String> = test
+        .requests()
+        .iter()
+        .filter(|r| r.method == "PUT")
+        .map(|r| r.body.clone())
+        .collect();
+    assert_eq!(
+        puts,
+        vec![
+            r#"{"merge_method":"merge","sha":"pr-1-head"}"#,
+            r#"{"merge_method":"merge","sha":"pr-3-head"}"#
+        ]
+    );
     {
         let mut shared = test.world();
-        assert!(shared.world.issue(1).merged && shared.world.issue(3).merged && !shared.world.issue(2).merged);
+        assert!(
+            shared.world.issue(1).merged
+                && shared.world.issue(3).merged
+                && !shared.world.issue(2).merged
+        );
     }
     // Nothing is left: the next sweep and the next tick do nothing.
     test.clear_log();
@@ -86,7 +118,10 @@ fn a_lost_trigger_merges_on_the_next_sweep() {
         pr.check_runs[0].conclusion = Some("success".into());
     }
     let recap = sweep(&test, &[]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#7".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#7".into(), "merge".into())]
+    );
     test.expect_writes(&[merge(7)]);
 }
 
@@ -104,8 +139,14 @@ fn a_cleared_ci_flag_merges_once_github_is_green_after_one_backoff() {
         pr.check_runs[0].conclusion = None;
     }
     let first = sweep(&test, &[]);
-    assert_eq!(dispositions(&first), vec![("octo/demo#7".into(), "defer".into())]);
-    assert_eq!(first["completed"][0]["detail"], "check `ci` is in_progress on pr-7-head".replace("in_progress", "in progress"));
+    assert_eq!(
+        dispositions(&first),
+        vec![("octo/demo#7".into(), "defer".into())]
+    );
+    assert_eq!(
+        first["completed"][0]["detail"],
+        "check `ci` is in_progress on pr-7-head".replace("in_progress", "in progress")
+    );
     {
         let mut shared = test.world();
         let pr = shared.world.issue(7);
@@ -118,7 +159,10 @@ fn a_cleared_ci_flag_merges_once_github_is_green_after_one_backoff() {
     assert!(early["completed"].as_array().unwrap().is_empty(), "{early}");
     assert!(test.requests().is_empty(), "not even a read");
     let recap = sweep(&test, &["--now", &later(6)]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#7".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#7".into(), "merge".into())]
+    );
     test.expect_writes(&[merge(7)]);
     assert_eq!(attempts(&test, 7), 2);
 }
@@ -131,14 +175,25 @@ fn a_stranded_merged_marker_blocks_until_it_expires_then_exactly_one_merge_happe
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     // A run that died after setting the marker but before merging.
     let marked = (Utc::now() - Duration::minutes(10)).to_rfc3339();
-    db(&test).execute("UPDATE merge_gate SET merged_at = ?1 WHERE pr = 7", [&marked]).unwrap();
+    db(&test)
+        .execute(
+            "UPDATE merge_gate SET merged_at = ?1 WHERE pr = 7",
+            [&marked],
+        )
+        .unwrap();
     let blocked = sweep(&test, &[]);
-    assert!(blocked["completed"].as_array().unwrap().is_empty(), "{blocked}");
+    assert!(
+        blocked["completed"].as_array().unwrap().is_empty(),
+        "{blocked}"
+    );
     let still = sweep(&test, &["--now", &later(45)]);
     assert!(still["completed"].as_array().unwrap().is_empty(), "{still}");
     test.expect_no_writes();
     let recap = sweep(&test, &["--now", &later(55)]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#7".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#7".into(), "merge".into())]
+    );
     sweep(&test, &["--now", &later(180)]);
     test.expect_writes(&[merge(7)]);
 }
@@ -161,9 +216,18 @@ fn changes_requested_at_the_head_defers_and_clears_the_approval() {
         });
     }
     let recap = sweep(&test, &[]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#7".into(), "skip: changes requested".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#7".into(), "skip: changes requested".into())]
+    );
     assert_eq!(recap["completed"][0]["detail"], "bob requested changes");
-    let approved: Option<String> = db(&test).query_row("SELECT approved_at FROM merge_gate WHERE pr = 7", [], |row| row.get(0)).unwrap();
+    let approved: Option<String> = db(&test)
+        .query_row(
+            "SELECT approved_at FROM merge_gate WHERE pr = 7",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
     assert_eq!(approved, None, "the approval is cleared");
     // That ends the sweep for this PR: later sweeps read nothing about it.
     test.clear_log();
@@ -180,7 +244,10 @@ fn a_closed_pr_spends_its_budget() {
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     test.world().world.issue(7).state = "closed".into();
     let recap = sweep(&test, &[]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#7".into(), "skip: not open".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#7".into(), "skip: not open".into())]
+    );
     assert_eq!(attempts(&test, 7), 12);
     // Reopened with the same approval: the budget stays spent.
     test.world().world.issue(7).state = "open".into();
@@ -200,12 +267,16 @@ fn a_recorded_merge_and_a_condition_inside_the_settle_are_left_alone() {
         pr.approve_at_head("reviewer", now);
     });
     // #2 was approved a moment ago: its own trigger is still at work.
-    test.run(&["classify", "merge", "--repo", REPO]).expect_code(0);
+    test.run(&["classify", "merge", "--repo", REPO])
+        .expect_code(0);
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     let connection = db(&test);
     connection.execute("DELETE FROM queue", []).unwrap();
     connection
-        .execute("UPDATE merge_gate SET merged_at = ?1 WHERE pr = 1", [Utc::now().to_rfc3339()])
+        .execute(
+            "UPDATE merge_gate SET merged_at = ?1 WHERE pr = 1",
+            [Utc::now().to_rfc3339()],
+        )
         .unwrap();
     test.clear_log();
     let recap = sweep(&test, &[]);
@@ -213,7 +284,10 @@ fn a_recorded_merge_and_a_condition_inside_the_settle_are_left_alone() {
     assert!(test.requests().is_empty());
     // Past the settle, #2's lost trigger is recovered; #1's merge is still recorded.
     let recap = sweep(&test, &["--now", &later(3)]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#2".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#2".into(), "merge".into())]
+    );
     test.expect_writes(&[merge(2)]);
 }
 
@@ -234,8 +308,16 @@ fn an_unknown_merge_outcome_is_reconciled_not_resent() {
     test.clear_log();
     let next = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
     next.expect_code(0);
-    assert!(next.stderr.contains("GitHub shows it merged; recorded, not sent again"), "{}", next.stderr);
-    assert_eq!(dispositions(&next.json()), vec![("octo/demo#8".into(), "merge".into())]);
+    assert!(
+        next.stderr
+            .contains("GitHub shows it merged; recorded, not sent again"),
+        "{}",
+        next.stderr
+    );
+    assert_eq!(
+        dispositions(&next.json()),
+        vec![("octo/demo#8".into(), "merge".into())]
+    );
     test.expect_writes(&[merge(8)]);
 }
 
@@ -246,11 +328,24 @@ fn a_merge_that_failed_without_applying_is_checked_then_tried_again() {
     });
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     test.fail("PUT", "/pulls/7/merge", Fault::Status(502), 1);
-    test.run(&["sweep", "--repo", REPO, "--yes"]).expect_code(11);
+    test.run(&["sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
     test.clear_log();
-    let next = test.run(&["sweep", "--repo", REPO, "--yes", "--json", "--now", &later(6)]);
+    let next = test.run(&[
+        "sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--now",
+        &later(6),
+    ]);
     next.expect_code(0);
-    assert!(next.stderr.contains("GitHub shows it not merged"), "{}", next.stderr);
+    assert!(
+        next.stderr.contains("GitHub shows it not merged"),
+        "{}",
+        next.stderr
+    );
     // The PR was read first; only then was the merge sent again.
     let lines: Vec<String> = test.requests().iter().map(|r| r.line()).collect();
     assert_eq!(lines[0], format!("GET /repos/{REPO}/pulls/7"));
@@ -272,7 +367,10 @@ fn a_refused_merge_is_that_prs_failed_attempt_and_the_run_goes_on() {
     let recap = outcome.json();
     assert!(recap["stopped"].is_null());
     assert_eq!(items(&recap["failed"]), numbers(1..=2));
-    assert_eq!(dispositions(&recap), vec![("octo/demo#3".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#3".into(), "merge".into())]
+    );
     assert_eq!(attempts(&test, 1), 1);
     test.expect_writes(&[merge(1), merge(2), merge(3)]);
     // The failure backs poll off this head.
@@ -312,9 +410,19 @@ fn each_guard_mismatch_has_its_own_route() {
             ("octo/demo#5".into(), "skip: held".into()),
         ]
     );
-    assert_eq!(recap["completed"][1]["detail"], "behind its base branch, which requires branches to be up to date");
-    assert_eq!(recap["completed"][2]["detail"], "head moved: approved pr-3-head, now pr-3-head+; the old trigger ends");
-    assert_eq!(attempts(&test, 1), 0, "GitHub still computing costs no attempt");
+    assert_eq!(
+        recap["completed"][1]["detail"],
+        "behind its base branch, which requires branches to be up to date"
+    );
+    assert_eq!(
+        recap["completed"][2]["detail"],
+        "head moved: approved pr-3-head, now pr-3-head+; the old trigger ends"
+    );
+    assert_eq!(
+        attempts(&test, 1),
+        0,
+        "GitHub still computing costs no attempt"
+    );
     assert_eq!(attempts(&test, 2), 1);
     test.expect_no_writes();
 }
@@ -338,7 +446,11 @@ fn two_overlapping_sweeps_merge_each_pr_once() {
     let second = spawn();
     for child in [first, second] {
         let output = child.wait_with_output().unwrap();
-        assert!(matches!(output.status.code(), Some(0)), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            matches!(output.status.code(), Some(0)),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let mut merges = test.writes();
     merges.sort();
@@ -353,14 +465,21 @@ fn a_dry_run_sweep_leases_nothing_and_merges_nothing() {
         world.green_pr(7);
     });
     test.run(&["poll", "--repo", REPO]).expect_code(0);
-    let recap = test.run(&["sweep", "--repo", REPO, "--dry-run", "--json"]).json();
+    let recap = test
+        .run(&["sweep", "--repo", REPO, "--dry-run", "--json"])
+        .json();
     assert_eq!(items(&recap["unfinished"]), numbers(7..=7));
     assert_eq!(recap["planned"][0]["writes"][0], "merge pr-7-head (merge)");
-    let status: String = db(&test).query_row("SELECT status FROM queue", [], |row| row.get(0)).unwrap();
+    let status: String = db(&test)
+        .query_row("SELECT status FROM queue", [], |row| row.get(0))
+        .unwrap();
     assert_eq!(status, "pending");
     test.expect_no_writes();
     let recap = sweep(&test, &[]);
-    assert_eq!(dispositions(&recap), vec![("octo/demo#7".into(), "merge".into())]);
+    assert_eq!(
+        dispositions(&recap),
+        vec![("octo/demo#7".into(), "merge".into())]
+    );
     test.expect_writes(&[merge(7)]);
 }
 
