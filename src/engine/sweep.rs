@@ -13,7 +13,7 @@ use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, Scope};
 use crate::policy::merge::{self, short, PollRules};
-use crate::policy::sweep::{self as budget_policy, Gate, SweepRules};
+use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::Write;
 use crate::store::gate::{budget_on, gate_on};
 use crate::store::queue::{merge_key, Claim, NewRow, DEFAULT_LEASE_MINUTES};
@@ -157,6 +157,88 @@ impl<'a> SweepClassifier<'a> {
     }
 }
 
+impl SweepClassifier<'_> {
+    /// Carries out the bookkeeping a guard route asks for, and says so in the plan.
+    fn follow(
+        &mut self,
+        store: &Store,
+        item: &ItemRef,
+        title: &str,
+        head: &str,
+        gate: Option<Gate>,
+        route: Route,
+    ) -> Result<Plan, ReadError> {
+        let why = route.reason();
+        match &route {
+            Route::Merged => {
+                if self.act {
+                    Self::stored(store.record_merged(item, head, self.now))?;
+                    Self::stored(store.settle_merged(item, self.now))?;
+                    self.claims.remove(item);
+                }
+                Ok(plan(
+                    item,
+                    title,
+                    route.disposition(),
+                    format!("{why} at {}", short(head)),
+                    Vec::new(),
+                ))
+            }
+            Route::NotOpen => {
+                if self.act {
+                    let budget = Self::stored(store.budget(item))?;
+                    let stamp = gate.as_ref().and_then(Gate::stamp);
+                    Self::stored(store.record_budget(
+                        item,
+                        &budget_policy::spent(&budget, stamp, self.rules, self.now),
+                    ))?;
+                }
+                self.end(store, item, title, route.disposition(), why, None)
+            }
+            Route::HeadMoved { .. } => {
+                let forgotten = gate.map(|gate| Gate {
+                    approved_at: None,
+                    ci_passed_at: None,
+                    ..gate
+                });
+                self.end(store, item, title, route.disposition(), why, forgotten)
+            }
+            Route::Held(held) => {
+                let blocked = gate.map(|gate| Gate {
+                    blocked: Some(held.clone()),
+                    ..gate
+                });
+                self.end(store, item, title, route.disposition(), why, blocked)
+            }
+            Route::ChangesRequested(requested) => {
+                // Fail closed: the approval is cleared, which ends the sweep for this PR.
+                let cleared = gate.map(|gate| Gate {
+                    approved_at: None,
+                    blocked: Some(requested.clone()),
+                    ..gate
+                });
+                self.end(store, item, title, route.disposition(), why, cleared)
+            }
+            Route::Defer {
+                charged, not_green, ..
+            } => {
+                // A guard that found the checks not green clears the gate's ci-passed flag.
+                if let (true, true, Some(gate)) = (self.act, *not_green, &gate) {
+                    Self::stored(store.record_gate(
+                        item,
+                        &Gate {
+                            ci_passed_at: None,
+                            ..gate.clone()
+                        },
+                        self.now,
+                    ))?;
+                }
+                self.defer(store, item, title, why, *charged)
+            }
+        }
+    }
+}
+
 fn plan(
     item: &ItemRef,
     title: &str,
@@ -266,95 +348,21 @@ impl Classifier for SweepClassifier<'_> {
             .ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
         let gate = Self::stored(store.gate(item))?;
 
-        // Already merged or closed: recorded quietly, no attempt spent on a merge.
-        if pull.merged {
-            if self.act {
-                Self::stored(store.record_merged(item, &head, self.now))?;
-                Self::stored(store.settle_merged(item, self.now))?;
-                self.claims.remove(item);
-            }
-            return Ok(plan(
-                item,
-                &title,
-                "skip: already merged",
-                format!("merged on GitHub at {}", short(&head)),
-                Vec::new(),
-            ));
-        }
-        if !pull.open {
-            if self.act {
-                let budget = Self::stored(store.budget(item))?;
-                let stamp = gate.as_ref().and_then(Gate::stamp);
-                Self::stored(store.record_budget(
-                    item,
-                    &budget_policy::spent(&budget, stamp, self.rules, self.now),
-                ))?;
-            }
-            return self.end(
-                store,
-                item,
-                &title,
-                "skip: not open",
-                "closed without merging; the rest of its budget is spent".into(),
-                None,
-            );
-        }
         let Some(trigger_head) = trigger_head else {
             return Err(ReadError::Item("no head is recorded for this merge".into()));
         };
-        if head != trigger_head {
-            let forgotten = gate.clone().map(|gate| Gate {
-                approved_at: None,
-                ci_passed_at: None,
-                ..gate
-            });
-            let why = format!(
-                "head moved: approved {}, now {}; the old trigger ends",
-                short(&trigger_head),
-                short(&head)
-            );
-            return self.end(store, item, &title, "skip: head moved", why, forgotten);
-        }
-        if let Some(why) = merge::held(&pull.title, &pull.labels, self.poll) {
-            let blocked = gate.clone().map(|gate| Gate {
-                blocked: Some(why.clone()),
-                ..gate
-            });
-            return self.end(store, item, &title, "skip: held", why, blocked);
-        }
-        if pull.draft == Some(true) {
-            return self.defer(store, item, &title, "the PR is a draft".into(), true);
-        }
-        match (pull.mergeable, pull.mergeable_state.as_deref()) {
-            (None, _) => {
-                return self.defer(
-                    store,
-                    item,
-                    &title,
-                    "GitHub is still computing whether it can merge".into(),
-                    false,
-                )
-            }
-            (Some(false), state) | (Some(true), state @ Some("dirty")) => {
-                let state = state.unwrap_or("unknown");
-                return self.defer(
-                    store,
-                    item,
-                    &title,
-                    format!("GitHub cannot merge it (mergeable_state {state})"),
-                    true,
-                );
-            }
-            (Some(true), Some("behind")) => {
-                return self.defer(
-                    store,
-                    item,
-                    &title,
-                    "behind its base branch, which requires branches to be up to date".into(),
-                    true,
-                );
-            }
-            _ => {}
+        let state = PullState {
+            merged: pull.merged,
+            open: pull.open,
+            head: &head,
+            trigger_head: &trigger_head,
+            held: merge::held(&pull.title, &pull.labels, self.poll),
+            draft: pull.draft,
+            mergeable: pull.mergeable,
+            mergeable_state: pull.mergeable_state.as_deref(),
+        };
+        if let Some(route) = budget_policy::guard(&state) {
+            return self.follow(store, item, &title, &head, gate, route);
         }
         // The checks and the approval, read fresh; the same rules as poll's.
         let runs = github::check_runs(client, &item.repo, &head)?
@@ -367,37 +375,15 @@ impl Classifier for SweepClassifier<'_> {
             .map(model::commit_status)
             .collect::<Result<Vec<_>, _>>()
             .map_err(ReadError::Item)?;
-        if let Err(why) = merge::green(&runs, &statuses, &head, self.poll.skipped_counts_as) {
-            if self.act {
-                if let Some(gate) = &gate {
-                    Self::stored(store.record_gate(
-                        item,
-                        &Gate {
-                            ci_passed_at: None,
-                            ..gate.clone()
-                        },
-                        self.now,
-                    ))?;
-                }
-            }
-            return self.defer(store, item, &title, why, true);
-        }
+        let green = merge::green(&runs, &statuses, &head, self.poll.skipped_counts_as);
         let reviews = github::pull_reviews(client, item)?
             .iter()
             .map(model::review)
             .collect::<Result<Vec<_>, _>>()
             .map_err(ReadError::Item)?;
-        if let Err(why) = merge::approved_at_head(&reviews, &head) {
-            if why.ends_with("requested changes") {
-                // Fail closed: the approval is cleared, which ends the sweep for this PR.
-                let cleared = gate.map(|gate| Gate {
-                    approved_at: None,
-                    blocked: Some(why.clone()),
-                    ..gate
-                });
-                return self.end(store, item, &title, "skip: changes requested", why, cleared);
-            }
-            return self.defer(store, item, &title, why, true);
+        let approval = merge::approved_at_head(&reviews, &head);
+        if let Some(route) = budget_policy::verdict(green, approval) {
+            return self.follow(store, item, &title, &head, gate, route);
         }
         Ok(plan(
             item,

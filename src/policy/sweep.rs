@@ -203,6 +203,140 @@ pub fn spent(
     }
 }
 
+/// What a PR looks like to the guard, from the single-PR read.
+pub struct PullState<'a> {
+    pub merged: bool,
+    pub open: bool,
+    pub head: &'a str,
+    /// The head the trigger was for (the approval's, or the queued merge's).
+    pub trigger_head: &'a str,
+    /// Why the PR is held, if it is (`(HELD)` or a held label).
+    pub held: Option<String>,
+    pub draft: Option<bool>,
+    pub mergeable: Option<bool>,
+    pub mergeable_state: Option<&'a str>,
+}
+
+/// Where the guard sends a PR that must not be merged now. Each mismatch has its own route.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Route {
+    /// Merged already: recorded quietly, no attempt spent.
+    Merged,
+    /// Closed without merging: the rest of the budget is spent at once.
+    NotOpen,
+    /// The head moved since the trigger: the old trigger ends.
+    HeadMoved { approved: String, now: String },
+    /// Held: the trigger ends and the gate is blocked.
+    Held(String),
+    /// Changes requested at the head: the approval is cleared, which ends the sweep (seed 001).
+    ChangesRequested(String),
+    /// Not now: tried again after the backoff. `charged` says whether it costs an attempt
+    /// (GitHub still computing mergeability does not).
+    Defer {
+        why: String,
+        charged: bool,
+        not_green: bool,
+    },
+}
+
+impl Route {
+    pub fn disposition(&self) -> &'static str {
+        match self {
+            Route::Merged => "skip: already merged",
+            Route::NotOpen => "skip: not open",
+            Route::HeadMoved { .. } => "skip: head moved",
+            Route::Held(_) => "skip: held",
+            Route::ChangesRequested(_) => "skip: changes requested",
+            Route::Defer { charged: true, .. } => "defer",
+            Route::Defer { charged: false, .. } => "defer (no attempt spent)",
+        }
+    }
+
+    pub fn reason(&self) -> String {
+        match self {
+            Route::Merged => "merged on GitHub".into(),
+            Route::NotOpen => "closed without merging; the rest of its budget is spent".into(),
+            Route::HeadMoved { approved, now } => {
+                format!(
+                    "head moved: approved {}, now {}; the old trigger ends",
+                    super::merge::short(approved),
+                    super::merge::short(now)
+                )
+            }
+            Route::Held(why) | Route::ChangesRequested(why) | Route::Defer { why, .. } => {
+                why.clone()
+            }
+        }
+    }
+}
+
+/// The guard's first part, before checks and reviews are read: the cheap facts of the PR.
+pub fn guard(pull: &PullState<'_>) -> Option<Route> {
+    if pull.merged {
+        return Some(Route::Merged);
+    }
+    if !pull.open {
+        return Some(Route::NotOpen);
+    }
+    if pull.head != pull.trigger_head {
+        return Some(Route::HeadMoved {
+            approved: pull.trigger_head.to_string(),
+            now: pull.head.to_string(),
+        });
+    }
+    if let Some(why) = &pull.held {
+        return Some(Route::Held(why.clone()));
+    }
+    let defer = |why: &str, charged: bool| {
+        Some(Route::Defer {
+            why: why.to_string(),
+            charged,
+            not_green: false,
+        })
+    };
+    if pull.draft != Some(false) {
+        return defer("the PR is a draft, or GitHub does not say", true);
+    }
+    match (pull.mergeable, pull.mergeable_state) {
+        (None, _) => defer("GitHub is still computing whether it can merge", false),
+        (Some(false), state) | (Some(true), state @ Some("dirty")) => Some(Route::Defer {
+            why: format!(
+                "GitHub cannot merge it (mergeable_state {})",
+                state.unwrap_or("unknown")
+            ),
+            charged: true,
+            not_green: false,
+        }),
+        // The checks ran on the PR head, not on the head merged onto today's base: a
+        // repository that requires up-to-date branches says `behind`, and that is respected.
+        (Some(true), Some("behind")) => defer(
+            "behind its base branch, which requires branches to be up to date",
+            true,
+        ),
+        _ => None,
+    }
+}
+
+/// The guard's second part, from the fresh checks and reviews (the same rules as `poll`'s).
+pub fn verdict(green: Result<(), String>, approval: Result<(), String>) -> Option<Route> {
+    if let Err(why) = green {
+        return Some(Route::Defer {
+            why,
+            charged: true,
+            not_green: true,
+        });
+    }
+    match approval {
+        Ok(()) => None,
+        Err(why) if why.ends_with("requested changes") => Some(Route::ChangesRequested(why)),
+        Err(why) => Some(Route::Defer {
+            why,
+            charged: true,
+            not_green: false,
+        }),
+    }
+}
+
 /// The budget as stored: `attempts|last|watermark`, times in RFC 3339.
 pub fn encode(budget: &Budget) -> String {
     let time = |time: Option<DateTime<Utc>>| time.map(|t| t.to_rfc3339()).unwrap_or_default();
@@ -438,6 +572,100 @@ mod tests {
         ] {
             assert_eq!(decode(damaged), Budget::default(), "{damaged:?}");
         }
+    }
+
+    fn pull<'a>(head: &'a str) -> PullState<'a> {
+        PullState {
+            merged: false,
+            open: true,
+            head,
+            trigger_head: "pr-7-head",
+            held: None,
+            draft: Some(false),
+            mergeable: Some(true),
+            mergeable_state: Some("clean"),
+        }
+    }
+
+    #[test]
+    fn the_guard_routes_each_mismatch() {
+        assert_eq!(guard(&pull("pr-7-head")), None);
+        assert_eq!(
+            guard(&PullState {
+                merged: true,
+                open: false,
+                ..pull("pr-7-head")
+            }),
+            Some(Route::Merged)
+        );
+        assert_eq!(
+            guard(&PullState {
+                open: false,
+                ..pull("pr-7-head")
+            }),
+            Some(Route::NotOpen)
+        );
+        assert_eq!(
+            guard(&pull("pr-7-head-2")).unwrap().reason(),
+            "head moved: approved pr-7-head, now pr-7-head-2; the old trigger ends"
+        );
+        assert_eq!(
+            guard(&PullState {
+                held: Some("title has (HELD)".into()),
+                ..pull("pr-7-head")
+            }),
+            Some(Route::Held("title has (HELD)".into()))
+        );
+        let computing = guard(&PullState {
+            mergeable: None,
+            ..pull("pr-7-head")
+        })
+        .unwrap();
+        assert_eq!(computing.disposition(), "defer (no attempt spent)");
+        let dirty = guard(&PullState {
+            mergeable_state: Some("dirty"),
+            ..pull("pr-7-head")
+        })
+        .unwrap();
+        assert_eq!(
+            dirty.reason(),
+            "GitHub cannot merge it (mergeable_state dirty)"
+        );
+        let behind = guard(&PullState {
+            mergeable_state: Some("behind"),
+            ..pull("pr-7-head")
+        })
+        .unwrap();
+        assert_eq!(behind.disposition(), "defer");
+        assert!(
+            guard(&PullState {
+                draft: None,
+                ..pull("pr-7-head")
+            })
+            .is_some(),
+            "an unknown draft state fails closed"
+        );
+    }
+
+    #[test]
+    fn changes_requested_ends_the_sweep_other_gaps_defer() {
+        assert_eq!(verdict(Ok(()), Ok(())), None);
+        assert_eq!(
+            verdict(Ok(()), Err("bob requested changes".into())),
+            Some(Route::ChangesRequested("bob requested changes".into()))
+        );
+        assert_eq!(
+            verdict(Err("check `ci` failed on x".into()), Ok(()))
+                .unwrap()
+                .disposition(),
+            "defer"
+        );
+        assert_eq!(
+            verdict(Ok(()), Err("no approval".into()))
+                .unwrap()
+                .disposition(),
+            "defer"
+        );
     }
 
     proptest! {
