@@ -76,9 +76,9 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
 
 /// Prints an error chain and its hint, and returns the exit code its kind calls for.
 fn report_error(error: &anyhow::Error) -> i32 {
-    eprintln!("error: {error}");
+    eprintln!("error: {}", report::clean(&error.to_string()));
     for cause in error.chain().skip(1) {
-        eprintln!("  Caused by: {cause}");
+        eprintln!("  Caused by: {}", report::clean(&cause.to_string()));
     }
     match error.downcast_ref::<Fatal>() {
         Some(Fatal::Usage(_)) => exit::USAGE,

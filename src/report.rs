@@ -6,6 +6,23 @@ use comfy_table::{presets, ContentArrangement, Table};
 use crate::policy::recap::{Phase, Recap};
 use crate::store::RunRow;
 
+/// Text from GitHub (titles, labels, logins, paths, messages) never reaches the terminal raw: a
+/// control character (an escape sequence, a newline in a title) is printed escaped.
+pub fn clean(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Plain tables pad their last column; trailing blanks only get in grep's way.
 fn render(table: &Table) -> String {
     table
@@ -32,6 +49,11 @@ fn table(terminal: bool, header: &[&str]) -> Table {
     table
 }
 
+/// Adds a row of cleaned cells.
+fn row(table: &mut Table, cells: &[&str]) {
+    table.add_row(cells.iter().map(|cell| clean(cell)).collect::<Vec<_>>());
+}
+
 /// The planned writes, one row per item.
 pub struct PlanRow {
     pub item: String,
@@ -48,12 +70,10 @@ pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
         } else {
             row.title.clone()
         };
-        table.add_row(vec![
-            row.item.clone(),
-            title,
-            row.disposition.clone(),
-            row.writes.clone(),
-        ]);
+        self::row(
+            &mut table,
+            &[&row.item, &title, &row.disposition, &row.writes],
+        );
     }
     render(&table)
 }
@@ -134,7 +154,7 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
-        out.push_str(&format!("Stopped ({stop}): {detail}\n"));
+        out.push_str(&format!("Stopped ({stop}): {}\n", clean(detail)));
     }
     if let Some(counters) = &recap.counters {
         out.push_str(&counters_line(counters));
@@ -145,11 +165,10 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
     if !recap.completed.is_empty() {
         let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
         for item in &recap.completed {
-            completed.add_row(vec![
-                item.item.clone(),
-                item.disposition.clone(),
-                item.detail.clone(),
-            ]);
+            row(
+                &mut completed,
+                &[&item.item, &item.disposition, &item.detail],
+            );
         }
         out.push_str(&render(&completed));
         out.push('\n');
@@ -163,11 +182,7 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
                 Phase::Read => "read",
                 Phase::Write => "write",
             };
-            failed.add_row(vec![
-                item.item.clone(),
-                phase.to_string(),
-                item.reason.clone(),
-            ]);
+            row(&mut failed, &[&item.item, phase, &item.reason]);
         }
         out.push_str(&render(&failed));
         out.push('\n');
@@ -198,12 +213,16 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
         // Every unfinished item has a plan (a dry run, a declined prompt): show what it needs.
         let mut unfinished = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES"]);
         for planned in planned {
-            unfinished.add_row(vec![
-                planned.item.clone(),
-                planned.disposition.clone(),
-                planned.detail.clone(),
-                planned.writes.join("; "),
-            ]);
+            let writes = planned.writes.join("; ");
+            row(
+                &mut unfinished,
+                &[
+                    &planned.item,
+                    &planned.disposition,
+                    &planned.detail,
+                    &writes,
+                ],
+            );
         }
         out.push_str(&render(&unfinished));
         out.push('\n');
@@ -220,14 +239,20 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
 pub fn runs(rows: &[RunRow], terminal: bool) -> String {
     let mut runs = table(terminal, &["RUN", "STARTED", "COMMAND", "STOPPED", "EXIT"]);
     for row in rows {
-        runs.add_row(vec![
-            row.id.to_string(),
-            row.started_at.clone(),
-            row.argv.clone(),
-            row.stopped.clone().unwrap_or_else(|| "-".to_string()),
-            row.exit_code
-                .map_or("-".to_string(), |code| code.to_string()),
-        ]);
+        let id = row.id.to_string();
+        let exit = row
+            .exit_code
+            .map_or("-".to_string(), |code| code.to_string());
+        self::row(
+            &mut runs,
+            &[
+                &id,
+                &row.started_at,
+                &row.argv,
+                row.stopped.as_deref().unwrap_or("-"),
+                &exit,
+            ],
+        );
     }
     render(&runs)
 }

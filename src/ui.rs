@@ -28,8 +28,13 @@ pub enum Choice {
 impl Ui {
     pub fn status(&self, message: &str) {
         if !self.quiet {
-            eprintln!("{message}");
+            let lines: Vec<String> = message.lines().map(crate::report::clean).collect();
+            eprintln!("{}", lines.join("\n"));
         }
+    }
+
+    pub fn warn(&self, message: &str) {
+        eprintln!("warning: {}", crate::report::clean(message));
     }
 
     /// Prints data on stdout. A closed pipe (`| head`) ends quietly.
@@ -81,7 +86,12 @@ impl Ui {
             Some(2) => {
                 let chosen = dialoguer::MultiSelect::with_theme(&theme)
                     .with_prompt("Space selects, Enter confirms")
-                    .items(labels)
+                    .items(
+                        &labels
+                            .iter()
+                            .map(|label| crate::report::clean(label))
+                            .collect::<Vec<_>>(),
+                    )
                     .interact_opt()
                     .map_err(std::io::Error::other)?;
                 Ok(match chosen {

@@ -65,6 +65,9 @@ pub fn run_engine(
         eprintln!("Using the config file {}.", path.display());
     }
     let mut store = Store::open(&settings.db)?;
+    for warning in &store.warnings {
+        ui.warn(warning);
+    }
     let recap = Run {
         client: &client,
         store: &mut store,

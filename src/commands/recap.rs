@@ -27,6 +27,9 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         .into());
     }
     let store = Store::open(&path)?;
+    for warning in &store.warnings {
+        context.ui.warn(warning);
+    }
     if let Some(item) = &recap.acknowledge {
         let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
         let count = store.acknowledge(&item)?;

@@ -106,6 +106,8 @@ pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 pub struct Store {
     pub(crate) connection: Connection,
     path: PathBuf,
+    /// What the maintainer should know about the file (a database others can read).
+    pub warnings: Vec<String>,
 }
 
 /// Writes a file readable by its owner only.
@@ -148,6 +150,19 @@ impl Store {
                 ))
             })?;
         }
+        let mut warnings = Vec::new();
+        #[cfg(unix)]
+        if let Ok(metadata) = std::fs::metadata(path) {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = metadata.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                warnings.push(format!(
+                    "the database {} can be read by other users (mode {mode:o}); run `chmod 600 {}`",
+                    path.display(),
+                    path.display()
+                ));
+            }
+        }
         if !path.exists() {
             write_private(path, b"").map_err(|error| {
                 Fatal::Usage(format!(
@@ -175,6 +190,7 @@ impl Store {
         let mut store = Store {
             connection,
             path: path.to_path_buf(),
+            warnings,
         };
         store
             .migrate()

@@ -160,3 +160,28 @@ fn committed_completions_match_the_definitions() {
         );
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_database_others_can_read_is_warned_about() {
+    use std::os::unix::fs::PermissionsExt;
+    let test = Test::new(|_| {});
+    test.run(&["classify", "stale", "--repo", REPO])
+        .expect_code(0);
+    let mode = std::fs::metadata(test.db_path())
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600, "created private");
+    assert!(!test.run(&["recap"]).stderr.contains("warning"));
+    std::fs::set_permissions(test.db_path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let outcome = test.run(&["recap"]);
+    assert!(
+        outcome
+            .stderr
+            .contains("can be read by other users (mode 644); run `chmod 600"),
+        "{}",
+        outcome.stderr
+    );
+}

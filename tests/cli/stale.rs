@@ -54,7 +54,7 @@ fn marks_closes_unmarks_and_keeps_in_one_sweep() {
     assert!(recap["rerun"].is_null());
 }
 
-use crate::support::{items, numbers};
+use crate::support::{items, marked, numbers};
 
 #[test]
 fn the_pool_is_read_oldest_first_a_page_at_a_time() {
@@ -338,4 +338,39 @@ fn an_update_no_comment_or_event_explains_counts_as_activity() {
         recap["completed"][0]["detail"],
         "an update with no comment or event (an edit or a push) by someone after it was marked stale; would write: label -Stale"
     );
+}
+
+#[test]
+fn control_characters_from_github_are_printed_escaped() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74).title = "\u{1b}[2J\u{1b}[31mpwned\nfake: line".into();
+        world
+            .open_issue(2, 90)
+            .labels
+            .push("\u{1b}]0;title\u{7}".into());
+    });
+    test.config("[stale]\nexempt_issue_labels = [\"\\u001b]0;title\\u0007\"]\n");
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
+    outcome.expect_code(0);
+    for text in [&outcome.stdout, &outcome.stderr] {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "raw control characters:\n{text}"
+        );
+    }
+    assert!(
+        outcome
+            .stderr
+            .contains(r"\u{1b}[2J\u{1b}[31mpwned\nfake: line"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(
+        outcome
+            .stdout
+            .contains(r#"exempt: label "\u{1b}]0;title\u{7}""#),
+        "{}",
+        outcome.stdout
+    );
+    test.expect_writes(&marked(1));
 }
