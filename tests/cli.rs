@@ -8,6 +8,8 @@ mod support;
 mod args;
 #[path = "cli/contract.rs"]
 mod contract;
+#[path = "cli/faults.rs"]
+mod faults;
 #[path = "cli/poll.rs"]
 mod poll;
 #[path = "cli/snapshot.rs"]

@@ -359,7 +359,15 @@ fn a_rate_limit_longer_than_the_wait_limit_is_an_outage_that_says_so() {
     let test = Test::new(|world| {
         world.open_issue(1, 74);
     });
-    test.fail("GET", "/issues", Fault::RateLimit { retry_after: 120 }, 5);
+    test.fail(
+        "GET",
+        "/issues",
+        Fault::RateLimit {
+            status: 403,
+            retry_after: 120,
+        },
+        5,
+    );
     let outcome = test.run(&["classify", "stale", "--repo", REPO]);
     outcome.expect_code(5);
     assert!(

@@ -40,8 +40,8 @@ impl Request {
 pub enum Fault {
     /// Answer with this status and a GitHub-shaped error body.
     Status(u16),
-    /// 403 with `retry-after` and an exhausted rate limit.
-    RateLimit { retry_after: u64 },
+    /// 403 (a secondary limit) or 429 with `retry-after` and an exhausted rate limit.
+    RateLimit { status: u16, retry_after: u64 },
     /// Close the connection without answering.
     Drop,
     /// Apply the write, then close the connection without answering.
@@ -225,8 +225,11 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
     let answer = match &fault {
         Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
-        Some(Fault::RateLimit { retry_after }) => {
-            let mut answer = error(403, "You have exceeded a secondary rate limit.");
+        Some(Fault::RateLimit {
+            status,
+            retry_after,
+        }) => {
+            let mut answer = error(*status, "You have exceeded a secondary rate limit.");
             answer
                 .headers
                 .push(("retry-after".into(), retry_after.to_string()));

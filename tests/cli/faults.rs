@@ -1,0 +1,227 @@
+//! The fault table (issue 5): every kind of read fault on every sweep stops as a harness outage
+//! with nothing written and every item accounted for; every kind of write fault sends that
+//! write exactly once, stops the run and leaves the intent in the journal.
+
+use std::time::Duration;
+
+use crate::support::{items, Fault, Test, REPO, VIEWER};
+
+/// Three items each sweep would act on; the fault hits the second one's read.
+struct Case {
+    name: &'static str,
+    args: &'static [&'static str],
+    setup: fn(&mut crate::support::WorldState),
+    before: fn(&Test),
+    read: &'static str,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            name: "stale-sweep",
+            args: &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+            setup: |world| {
+                for number in 1..=3 {
+                    world.stale_issue(number, 8, "github-actions[bot]");
+                }
+            },
+            before: |_| {},
+            read: "/issues/2/events",
+        },
+        Case {
+            name: "poll",
+            args: &["poll", "--repo", REPO, "--json"],
+            setup: |world| {
+                for number in 1..=3 {
+                    world.green_pr(number);
+                }
+            },
+            before: |_| {},
+            read: "/pulls/2/files",
+        },
+        Case {
+            name: "sweep",
+            args: &["sweep", "--repo", REPO, "--yes", "--json"],
+            setup: |world| {
+                for number in 1..=3 {
+                    world.green_pr(number);
+                }
+            },
+            before: |test| {
+                test.run(&["poll", "--repo", REPO]).expect_code(0);
+                test.clear_log();
+            },
+            read: "/pulls/2/reviews",
+        },
+    ]
+}
+
+#[test]
+fn read_faults_stop_as_an_outage_with_nothing_written_and_nothing_lost() {
+    let faults: Vec<(&str, Fault, &str)> = vec![
+        ("5xx", Fault::Status(502), ""),
+        (
+            "429 with retry-after",
+            Fault::RateLimit {
+                status: 429,
+                retry_after: 120,
+            },
+            "",
+        ),
+        (
+            "403 secondary rate limit",
+            Fault::RateLimit {
+                status: 403,
+                retry_after: 60,
+            },
+            "",
+        ),
+        ("connection reset", Fault::Drop, ""),
+        (
+            "slow past the timeout",
+            Fault::Slow(Duration::from_millis(1500)),
+            "timeout_seconds = 1\nread_retries = 0\n",
+        ),
+    ];
+    let mut table = Vec::new();
+    for case in cases() {
+        for (fault_name, fault, config) in &faults {
+            let test = Test::new(case.setup);
+            test.config(config);
+            (case.before)(&test);
+            test.fail("GET", case.read, fault.clone(), 10);
+            let outcome = test.run(case.args);
+            assert_eq!(
+                outcome.code, 5,
+                "{} / {fault_name}: {}\n{}",
+                case.name, outcome.stdout, outcome.stderr
+            );
+            let recap = outcome.json();
+            let mut all = items(&recap["completed"]);
+            all.extend(items(&recap["failed"]));
+            all.extend(items(&recap["unfinished"]));
+            all.sort();
+            let pool: Vec<String> = (1..=3).map(|n| format!("{REPO}#{n}")).collect();
+            assert_eq!(
+                all, pool,
+                "{} / {fault_name}: the three groups are exactly the pool",
+                case.name
+            );
+            assert_eq!(recap["stopped"], "harness_outage");
+            assert!(
+                recap["rerun"].as_str().unwrap().contains("--only"),
+                "{recap}"
+            );
+            let writes = test.writes().len();
+            test.expect_no_writes();
+            table.push(format!(
+                "{:<12} {:<26} writes {writes}, items {}",
+                case.name,
+                fault_name,
+                all.len()
+            ));
+        }
+    }
+    eprintln!("{}", table.join("\n"));
+}
+
+#[test]
+fn each_kind_of_write_fault_is_sent_once_stops_the_run_and_is_journaled() {
+    let kinds: Vec<(
+        &str,
+        &str,
+        &str,
+        fn(&mut crate::support::WorldState),
+        &[&str],
+    )> = vec![
+        (
+            "label add",
+            "POST",
+            "/issues/1/labels",
+            |world| {
+                world.open_issue(1, 74);
+                world.open_issue(2, 74);
+            },
+            &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+        ),
+        (
+            "comment",
+            "POST",
+            "/issues/1/comments",
+            |world| {
+                world.open_issue(1, 74);
+                world.open_issue(2, 74);
+            },
+            &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+        ),
+        (
+            "label remove",
+            "DELETE",
+            "/issues/1/labels/Stale",
+            |world| {
+                world.stale_issue(1, 8, "github-actions[bot]");
+                world.comment(1, "alice", 1, "still here");
+                world.open_issue(2, 74);
+            },
+            &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+        ),
+        (
+            "close",
+            "PATCH",
+            "/issues/1",
+            |world| {
+                world.stale_issue(1, 8, VIEWER);
+                world.open_issue(2, 74);
+            },
+            &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+        ),
+        (
+            "merge",
+            "PUT",
+            "/pulls/1/merge",
+            |world| {
+                world.green_pr(1);
+                world.green_pr(2);
+            },
+            &["sweep", "--repo", REPO, "--yes", "--json"],
+        ),
+    ];
+    for (kind, method, path, setup, args) in kinds {
+        let test = Test::new(setup);
+        if kind == "merge" {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+        }
+        test.clear_log();
+        test.fail(method, path, Fault::Status(503), 10);
+        let outcome = test.run(args);
+        assert_eq!(outcome.code, 11, "{kind}: {}", outcome.stdout);
+        let recap = outcome.json();
+        assert_eq!(recap["stopped"], "write_failed", "{kind}");
+        assert_eq!(items(&recap["failed"]), vec![format!("{REPO}#1")], "{kind}");
+        assert_eq!(
+            items(&recap["unfinished"]),
+            vec![format!("{REPO}#2")],
+            "{kind}"
+        );
+        let sent = test
+            .requests()
+            .iter()
+            .filter(|r| r.method == method && r.path.ends_with(path))
+            .count();
+        assert_eq!(sent, 1, "{kind}: the failed write was sent exactly once");
+        let journal: i64 = rusqlite::Connection::open(test.db_path())
+            .unwrap()
+            .query_row(
+                "SELECT COUNT(*) FROM journal WHERE outcome = 'unknown' AND item = ?1",
+                [format!("{REPO}#1")],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            journal, 1,
+            "{kind}: the intent is kept with an unknown outcome"
+        );
+        let writes = test.writes();
+        test.expect_writes(&writes);
+    }
+}
