@@ -125,15 +125,18 @@ fn read_faults_stop_as_an_outage_with_nothing_written_and_nothing_lost() {
     eprintln!("{}", table.join("\n"));
 }
 
+/// A kind of write: its name, method, path, the world that needs it, and the command line.
+type WriteCase = (
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(&mut crate::support::WorldState),
+    &'static [&'static str],
+);
+
 #[test]
 fn each_kind_of_write_fault_is_sent_once_stops_the_run_and_is_journaled() {
-    let kinds: Vec<(
-        &str,
-        &str,
-        &str,
-        fn(&mut crate::support::WorldState),
-        &[&str],
-    )> = vec![
+    let kinds: Vec<WriteCase> = vec![
         (
             "label add",
             "POST",
