@@ -160,6 +160,9 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
         out.push_str(&counters_line(counters));
         out.push('\n');
     }
+    for note in &recap.notes {
+        out.push_str(&format!("Note: {}\n", clean(note)));
+    }
 
     out.push_str(&format!("\nCompleted ({})\n", recap.completed.len()));
     if !recap.completed.is_empty() {

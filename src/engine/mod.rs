@@ -204,6 +204,7 @@ impl Run<'_> {
 
         let mut pool: Vec<ItemRef> = Vec::new();
         let mut pool_complete = true;
+        let mut notes: Vec<String> = Vec::new();
         // Before anything else, writes of unknown outcome are settled by asking GitHub, where
         // the sweep knows how (a merge: did it happen?). Never by sending them again.
         if self.mode == Mode::Sweep && !self.settings.dry_run {
@@ -211,10 +212,12 @@ impl Run<'_> {
                 match classifier.reconcile(self.client, self.store, &write) {
                     Ok(Some((outcome, found))) => {
                         self.store.resolve_journal(write.id, &outcome, &found)?;
-                        self.ui.status(&format!(
+                        let note = format!(
                             "{}: `{}` of run {} had an unknown outcome; {found}",
                             write.item, write.action, write.run_id
-                        ));
+                        );
+                        self.ui.status(&note);
+                        notes.push(note);
                     }
                     Ok(None) | Err(ReadError::Item(_)) => {}
                     Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
@@ -415,6 +418,7 @@ impl Run<'_> {
             unknown_writes: !blocked.is_empty(),
         });
         recap.counters = classifier.counters(&recap);
+        recap.notes = notes;
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
         Ok(recap)
@@ -554,7 +558,7 @@ impl Run<'_> {
                 }
                 let journal = self
                     .store
-                    .journal_intent(run_id, &item, &write.to_string())?;
+                    .journal_intent(run_id, &item, &write.journal_text())?;
                 let result = github::send(self.client, &item, write);
                 last_write = Some(Instant::now());
                 sent += 1;

@@ -11,7 +11,7 @@ use crate::github::{self, model, ApiError, Client};
 use crate::item::{ItemRef, Scope};
 use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
 use crate::policy::write::Write;
-use crate::store::Store;
+use crate::store::{Store, UnknownWrite};
 
 pub struct StaleClassifier<'a> {
     rules: &'a StaleRules,
@@ -173,6 +173,52 @@ impl Classifier for StaleClassifier<'_> {
             reason: decision.reason,
             writes: decision.writes,
         })
+    }
+
+    /// A stale write whose answer was lost is looked up on GitHub: a comment by its marker, a
+    /// label by its presence, a close by the state. Found: recorded, not sent again. Not found:
+    /// it did not happen, and the item is swept again like any other.
+    fn reconcile(
+        &mut self,
+        client: &Client,
+        _store: &Store,
+        write: &UnknownWrite,
+    ) -> Result<Option<(String, String)>, ReadError> {
+        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
+        let issue = github::item(client, &item)?;
+        let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
+        let action = write.action.as_str();
+        let happened = if let Some(marker) = action.strip_prefix("comment ") {
+            let since = (write.intent_at - chrono::Duration::seconds(5))
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            github::comments_since(client, &item, &since)?
+                .iter()
+                .any(|comment| {
+                    comment
+                        .get("body")
+                        .and_then(Value::as_str)
+                        .is_some_and(|body| body.contains(marker))
+                })
+        } else if let Some(labels) = action.strip_prefix("label +") {
+            labels.split(", +").all(|label| facts.has_label(label))
+        } else if let Some(label) = action.strip_prefix("label -") {
+            !facts.has_label(label)
+        } else if action.starts_with("close") {
+            !facts.open
+        } else {
+            return Ok(None);
+        };
+        Ok(Some(if happened {
+            (
+                "done".to_string(),
+                "found on GitHub that it happened; recorded, not sent again".to_string(),
+            )
+        } else {
+            (
+                "failed".to_string(),
+                "found on GitHub that it did not happen; the item is swept again".to_string(),
+            )
+        }))
     }
 
     fn after_writes(

@@ -95,6 +95,10 @@ pub struct Recap {
     pub planned: Vec<Planned>,
     pub rerun: Option<String>,
     pub exit_code: i32,
+    /// What the run found before it started: earlier writes of unknown outcome, settled by
+    /// asking GitHub.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// A subcommand's own summary (poll's skip counters), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<serde_json::Value>,
@@ -223,6 +227,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         planned: facts.planned,
         rerun,
         exit_code,
+        notes: Vec::new(),
         counters: None,
     }
 }

@@ -33,6 +33,15 @@ pub enum Write {
 }
 
 impl Write {
+    /// How the journal names the write: enough to check on GitHub later whether it happened
+    /// (a comment by its marker).
+    pub fn journal_text(&self) -> String {
+        match self {
+            Write::Comment { marker, .. } => format!("comment {marker}"),
+            other => other.to_string(),
+        }
+    }
+
     /// Whether the write stays in the store rather than going to GitHub.
     pub fn is_local(&self) -> bool {
         matches!(self, Write::Enqueue { .. })

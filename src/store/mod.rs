@@ -131,6 +131,8 @@ pub struct UnknownWrite {
     pub run_id: i64,
     pub item: String,
     pub action: String,
+    /// When the intent was recorded, before the request left.
+    pub intent_at: DateTime<Utc>,
 }
 
 fn now_text() -> String {
@@ -361,7 +363,7 @@ impl Store {
     /// to settle, not ours.
     pub fn unknown_writes(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<UnknownWrite>> {
         let mut statement = self.connection.prepare(
-            "SELECT journal.id, journal.run_id, journal.item, journal.action FROM journal
+            "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at FROM journal
              JOIN runs ON runs.id = journal.run_id
              WHERE journal.repo = ?1 AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
                AND (runs.finished_at IS NOT NULL OR journal.intent_at < ?2)
@@ -377,6 +379,8 @@ impl Store {
                     run_id: row.get(1)?,
                     item: row.get(2)?,
                     action: row.get(3)?,
+                    intent_at: DateTime::parse_from_rfc3339(&row.get::<_, String>(4)?)
+                        .map_or(DateTime::<Utc>::MIN_UTC, |time| time.with_timezone(&Utc)),
                 })
             })?;
             found.extend(rows.collect::<Result<Vec<_>, _>>()?);

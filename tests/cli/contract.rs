@@ -243,24 +243,50 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
     );
     test.expect_writes(&[marked(1), marked(2)].concat());
 
-    // The next run never sends #2's writes again until a maintainer has checked it.
+    // The next run first asks GitHub whether #2's comment happened (it did not: the 502 wrote
+    // nothing), says so, and sweeps #2 like any other: it carries the label now, so it is kept.
+    test.clear_log();
+    let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(0);
+    let recap = next.json();
+    assert_eq!(
+        recap["notes"][0],
+        "octo/demo#2: `comment <!-- gh-sweep:mark-stale -->` of run 1 had an unknown outcome; found on GitHub that it did not happen; the item is swept again"
+    );
+    assert_eq!(recap["completed"][1]["disposition"], "keep");
+    test.expect_writes(&marked(3));
+}
+
+#[test]
+fn a_write_nobody_can_check_blocks_its_item_until_acknowledged() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    });
+    test.fail("POST", "/issues/2/comments", Fault::Status(502), 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    // The issue is gone (transferred, deleted): GitHub cannot say whether the comment landed.
+    test.fail("GET", "/issues/2", Fault::Status(404), 10);
     test.clear_log();
     let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     next.expect_code(11);
     let recap = next.json();
     assert_eq!(items(&recap["failed"]), numbers(2..=2));
-    assert!(recap["failed"][0]["reason"]
-        .as_str()
-        .unwrap()
-        .starts_with("outcome unknown: check by hand"));
-    test.expect_writes(&marked(3));
+    assert!(recap["failed"][0]["reason"].as_str().unwrap().starts_with(
+        "outcome unknown: check by hand (comment <!-- gh-sweep:mark-stale --> in run 1)"
+    ));
+    test.expect_no_writes();
 
     test.run(&["recap", "--acknowledge", "octo/demo#2"])
         .expect_code(0);
     test.clear_log();
     let after = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    after.expect_code(0);
-    assert_eq!(after.json()["completed"][1]["disposition"], "keep");
+    assert!(after.json()["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| !f["reason"].as_str().unwrap().starts_with("outcome unknown")));
     test.expect_no_writes();
 }
 
@@ -649,11 +675,11 @@ fn a_write_applied_but_unanswered_is_never_sent_again() {
     test.expect_writes(&marked(1));
     test.clear_log();
     let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    next.expect_code(11);
-    assert!(next.json()["failed"][0]["reason"]
+    next.expect_code(0);
+    assert!(next.json()["notes"][0]
         .as_str()
         .unwrap()
-        .contains("comment in run 1"));
+        .ends_with("found on GitHub that it happened; recorded, not sent again"));
     test.expect_writes(&marked(2));
     let mut shared = test.world();
     assert_eq!(

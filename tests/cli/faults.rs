@@ -228,3 +228,152 @@ fn each_kind_of_write_fault_is_sent_once_stops_the_run_and_is_journaled() {
         test.expect_writes(&writes);
     }
 }
+
+/// How many kill points the loops below try: a short default for `cargo test`, and the long
+/// mode with `GH_SWEEP_KILL_RUNS=50 cargo test --test cli killed`.
+fn kill_runs() -> u64 {
+    std::env::var("GH_SWEEP_KILL_RUNS")
+        .ok()
+        .and_then(|runs| runs.parse().ok())
+        .unwrap_or(6)
+}
+
+/// A deterministic spread of kill delays over the write phase.
+fn kill_delay(seed: u64, spread_ms: u64) -> Duration {
+    // splitmix64: neighbouring seeds land far apart.
+    let mut x = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    Duration::from_millis((x ^ (x >> 31)) % spread_ms)
+}
+
+fn kill_after(test: &Test, args: &[&str], delay: Duration) {
+    let mut child = test
+        .std_command(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill(); // SIGKILL: no destructor, no recap, nothing flushed
+    let _ = child.wait();
+}
+
+#[test]
+fn killed_mid_stale_sweep_the_next_run_finishes_with_no_duplicate_write() {
+    let mut table = vec!["seed  kill(ms)  writes  duplicates  items lost".to_string()];
+    for seed in 0..kill_runs() {
+        let test = Test::new(|world| {
+            for number in 1..=6 {
+                world.open_issue(number, 74);
+            }
+            world.stale_issue(7, 8, VIEWER);
+            world.stale_issue(8, 9, VIEWER);
+        });
+        test.config("write_interval = 0.03\n");
+        let delay = kill_delay(seed, 450);
+        kill_after(&test, &["stale-sweep", "--repo", REPO, "--yes"], delay);
+        let finish = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        assert!(
+            matches!(finish.code, 0),
+            "seed {seed}: {}\n{}",
+            finish.stdout,
+            finish.stderr
+        );
+        let shared = test.world();
+        let mut duplicates = 0;
+        let mut lost = 0;
+        for issue in &shared.world.issues {
+            for marker in ["<!-- gh-sweep:mark-stale -->", "<!-- gh-sweep:close -->"] {
+                let posted = issue
+                    .comments
+                    .iter()
+                    .filter(|c| c.body.contains(marker))
+                    .count();
+                duplicates += posted.saturating_sub(1);
+            }
+            let labelled = issue
+                .events
+                .iter()
+                .filter(|e| e.name == "labeled" && e.label.as_deref() == Some("Stale"))
+                .count();
+            duplicates += labelled.saturating_sub(1);
+            let closed = issue.events.iter().filter(|e| e.name == "closed").count();
+            duplicates += closed.saturating_sub(1);
+            let done = if issue.number <= 6 {
+                issue.has_label("Stale")
+            } else {
+                issue.state == "closed"
+            };
+            lost += usize::from(!done);
+        }
+        let writes = shared.log.iter().filter(|r| r.is_write()).count();
+        drop(shared);
+        table.push(format!(
+            "{seed:>4}  {:>8}  {writes:>6}  {duplicates:>10}  {lost:>10}",
+            delay.as_millis()
+        ));
+        assert_eq!(duplicates, 0, "seed {seed}: a write was sent twice");
+        assert_eq!(lost, 0, "seed {seed}: an item was left undone");
+        let all = test.writes();
+        test.expect_writes(&all);
+    }
+    eprintln!("{}", table.join("\n"));
+}
+
+#[test]
+fn killed_mid_sweep_the_next_sweep_merges_each_pr_once() {
+    let mut table = vec!["seed  kill(ms)  merges sent  duplicates  PRs lost".to_string()];
+    for seed in 0..kill_runs() {
+        let test = Test::new(|world| {
+            for number in 1..=4 {
+                world.green_pr(number);
+            }
+        });
+        test.config("write_interval = 0.05\n");
+        test.run(&["poll", "--repo", REPO]).expect_code(0);
+        let delay = kill_delay(seed, 300);
+        kill_after(&test, &["sweep", "--repo", REPO, "--yes"], delay);
+        // The dead run's leases hold its PRs for 30 minutes; the next sweep after that settles them.
+        let later = (chrono::Utc::now() + chrono::Duration::minutes(31)).to_rfc3339();
+        let finish = test.run(&["sweep", "--repo", REPO, "--yes", "--json", "--now", &later]);
+        assert!(
+            matches!(finish.code, 0),
+            "seed {seed}: {}\n{}",
+            finish.stdout,
+            finish.stderr
+        );
+        let shared = test.world();
+        let merges: Vec<String> = shared
+            .log
+            .iter()
+            .filter(|r| r.method == "PUT")
+            .map(|r| r.path.clone())
+            .collect();
+        let mut unique = merges.clone();
+        unique.sort();
+        unique.dedup();
+        let lost = shared
+            .world
+            .issues
+            .iter()
+            .filter(|issue| !issue.merged)
+            .count();
+        drop(shared);
+        table.push(format!(
+            "{seed:>4}  {:>8}  {:>11}  {:>10}  {lost:>8}",
+            delay.as_millis(),
+            merges.len(),
+            merges.len() - unique.len()
+        ));
+        assert_eq!(
+            merges.len(),
+            unique.len(),
+            "seed {seed}: a PR was merged twice: {merges:?}"
+        );
+        assert_eq!(lost, 0, "seed {seed}: a PR was left unmerged");
+        let all = test.writes();
+        test.expect_writes(&all);
+    }
+    eprintln!("{}", table.join("\n"));
+}

@@ -73,12 +73,20 @@ impl Test {
 
     /// Replaces the config file with the base config plus `extra`.
     pub fn config(&self, extra: &str) {
-        let retries = if extra.contains("read_retries") {
-            ""
-        } else {
-            "read_retries = 2\n"
+        // A key in `extra` replaces the base config's line for it.
+        let key = |line: &str| {
+            line.split('=')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
         };
-        std::fs::write(self.config_path(), format!("{BASE_CONFIG}{retries}{extra}")).unwrap();
+        let base: String = format!("{BASE_CONFIG}read_retries = 2\n")
+            .lines()
+            .filter(|line| !extra.lines().any(|extra| key(extra) == key(line)))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        std::fs::write(self.config_path(), format!("{base}{extra}")).unwrap();
     }
 
     pub fn config_path(&self) -> PathBuf {
