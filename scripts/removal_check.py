@@ -50,6 +50,10 @@ checks = [
  ("head-moved", "src/policy/sweep.rs", "    if pull.head != pull.trigger_head {", "    if false {"),
  ("immediate", "src/store/queue.rs", "TransactionBehavior::Immediate", "TransactionBehavior::Deferred"),
  ("refusal-goes-on", "src/engine/sweep.rs", "        if !matches!(error.status, Some(405) | Some(409)) {", "        if true {"),
+ ("stale-reconcile", "src/engine/stale.rs", "        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;\n        let issue", "        if true { return Ok(None); }\n        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;\n        let issue"),
+ ("overlap-check", "src/store/mod.rs", "            if other.is_some() {\n                return Ok(None);", "            if other.is_some() && false {\n                return Ok(None);"),
+ ("list-read-time", "src/engine/mod.rs", "                            read_times.insert(item.clone(), listed_at);", ""),
+ ("migrate-immediate", "src/store/mod.rs", "            let transaction = self.connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;", "            let transaction = self.connection.transaction()?;"),
  ("oldest-first", "src/github/mod.rs", "state=open&sort=created&direction=asc&per_page=100", "state=open&per_page=100"),
 ]
 only = sys.argv[1:]

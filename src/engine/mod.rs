@@ -205,10 +205,12 @@ impl Run<'_> {
         let mut pool: Vec<ItemRef> = Vec::new();
         let mut pool_complete = true;
         let mut notes: Vec<String> = Vec::new();
+        // When each item's facts were asked of GitHub: a list entry is as old as its list.
+        let mut read_times: BTreeMap<ItemRef, DateTime<Utc>> = BTreeMap::new();
         // Before anything else, writes of unknown outcome are settled by asking GitHub, where
         // the sweep knows how (a merge: did it happen?). Never by sending them again.
         if self.mode == Mode::Sweep && !self.settings.dry_run {
-            for write in self.store.unknown_writes(&self.settings.repos)? {
+            for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
                 match classifier.reconcile(self.client, self.store, &write) {
                     Ok(Some((outcome, found))) => {
                         self.store.resolve_journal(write.id, &outcome, &found)?;
@@ -248,6 +250,7 @@ impl Run<'_> {
                     Scope::Repo(repo) => format!("repository {repo}"),
                     Scope::Org(org) => format!("organisation {org}"),
                 };
+                let listed_at = Utc::now();
                 let result = classifier.list(self.client, self.store, &scope);
                 for note in classifier.notes() {
                     self.ui.status(&note);
@@ -259,6 +262,7 @@ impl Run<'_> {
                                 continue;
                             }
                             pool.push(item.clone());
+                            read_times.insert(item.clone(), listed_at);
                             listed.insert(item, entry);
                         }
                     }
@@ -291,7 +295,7 @@ impl Run<'_> {
                 repos.push(item.repo.clone());
             }
         }
-        let unknown = self.store.unknown_writes(&repos)?;
+        let unknown = self.store.unknown_writes(&repos, self.now)?;
         let mut blocked: BTreeSet<ItemRef> = BTreeSet::new();
         for write in &unknown {
             let Ok(item) = write.item.parse::<ItemRef>() else {
@@ -321,7 +325,7 @@ impl Run<'_> {
         }
 
         // Read phase, budgeted.
-        let mut plans: Vec<(Plan, Instant)> = Vec::new();
+        let mut plans: Vec<(Plan, Instant, DateTime<Utc>)> = Vec::new();
         let mut failures = 0u64;
         if state.stopped.is_none() {
             let mut progress = self.ui.progress(pool.len(), "reading");
@@ -343,6 +347,7 @@ impl Run<'_> {
                     break;
                 }
                 progress.advance(&item.to_string());
+                let read_at = read_times.get(item).copied().unwrap_or_else(Utc::now);
                 match classifier.classify(self.client, self.store, item, listed.get(item), self.now)
                 {
                     Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
@@ -357,7 +362,7 @@ impl Run<'_> {
                         };
                         state.completed(item, &plan.disposition, &detail);
                     }
-                    Ok(plan) => plans.push((plan, Instant::now())),
+                    Ok(plan) => plans.push((plan, Instant::now(), read_at)),
                     Err(ReadError::Item(reason)) => {
                         failures += 1;
                         state.failed(item, Phase::Read, reason);
@@ -390,7 +395,7 @@ impl Run<'_> {
 
         let planned: Vec<Planned> = plans
             .iter()
-            .map(|(plan, _)| Planned {
+            .map(|(plan, _, _)| Planned {
                 item: plan.item.to_string(),
                 disposition: plan.disposition.clone(),
                 detail: plan.reason.clone(),
@@ -429,25 +434,25 @@ impl Run<'_> {
         run_id: i64,
         classifier: &mut dyn Classifier,
         state: &mut State,
-        plans: Vec<(Plan, Instant)>,
+        plans: Vec<(Plan, Instant, DateTime<Utc>)>,
     ) -> anyhow::Result<()> {
         let rows: Vec<PlanRow> = plans
             .iter()
-            .map(|(plan, _)| PlanRow {
+            .map(|(plan, _, _)| PlanRow {
                 item: plan.item.to_string(),
                 title: plan.title.clone(),
                 disposition: plan.disposition.clone(),
                 writes: writes_text(&plan.writes),
             })
             .collect();
-        let total: usize = plans.iter().map(|(plan, _)| plan.writes.len()).sum();
+        let total: usize = plans.iter().map(|(plan, _, _)| plan.writes.len()).sum();
         if self.settings.dry_run {
             // The recap shows these items with their writes.
             self.ui.status(&format!(
                 "Dry run: {total} writes on {} items planned, none sent.",
                 plans.len()
             ));
-            for (plan, _) in &plans {
+            for (plan, _, _) in &plans {
                 state.unfinished(&plan.item, "dry run");
             }
             return Ok(());
@@ -455,7 +460,7 @@ impl Run<'_> {
 
         let all_local = plans
             .iter()
-            .all(|(plan, _)| plan.writes.iter().all(Write::is_local));
+            .all(|(plan, _, _)| plan.writes.iter().all(Write::is_local));
         let ask = !self.settings.yes && (!all_local || self.settings.confirm);
         if ask || !all_local {
             self.ui.status(&format!(
@@ -490,7 +495,7 @@ impl Run<'_> {
         let mut last_write: Option<Instant> = None;
         let mut progress = self.ui.progress(total, "writing");
         let mut cap_reached = false;
-        for ((plan, read_at), chosen) in plans.into_iter().zip(chosen) {
+        for ((plan, read_at, read_at_utc), chosen) in plans.into_iter().zip(chosen) {
             let item = plan.item.clone();
             if !chosen {
                 state.unfinished(&item, "not confirmed");
@@ -508,7 +513,9 @@ impl Run<'_> {
                 }
             }
             // A maintainer may have taken a while at the prompt: re-read before writing.
+            let mut read_at_utc = read_at_utc;
             let plan = if read_at.elapsed() > self.settings.recheck_after {
+                read_at_utc = Utc::now();
                 match classifier.classify(self.client, self.store, &item, None, Utc::now()) {
                     Ok(fresh) if fresh.disposition != plan.disposition => {
                         state.completed(
@@ -534,6 +541,8 @@ impl Run<'_> {
 
             let mut dates = Vec::new();
             let mut failed = None;
+            let mut first_remote = true;
+            let mut overtaken = false;
             for write in &plan.writes {
                 progress.advance(&format!("{item}: {write}"));
                 if let Write::Enqueue { key, head_sha } = write {
@@ -556,9 +565,27 @@ impl Run<'_> {
                         thread::sleep(due - now);
                     }
                 }
-                let journal = self
-                    .store
-                    .journal_intent(run_id, &item, &write.journal_text())?;
+                // The item's first write checks, atomically, that no other run has written to
+                // it since it was read: two overlapping runs never both write one item.
+                let journal = if first_remote {
+                    first_remote = false;
+                    match self.store.journal_first_intent(
+                        run_id,
+                        &item,
+                        &write.journal_text(),
+                        read_at_utc,
+                        self.now,
+                    )? {
+                        Some(journal) => journal,
+                        None => {
+                            overtaken = true;
+                            break;
+                        }
+                    }
+                } else {
+                    self.store
+                        .journal_intent(run_id, &item, &write.journal_text())?
+                };
                 let result = github::send(self.client, &item, write);
                 last_write = Some(Instant::now());
                 sent += 1;
@@ -589,6 +616,10 @@ impl Run<'_> {
                         break;
                     }
                 }
+            }
+            if overtaken {
+                state.unfinished(&item, "written by another run since it was read");
+                continue;
             }
             match failed {
                 Some((reason, error)) => {

@@ -123,6 +123,42 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)
 }
 
+/// Retries an operation SQLite refused as busy or locked, for up to ten seconds.
+fn busy_retry<T>(mut operation: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match operation() {
+            Err(rusqlite::Error::SqliteFailure(error, message))
+                if matches!(
+                    error.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                let _ = message;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Creates an empty file readable by its owner only, unless it exists: never truncates, so two
+/// runs starting at once cannot wipe the database the other just created.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
 /// A write whose outcome nobody knows: sent (or about to be) when the process died, or
 /// answered with a timeout or a 5xx.
 #[derive(Debug, Clone)]
@@ -166,7 +202,7 @@ impl Store {
             }
         }
         if !path.exists() {
-            write_private(path, b"").map_err(|error| {
+            create_private(path).map_err(|error| {
                 Fatal::Usage(format!(
                     "cannot create the database {}: {error}; pass --db PATH to put it elsewhere",
                     path.display()
@@ -183,8 +219,9 @@ impl Store {
         connection
             .busy_timeout(Duration::from_secs(10))
             .map_err(unusable)?;
-        connection
-            .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
+        // Switching a new file to WAL needs it to itself for a moment, and SQLite answers
+        // "busy" at once instead of calling the busy handler: an overlapping run waits here.
+        busy_retry(|| connection.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())))
             .map_err(unusable)?;
         connection
             .execute_batch("PRAGMA foreign_keys = ON")
@@ -206,24 +243,30 @@ impl Store {
         Ok(store)
     }
 
+    /// Runs the migrations, one step per `BEGIN IMMEDIATE` transaction that reads the version
+    /// inside it, so overlapping first runs on a new file migrate it exactly once.
     fn migrate(&mut self) -> anyhow::Result<()> {
-        let version: i64 = self
-            .connection
-            .query_row("PRAGMA user_version", [], |row| row.get(0))?;
-        if version > SCHEMA_VERSION {
-            return Err(Fatal::Usage(format!(
-                "the database {} has schema version {version}, newer than this gh-sweep knows ({SCHEMA_VERSION}): upgrade gh-sweep, or pass --db PATH",
-                self.path.display()
-            ))
-            .into());
-        }
-        for (from, sql) in MIGRATIONS.iter().enumerate().skip(version as usize) {
-            let transaction = self.connection.transaction()?;
-            transaction.execute_batch(sql)?;
-            transaction.execute_batch(&format!("PRAGMA user_version = {}", from + 1))?;
+        loop {
+            let transaction = self
+                .connection
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let version: i64 =
+                transaction.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+            if version > SCHEMA_VERSION {
+                return Err(Fatal::Usage(format!(
+                    "the database {} has schema version {version}, newer than this gh-sweep knows ({SCHEMA_VERSION}): upgrade gh-sweep, or pass --db PATH",
+                    self.path.display()
+                ))
+                .into());
+            }
+            if version == SCHEMA_VERSION {
+                transaction.commit()?;
+                return Ok(());
+            }
+            transaction.execute_batch(MIGRATIONS[version as usize])?;
+            transaction.execute_batch(&format!("PRAGMA user_version = {}", version + 1))?;
             transaction.commit()?;
         }
-        Ok(())
     }
 
     pub fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
@@ -344,6 +387,53 @@ impl Store {
         Ok(self.connection.last_insert_rowid())
     }
 
+    /// Records the intent of an item's first write, unless another run was writing to the item
+    /// when this run read it, or has since (then what this run read is out of date, and it
+    /// must not write). The
+    /// check and the insert are one `BEGIN IMMEDIATE` transaction, so two overlapping runs
+    /// cannot both pass it.
+    pub fn journal_first_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &str,
+        read_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Option<i64>> {
+        self.connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .context("taking the store's write lock")?;
+        let result = (|| -> anyhow::Result<Option<i64>> {
+            let other: Option<i64> = self
+                .connection
+                .query_row(
+                    // Another run's write that had not finished when this run read the item:
+                    // what this run read may not show it.
+                    "SELECT run_id FROM journal WHERE item = ?1 AND run_id != ?2 AND intent_at >= ?4
+                       AND (outcome_at IS NULL OR outcome_at >= ?3) LIMIT 1",
+                    params![
+                        item.to_string(),
+                        run_id,
+                        read_at.to_rfc3339(),
+                        (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
+                    ],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if other.is_some() {
+                return Ok(None);
+            }
+            self.connection.execute(
+                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
+            )?;
+            Ok(Some(self.connection.last_insert_rowid()))
+        })();
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.connection.execute_batch(end)?;
+        result
+    }
+
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
     /// or `unknown`.
     pub fn journal_outcome(&self, id: i64, outcome: &str, detail: &str) -> anyhow::Result<()> {
@@ -361,7 +451,7 @@ impl Store {
     /// A write without an outcome whose run has not finished, and that is younger than
     /// [`IN_FLIGHT`], belongs to a run still at work (an overlapping cron run): it is that run's
     /// to settle, not ours.
-    pub fn unknown_writes(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<UnknownWrite>> {
+    pub fn unknown_writes(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<UnknownWrite>> {
         let mut statement = self.connection.prepare(
             "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at FROM journal
              JOIN runs ON runs.id = journal.run_id
@@ -370,7 +460,7 @@ impl Store {
              ORDER BY journal.id",
         )?;
         let settled_before =
-            (Utc::now() - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
+            (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
         let mut found = Vec::new();
         for repo in repos {
             let rows = statement.query_map(params![repo.to_string(), settled_before], |row| {
@@ -472,7 +562,7 @@ mod tests {
         let repo: RepoRef = "o/r".parse().unwrap();
         assert!(
             store
-                .unknown_writes(std::slice::from_ref(&repo))
+                .unknown_writes(std::slice::from_ref(&repo), Utc::now())
                 .unwrap()
                 .is_empty(),
             "its run is still at work"
@@ -481,11 +571,11 @@ mod tests {
             .connection
             .execute("UPDATE runs SET finished_at = started_at", [])
             .unwrap();
-        let unknown = store.unknown_writes(std::slice::from_ref(&repo)).unwrap();
+        let unknown = store.unknown_writes(std::slice::from_ref(&repo), Utc::now()).unwrap();
         assert_eq!(unknown.len(), 1);
         assert_eq!(unknown[0].action, "close");
         assert_eq!(store.acknowledge(&item).unwrap(), 1);
-        assert!(store.unknown_writes(&[repo]).unwrap().is_empty());
+        assert!(store.unknown_writes(&[repo], Utc::now()).unwrap().is_empty());
     }
 
     #[test]
@@ -534,7 +624,7 @@ mod tests {
             if version >= 1 {
                 let repo: RepoRef = "o/r".parse().unwrap();
                 assert_eq!(
-                    store.unknown_writes(&[repo]).unwrap().len(),
+                    store.unknown_writes(&[repo], Utc::now()).unwrap().len(),
                     1,
                     "from version {version}"
                 );

@@ -377,3 +377,70 @@ fn killed_mid_sweep_the_next_sweep_merges_each_pr_once() {
     }
     eprintln!("{}", table.join("\n"));
 }
+
+fn overlapping_stale_sweeps(processes: usize) {
+    let test = Test::new(|world| {
+        for number in 1..=8 {
+            world.open_issue(number, 74);
+        }
+        world.stale_issue(9, 8, VIEWER);
+    });
+    test.config("write_interval = 0.01\n");
+    let children: Vec<_> = (0..processes)
+        .map(|_| {
+            test.std_command(&["stale-sweep", "--repo", REPO, "--yes", "--json"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let shared = test.world();
+    for issue in &shared.world.issues {
+        let comments = issue.comments.len();
+        let labelled = issue
+            .events
+            .iter()
+            .filter(|e| e.name == "labeled" && e.label.as_deref() == Some("Stale"))
+            .count();
+        let closed = issue.events.iter().filter(|e| e.name == "closed").count();
+        if issue.number <= 8 {
+            assert_eq!(
+                (comments, labelled),
+                (1, 1),
+                "#{}: one comment and one label, with {processes} runs",
+                issue.number
+            );
+        } else {
+            assert_eq!(
+                (comments, closed),
+                (1, 1),
+                "#{}: closed once, with {processes} runs",
+                issue.number
+            );
+        }
+    }
+    drop(shared);
+    let all = test.writes();
+    assert_eq!(all.len(), 8 * 2 + 2, "{all:?}");
+    test.expect_writes(&all);
+}
+
+#[test]
+fn two_overlapping_stale_sweeps_write_each_thing_once() {
+    overlapping_stale_sweeps(2);
+}
+
+#[test]
+fn four_overlapping_stale_sweeps_write_each_thing_once() {
+    overlapping_stale_sweeps(4);
+}
