@@ -95,6 +95,9 @@ const MIGRATIONS: &[&str] = &[
         budget TEXT NOT NULL,
         PRIMARY KEY (repo, pr)
      );",
+    // 3 -> 4: which process ran a run, so a run that died is known at once.
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;
+     ALTER TABLE runs ADD COLUMN host TEXT;",
 ];
 
 /// How long a write without an outcome may belong to a run that is still at work. Past this
@@ -121,6 +124,26 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     let mut file = options.open(path)?;
     file.write_all(bytes)
+}
+
+/// This machine's name, to tell a run of this machine from one of another sharing the file.
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|name| name.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether the process of a run may still be at work. Only a run of this machine whose process
+/// is gone (Linux's `/proc` says so) is known to be dead; anything else may be alive.
+fn run_alive(pid: Option<i64>, run_host: Option<&str>) -> bool {
+    let (Some(pid), Some(run_host)) = (pid, run_host) else {
+        return true;
+    };
+    if run_host.is_empty() || run_host != host() || !Path::new("/proc/self").exists() {
+        return true;
+    }
+    pid == i64::from(std::process::id()) || Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Retries an operation SQLite refused as busy or locked, for up to ten seconds.
@@ -272,8 +295,8 @@ impl Store {
     pub fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
         self.connection
             .execute(
-                "INSERT INTO runs (command, argv, started_at) VALUES (?1, ?2, ?3)",
-                params![command, argv, now_text()],
+                "INSERT INTO runs (command, argv, started_at, pid, host) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![command, argv, now_text(), std::process::id(), host()],
             )
             .context("recording the run")?;
         Ok(self.connection.last_insert_rowid())
@@ -404,25 +427,30 @@ impl Store {
             .execute_batch("BEGIN IMMEDIATE")
             .context("taking the store's write lock")?;
         let result = (|| -> anyhow::Result<Option<i64>> {
-            let other: Option<i64> = self
-                .connection
-                .query_row(
-                    // Another run's write that had not finished when this run read the item:
-                    // what this run read may not show it.
-                    "SELECT run_id FROM journal WHERE item = ?1 AND run_id != ?2 AND intent_at >= ?4
-                       AND (outcome_at IS NULL OR outcome_at >= ?3) LIMIT 1",
-                    params![
-                        item.to_string(),
-                        run_id,
-                        read_at.to_rfc3339(),
-                        (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
-                    ],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if other.is_some() {
-                return Ok(None);
+            // Another run's write that had not finished when this run read the item (what this
+            // run read may not show it), unless that run is known to have died.
+            let mut statement = self.connection.prepare(
+                "SELECT journal.outcome_at IS NOT NULL, runs.pid, runs.host FROM journal
+                 JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = ?1 AND journal.run_id != ?2 AND journal.intent_at >= ?4
+                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= ?3)",
+            )?;
+            let others = statement.query_map(
+                params![
+                    item.to_string(),
+                    run_id,
+                    read_at.to_rfc3339(),
+                    (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
+                ],
+                |row| Ok((row.get::<_, bool>(0)?, row.get::<_, Option<i64>>(1)?, row.get::<_, Option<String>>(2)?)),
+            )?;
+            for other in others {
+                let (finished, pid, host) = other?;
+                if finished || run_alive(pid, host.as_deref()) {
+                    return Ok(None);
+                }
             }
+            drop(statement);
             self.connection.execute(
                 "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
@@ -453,27 +481,35 @@ impl Store {
     /// to settle, not ours.
     pub fn unknown_writes(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<UnknownWrite>> {
         let mut statement = self.connection.prepare(
-            "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at FROM journal
-             JOIN runs ON runs.id = journal.run_id
+            "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
+                    runs.finished_at IS NOT NULL OR journal.intent_at < ?2, runs.pid, runs.host
+             FROM journal JOIN runs ON runs.id = journal.run_id
              WHERE journal.repo = ?1 AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
-               AND (runs.finished_at IS NOT NULL OR journal.intent_at < ?2)
              ORDER BY journal.id",
         )?;
-        let settled_before =
-            (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
+        let settled_before = (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
         let mut found = Vec::new();
         for repo in repos {
             let rows = statement.query_map(params![repo.to_string(), settled_before], |row| {
-                Ok(UnknownWrite {
+                let over: bool = row.get(5)?;
+                let pid: Option<i64> = row.get(6)?;
+                let host: Option<String> = row.get(7)?;
+                let write = UnknownWrite {
                     id: row.get(0)?,
                     run_id: row.get(1)?,
                     item: row.get(2)?,
                     action: row.get(3)?,
                     intent_at: DateTime::parse_from_rfc3339(&row.get::<_, String>(4)?)
                         .map_or(DateTime::<Utc>::MIN_UTC, |time| time.with_timezone(&Utc)),
-                })
+                };
+                Ok((write, over || !run_alive(pid, host.as_deref())))
             })?;
-            found.extend(rows.collect::<Result<Vec<_>, _>>()?);
+            for row in rows {
+                let (write, settled) = row?;
+                if settled {
+                    found.push(write);
+                }
+            }
         }
         Ok(found)
     }
