@@ -303,8 +303,15 @@ pub fn token(env: &Env, base: &str) -> Result<Token, String> {
     }
     for name in &names {
         if let Some(value) = env.get(name) {
+            let value = value.trim();
+            // Never echo the value: name the variable and what is wrong with it.
+            if !value.chars().all(|c| c.is_ascii_graphic()) {
+                return Err(format!(
+                    "{name} holds characters a GitHub token never has (a space, a line break or a non-ASCII letter): set it to the token alone"
+                ));
+            }
             return Ok(Token {
-                secret: SecretString::from(value.trim().to_string()),
+                secret: SecretString::from(value.to_string()),
                 source: name.to_string(),
             });
         }

@@ -294,6 +294,21 @@ mod tests {
     }
 
     #[test]
+    fn offsets_and_daylight_saving_are_read_as_utc() {
+        // 01:30 on the night Europe moves its clocks, written with the local offset.
+        let value = json!({"at": "2026-03-29T03:30:00+02:00"});
+        assert_eq!(
+            timestamp(&value, "at").unwrap().to_rfc3339(),
+            "2026-03-29T01:30:00+00:00"
+        );
+        let value = json!({"at": "2026-03-29 03:30"});
+        assert!(
+            timestamp(&value, "at").is_err(),
+            "not RFC 3339: an item failure, never a guess"
+        );
+    }
+
+    #[test]
     fn bots_are_recognised_by_type_or_login() {
         let value = json!({"user": {"login": "renovate[bot]", "type": "User"}, "body": "x", "created_at": "2026-01-01T00:00:00Z"});
         assert!(comment(&value).unwrap().is_bot);

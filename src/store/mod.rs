@@ -442,7 +442,13 @@ impl Store {
                     read_at.to_rfc3339(),
                     (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
                 ],
-                |row| Ok((row.get::<_, bool>(0)?, row.get::<_, Option<i64>>(1)?, row.get::<_, Option<String>>(2)?)),
+                |row| {
+                    Ok((
+                        row.get::<_, bool>(0)?,
+                        row.get::<_, Option<i64>>(1)?,
+                        row.get::<_, Option<String>>(2)?,
+                    ))
+                },
             )?;
             for other in others {
                 let (finished, pid, host) = other?;
@@ -479,7 +485,11 @@ impl Store {
     /// A write without an outcome whose run has not finished, and that is younger than
     /// [`IN_FLIGHT`], belongs to a run still at work (an overlapping cron run): it is that run's
     /// to settle, not ours.
-    pub fn unknown_writes(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<UnknownWrite>> {
+    pub fn unknown_writes(
+        &self,
+        repos: &[RepoRef],
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<UnknownWrite>> {
         let mut statement = self.connection.prepare(
             "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
                     runs.finished_at IS NOT NULL OR journal.intent_at < ?2, runs.pid, runs.host
@@ -487,7 +497,8 @@ impl Store {
              WHERE journal.repo = ?1 AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
              ORDER BY journal.id",
         )?;
-        let settled_before = (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
+        let settled_before =
+            (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
         let mut found = Vec::new();
         for repo in repos {
             let rows = statement.query_map(params![repo.to_string(), settled_before], |row| {
@@ -607,11 +618,16 @@ mod tests {
             .connection
             .execute("UPDATE runs SET finished_at = started_at", [])
             .unwrap();
-        let unknown = store.unknown_writes(std::slice::from_ref(&repo), Utc::now()).unwrap();
+        let unknown = store
+            .unknown_writes(std::slice::from_ref(&repo), Utc::now())
+            .unwrap();
         assert_eq!(unknown.len(), 1);
         assert_eq!(unknown[0].action, "close");
         assert_eq!(store.acknowledge(&item).unwrap(), 1);
-        assert!(store.unknown_writes(&[repo], Utc::now()).unwrap().is_empty());
+        assert!(store
+            .unknown_writes(&[repo], Utc::now())
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

@@ -25,6 +25,15 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
         ),
         (&["--max-writes", "many"], "invalid value 'many'"),
         (&["--frobnicate"], "unexpected argument '--frobnicate'"),
+        (
+            &["--db", "/dev/null/state.db"],
+            "cannot create the database folder /dev/null",
+        ),
+        (
+            &["--item-failure-budget", "max(3, 10 %)"],
+            "invalid item_failure_budget `max(3, 10 %)`",
+        ),
+        (&["--now", "yesterday"], "invalid --now `yesterday`"),
     ];
     let test = Test::new(|_| {});
     for (extra, expected) in cases {
@@ -184,4 +193,27 @@ fn a_database_others_can_read_is_warned_about() {
         "{}",
         outcome.stderr
     );
+}
+
+#[test]
+fn a_malformed_token_is_refused_without_echoing_it() {
+    let test = Test::new(|_| {});
+    for bad in ["ghp_abc def", "ghp_abc\nghp_def", "ghp_ābc"] {
+        let output = test
+            .command(&["classify", "stale", "--repo", REPO])
+            .env("GH_TOKEN", bad)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(4), "{bad:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("GH_TOKEN holds characters a GitHub token never has"),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("ghp_"),
+            "the token is never echoed: {stderr}"
+        );
+    }
+    assert!(test.requests().is_empty());
 }

@@ -374,3 +374,24 @@ fn control_characters_from_github_are_printed_escaped() {
     );
     test.expect_writes(&marked(1));
 }
+
+#[test]
+fn a_server_clock_ahead_of_ours_keeps_items_and_says_why() {
+    // GitHub's timestamps three days ahead of the local clock: nothing is idle, and the recap
+    // explains it instead of counting negative days.
+    let test = Test::new(|world| {
+        world.open_issue(1, -3);
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(recap["completed"][0]["disposition"], "keep");
+    assert!(
+        recap["completed"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .ends_with("is in the future; the clocks disagree"),
+        "{recap}"
+    );
+    test.expect_no_writes();
+}
