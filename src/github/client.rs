@@ -91,6 +91,9 @@ pub struct LiveOptions {
 
 const API_VERSION: &str = "2022-11-28";
 
+/// The largest answer a read accepts.
+const MAX_BODY: u64 = 32 << 20;
+
 /// Why a single attempt failed, before retries decide.
 enum Attempt {
     Done(Page),
@@ -476,15 +479,27 @@ fn read_attempt(
     let status = response.status();
     let headers = response.headers().clone();
     let next = next_link(&headers);
-    let text = match response.text() {
-        Ok(text) => text,
-        Err(error) => {
-            return Attempt::Retry {
-                message: format!("GET {url} answered {status} but the body was cut off: {error}"),
-                wait: None,
-            }
-        }
-    };
+    // A page of 100 items is well under a megabyte; anything past the cap is not an answer
+    // to read into memory, whatever the server says.
+    let mut bytes = Vec::new();
+    if let Err(error) =
+        std::io::Read::read_to_end(&mut std::io::Read::take(response, MAX_BODY + 1), &mut bytes)
+    {
+        return Attempt::Retry {
+            message: format!("GET {url} answered {status} but the body was cut off: {error}"),
+            wait: None,
+        };
+    }
+    if bytes.len() as u64 > MAX_BODY {
+        return Attempt::Final(ApiError::Item {
+            status: Some(status.as_u16()),
+            message: format!(
+                "GET {key} answered more than {} MiB; not read",
+                MAX_BODY >> 20
+            ),
+        });
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     let github_says = github_message(&text)
         .map(|m| format!(": {m}"))
         .unwrap_or_default();

@@ -953,6 +953,40 @@ mod tests {
         assert_eq!(decision.disposition, Disposition::Close);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn exempt_and_closed_items_never_get_a_write(
+            idle in -10i64..2000,
+            label_days in 0i64..500,
+            stale in proptest::bool::ANY,
+            open in proptest::bool::ANY,
+            is_pr in proptest::bool::ANY,
+            exempt in proptest::bool::ANY,
+            labels in proptest::collection::vec("[a-zA-Z]{1,6}", 0..4),
+        ) {
+            let mut facts = issue(idle);
+            facts.is_pr = is_pr;
+            facts.open = open;
+            facts.labels = labels;
+            if stale {
+                facts.labels.push("Stale".into());
+            }
+            if exempt {
+                facts.labels.push("PINNED".into());
+            }
+            let rules = StaleRules {
+                exempt_issue_labels: vec!["pinned".into()],
+                exempt_pr_labels: vec!["pinned".into()],
+                ..StaleRules::default()
+            };
+            let history = history(label_days, vec![]);
+            let decision = decide(&facts, Some(&history), &rules, None, now()).unwrap();
+            if exempt || !open {
+                proptest::prop_assert!(decision.writes.is_empty(), "{:?}", decision);
+            }
+        }
+    }
+
     #[test]
     fn future_timestamps_are_kept_and_explained() {
         let mut facts = issue(0);

@@ -670,6 +670,34 @@ mod tests {
 
     proptest! {
         #[test]
+        fn held_closed_or_blocked_prs_are_never_merged(
+            merged in proptest::bool::ANY,
+            open in proptest::bool::ANY,
+            held in proptest::bool::ANY,
+            mergeable in proptest::option::of(proptest::bool::ANY),
+            moved in proptest::bool::ANY,
+            attempts in 0u32..20,
+            minutes in 0i64..100_000,
+        ) {
+            let state = PullState {
+                merged,
+                open,
+                head: if moved { "pr-7-head-2" } else { "pr-7-head" },
+                trigger_head: "pr-7-head",
+                held: held.then(|| "title has (HELD)".to_string()),
+                draft: Some(false),
+                mergeable,
+                mergeable_state: Some("clean"),
+            };
+            if merged || !open || held || moved || mergeable != Some(true) {
+                prop_assert!(guard(&state).is_some());
+            }
+            let blocked = Gate { blocked: Some("held".into()), ..approved(0) };
+            let budget = Budget { attempts, last: Some(t(0)), watermark: Some(t(0)) };
+            prop_assert!(due(&blocked, &budget, &rules(), t(minutes)).is_err());
+        }
+
+        #[test]
         fn the_schedule_never_decreases_and_is_capped(schedule in proptest::collection::vec(1u32..500, 1..8), n in 0u32..50) {
             let mut sorted = schedule.clone();
             sorted.sort_unstable();

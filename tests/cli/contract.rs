@@ -911,3 +911,24 @@ fn gone_and_unprocessable_items_are_item_failures() {
         .contains("422"));
     assert_eq!(test.requests().len(), 3, "item failures are not retried");
 }
+
+#[test]
+fn a_huge_body_is_not_read_into_memory() {
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, "github-actions[bot]");
+        world.open_issue(2, 5);
+    });
+    let huge = format!("[{}]", "0,".repeat(17 << 20) + "0");
+    test.fail("GET", "/issues/1/events", Fault::Body(huge), 1);
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(8);
+    let recap = outcome.json();
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("answered more than 32 MiB; not read"),
+        "{recap}"
+    );
+    assert_eq!(items(&recap["completed"]), numbers(2..=2));
+}
