@@ -212,6 +212,19 @@ fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
     })
 }
 
+/// Parses and validates a config file's text as a run would, for the fuzz target: any input
+/// gives a value or an error message, never a panic.
+pub fn check_config_text(text: &str) -> Result<(), String> {
+    let file = parse_file(text, Path::new("config.toml"))?;
+    file.stale.validate()?;
+    file.poll.validate()?;
+    file.sweep.validate()?;
+    if let Some(budget) = &file.item_failure_budget {
+        budget.parse::<Budget>()?;
+    }
+    Ok(())
+}
+
 /// Where the config file is, if anywhere. An explicit path must exist.
 fn find_config(flag: Option<&Path>, env: &Env, cwd: &Path) -> Result<Option<PathBuf>, String> {
     if let Some(path) = flag {

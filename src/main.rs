@@ -1,26 +1,15 @@
 //! gh-sweep: parse the command line, resolve the terminal and the environment once, dispatch,
 //! and map the result to an exit code in one place.
 
-mod cli;
-mod commands;
-mod config;
-mod engine;
-mod exit;
-mod github;
-mod item;
-mod policy;
-mod report;
-mod store;
-mod ui;
-
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use cli::{Cli, Command};
-use commands::Context;
-use exit::Fatal;
+use gh_sweep::cli::{Cli, Command};
+use gh_sweep::commands::{self, Context};
+use gh_sweep::exit::{self, Fatal};
+use gh_sweep::{config, report, ui};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

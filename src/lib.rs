@@ -1,0 +1,14 @@
+//! gh-sweep as a library: what the binary (`main.rs`) wires together, and what the fuzz targets
+//! in `fuzz/` exercise directly. The command line is the product; this API is not stable.
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod engine;
+pub mod exit;
+pub mod github;
+pub mod item;
+pub mod policy;
+pub mod report;
+pub mod store;
+pub mod ui;
