@@ -444,3 +444,62 @@ fn two_overlapping_stale_sweeps_write_each_thing_once() {
 fn four_overlapping_stale_sweeps_write_each_thing_once() {
     overlapping_stale_sweeps(4);
 }
+
+#[test]
+fn killed_or_overlapping_polls_enqueue_each_merge_once() {
+    let mut table = vec!["seed  kill(ms)  rows  duplicates  PRs lost".to_string()];
+    for seed in 0..kill_runs() {
+        let test = Test::new(|world| {
+            for number in 1..=5 {
+                world.green_pr(number);
+            }
+        });
+        let delay = kill_delay(seed, 120);
+        kill_after(&test, &["poll", "--repo", REPO], delay);
+        // An overlapping pair, then a last tick to finish what the killed one left.
+        let children: Vec<_> = (0..2)
+            .map(|_| {
+                test.std_command(&["poll", "--repo", REPO])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "seed {seed}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+        let keys: Vec<String> = connection
+            .prepare("SELECT key FROM queue")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut unique = keys.clone();
+        unique.sort();
+        unique.dedup();
+        let lost = 5 - unique.len();
+        table.push(format!(
+            "{seed:>4}  {:>8}  {:>4}  {:>10}  {lost:>8}",
+            delay.as_millis(),
+            keys.len(),
+            keys.len() - unique.len()
+        ));
+        assert_eq!(
+            keys.len(),
+            5,
+            "seed {seed}: one queue row per eligible PR: {keys:?}"
+        );
+        assert_eq!(lost, 0);
+        test.expect_no_writes();
+    }
+    eprintln!("{}", table.join("\n"));
+}
