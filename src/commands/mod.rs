@@ -13,6 +13,7 @@ use crate::engine::{Classifier, Mode, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
+use crate::store::http_cache::SqliteCache;
 use crate::store::Store;
 use crate::ui::Ui;
 
@@ -32,7 +33,7 @@ pub fn run_engine(
     classifier: &mut dyn Classifier,
 ) -> anyhow::Result<i32> {
     let ui = &context.ui;
-    let (client, now) = match &settings.snapshot {
+    let (mut client, now) = match &settings.snapshot {
         Some((path, snapshot)) => {
             let now = snapshot.captured_at;
             ui.status(&format!(
@@ -68,6 +69,9 @@ pub fn run_engine(
     for warning in &store.warnings {
         ui.warn(warning);
     }
+    if settings.snapshot.is_none() {
+        client.set_cache(Box::new(SqliteCache::open(&settings.db)?));
+    }
     let recap = Run {
         client: &client,
         store: &mut store,
@@ -86,7 +90,11 @@ pub fn run_engine(
         ui.status(&format!("Saved what this run read to {}.", path.display()));
     }
     if ui.verbose {
-        eprintln!("{} requests sent.", client.requests());
+        eprintln!(
+            "{} requests sent; {} answered 304 Not Modified from the cache.",
+            client.requests(),
+            client.not_modified()
+        );
     }
     print_recap(ui, &recap);
     Ok(recap.exit_code)

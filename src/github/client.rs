@@ -56,6 +56,8 @@ pub struct WriteError {
 pub struct Page {
     pub body: Value,
     pub next: Option<String>,
+    /// A fresh answer with validators, to keep for the next run's conditional request.
+    fresh: Option<Cached>,
 }
 
 /// What a write answered: GitHub's clock when it answered.
@@ -78,6 +80,25 @@ pub struct Client {
     retry: RetryPolicy,
     verbose: bool,
     requests: Cell<u64>,
+    not_modified: Cell<u64>,
+    cache: Option<Box<dyn ResponseCache>>,
+}
+
+/// An answer kept for conditional requests: its validators, body and next page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cached {
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub body: String,
+    pub next: Option<String>,
+}
+
+/// Where answers are kept between runs, so a repeated read asks "changed since?" and a 304
+/// (which GitHub does not charge against the rate limit) reuses the body. Best effort: a cache
+/// that fails only costs requests.
+pub trait ResponseCache {
+    fn lookup(&self, url: &str) -> Option<Cached>;
+    fn keep(&self, url: &str, cached: &Cached);
 }
 
 pub struct LiveOptions {
@@ -137,6 +158,8 @@ impl Client {
             retry: options.retry,
             verbose: options.verbose,
             requests: Cell::new(0),
+            not_modified: Cell::new(0),
+            cache: None,
         })
     }
 
@@ -151,7 +174,19 @@ impl Client {
             },
             verbose: false,
             requests: Cell::new(0),
+            not_modified: Cell::new(0),
+            cache: None,
         }
+    }
+
+    /// Makes every read conditional on what `cache` kept from earlier runs.
+    pub fn set_cache(&mut self, cache: Box<dyn ResponseCache>) {
+        self.cache = Some(cache);
+    }
+
+    /// Requests GitHub answered 304 Not Modified (free of rate limit).
+    pub fn not_modified(&self) -> u64 {
+        self.not_modified.get()
     }
 
     /// Requests sent over the network so far.
@@ -258,11 +293,55 @@ impl Client {
                 record,
             } => (http, token, record),
         };
+        let cached = self.cache.as_ref().and_then(|cache| cache.lookup(&url));
         let mut attempt = 0;
         loop {
             self.requests.set(self.requests.get() + 1);
-            let result = http.get(&url).header(AUTHORIZATION, bearer(token)).send();
+            let mut request = http.get(&url).header(AUTHORIZATION, bearer(token));
+            if let Some(cached) = &cached {
+                if let Some(etag) = &cached.etag {
+                    request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+                }
+                if let Some(modified) = &cached.last_modified {
+                    request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
+                }
+            }
+            let result = request.send();
             let outcome = match result {
+                Ok(response)
+                    if response.status() == StatusCode::NOT_MODIFIED && cached.is_some() =>
+                {
+                    self.log("GET", &url, Some(StatusCode::NOT_MODIFIED));
+                    self.not_modified.set(self.not_modified.get() + 1);
+                    let cached = cached
+                        .clone()
+                        .unwrap_or_else(|| unreachable!("checked above"));
+                    match serde_json::from_str(&cached.body) {
+                        Ok(body) => {
+                            if let Some(record) = record {
+                                let next = cached.next.as_deref().map(|next| self.key(next));
+                                record.borrow_mut().insert(
+                                    &key,
+                                    Recorded {
+                                        status: 200,
+                                        body: serde_json::from_str(&cached.body)
+                                            .unwrap_or(Value::Null),
+                                        next,
+                                    },
+                                );
+                            }
+                            Attempt::Done(Page {
+                                body,
+                                next: cached.next.clone(),
+                                fresh: None,
+                            })
+                        }
+                        Err(_) => Attempt::Retry {
+                            message: format!("the cached answer for GET {key} is damaged"),
+                            wait: None,
+                        },
+                    }
+                }
                 Ok(response) => {
                     let status = response.status();
                     self.log("GET", &url, Some(status));
@@ -277,7 +356,12 @@ impl Client {
                 }
             };
             match outcome {
-                Attempt::Done(page) => return Ok(page),
+                Attempt::Done(page) => {
+                    if let (Some(cache), Some(fresh)) = (&self.cache, &page.fresh) {
+                        cache.keep(&url, fresh);
+                    }
+                    return Ok(page);
+                }
                 Attempt::Final(error) => return Err(error),
                 Attempt::Retry { message, wait } => {
                     if attempt >= self.retry.retries {
@@ -526,7 +610,21 @@ fn read_attempt(
                 },
             );
         }
-        return Attempt::Done(Page { body, next });
+        let header = |name: reqwest::header::HeaderName| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let etag = header(reqwest::header::ETAG);
+        let last_modified = header(reqwest::header::LAST_MODIFIED);
+        let fresh = (etag.is_some() || last_modified.is_some()).then(|| Cached {
+            etag,
+            last_modified,
+            body: text.clone(),
+            next: next.clone(),
+        });
+        return Attempt::Done(Page { body, next, fresh });
     }
     let code = status.as_u16();
     let wait = rate_limit_wait(&headers);
@@ -582,6 +680,7 @@ fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
         return Ok(Page {
             body: recorded.body.clone(),
             next: recorded.next.clone(),
+            fresh: None,
         });
     }
     Err(ApiError::Item {

@@ -16,6 +16,7 @@ use crate::item::{ItemRef, RepoRef};
 use crate::policy::recap::Recap;
 
 pub mod gate;
+pub mod http_cache;
 pub mod queue;
 
 /// Each entry migrates the schema from its index to the next version.
@@ -98,6 +99,15 @@ const MIGRATIONS: &[&str] = &[
     // 3 -> 4: which process ran a run, so a run that died is known at once.
     "ALTER TABLE runs ADD COLUMN pid INTEGER;
      ALTER TABLE runs ADD COLUMN host TEXT;",
+    // 4 -> 5: the answers kept for conditional requests (ETag / Last-Modified).
+    "CREATE TABLE http_cache (
+        url TEXT PRIMARY KEY,
+        etag TEXT,
+        last_modified TEXT,
+        body TEXT NOT NULL,
+        next TEXT,
+        stored_at TEXT NOT NULL
+     );",
 ];
 
 /// How long a write without an outcome may belong to a run that is still at work. Past this

@@ -555,3 +555,44 @@ fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
     assert_eq!(second, first - 10 * 5);
     eprintln!("100 PRs, 10 eligible: first tick {first} requests, second tick {second}");
 }
+
+/// Issue 6's target: a repeated tick over unchanged PRs costs (almost) no rate limit.
+#[test]
+fn a_second_tick_over_unchanged_prs_is_answered_by_304s() {
+    let test = Test::new(|world| {
+        for number in 1..=100 {
+            let pr = world.green_pr(number);
+            if number % 10 != 0 {
+                pr.files = vec![("src/lib.rs".into(), None)];
+            }
+        }
+    });
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    test.clear_log();
+    let outcome = test.run(&["poll", "--repo", REPO, "--json", "--verbose"]);
+    outcome.expect_code(0);
+    let requests = test.requests();
+    let charged = requests.iter().filter(|r| r.status != 304).count();
+    assert!(
+        charged <= 1,
+        "non-304 answers on the second tick: {charged} of {}",
+        requests.len()
+    );
+    assert_eq!(
+        requests.len(),
+        1 + 90 * 2,
+        "the search, then each ineligible PR's read and files"
+    );
+    assert!(
+        outcome
+            .stderr
+            .contains("answered 304 Not Modified from the cache"),
+        "{}",
+        outcome.stderr
+    );
+    // A change is seen at once: the changed page answers 200 and is read again.
+    test.world().world.issue(1).files = vec![("docs/a.md".into(), None)];
+    test.clear_log();
+    let changed = test.run(&["poll", "--repo", REPO, "--json"]).json();
+    assert_eq!(changed["counters"]["enqueued"], 1, "{changed}");
+}

@@ -68,6 +68,8 @@ pub struct Shared {
     faults: Vec<FaultRule>,
     pub unknown_routes: Vec<String>,
     pub page_size: usize,
+    /// Whether reads carry ETags and honour If-None-Match.
+    pub etags: bool,
 }
 
 pub struct Server {
@@ -85,6 +87,7 @@ impl Server {
             faults: Vec::new(),
             unknown_routes: Vec::new(),
             page_size: 100,
+            etags: true,
         }));
         let for_thread = Arc::clone(&shared);
         let base_for_thread = base.clone();
@@ -121,6 +124,7 @@ struct Incoming {
     query: String,
     body: String,
     authorization: Option<String>,
+    if_none_match: Option<String>,
 }
 
 fn read_request(stream: &TcpStream) -> Option<Incoming> {
@@ -132,6 +136,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
     let target = parts.next()?.to_string();
     let mut length = 0;
     let mut authorization = None;
+    let mut if_none_match = None;
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok()?;
@@ -147,6 +152,9 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
             if name == "authorization" {
                 authorization = Some(value.trim().to_string());
             }
+            if name == "if-none-match" {
+                if_none_match = Some(value.trim().to_string());
+            }
         }
     }
     let mut body = vec![0; length];
@@ -161,6 +169,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
         query,
         body: String::from_utf8_lossy(&body).to_string(),
         authorization,
+        if_none_match,
     })
 }
 
@@ -259,7 +268,24 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             Some(answer)
         }
         Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {
-            Some(route(&mut guard, &request, base))
+            let mut answer = route(&mut guard, &request, base);
+            // GitHub's conditional requests: an ETag on every successful read, and 304 with
+            // no body when the client already holds that version.
+            if request.method == "GET" && answer.status == 200 && guard.etags {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                std::hash::Hash::hash(&answer.body, &mut hasher);
+                std::hash::Hash::hash(&answer.headers, &mut hasher);
+                let etag = format!("W/\"{:016x}\"", std::hash::Hasher::finish(&hasher));
+                if request.if_none_match.as_deref() == Some(etag.as_str()) {
+                    answer = Reply {
+                        status: 304,
+                        body: String::new(),
+                        headers: Vec::new(),
+                    };
+                }
+                answer.headers.push(("etag".into(), etag));
+            }
+            Some(answer)
         }
     };
     let dropped = matches!(fault, Some(Fault::Drop) | Some(Fault::ApplyThenDrop));
@@ -284,6 +310,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         200 => "OK",
         201 => "Created",
         204 => "No Content",
+        304 => "Not Modified",
         404 => "Not Found",
         _ => "Status",
     };
