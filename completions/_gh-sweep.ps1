@@ -240,6 +240,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List recent runs, one line each')
+            [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the recap as Markdown (for an issue comment or a job summary)')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')

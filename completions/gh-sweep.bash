@@ -665,7 +665,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__subcmd__sweep__subcmd__recap)
-            opts="-R -y -v -q -h --list --acknowledge --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --now --help"
+            opts="-R -y -v -q -h --list --markdown --acknowledge --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

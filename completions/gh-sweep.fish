@@ -173,6 +173,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l snapshot -d 
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l list -d 'List recent runs, one line each'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l markdown -d 'Print the recap as Markdown (for an issue comment or a job summary)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l json -d 'Print the recap as one JSON object'

@@ -198,6 +198,10 @@ pub struct RecapArgs {
     #[arg(long, conflicts_with = "run")]
     pub list: bool,
 
+    /// Print the recap as Markdown (for an issue comment or a job summary)
+    #[arg(long, conflicts_with = "list")]
+    pub markdown: bool,
+
     /// Mark an item's writes of unknown outcome as checked by hand, so sweeps write to it again
     #[arg(long, value_name = "OWNER/NAME#N", conflicts_with_all = ["run", "list"])]
     pub acknowledge: Option<String>,

@@ -40,6 +40,7 @@ const ENV_NAMES: &[&str] = &[
     "PATH",
     "CI",
     "GH_SWEEP_SWEEP_ENABLED",
+    "GITHUB_STEP_SUMMARY",
 ];
 
 impl Env {
@@ -65,7 +66,7 @@ impl Env {
         }
     }
 
-    fn get(&self, name: &str) -> Option<&str> {
+    pub fn get(&self, name: &str) -> Option<&str> {
         self.vars
             .get(name)
             .map(String::as_str)
@@ -291,6 +292,18 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
         ));
     }
     Ok(base.trim_end_matches('/').to_string())
+}
+
+/// Where a human opens what the API serves: `https://github.com` for `api.github.com`, the
+/// host itself for an Enterprise `https://HOST/api/v3`.
+pub fn web_url(api_base: &str) -> String {
+    if api_base == "https://api.github.com" {
+        return "https://github.com".to_string();
+    }
+    api_base
+        .strip_suffix("/api/v3")
+        .unwrap_or(api_base)
+        .to_string()
 }
 
 fn is_loopback(host: &str) -> bool {

@@ -239,6 +239,99 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
     out.trim_end().to_string()
 }
 
+/// A table cell in Markdown: no pipes, no line breaks, no control characters.
+fn md(text: &str) -> String {
+    clean(text).replace('|', "\\|")
+}
+
+/// `owner/repo#N` as a link to its page.
+fn md_item(item: &str, web_url: &str) -> String {
+    match item.split_once('#') {
+        Some((repo, number)) if !web_url.is_empty() => {
+            format!("[{item}]({web_url}/{repo}/issues/{number})")
+        }
+        _ => md(item),
+    }
+}
+
+/// The recap as Markdown, for a job summary or an issue comment: counts, then the completed,
+/// failed and unfinished tables (each item a link), then the rerun line in a code block.
+pub fn recap_markdown(recap: &Recap) -> String {
+    let mut out = format!(
+        "### gh-sweep {}: run {}\n\n",
+        md(&recap.command),
+        recap.run_id
+    );
+    let dry = if recap.dry_run { " (dry run)" } else { "" };
+    out.push_str(&format!(
+        "**{} completed · {} failed · {} unfinished**{dry}\n\n",
+        recap.completed.len(),
+        recap.failed.len(),
+        recap.unfinished.len()
+    ));
+    if let (Some(stop), Some(detail)) = (recap.stopped, &recap.stop_detail) {
+        let stop = serde_json::to_value(stop)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        out.push_str(&format!("Stopped (`{stop}`): {}\n\n", md(detail)));
+    }
+    if let Some(counters) = &recap.counters {
+        out.push_str(&format!("{}\n\n", md(&counters_line(counters))));
+    }
+    for note in &recap.notes {
+        out.push_str(&format!("> {}\n\n", md(note)));
+    }
+    if !recap.completed.is_empty() {
+        out.push_str("#### Completed\n\n| Item | Disposition | Detail |\n|---|---|---|\n");
+        for item in &recap.completed {
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                md_item(&item.item, &recap.web_url),
+                md(&item.disposition),
+                md(&item.detail)
+            ));
+        }
+        out.push('\n');
+    }
+    if !recap.failed.is_empty() {
+        out.push_str("#### Failed\n\n| Item | Phase | Reason |\n|---|---|---|\n");
+        for item in &recap.failed {
+            let phase = match item.phase {
+                Phase::Read => "read",
+                Phase::Write => "write",
+            };
+            out.push_str(&format!(
+                "| {} | {phase} | {} |\n",
+                md_item(&item.item, &recap.web_url),
+                md(&item.reason)
+            ));
+        }
+        out.push('\n');
+    }
+    if !recap.unfinished.is_empty() {
+        let reason = recap
+            .unfinished_reason
+            .as_deref()
+            .map(|reason| format!(": {}", md(reason)))
+            .unwrap_or_default();
+        out.push_str(&format!("#### Unfinished{reason}\n\n"));
+        let items: Vec<String> = recap
+            .unfinished
+            .iter()
+            .map(|item| md_item(item, &recap.web_url))
+            .collect();
+        out.push_str(&format!("{}\n\n", items.join(", ")));
+    }
+    if let Some(rerun) = &recap.rerun {
+        out.push_str(&format!(
+            "Rerun what is left:\n\n```sh\n{}\n```\n",
+            clean(rerun)
+        ));
+    }
+    out.trim_end().to_string()
+}
+
 pub fn runs(rows: &[RunRow], terminal: bool) -> String {
     let mut runs = table(terminal, &["RUN", "STARTED", "COMMAND", "STOPPED", "EXIT"]);
     for row in rows {

@@ -97,6 +97,20 @@ pub fn run_engine(
         );
     }
     print_recap(ui, &recap);
+    // Inside GitHub Actions every run also appears on the workflow's page.
+    if let Some(summary) = context.env.get("GITHUB_STEP_SUMMARY") {
+        let markdown = format!("{}\n\n", report::recap_markdown(&recap));
+        let appended = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(summary)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, markdown.as_bytes()));
+        if let Err(error) = appended {
+            ui.warn(&format!(
+                "could not append the recap to GITHUB_STEP_SUMMARY ({summary}): {error}"
+            ));
+        }
+    }
     Ok(recap.exit_code)
 }
 

@@ -46,9 +46,14 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         return Ok(crate::exit::SUCCESS);
     }
     match store.recap(recap.run)? {
+        Some(found) if recap.markdown => {
+            context.ui.data(&report::recap_markdown(&found));
+            Ok(crate::exit::SUCCESS)
+        }
         Some(found) => {
+            // The stored run's own exit code is in the recap (`exit_code`); printing it worked.
             print_recap(&context.ui, &found);
-            Ok(found.exit_code)
+            Ok(crate::exit::SUCCESS)
         }
         None => Err(Fatal::Usage(match recap.run {
             Some(id) => format!(

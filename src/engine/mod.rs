@@ -424,6 +424,7 @@ impl Run<'_> {
         });
         recap.counters = classifier.counters(&recap);
         recap.notes = notes;
+        recap.web_url = crate::config::web_url(&self.settings.api_base);
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
         Ok(recap)

@@ -83,6 +83,9 @@ pub struct Planned {
 pub struct Recap {
     pub run_id: i64,
     pub command: String,
+    /// The web address items link to (`https://github.com`, or an Enterprise host).
+    #[serde(default)]
+    pub web_url: String,
     pub dry_run: bool,
     pub stopped: Option<Stop>,
     /// A sentence on the stop, for the maintainer (the outage's cause, the failed write).
@@ -216,6 +219,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
     Recap {
         run_id: facts.run_id,
         command: facts.command.to_string(),
+        web_url: String::new(),
         dry_run: facts.dry_run,
         stopped: facts.stopped,
         stop_detail: facts.stop_detail,

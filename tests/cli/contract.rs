@@ -932,3 +932,50 @@ fn a_huge_body_is_not_read_into_memory() {
     );
     assert_eq!(items(&recap["completed"]), numbers(2..=2));
 }
+
+#[test]
+fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+        world.open_issue(2, 74).patch = Some(json!({"updated_at": "soon | maybe"}));
+        world.open_issue(3, 74);
+    });
+    let summary = test.dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let output = test
+        .command(&["stale-sweep", "--repo", REPO, "--dry-run"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(8));
+    let markdown = test.run(&["recap", "--markdown"]);
+    markdown.expect_code(0);
+    let text = &markdown.stdout;
+    let base = &test.server.base;
+    assert!(text.starts_with("### gh-sweep stale-sweep: run 1\n\n**1 completed · 1 failed · 1 unfinished** (dry run)"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "| [octo/demo#1]({base}/octo/demo/issues/1) | keep | idle 5 days < 60 |"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(r"the `updated_at` timestamp `soon \| maybe` does not parse"),
+        "pipes escaped: {text}"
+    );
+    assert!(text.contains("#### Unfinished: dry run"), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with("```sh\ngh-sweep stale-sweep --repo octo/demo --only 'octo/demo#2,#3'\n```"),
+        "{text}"
+    );
+    let written = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        written.starts_with("earlier step\n### gh-sweep stale-sweep: run 1"),
+        "{written}"
+    );
+    assert!(
+        written.contains(&text[..]),
+        "the job summary holds the same Markdown"
+    );
+}
