@@ -51,6 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -278,6 +279,31 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'gh-sweep;man' {
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''')
+            [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
+            [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
+            [CompletionResult]::new('--max-writes', '--max-writes', [CompletionResultType]::ParameterName, 'Send at most this many writes; items past the cap stay unfinished')
+            [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
+            [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339 (for replaying a situation; defaults to now)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Write without asking (needed when not on a terminal)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Read, classify and show the planned writes; write nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the recap as one JSON object')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'gh-sweep;help' {
             [CompletionResult]::new('stale-sweep', 'stale-sweep', [CompletionResultType]::ParameterValue, 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones')
             [CompletionResult]::new('poll', 'poll', [CompletionResultType]::ParameterValue, 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge')
@@ -285,6 +311,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -312,6 +339,9 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;help;completions' {
+            break
+        }
+        'gh-sweep;help;man' {
             break
         }
         'gh-sweep;help;help' {

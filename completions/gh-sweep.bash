@@ -25,6 +25,9 @@ _gh__sweep() {
             gh__sweep,help)
                 cmd="gh__sweep__subcmd__help"
                 ;;
+            gh__sweep,man)
+                cmd="gh__sweep__subcmd__man"
+                ;;
             gh__sweep,poll)
                 cmd="gh__sweep__subcmd__poll"
                 ;;
@@ -64,6 +67,9 @@ _gh__sweep() {
             gh__sweep__subcmd__help,help)
                 cmd="gh__sweep__subcmd__help__subcmd__help"
                 ;;
+            gh__sweep__subcmd__help,man)
+                cmd="gh__sweep__subcmd__help__subcmd__man"
+                ;;
             gh__sweep__subcmd__help,poll)
                 cmd="gh__sweep__subcmd__help__subcmd__poll"
                 ;;
@@ -89,7 +95,7 @@ _gh__sweep() {
 
     case "${cmd}" in
         gh__sweep)
-            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --now --help --version stale-sweep poll sweep classify recap completions help"
+            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --now --help --version stale-sweep poll sweep classify recap completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,7 +465,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__subcmd__sweep__subcmd__help)
-            opts="stale-sweep poll sweep classify recap completions help"
+            opts="stale-sweep poll sweep classify recap completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,6 +548,20 @@ _gh__sweep() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        gh__subcmd__sweep__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         gh__subcmd__sweep__subcmd__help__subcmd__poll)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -591,6 +611,68 @@ _gh__sweep() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__subcmd__sweep__subcmd__man)
+            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --now --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -R)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --only)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --item-failure-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

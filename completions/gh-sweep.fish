@@ -48,6 +48,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "sweep" -d 'Merge 
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
@@ -197,12 +198,30 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l json -
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l write-interval -d 'Seconds between two writes [default: 1]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'

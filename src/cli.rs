@@ -158,6 +158,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
+
+    /// Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`
+    Man,
 }
 
 #[derive(Debug, Subcommand)]

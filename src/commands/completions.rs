@@ -6,6 +6,13 @@ use clap_complete::{generate, shells};
 
 use crate::cli::{Cli, Shell};
 
+/// The man page, from the same definitions.
+pub fn man() -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    clap_mangen::Man::new(Cli::command()).render(&mut out)?;
+    Ok(out)
+}
+
 pub fn render(shell: Shell) -> Vec<u8> {
     let mut command = Cli::command();
     let mut out = Vec::new();
