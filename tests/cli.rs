@@ -12,6 +12,8 @@ mod contract;
 mod faults;
 #[path = "cli/poll.rs"]
 mod poll;
+#[path = "cli/readme.rs"]
+mod readme;
 #[path = "cli/snapshot.rs"]
 mod snapshot;
 #[path = "cli/stale.rs"]

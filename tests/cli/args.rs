@@ -155,10 +155,21 @@ fn the_committed_man_page_matches_the_definitions() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let outcome = test.run(&["man"]);
     outcome.expect_code(0);
-    assert!(outcome.stdout.starts_with(".ie \\n(.g .ds Aq"), "roff: {}", &outcome.stdout[..40]);
-    assert!(outcome.stdout.contains("stale\\-sweep"), "lists the subcommands");
-    let committed = std::fs::read_to_string(root.join("completions/gh-sweep.1")).unwrap_or_default();
-    assert!(committed == outcome.stdout, "completions/gh-sweep.1 is stale: run `cargo run -- man > completions/gh-sweep.1`");
+    assert!(
+        outcome.stdout.starts_with(".ie \\n(.g .ds Aq"),
+        "roff: {}",
+        &outcome.stdout[..40]
+    );
+    assert!(
+        outcome.stdout.contains("stale\\-sweep"),
+        "lists the subcommands"
+    );
+    let committed =
+        std::fs::read_to_string(root.join("completions/gh-sweep.1")).unwrap_or_default();
+    assert!(
+        committed == outcome.stdout,
+        "completions/gh-sweep.1 is stale: run `cargo run -- man > completions/gh-sweep.1`"
+    );
 }
 
 #[test]
