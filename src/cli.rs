@@ -124,7 +124,7 @@ pub enum Command {
     /// Oldest items first; bots and the token's own user never count as activity; the close
     /// clock starts when the stale label was put on.
     #[command(after_help = AFTER_HELP)]
-    StaleSweep,
+    StaleSweep(StaleArgs),
 
     /// One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge
     ///
@@ -167,12 +167,26 @@ pub enum Command {
 pub enum ClassifyCommand {
     /// Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt
     #[command(after_help = AFTER_HELP)]
-    Stale,
+    Stale(StaleArgs),
 
     /// Explain for every open PR why `poll` would or would not enqueue its merge: the first
     /// unmet condition, in words. Reads the queue, never changes it
     #[command(after_help = AFTER_HELP)]
     Merge(OrgArgs),
+}
+
+/// Options of the stale rules' subcommands.
+#[derive(Debug, Args, Clone, Default)]
+pub struct StaleArgs {
+    /// Take the [stale] rules from the actions/stale step of this workflow file (its `with:`
+    /// inputs, in snake_case), over the config file's
+    #[arg(long, value_name = "WORKFLOW.yml")]
+    pub from_workflow: Option<PathBuf>,
+
+    /// Print the [stale] table in effect (from --from-workflow, else the config) and exit,
+    /// reading nothing from GitHub
+    #[arg(long)]
+    pub print_config: bool,
 }
 
 #[derive(Debug, Args, Clone, Default)]

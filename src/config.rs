@@ -213,6 +213,58 @@ fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
     })
 }
 
+/// The `[stale]` table with `table`'s keys put over `rules`.
+pub fn overlay_stale(rules: &StaleRules, table: toml::Table) -> Result<StaleRules, String> {
+    let mut merged = match toml::Value::try_from(rules) {
+        Ok(toml::Value::Table(merged)) => merged,
+        _ => toml::Table::new(),
+    };
+    merged.extend(table);
+    StaleRules::deserialize(merged).map_err(|error| error.message().trim().to_string())
+}
+
+/// The `[stale]` table in effect for `--print-config`: from the workflow, else the config file.
+pub fn stale_table_in_effect(
+    args: &GlobalArgs,
+    workflow: Option<&Path>,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(String, Vec<String>), Fatal> {
+    let usage = Fatal::Usage;
+    if let Some(workflow) = workflow {
+        let (table, warnings) = crate::workflow::stale_table(workflow).map_err(usage)?;
+        overlay_stale(&StaleRules::default(), table.clone())
+            .and_then(|rules| rules.validate())
+            .map_err(|error| {
+                Fatal::Usage(format!(
+                    "invalid actions/stale inputs in {}: {error}",
+                    workflow.display()
+                ))
+            })?;
+        return Ok((crate::workflow::print(&table, workflow), warnings));
+    }
+    let path = find_config(args.config.as_deref(), env, cwd).map_err(usage)?;
+    let rules = match &path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|error| {
+                Fatal::Usage(format!(
+                    "cannot read config file {}: {error}",
+                    path.display()
+                ))
+            })?;
+            parse_file(&text, path).map_err(usage)?.stale
+        }
+        None => StaleRules::default(),
+    };
+    let mut wrapper = toml::Table::new();
+    let table = toml::Value::try_from(&rules).map_err(|error| Fatal::Usage(error.to_string()))?;
+    wrapper.insert("stale".into(), table);
+    Ok((
+        toml::to_string_pretty(&wrapper).unwrap_or_default(),
+        Vec::new(),
+    ))
+}
+
 /// Parses and validates a config file's text as a run would, for the fuzz target: any input
 /// gives a value or an error message, never a panic.
 pub fn check_config_text(text: &str) -> Result<(), String> {
@@ -400,6 +452,8 @@ pub struct Settings {
     pub confirm: bool,
     /// The run's clock.
     pub now: chrono::DateTime<chrono::Utc>,
+    /// What the maintainer should know about the settings (workflow inputs not carried over).
+    pub warnings: Vec<String>,
     /// The command line a rerun starts with (everything but `--only`).
     pub rerun_prefix: String,
 }
@@ -422,11 +476,14 @@ pub struct Spec<'a> {
     pub access: Access,
     pub orgs: &'a [String],
     pub confirm: bool,
+    /// An actions/stale workflow whose inputs replace the `[stale]` table.
+    pub workflow: Option<&'a Path>,
 }
 
 impl<'a> Spec<'a> {
     pub fn new(words: &'a str, access: Access) -> Self {
         Spec {
+            workflow: None,
             words,
             access,
             orgs: &[],
@@ -464,6 +521,18 @@ fn resolve_inner(
         }
         None => FileConfig::default(),
     };
+    let mut file = file;
+    let mut warnings = Vec::new();
+    if let Some(workflow) = spec.workflow {
+        let (table, found) = crate::workflow::stale_table(workflow)?;
+        warnings.extend(found);
+        file.stale = overlay_stale(&file.stale, table).map_err(|error| {
+            format!(
+                "invalid actions/stale inputs in {}: {error}",
+                workflow.display()
+            )
+        })?;
+    }
     file.stale.validate()?;
     file.poll.validate()?;
     let mut sweep = file.sweep;
@@ -598,6 +667,10 @@ fn resolve_inner(
         args.config.as_ref().map(|path| path.display().to_string()),
     );
     flag(
+        "--from-workflow",
+        spec.workflow.map(|path| path.display().to_string()),
+    );
+    flag(
         "--db",
         args.db.as_ref().map(|path| path.display().to_string()),
     );
@@ -641,6 +714,7 @@ fn resolve_inner(
         orgs,
         confirm: spec.confirm,
         rerun_prefix: rerun.join(" "),
+        warnings,
         now,
     })
 }

@@ -12,3 +12,4 @@ pub mod policy;
 pub mod report;
 pub mod store;
 pub mod ui;
+pub mod workflow;

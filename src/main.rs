@@ -50,7 +50,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir()?;
     match &cli.command {
-        Command::StaleSweep => commands::stale_sweep::run(context, &cli.global, &cwd),
+        Command::StaleSweep(stale) => commands::stale_sweep::run(context, stale, &cli.global, &cwd),
         Command::Poll(poll) => commands::poll::run(context, poll, &cli.global, &cwd),
         Command::Sweep => commands::sweep::run(context, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),

@@ -15,8 +15,14 @@ pub fn run(
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     match command {
-        ClassifyCommand::Stale => {
-            let spec = Spec::new("classify stale", Access::ReadOnly);
+        ClassifyCommand::Stale(stale) => {
+            if stale.print_config {
+                return super::print_stale_config(context, stale, args, cwd);
+            }
+            let spec = Spec {
+                workflow: stale.from_workflow.as_deref(),
+                ..Spec::new("classify stale", Access::ReadOnly)
+            };
             let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
             let mut classifier = StaleClassifier::new(&rules);
@@ -30,10 +36,8 @@ pub fn run(
         }
         ClassifyCommand::Merge(scope) => {
             let spec = Spec {
-                words: "classify merge",
-                access: Access::ReadOnly,
                 orgs: &scope.orgs,
-                confirm: false,
+                ..Spec::new("classify merge", Access::ReadOnly)
             };
             let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.poll.clone();

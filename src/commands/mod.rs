@@ -33,6 +33,9 @@ pub fn run_engine(
     classifier: &mut dyn Classifier,
 ) -> anyhow::Result<i32> {
     let ui = &context.ui;
+    for warning in &settings.warnings {
+        ui.warn(warning);
+    }
     let (mut client, now) = match &settings.snapshot {
         Some((path, snapshot)) => {
             let now = snapshot.captured_at;
@@ -112,6 +115,22 @@ pub fn run_engine(
         }
     }
     Ok(recap.exit_code)
+}
+
+/// `--print-config`: the `[stale]` table in effect, ready to paste, and nothing read.
+pub fn print_stale_config(
+    context: &Context,
+    stale: &crate::cli::StaleArgs,
+    args: &crate::cli::GlobalArgs,
+    cwd: &std::path::Path,
+) -> anyhow::Result<i32> {
+    let (text, warnings) =
+        config::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
+    for warning in &warnings {
+        context.ui.warn(warning);
+    }
+    context.ui.data(text.trim_end());
+    Ok(crate::exit::SUCCESS)
 }
 
 pub fn print_recap(ui: &Ui, recap: &crate::policy::recap::Recap) {

@@ -13,10 +13,9 @@ pub fn run(
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     let spec = Spec {
-        words: "poll",
-        access: Access::LocalWrites,
         orgs: &poll.scope.orgs,
         confirm: poll.confirm,
+        ..Spec::new("poll", Access::LocalWrites)
     };
     let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();

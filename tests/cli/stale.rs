@@ -395,3 +395,116 @@ fn a_server_clock_ahead_of_ours_keeps_items_and_says_why() {
     );
     test.expect_no_writes();
 }
+
+const WORKFLOW: &str = r#"name: Close stale issues
+on:
+  schedule:
+    - cron: "30 1 * * *"
+jobs:
+  stale:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/stale@v9
+        with:
+          repo-token: ${{ secrets.GITHUB_TOKEN }}
+          stale-issue-message: 'This issue is stale because it has been open 30 days with no activity.'
+          days-before-stale: 30
+          days-before-close: "5"
+          exempt-issue-labels: 'pinned,security'
+          exempt-draft-pr: true
+          operations-per-run: 100
+"#;
+
+#[test]
+fn a_workflow_of_actions_stale_moves_over() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 40);
+        world.open_issue(2, 40).labels.push("Security".into());
+    });
+    let workflow = test.dir.path().join(".github/workflows/stale.yml");
+    std::fs::create_dir_all(workflow.parent().unwrap()).unwrap();
+    std::fs::write(&workflow, WORKFLOW).unwrap();
+    let printed = test.run(&[
+        "stale-sweep",
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+        "--print-config",
+    ]);
+    printed.expect_code(0);
+    assert!(
+        test.requests().is_empty(),
+        "printing the config reads nothing"
+    );
+    let expected =
+        "# From the actions/stale step of .github/workflows/stale.yml (its inputs, in snake_case).
+[stale]
+days_before_close = 5
+days_before_stale = 30
+exempt_draft_pr = true
+exempt_issue_labels = \"pinned,security\"
+stale_issue_message = \"This issue is stale because it has been open 30 days with no activity.\"
+";
+    assert_eq!(printed.stdout, expected);
+    assert!(
+        printed
+            .stderr
+            .contains("`repo-token` is not carried over: gh-sweep reads GH_TOKEN"),
+        "{}",
+        printed.stderr
+    );
+    assert!(
+        printed
+            .stderr
+            .contains("`operations-per-run` is not carried over: use max_writes"),
+        "{}",
+        printed.stderr
+    );
+
+    let outcome = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+        "--json",
+    ]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(
+        recap["completed"][0]["disposition"], "mark-stale",
+        "days_before_stale = 30 from the workflow"
+    );
+    assert_eq!(
+        recap["completed"][1]["disposition"],
+        "exempt: label \"security\""
+    );
+
+    // What it prints is a config file gh-sweep reads back to the same decisions.
+    std::fs::write(test.config_path(), &printed.stdout).unwrap();
+    let again = test
+        .run(&["classify", "stale", "--repo", REPO, "--json"])
+        .json();
+    assert_eq!(again["completed"], recap["completed"]);
+
+    std::fs::write(
+        &workflow,
+        WORKFLOW.replace("days-before-stale: 30", "days-before-stale: soon"),
+    )
+    .unwrap();
+    let bad = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+    ]);
+    bad.expect_code(2);
+    assert!(
+        bad.stderr.contains("`days-before-stale: soon`"),
+        "{}",
+        bad.stderr
+    );
+}
