@@ -87,6 +87,7 @@ struct FileConfig {
     retry_backoff_ms: Option<u64>,
     max_retry_wait_seconds: Option<u64>,
     timeout_seconds: Option<u64>,
+    search_interval_ms: Option<u64>,
     #[serde(default)]
     stale: StaleRules,
     #[serde(default)]
@@ -104,6 +105,7 @@ const TOP_KEYS: &[&str] = &[
     "retry_backoff_ms",
     "max_retry_wait_seconds",
     "timeout_seconds",
+    "search_interval_ms",
     "stale",
     "poll",
     "sweep",
@@ -437,6 +439,8 @@ pub struct Settings {
     pub recheck_after: Duration,
     pub retry: RetryPolicy,
     pub timeout: Duration,
+    /// Spacing of search requests (GitHub allows 30 a minute).
+    pub search_interval: Duration,
     pub api_base: String,
     pub db: PathBuf,
     /// The snapshot to replay, loaded and checked.
@@ -703,6 +707,7 @@ fn resolve_inner(
             max_wait: Duration::from_secs(file.max_retry_wait_seconds.unwrap_or(60)),
         },
         timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30).max(1)),
+        search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
         api_base,
         db,
         snapshot: args.snapshot.clone().zip(snapshot),

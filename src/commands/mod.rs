@@ -55,6 +55,7 @@ pub fn run_engine(
                 );
             }
             let client = Client::live(LiveOptions {
+                search_interval: settings.search_interval,
                 base: settings.api_base.clone(),
                 token: token.secret,
                 timeout: settings.timeout,

@@ -492,6 +492,25 @@ impl Run<'_> {
                 Some("the maintainer declined some or all of the planned writes".into());
         }
 
+        // Stop cleanly, before the first write, when the rate limit cannot pay for the writes.
+        let remote: usize = plans
+            .iter()
+            .zip(&chosen)
+            .filter(|(_, chosen)| **chosen)
+            .map(|((plan, _, _), _)| plan.writes.iter().filter(|write| !write.is_local()).count())
+            .sum();
+        if let Some((left, reset)) = self.client.remaining("core") {
+            if remote > 0 && left < remote as i64 && reset > Utc::now() {
+                state.stop(
+                    Stop::HarnessOutage,
+                    format!(
+                        "{remote} writes are planned but GitHub's rate limit has {left} requests left until {}: run again after that",
+                        reset.to_rfc3339()
+                    ),
+                );
+                return Ok(());
+            }
+        }
         let mut sent: u64 = 0;
         let mut last_write: Option<Instant> = None;
         let mut progress = self.ui.progress(total, "writing");

@@ -82,6 +82,11 @@ pub struct Client {
     requests: Cell<u64>,
     not_modified: Cell<u64>,
     cache: Option<Box<dyn ResponseCache>>,
+    /// What GitHub last said of each rate-limit resource: (remaining, reset as a Unix time).
+    limits: RefCell<std::collections::BTreeMap<String, (i64, i64)>>,
+    /// Search has its own limit (30 a minute): its requests are spaced this far apart.
+    search_interval: Duration,
+    last_search: Cell<Option<std::time::Instant>>,
 }
 
 /// An answer kept for conditional requests: its validators, body and next page.
@@ -102,6 +107,7 @@ pub trait ResponseCache {
 }
 
 pub struct LiveOptions {
+    pub search_interval: Duration,
     pub base: String,
     pub token: SecretString,
     pub timeout: Duration,
@@ -160,6 +166,9 @@ impl Client {
             requests: Cell::new(0),
             not_modified: Cell::new(0),
             cache: None,
+            limits: RefCell::new(Default::default()),
+            search_interval: options.search_interval,
+            last_search: Cell::new(None),
         })
     }
 
@@ -176,7 +185,61 @@ impl Client {
             requests: Cell::new(0),
             not_modified: Cell::new(0),
             cache: None,
+            limits: RefCell::new(Default::default()),
+            search_interval: Duration::ZERO,
+            last_search: Cell::new(None),
         }
+    }
+
+    /// What is left of a rate-limit resource (`core`, `search`) and when it resets, as GitHub
+    /// last said.
+    pub fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
+        let (remaining, reset) = *self.limits.borrow().get(resource)?;
+        Some((remaining, DateTime::from_timestamp(reset, 0)?))
+    }
+
+    fn note_limits(&self, headers: &HeaderMap) {
+        let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<i64>().ok();
+        if let (Some(remaining), Some(reset)) =
+            (number("x-ratelimit-remaining"), number("x-ratelimit-reset"))
+        {
+            let resource = headers
+                .get("x-ratelimit-resource")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or("core")
+                .to_string();
+            self.limits
+                .borrow_mut()
+                .insert(resource, (remaining, reset));
+        }
+    }
+
+    /// Refuses a request the rate limit cannot pay for, instead of failing half way; spaces
+    /// search requests.
+    fn before_request(&self, url: &str) -> Result<(), ApiError> {
+        let search = self.key(url).starts_with("/search/");
+        let resource = if search { "search" } else { "core" };
+        if let Some((remaining, reset)) = self.remaining(resource) {
+            if remaining <= 0 && reset > Utc::now() {
+                return Err(ApiError::Harness {
+                    message: format!(
+                        "GitHub's {resource} rate limit is spent until {} (x-ratelimit-reset); stopping before asking again",
+                        reset.to_rfc3339()
+                    ),
+                });
+            }
+        }
+        if search {
+            if let Some(last) = self.last_search.get() {
+                let due = last + self.search_interval;
+                let now = std::time::Instant::now();
+                if due > now {
+                    thread::sleep(due - now);
+                }
+            }
+            self.last_search.set(Some(std::time::Instant::now()));
+        }
+        Ok(())
     }
 
     /// Makes every read conditional on what `cache` kept from earlier runs.
@@ -296,6 +359,7 @@ impl Client {
         let cached = self.cache.as_ref().and_then(|cache| cache.lookup(&url));
         let mut attempt = 0;
         loop {
+            self.before_request(&url)?;
             self.requests.set(self.requests.get() + 1);
             let mut request = http.get(&url).header(AUTHORIZATION, bearer(token));
             if let Some(cached) = &cached {
@@ -307,6 +371,9 @@ impl Client {
                 }
             }
             let result = request.send();
+            if let Ok(response) = &result {
+                self.note_limits(response.headers());
+            }
             let outcome = match result {
                 Ok(response)
                     if response.status() == StatusCode::NOT_MODIFIED && cached.is_some() =>
@@ -429,6 +496,8 @@ impl Client {
         };
         let status = response.status();
         self.log(method.as_str(), &url, Some(status));
+        self.note_limits(response.headers());
+        self.note_limits(response.headers());
         let server_date = response
             .headers()
             .get(reqwest::header::DATE)

@@ -979,3 +979,49 @@ fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
         "the job summary holds the same Markdown"
     );
 }
+
+#[test]
+fn writes_the_rate_limit_cannot_pay_for_are_not_started() {
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.open_issue(number, 74);
+        }
+    });
+    test.world().core_limit = Some(4);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(5);
+    let recap = outcome.json();
+    assert!(
+        recap["stop_detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("6 writes are planned but GitHub's rate limit has 3 requests left until"),
+        "{recap}"
+    );
+    assert_eq!(items(&recap["unfinished"]), numbers(1..=3));
+    test.expect_no_writes();
+}
+
+#[test]
+fn a_spent_rate_limit_stops_reads_before_asking_again() {
+    let test = Test::new(|world| {
+        world.stale_issue(1, 8, "github-actions[bot]");
+        world.stale_issue(2, 8, "github-actions[bot]");
+    });
+    test.world().core_limit = Some(2);
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(5);
+    let recap = outcome.json();
+    assert!(
+        recap["stop_detail"]
+            .as_str()
+            .unwrap()
+            .contains("rate limit is spent until"),
+        "{recap}"
+    );
+    assert_eq!(
+        test.requests().len(),
+        2,
+        "the list and one item's events; then nothing"
+    );
+}

@@ -70,6 +70,9 @@ pub struct Shared {
     pub page_size: usize,
     /// Whether reads carry ETags and honour If-None-Match.
     pub etags: bool,
+    /// When set, the core rate limit left: sent as `x-ratelimit-*` headers and spent by every
+    /// answer but a 304.
+    pub core_limit: Option<i64>,
 }
 
 pub struct Server {
@@ -88,6 +91,7 @@ impl Server {
             unknown_routes: Vec::new(),
             page_size: 100,
             etags: true,
+            core_limit: None,
         }));
         let for_thread = Arc::clone(&shared);
         let base_for_thread = base.clone();
@@ -288,6 +292,24 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             Some(answer)
         }
     };
+    let mut answer = answer;
+    if let (Some(left), Some(answer)) = (guard.core_limit.as_mut(), answer.as_mut()) {
+        if !request.path.starts_with("/search/") {
+            if answer.status != 304 {
+                *left = (*left - 1).max(0);
+            }
+            let reset = (Utc::now() + chrono::Duration::hours(1)).timestamp();
+            answer
+                .headers
+                .push(("x-ratelimit-remaining".into(), left.to_string()));
+            answer
+                .headers
+                .push(("x-ratelimit-reset".into(), reset.to_string()));
+            answer
+                .headers
+                .push(("x-ratelimit-resource".into(), "core".into()));
+        }
+    }
     let dropped = matches!(fault, Some(Fault::Drop) | Some(Fault::ApplyThenDrop));
     guard.log.push(Request {
         method: request.method.clone(),

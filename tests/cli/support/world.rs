@@ -177,7 +177,8 @@ pub struct WorldState {
 impl WorldState {
     pub fn new() -> Self {
         WorldState {
-            now: Utc::now(),
+            // Whole seconds, as GitHub's timestamps are.
+            now: DateTime::from_timestamp(Utc::now().timestamp(), 0).unwrap_or_else(Utc::now),
             issues: Vec::new(),
             viewer: VIEWER.to_string(),
             repos: vec![REPO.to_string()],
