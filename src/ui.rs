@@ -125,6 +125,17 @@ impl Progress {
         }
     }
 
+    /// Shows why the work is waiting (a rate limit), on the bar when there is one.
+    pub fn note(&mut self, message: &str) {
+        if self.enabled && !self.shown {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        if self.shown {
+            self.bar.set_message(message.to_string());
+        }
+    }
+
     pub fn finish(self) {
         self.bar.finish_and_clear();
     }

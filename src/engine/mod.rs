@@ -9,7 +9,7 @@ pub mod sweep;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -18,6 +18,7 @@ use crate::config::Settings;
 use crate::exit;
 use crate::github::{self, ApiError, Client, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
+use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
 use crate::policy::write::Write;
 use crate::report::{self, PlanRow};
@@ -512,7 +513,9 @@ impl Run<'_> {
             }
         }
         let mut sent: u64 = 0;
-        let mut last_write: Option<Instant> = None;
+        // When each write of this run was sent, for the pacing.
+        let started = Instant::now();
+        let mut sent_at: Vec<Duration> = Vec::new();
         let mut progress = self.ui.progress(total, "writing");
         let mut cap_reached = false;
         for ((plan, read_at, read_at_utc), chosen) in plans.into_iter().zip(chosen) {
@@ -578,12 +581,13 @@ impl Run<'_> {
                     dates.push(Utc::now());
                     continue;
                 }
-                if let Some(last) = last_write {
-                    let due = last + self.settings.write_interval;
-                    let now = Instant::now();
-                    if due > now {
-                        thread::sleep(due - now);
+                let (wait, why) =
+                    pacing::wait(&sent_at, started.elapsed(), self.settings.write_interval);
+                if !wait.is_zero() {
+                    if wait >= Duration::from_secs(2) {
+                        progress.note(&format!("waiting {}s for {why}", wait.as_secs()));
                     }
+                    thread::sleep(wait);
                 }
                 // The item's first write checks, atomically, that no other run has written to
                 // it since it was read: two overlapping runs never both write one item.
@@ -607,7 +611,7 @@ impl Run<'_> {
                         .journal_intent(run_id, &item, &write.journal_text())?
                 };
                 let result = github::send(self.client, &item, write);
-                last_write = Some(Instant::now());
+                sent_at.push(started.elapsed());
                 sent += 1;
                 match result {
                     Ok(written) => {
