@@ -73,6 +73,8 @@ pub struct Shared {
     /// When set, the core rate limit left: sent as `x-ratelimit-*` headers and spent by every
     /// answer but a 304.
     pub core_limit: Option<i64>,
+    /// A round trip's simulated latency (the benchmark's), added before every answer.
+    pub latency: Duration,
 }
 
 pub struct Server {
@@ -92,6 +94,7 @@ impl Server {
             page_size: 100,
             etags: true,
             core_limit: None,
+            latency: Duration::ZERO,
         }));
         let for_thread = Arc::clone(&shared);
         let base_for_thread = base.clone();
@@ -234,6 +237,10 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     };
     if let Some(Fault::Slow(delay)) = &fault {
         thread::sleep(*delay);
+    }
+    let latency = shared.lock().map(|guard| guard.latency).unwrap_or_default();
+    if !latency.is_zero() {
+        thread::sleep(latency);
     }
     let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
     let answer = match &fault {

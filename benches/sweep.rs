@@ -1,0 +1,144 @@
+//! The request and resource benchmark of issue 6. It runs the release binary against the fake
+//! GitHub of the tests, with a simulated latency per request, on generated pools, and prints a
+//! Markdown table: requests (total, non-304), the theoretical minimum, wall time, CPU time and
+//! peak memory of the gh-sweep process.
+//!
+//! `cargo bench` runs it (pools of 100, 1,000 and 10,000; 50 ms a request by default).
+//! `GH_SWEEP_BENCH_LATENCY_MS=5` changes the latency; `GH_SWEEP_BENCH_POOLS=100,1000` the pools.
+//! Timings are measurements of this machine, never assertions.
+
+#[allow(dead_code, unused_imports)]
+#[path = "../tests/cli/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::{Test, WorldState, REPO};
+
+struct Measured {
+    requests: usize,
+    charged: usize,
+    wall: Duration,
+    cpu: Duration,
+    peak_kib: i64,
+    code: i32,
+}
+
+/// Runs the binary once and measures it with `wait4`, which reports this child's own CPU time
+/// and peak resident memory.
+#[cfg(unix)]
+#[allow(clippy::zombie_processes)] // wait4 reaps it
+fn measure(test: &Test, args: &[&str]) -> Measured {
+    test.clear_log();
+    let started = Instant::now();
+    let child = test
+        .std_command(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the release binary runs");
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    let wall = started.elapsed();
+    // Reaped by wait4 above; dropping the handle does nothing more.
+    drop(child);
+    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let requests = test.requests();
+    Measured {
+        requests: requests.len(),
+        charged: requests.iter().filter(|r| r.status != 304).count(),
+        wall,
+        cpu: time(usage.ru_utime) + time(usage.ru_stime),
+        peak_kib: usage.ru_maxrss,
+        code: if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 },
+    }
+}
+
+/// A repository of `size` issues: 3% idle (to be marked), 2% stale-labelled (their events are
+/// read), the rest fresh.
+fn stale_world(size: u64) -> impl FnOnce(&mut WorldState) {
+    move |world| {
+        for number in 1..=size {
+            match number % 100 {
+                0..=2 => {
+                    world.open_issue(number, 74);
+                }
+                3..=4 => {
+                    world.stale_issue(number, 3, "github-actions[bot]");
+                }
+                _ => {
+                    world.open_issue(number, 5);
+                }
+            }
+        }
+    }
+}
+
+/// `size` open PRs: 10% eligible, the rest not docs-only.
+fn poll_world(size: u64) -> impl FnOnce(&mut WorldState) {
+    move |world| {
+        for number in 1..=size {
+            let pr = world.green_pr(number);
+            if number % 10 != 0 {
+                pr.files = vec![("src/lib.rs".into(), None)];
+            }
+        }
+    }
+}
+
+fn row(case: &str, size: u64, minimum: usize, measured: &Measured) -> String {
+    format!(
+        "| {case} | {size} | {} | {} | {minimum} | {:.2} | {:.2} s | {:.3} s | {:.1} MiB | {} |",
+        measured.requests,
+        measured.charged,
+        measured.charged as f64 / minimum.max(1) as f64,
+        measured.wall.as_secs_f64(),
+        measured.cpu.as_secs_f64(),
+        measured.peak_kib as f64 / 1024.0,
+        measured.code
+    )
+}
+
+#[cfg(unix)]
+fn main() {
+    let latency = std::env::var("GH_SWEEP_BENCH_LATENCY_MS").ok().and_then(|ms| ms.parse().ok()).unwrap_or(50);
+    let pools: Vec<u64> = std::env::var("GH_SWEEP_BENCH_POOLS")
+        .unwrap_or_else(|_| "100,1000,10000".into())
+        .split(',')
+        .filter_map(|size| size.trim().parse().ok())
+        .collect();
+    println!("Latency {latency} ms a request; pools {pools:?}.\n");
+    println!("| case | items | requests | non-304 | minimum | non-304 / minimum | wall | CPU | peak memory | exit |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for &size in &pools {
+        let pages = size.div_ceil(100) as usize;
+        let stale_labelled = (1..=size).filter(|n| matches!(n % 100, 3..=4)).count();
+        let test = Test::new(stale_world(size));
+        test.world().latency = Duration::from_millis(latency);
+        let classify = measure(&test, &["classify", "stale", "--repo", REPO]);
+        println!("{}", row("classify stale", size, pages + stale_labelled, &classify));
+        let dry = measure(&test, &["stale-sweep", "--repo", REPO, "--dry-run"]);
+        println!("{}", row("stale-sweep --dry-run (warm cache)", size, pages + stale_labelled, &dry));
+    }
+    for &size in pools.iter().filter(|size| **size <= 1000) {
+        let test = Test::new(poll_world(size));
+        test.world().latency = Duration::from_millis(latency);
+        // Minimum of a first tick: the search pages, then for each PR its read and files; the
+        // eligible tenth also needs check runs, status and reviews.
+        let search_pages = size.div_ceil(100) as usize;
+        let first_minimum = search_pages + (size as usize) * 2 + (size as usize / 10) * 3;
+        let first = measure(&test, &["poll", "--repo", REPO]);
+        println!("{}", row("poll, first tick", size, first_minimum, &first));
+        let second = measure(&test, &["poll", "--repo", REPO]);
+        println!("{}", row("poll, second tick (unchanged)", size, 1, &second));
+    }
+    println!("\nThe poll cases stop at 1,000 PRs: with {latency} ms a request, a first tick over 10,000 PRs is some 20,000 sequential reads.");
+}
+
+#[cfg(not(unix))]
+fn main() {
+    eprintln!("the benchmark measures with wait4 and runs on Unix only");
+}
