@@ -45,7 +45,9 @@ fn measure(test: &Test, args: &[&str]) -> Measured {
     let wall = started.elapsed();
     // Reaped by wait4 above; dropping the handle does nothing more.
     drop(child);
-    let time = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     let requests = test.requests();
     Measured {
         requests: requests.len(),
@@ -53,7 +55,11 @@ fn measure(test: &Test, args: &[&str]) -> Measured {
         wall,
         cpu: time(usage.ru_utime) + time(usage.ru_stime),
         peak_kib: usage.ru_maxrss,
-        code: if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 },
+        code: if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        },
     }
 }
 
@@ -104,7 +110,10 @@ fn row(case: &str, size: u64, minimum: usize, measured: &Measured) -> String {
 
 #[cfg(unix)]
 fn main() {
-    let latency = std::env::var("GH_SWEEP_BENCH_LATENCY_MS").ok().and_then(|ms| ms.parse().ok()).unwrap_or(50);
+    let latency = std::env::var("GH_SWEEP_BENCH_LATENCY_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or(50);
     let pools: Vec<u64> = std::env::var("GH_SWEEP_BENCH_POOLS")
         .unwrap_or_else(|_| "100,1000,10000".into())
         .split(',')
@@ -119,9 +128,20 @@ fn main() {
         let test = Test::new(stale_world(size));
         test.world().latency = Duration::from_millis(latency);
         let classify = measure(&test, &["classify", "stale", "--repo", REPO]);
-        println!("{}", row("classify stale", size, pages + stale_labelled, &classify));
+        println!(
+            "{}",
+            row("classify stale", size, pages + stale_labelled, &classify)
+        );
         let dry = measure(&test, &["stale-sweep", "--repo", REPO, "--dry-run"]);
-        println!("{}", row("stale-sweep --dry-run (warm cache)", size, pages + stale_labelled, &dry));
+        println!(
+            "{}",
+            row(
+                "stale-sweep --dry-run (warm cache)",
+                size,
+                pages + stale_labelled,
+                &dry
+            )
+        );
     }
     for &size in pools.iter().filter(|size| **size <= 1000) {
         let test = Test::new(poll_world(size));

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_gh_sweep_global_optspecs
-    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet now= h/help V/version
+    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet color= now= h/help V/version
 end
 
 function __fish_gh_sweep_needs_command
@@ -34,6 +34,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l config -d 'Config fil
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -61,6 +64,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l config
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
@@ -80,6 +86,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Co
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l confirm -d 'Ask before enqueueing (enqueueing is local, so it is not asked by default)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
@@ -98,6 +107,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l config -d 'C
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -115,6 +127,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -136,6 +151,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
@@ -155,6 +173,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -176,6 +197,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l config -d 'C
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l list -d 'List recent runs, one line each'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l markdown -d 'Print the recap as Markdown (for an issue comment or a job summary)'
@@ -195,6 +219,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l config
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -212,6 +239,9 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l config -d 'Con
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l dry-run -d 'Read, classify and show the planned writes; write nothing'

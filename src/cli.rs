@@ -111,6 +111,10 @@ pub struct GlobalArgs {
     #[arg(long, short = 'q', global = true)]
     pub quiet: bool,
 
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always or never
+    #[arg(long, value_name = "WHEN", global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
     /// The run's clock, as RFC 3339 (for replaying a situation; defaults to now)
     #[arg(long, value_name = "TIME", global = true, hide = true)]
     pub now: Option<String>,
@@ -222,6 +226,14 @@ pub struct RecapArgs {
     /// Mark an item's writes of unknown outcome as checked by hand, so sweeps write to it again
     #[arg(long, value_name = "OWNER/NAME#N", conflicts_with_all = ["run", "list"])]
     pub acknowledge: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

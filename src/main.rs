@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use gh_sweep::cli::{Cli, Command};
+use gh_sweep::cli::{self, Cli, Command};
 use gh_sweep::commands::{self, Context};
 use gh_sweep::exit::{self, Fatal};
 use gh_sweep::{config, report, ui};
@@ -36,6 +36,14 @@ fn main() -> ExitCode {
             verbose: cli.global.verbose,
             json: cli.global.json,
             ci: std::env::var_os("CI").is_some(),
+            color: match cli.global.color {
+                cli::ColorChoice::Always => true,
+                cli::ColorChoice::Never => false,
+                cli::ColorChoice::Auto => {
+                    std::io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+                }
+            },
         },
         env,
         argv: std::env::args().collect::<Vec<_>>().join(" "),

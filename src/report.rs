@@ -142,7 +142,16 @@ pub fn counters_line(counters: &serde_json::Value) -> String {
 }
 
 /// The recap: completed, failed, unfinished, then the rerun line. Always in that order.
-pub fn recap(recap: &Recap, terminal: bool) -> String {
+pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
+    let heading =
+        |text: String,
+         style: fn(console::StyledObject<String>) -> console::StyledObject<String>| {
+            if color {
+                style(console::style(text).force_styling(true).bold()).to_string()
+            } else {
+                text
+            }
+        };
     let mut out = String::new();
     let dry = if recap.dry_run { " (dry run)" } else { "" };
     out.push_str(&format!(
@@ -164,7 +173,11 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
         out.push_str(&format!("Note: {}\n", clean(note)));
     }
 
-    out.push_str(&format!("\nCompleted ({})\n", recap.completed.len()));
+    out.push_str(&format!(
+        "\n{}\n",
+        heading(format!("Completed ({})", recap.completed.len()), |s| s
+            .green())
+    ));
     if !recap.completed.is_empty() {
         let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
         for item in &recap.completed {
@@ -177,7 +190,10 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
         out.push('\n');
     }
 
-    out.push_str(&format!("\nFailed ({})\n", recap.failed.len()));
+    out.push_str(&format!(
+        "\n{}\n",
+        heading(format!("Failed ({})", recap.failed.len()), |s| s.red())
+    ));
     if !recap.failed.is_empty() {
         let mut failed = table(terminal, &["ITEM", "PHASE", "REASON"]);
         for item in &recap.failed {
@@ -202,7 +218,11 @@ pub fn recap(recap: &Recap, terminal: bool) -> String {
         ));
     }
 
-    out.push_str(&format!("\nUnfinished ({})", recap.unfinished.len()));
+    out.push_str(&format!(
+        "\n{}",
+        heading(format!("Unfinished ({})", recap.unfinished.len()), |s| s
+            .yellow())
+    ));
     if let Some(reason) = &recap.unfinished_reason {
         out.push_str(&format!(": {reason}"));
     }

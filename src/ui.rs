@@ -16,6 +16,8 @@ pub struct Ui {
     pub verbose: bool,
     pub json: bool,
     pub ci: bool,
+    /// Colour on stdout, resolved once from --color, NO_COLOR and the terminal.
+    pub color: bool,
 }
 
 /// What the maintainer chose at the confirmation prompt.

@@ -140,6 +140,6 @@ pub fn print_recap(ui: &Ui, recap: &crate::policy::recap::Recap) {
     } else if ui.quiet {
         ui.data(&report::recap_counts(recap));
     } else {
-        ui.data(&report::recap(recap, ui.stdout_terminal));
+        ui.data(&report::recap(recap, ui.stdout_terminal, ui.color));
     }
 }

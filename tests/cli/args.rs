@@ -240,3 +240,28 @@ fn a_malformed_token_is_refused_without_echoing_it() {
     }
     assert!(test.requests().is_empty());
 }
+
+#[test]
+fn colour_follows_the_flag_then_no_color_then_the_terminal() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    let plain = test.run(&["classify", "stale", "--repo", REPO]);
+    assert!(!plain.stdout.contains('\u{1b}'), "no colour into a pipe");
+    let always = test.run(&["classify", "stale", "--repo", REPO, "--color", "always"]);
+    assert!(
+        always.stdout.contains("\u{1b}[32m\u{1b}[1mCompleted (1)"),
+        "{:?}",
+        always.stdout
+    );
+    let never = test.run(&["classify", "stale", "--repo", REPO, "--color", "never"]);
+    assert!(!never.stdout.contains('\u{1b}'));
+    let bad = test.run(&["classify", "stale", "--repo", REPO, "--color", "sometimes"]);
+    bad.expect_code(2);
+    assert!(
+        bad.stderr
+            .contains("invalid value 'sometimes' for '--color <WHEN>'"),
+        "{}",
+        bad.stderr
+    );
+}
