@@ -99,6 +99,9 @@ pub fn run_engine(
             client.requests(),
             client.not_modified()
         );
+        if let Some(peak) = peak_memory_kib() {
+            eprintln!("Peak memory: {peak} KiB.");
+        }
     }
     print_recap(ui, &recap);
     // Inside GitHub Actions every run also appears on the workflow's page.
@@ -116,6 +119,13 @@ pub fn run_engine(
         }
     }
     Ok(recap.exit_code)
+}
+
+/// This process's peak resident memory, where the system says (Linux's VmHWM).
+fn peak_memory_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// `--print-config`: the `[stale]` table in effect, ready to paste, and nothing read.
