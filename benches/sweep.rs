@@ -56,8 +56,14 @@ fn measure(test: &Test, args: &[&str]) -> Measured {
     let peak_kib = std::fs::read_to_string(&log)
         .ok()
         .and_then(|text| {
-            let line = text.lines().find(|line| line.starts_with("Peak memory: "))?.to_string();
-            line.trim_start_matches("Peak memory: ").trim_end_matches(" KiB.").parse().ok()
+            let line = text
+                .lines()
+                .find(|line| line.starts_with("Peak memory: "))?
+                .to_string();
+            line.trim_start_matches("Peak memory: ")
+                .trim_end_matches(" KiB.")
+                .parse()
+                .ok()
         })
         .unwrap_or(usage.ru_maxrss);
     let requests = test.requests();

@@ -57,6 +57,8 @@ checks = [
  ("etag", "src/github/client.rs", "                    request = request.header(reqwest::header::IF_NONE_MATCH, etag);", "                    let _ = etag;"),
  ("limit-writes", "src/engine/mod.rs", "            if remote > 0 && left < remote as i64 && reset > Utc::now() {", "            if false {"),
  ("limit-reads", "src/github/client.rs", "            if remaining <= 0 && reset > Utc::now() {", "            if false {"),
+ ("finish-mark", "src/engine/stale.rs", "        let mark_unfinished = known.is_none()", "        let mark_unfinished = false && known.is_none()"),
+ ("finish-mark-live-run", "src/store/mod.rs", "        if !finished && run_alive(pid, host.as_deref()) {\n            return Ok(false);\n        }\n        let commented", "        let _ = (finished, pid, host);\n        let commented"),
  ("oldest-first", "src/github/mod.rs", "state=open&sort=created&direction=asc&per_page=100", "state=open&per_page=100"),
 ]
 only = sys.argv[1:]

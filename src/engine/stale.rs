@@ -45,6 +45,11 @@ impl<'a> StaleClassifier<'a> {
         let known = store
             .stale_mark(item, label)
             .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
+        // Only when the store has no record of a finished mark can one have been interrupted.
+        let mark_unfinished = known.is_none()
+            && store
+                .mark_unfinished(item, label)
+                .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
         let mut events: Option<Vec<model::Event>> = None;
         let (label_added_at, own_last_write) = match known {
             Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
@@ -74,6 +79,7 @@ impl<'a> StaleClassifier<'a> {
             return Ok(History {
                 label_added_at,
                 activity: Vec::new(),
+                mark_unfinished,
             });
         }
         let events = match events {
@@ -100,6 +106,7 @@ impl<'a> StaleClassifier<'a> {
         Ok(History {
             label_added_at,
             activity,
+            mark_unfinished,
         })
     }
 }

@@ -248,6 +248,9 @@ pub struct History {
     pub label_added_at: DateTime<Utc>,
     /// Comments and events after the label was put on, as far as they were read.
     pub activity: Vec<Activity>,
+    /// gh-sweep put the label on but its stale comment was never posted: a run stopped (or
+    /// was killed) between the two writes.
+    pub mark_unfinished: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -548,6 +551,19 @@ fn decide_stale(
     }
     let close_days = rules.close_days(facts.is_pr);
     let stale_for = days_between(since, now);
+    let message = if facts.is_pr {
+        &rules.stale_pr_message
+    } else {
+        &rules.stale_issue_message
+    };
+    let closing = close_days >= 0 && stale_for >= close_days;
+    if history.mark_unfinished && !message.trim().is_empty() && !closing {
+        return Decision {
+            disposition: Disposition::MarkStale,
+            reason: "finishing an interrupted mark: its comment was never posted".into(),
+            writes: vec![write::comment(message, "mark-stale")],
+        };
+    }
     if close_days < 0 {
         return Decision::without_writes(
             Disposition::Keep,
@@ -630,6 +646,7 @@ mod tests {
         History {
             label_added_at: days_ago(label_days_ago),
             activity,
+            mark_unfinished: false,
         }
     }
 
@@ -985,6 +1002,30 @@ mod tests {
                 proptest::prop_assert!(decision.writes.is_empty(), "{:?}", decision);
             }
         }
+    }
+
+    #[test]
+    fn an_interrupted_mark_gets_its_comment_and_nothing_else() {
+        let facts = stale(issue(3));
+        let interrupted = History {
+            mark_unfinished: true,
+            ..history(3, vec![])
+        };
+        let decision = decide_default(&facts, Some(&interrupted));
+        assert_eq!(decision.disposition, Disposition::MarkStale);
+        assert_eq!(decision.writes.len(), 1);
+        assert!(
+            matches!(&decision.writes[0], Write::Comment { marker, .. } if marker == "<!-- gh-sweep:mark-stale -->")
+        );
+        // Past the close, the close comment says it all.
+        let old = History {
+            mark_unfinished: true,
+            ..history(9, vec![])
+        };
+        assert_eq!(
+            decide_default(&facts, Some(&old)).disposition,
+            Disposition::Close
+        );
     }
 
     #[test]

@@ -544,6 +544,35 @@ impl Store {
         )?)
     }
 
+    /// Whether gh-sweep's latest stale label on an item was put on by a run that never got to
+    /// post the stale comment after it.
+    pub fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool> {
+        // The latest label gh-sweep put on; a run still at work may be about to comment.
+        let labelled: Option<(i64, bool, Option<i64>, Option<String>)> = self
+            .connection
+            .query_row(
+                "SELECT journal.id, runs.finished_at IS NOT NULL, runs.pid, runs.host FROM journal
+                 JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = ?1 AND journal.outcome = 'done' AND journal.action = ?2
+                 ORDER BY journal.id DESC LIMIT 1",
+                params![item.to_string(), format!("label +{label}")],
+                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            )
+            .optional()?;
+        let Some((labelled, finished, pid, host)) = labelled else {
+            return Ok(false);
+        };
+        if !finished && run_alive(pid, host.as_deref()) {
+            return Ok(false);
+        }
+        let commented: i64 = self.connection.query_row(
+            "SELECT COUNT(*) FROM journal WHERE item = ?1 AND outcome = 'done' AND id > ?2 AND action = ?3",
+            params![item.to_string(), labelled, "comment <!-- gh-sweep:mark-stale -->"],
+            |row| row.get(0),
+        )?;
+        Ok(commented == 0)
+    }
+
     /// When gh-sweep put the stale label on an item, and its last write there.
     pub fn stale_mark(
         &self,

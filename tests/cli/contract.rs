@@ -220,7 +220,7 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
             world.open_issue(number, 74);
         }
     });
-    test.fail("POST", "/issues/2/comments", Fault::Status(502), 5);
+    test.fail("POST", "/issues/2/comments", Fault::Status(502), 1);
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(11);
     let recap = outcome.json();
@@ -244,7 +244,8 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
     test.expect_writes(&[marked(1), marked(2)].concat());
 
     // The next run first asks GitHub whether #2's comment happened (it did not: the 502 wrote
-    // nothing), says so, and sweeps #2 like any other: it carries the label now, so it is kept.
+    // nothing) and says so; then it finishes #2's interrupted mark with the comment alone (the
+    // label is there) and marks #3. Nothing is sent twice.
     test.clear_log();
     let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     next.expect_code(0);
@@ -253,8 +254,24 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
         recap["notes"][0],
         "octo/demo#2: `comment <!-- gh-sweep:mark-stale -->` of run 1 had an unknown outcome; found on GitHub that it did not happen; the item is swept again"
     );
-    assert_eq!(recap["completed"][1]["disposition"], "keep");
-    test.expect_writes(&marked(3));
+    assert_eq!(recap["completed"][1]["disposition"], "mark-stale");
+    assert_eq!(
+        recap["completed"][1]["detail"],
+        "finishing an interrupted mark: its comment was never posted"
+    );
+    test.expect_writes(&[vec![format!("POST {}/comments", issue(2))], marked(3)].concat());
+    let mut shared = test.world();
+    assert_eq!(shared.world.issue(2).comments.len(), 1);
+    assert_eq!(
+        shared
+            .world
+            .issue(2)
+            .events
+            .iter()
+            .filter(|e| e.name == "labeled")
+            .count(),
+        1
+    );
 }
 
 #[test]
