@@ -40,9 +40,13 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
     }
     if recap.list {
         let runs = store.runs(20)?;
-        context
-            .ui
-            .data(&report::runs(&runs, context.ui.stdout_terminal));
+        if context.ui.json {
+            context.ui.data(&serde_json::to_string_pretty(&runs)?);
+        } else {
+            context
+                .ui
+                .data(&report::runs(&runs, context.ui.stdout_terminal));
+        }
         return Ok(crate::exit::SUCCESS);
     }
     match store.recap(recap.run)? {

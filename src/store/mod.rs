@@ -622,6 +622,7 @@ impl Store {
     }
 }
 
+#[derive(serde::Serialize)]
 pub struct RunRow {
     pub id: i64,
     pub started_at: String,

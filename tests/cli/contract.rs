@@ -641,6 +641,9 @@ fn recap_prints_a_stored_run_again() {
         "{}",
         by_id.stdout
     );
+    let listed = test.run(&["recap", "--list", "--json"]).json();
+    assert_eq!(listed[0]["id"], 1);
+    assert_eq!(listed[0]["exit_code"], 0);
     let list = test.run(&["recap", "--list"]);
     assert!(
         list.stdout
