@@ -131,14 +131,10 @@ impl<'a> MergeClassifier<'a> {
         head: &str,
         gate: &mut Gate,
     ) -> Result<Result<(), String>, ReadError> {
-        let item_error = ReadError::Item;
         Ok(match rule {
             Rule::DocsOnly => {
-                let files = github::pull_files(client, item)?
-                    .iter()
-                    .map(model::changed_file)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(item_error)?;
+                let files =
+                    super::parse_all(github::pull_files(client, item)?, model::changed_file)?;
                 let verdict = merge::docs_only(&files, &self.globs);
                 if let Err(why) = &verdict {
                     gate.blocked = Some(why.clone());
@@ -146,26 +142,13 @@ impl<'a> MergeClassifier<'a> {
                 verdict
             }
             Rule::Green => {
-                let runs = github::check_runs(client, &item.repo, head)?
-                    .iter()
-                    .map(model::check_run)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(item_error)?;
-                let statuses = github::combined_status(client, &item.repo, head)?
-                    .iter()
-                    .map(model::commit_status)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(item_error)?;
+                let (runs, statuses) = super::head_checks(client, &item.repo, head)?;
                 let verdict = merge::green(&runs, &statuses, head, self.rules.skipped_counts_as);
                 gate.ci_passed_at = verdict.is_ok().then(|| merge::green_since(&runs)).flatten();
                 verdict
             }
             Rule::ApprovedAtHead => {
-                let reviews = github::pull_reviews(client, item)?
-                    .iter()
-                    .map(model::review)
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(item_error)?;
+                let reviews = super::reviews(client, item)?;
                 let verdict = merge::approved_at_head(&reviews, head);
                 gate.approved_at = verdict
                     .is_ok()

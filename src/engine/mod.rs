@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::config::Settings;
 use crate::exit;
-use crate::github::{self, ApiError, Client, WriteError};
+use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
@@ -26,6 +26,47 @@ use crate::store::queue::NewRow;
 use crate::store::Store;
 use crate::store::UnknownWrite;
 use crate::ui::{Choice, Ui};
+
+/// Parses every entry of a list GitHub returned into plain facts; a malformed entry is the
+/// item's own failure.
+fn parse_all<T>(
+    values: Vec<Value>,
+    parse: fn(&Value) -> Result<T, String>,
+) -> Result<Vec<T>, ReadError> {
+    values
+        .iter()
+        .map(parse)
+        .collect::<Result<_, _>>()
+        .map_err(ReadError::Item)
+}
+
+/// The check runs and commit statuses on a PR's head, as `poll` and `sweep` judge them.
+fn head_checks(
+    client: &Client,
+    repo: &RepoRef,
+    head: &str,
+) -> Result<
+    (
+        Vec<crate::policy::merge::CheckRun>,
+        Vec<crate::policy::merge::Status>,
+    ),
+    ReadError,
+> {
+    let runs = parse_all(github::check_runs(client, repo, head)?, model::check_run)?;
+    let statuses = parse_all(
+        github::combined_status(client, repo, head)?,
+        model::commit_status,
+    )?;
+    Ok((runs, statuses))
+}
+
+/// A PR's reviews.
+fn reviews(
+    client: &Client,
+    item: &ItemRef,
+) -> Result<Vec<crate::policy::merge::Review>, ReadError> {
+    parse_all(github::pull_reviews(client, item)?, model::review)
+}
 
 /// A classified item and the writes its disposition needs.
 #[derive(Clone, Debug)]

@@ -365,22 +365,9 @@ impl Classifier for SweepClassifier<'_> {
             return self.follow(store, item, &title, &head, gate, route);
         }
         // The checks and the approval, read fresh; the same rules as poll's.
-        let runs = github::check_runs(client, &item.repo, &head)?
-            .iter()
-            .map(model::check_run)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ReadError::Item)?;
-        let statuses = github::combined_status(client, &item.repo, &head)?
-            .iter()
-            .map(model::commit_status)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ReadError::Item)?;
+        let (runs, statuses) = super::head_checks(client, &item.repo, &head)?;
         let green = merge::green(&runs, &statuses, &head, self.poll.skipped_counts_as);
-        let reviews = github::pull_reviews(client, item)?
-            .iter()
-            .map(model::review)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(ReadError::Item)?;
+        let reviews = super::reviews(client, item)?;
         let approval = merge::approved_at_head(&reviews, &head);
         if let Some(route) = budget_policy::verdict(green, approval) {
             return self.follow(store, item, &title, &head, gate, route);
