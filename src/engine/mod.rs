@@ -704,9 +704,6 @@ impl Run<'_> {
             }
         }
         progress.finish();
-        if cap_reached && state.stopped.is_none() {
-            state.stop_detail = None;
-        }
         Ok(())
     }
 }
