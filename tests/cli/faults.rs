@@ -189,44 +189,101 @@ fn each_kind_of_write_fault_is_sent_once_stops_the_run_and_is_journaled() {
             &["sweep", "--repo", REPO, "--yes", "--json"],
         ),
     ];
+    // Every fault a read can meet, on every kind of write. A 4xx is a refusal (nothing was
+    // written); anything else leaves the outcome unknown. Either way: one request, a stop.
+    let faults: Vec<(&str, Fault, &str, &str)> = vec![
+        ("503", Fault::Status(503), "unknown", ""),
+        (
+            "429 with retry-after",
+            Fault::RateLimit {
+                status: 429,
+                retry_after: 60,
+            },
+            "failed",
+            "",
+        ),
+        (
+            "403 secondary rate limit",
+            Fault::RateLimit {
+                status: 403,
+                retry_after: 60,
+            },
+            "failed",
+            "",
+        ),
+        ("connection reset", Fault::Drop, "unknown", ""),
+        (
+            "slow past the timeout",
+            Fault::Slow(Duration::from_millis(1500)),
+            "unknown",
+            "timeout_seconds = 1\n",
+        ),
+    ];
+    let mut table = Vec::new();
     for (kind, method, path, setup, args) in kinds {
-        let test = Test::new(setup);
-        if kind == "merge" {
-            test.run(&["poll", "--repo", REPO]).expect_code(0);
+        for (fault_name, fault, journaled, config) in &faults {
+            // The slow case costs real seconds: one kind shows it.
+            if fault_name.starts_with("slow") && kind != "comment" {
+                continue;
+            }
+            let test = Test::new(setup);
+            test.config(config);
+            if kind == "merge" {
+                test.run(&["poll", "--repo", REPO]).expect_code(0);
+            }
+            test.clear_log();
+            test.fail(method, path, fault.clone(), 10);
+            let outcome = test.run(args);
+            assert_eq!(
+                outcome.code, 11,
+                "{kind} / {fault_name}: {}",
+                outcome.stdout
+            );
+            if fault_name.starts_with("slow") {
+                // The fake GitHub is still answering the request the client gave up on.
+                std::thread::sleep(Duration::from_millis(700));
+            }
+            let recap = outcome.json();
+            assert_eq!(recap["stopped"], "write_failed", "{kind} / {fault_name}");
+            assert_eq!(
+                items(&recap["failed"]),
+                vec![format!("{REPO}#1")],
+                "{kind} / {fault_name}"
+            );
+            assert_eq!(
+                items(&recap["unfinished"]),
+                vec![format!("{REPO}#2")],
+                "{kind} / {fault_name}"
+            );
+            let sent = test
+                .requests()
+                .iter()
+                .filter(|r| r.method == method && r.path.ends_with(path))
+                .count();
+            assert_eq!(
+                sent, 1,
+                "{kind} / {fault_name}: the failed write was sent exactly once"
+            );
+            let journal: i64 = rusqlite::Connection::open(test.db_path())
+                .unwrap()
+                .query_row(
+                    "SELECT COUNT(*) FROM journal WHERE outcome = ?2 AND item = ?1",
+                    [format!("{REPO}#1"), journaled.to_string()],
+                    |row| row.get(0),
+                )
+                .unwrap();
+            assert_eq!(
+                journal, 1,
+                "{kind} / {fault_name}: the intent is journaled with outcome {journaled}"
+            );
+            table.push(format!(
+                "{kind:<13} {fault_name:<26} sent once, journal {journaled}"
+            ));
+            let writes = test.writes();
+            test.expect_writes(&writes);
         }
-        test.clear_log();
-        test.fail(method, path, Fault::Status(503), 10);
-        let outcome = test.run(args);
-        assert_eq!(outcome.code, 11, "{kind}: {}", outcome.stdout);
-        let recap = outcome.json();
-        assert_eq!(recap["stopped"], "write_failed", "{kind}");
-        assert_eq!(items(&recap["failed"]), vec![format!("{REPO}#1")], "{kind}");
-        assert_eq!(
-            items(&recap["unfinished"]),
-            vec![format!("{REPO}#2")],
-            "{kind}"
-        );
-        let sent = test
-            .requests()
-            .iter()
-            .filter(|r| r.method == method && r.path.ends_with(path))
-            .count();
-        assert_eq!(sent, 1, "{kind}: the failed write was sent exactly once");
-        let journal: i64 = rusqlite::Connection::open(test.db_path())
-            .unwrap()
-            .query_row(
-                "SELECT COUNT(*) FROM journal WHERE outcome = 'unknown' AND item = ?1",
-                [format!("{REPO}#1")],
-                |row| row.get(0),
-            )
-            .unwrap();
-        assert_eq!(
-            journal, 1,
-            "{kind}: the intent is kept with an unknown outcome"
-        );
-        let writes = test.writes();
-        test.expect_writes(&writes);
     }
+    eprintln!("{}", table.join("\n"));
 }
 
 /// How many kill points the loops below try: a short default for `cargo test`, and the long
