@@ -29,6 +29,8 @@ pub struct MergeClassifier<'a> {
     include_drafts: bool,
     /// `poll` records what it saw in the merge gate; `classify merge` and dry runs do not.
     record: bool,
+    /// What this run saw of each PR, for the merge gate; stored in one transaction at the end.
+    observed: Vec<(ItemRef, Gate, DateTime<Utc>)>,
     candidates: u64,
     drafts_dropped: u64,
     notes: Vec<String>,
@@ -41,6 +43,7 @@ impl<'a> MergeClassifier<'a> {
             globs: rules.globs().map_err(Fatal::Usage)?,
             include_drafts,
             record,
+            observed: Vec::new(),
             candidates: 0,
             drafts_dropped: 0,
             notes: Vec::new(),
@@ -101,7 +104,7 @@ impl<'a> MergeClassifier<'a> {
 
     /// Marks a PR the gate already knows as blocked, without any read.
     fn block(
-        &self,
+        &mut self,
         store: &Store,
         item: &ItemRef,
         why: &str,
@@ -111,7 +114,7 @@ impl<'a> MergeClassifier<'a> {
             |error: anyhow::Error| ReadError::Harness(format!("recording the merge gate: {error}"));
         if let Some(mut gate) = store.gate(item).map_err(failed)? {
             gate.blocked = Some(why.to_string());
-            store.record_gate(item, &gate, now).map_err(failed)?;
+            self.observed.push((item.clone(), gate, now));
         }
         Ok(())
     }
@@ -317,9 +320,7 @@ impl Classifier for MergeClassifier<'_> {
             }
         }
         if self.record {
-            store.record_gate(item, &gate, now).map_err(|error| {
-                ReadError::Harness(format!("recording the merge gate: {error}"))
-            })?;
+            self.observed.push((item.clone(), gate, now));
         }
         if let Some((rule, why)) = unmet {
             return Ok(Plan {
@@ -346,6 +347,10 @@ impl Classifier for MergeClassifier<'_> {
                 head_sha: head,
             }],
         })
+    }
+
+    fn finish(&mut self, store: &Store) -> anyhow::Result<()> {
+        store.record_gates(&std::mem::take(&mut self.observed))
     }
 
     fn after_writes(

@@ -104,6 +104,23 @@ impl Store {
         Ok(())
     }
 
+    /// Records a run's observations in one transaction (one commit, not one per PR).
+    pub fn record_gates(
+        &self,
+        observations: &[(ItemRef, Gate, DateTime<Utc>)],
+    ) -> anyhow::Result<()> {
+        if observations.is_empty() {
+            return Ok(());
+        }
+        self.connection.execute_batch("BEGIN IMMEDIATE")?;
+        let result = observations
+            .iter()
+            .try_for_each(|(item, gate, at)| self.record_gate(item, gate, *at));
+        self.connection
+            .execute_batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" })?;
+        result
+    }
+
     /// The merged marker, set only after a real merge (or a merge found on GitHub).
     pub fn record_merged(
         &self,
