@@ -626,7 +626,12 @@ impl Run<'_> {
                     pacing::wait(&sent_at, started.elapsed(), self.settings.write_interval);
                 if !wait.is_zero() {
                     if wait >= Duration::from_secs(2) {
-                        progress.note(&format!("waiting {}s for {why}", wait.as_secs()));
+                        let note = format!("waiting {}s for {why}", wait.as_secs());
+                        progress.note(&note);
+                        // Without a bar (cron, CI) a long silence deserves a line.
+                        if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
+                            self.ui.status(&format!("{item}: {note}"));
+                        }
                     }
                     thread::sleep(wait);
                 }

@@ -500,6 +500,29 @@ fn recovery_can_be_turned_off() {
     test.config("[sweep]\nenabled = false\n");
     let recap = sweep(&test, &[]);
     assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+    // The environment beats the file, both ways.
+    let output = test
+        .command(&["sweep", "--repo", REPO, "--yes", "--json", "--dry-run"])
+        .env("GH_SWEEP_SWEEP_ENABLED", "true")
+        .output()
+        .unwrap();
+    let recap: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(items(&recap["unfinished"]), numbers(7..=7), "{recap}");
+    test.config("");
+    let output = test
+        .command(&["sweep", "--repo", REPO, "--yes", "--json"])
+        .env("GH_SWEEP_SWEEP_ENABLED", "false")
+        .output()
+        .unwrap();
+    let recap: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+    let bad = test
+        .command(&["sweep", "--repo", REPO, "--yes"])
+        .env("GH_SWEEP_SWEEP_ENABLED", "maybe")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("invalid GH_SWEEP_SWEEP_ENABLED `maybe`"));
     test.expect_no_writes();
 }
 
