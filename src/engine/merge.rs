@@ -269,14 +269,16 @@ impl Classifier for MergeClassifier<'_> {
                 format!("{} is {}", row.key, row.status),
             ));
         }
-        // 3. Backoff: the PR's head is read only when a failure exists to compare it with.
+        // 3. Backoff: a failure of this same head, read fresh; the rules come only after.
         let window = self.rules.backoff();
         let failures = store
             .failures(&item.repo, item.number, now - window)
             .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
-        let mut head = pull.flatten();
+        // A search result carries no head: the single-PR read gives it, and confirms the draft
+        // flag. An `--only` item was read that way already, so it is not read twice.
+        let mut head = pull.clone().flatten();
         let mut draft_confirmed = facts.draft.is_some();
-        if !failures.is_empty() || head.is_none() {
+        if pull.is_none() {
             let read = Self::pull(client, item)?;
             if read.draft == Some(true) {
                 return Ok(skip(

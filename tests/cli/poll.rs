@@ -596,3 +596,21 @@ fn a_second_tick_over_unchanged_prs_is_answered_by_304s() {
     let changed = test.run(&["poll", "--repo", REPO, "--json"]).json();
     assert_eq!(changed["counters"]["enqueued"], 1, "{changed}");
 }
+
+#[test]
+fn an_only_item_with_a_failure_is_read_once() {
+    let test = Test::new(|world| {
+        world.green_pr(7);
+    });
+    failed_merge(&test, 7, "pr-7-head", 10);
+    test.clear_log();
+    let recap = test
+        .run(&["poll", "--repo", REPO, "--only", "#7", "--json"])
+        .json();
+    assert_eq!(recap["completed"][0]["disposition"], "skip: backed off");
+    assert_eq!(
+        reads(&test),
+        vec![format!("/repos/{REPO}/pulls/7")],
+        "the PR read once, nothing else"
+    );
+}
