@@ -281,24 +281,97 @@ pub fn check_config_text(text: &str) -> Result<(), String> {
 }
 
 /// Where the config file is, if anywhere. An explicit path must exist.
+/// Whether a config file is there. Only "not found" means no config: any other error (a folder
+/// that cannot be searched, a symlink loop) is an error naming the path, never the defaults,
+/// which could write what the unread config forbids.
+fn config_present(path: &Path) -> Result<bool, String> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.is_file() => Ok(true),
+        Ok(_) => Err(format!(
+            "cannot read config file {}: it is not a file",
+            path.display()
+        )),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(format!(
+            "cannot read config file {}: {error}",
+            path.display()
+        )),
+    }
+}
+
 fn find_config(flag: Option<&Path>, env: &Env, cwd: &Path) -> Result<Option<PathBuf>, String> {
     if let Some(path) = flag {
-        if !path.is_file() {
+        if !config_present(path)? {
             return Err(format!("config file {} does not exist", path.display()));
         }
         return Ok(Some(path.to_path_buf()));
     }
     let local = cwd.join(".github/gh-sweep.toml");
-    if local.is_file() {
+    if config_present(&local)? {
         return Ok(Some(local));
     }
     let config_home = env
         .get("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".config")));
-    Ok(config_home
-        .map(|home| home.join("gh-sweep/config.toml"))
-        .filter(|path| path.is_file()))
+    match config_home.map(|home| home.join("gh-sweep/config.toml")) {
+        Some(path) if config_present(&path)? => Ok(Some(path)),
+        _ => Ok(None),
+    }
+}
+
+/// The documented range of every numeric top-level setting, checked before anything is read:
+/// a huge timeout panics in the HTTP library, huge retries or backoffs hang a run or burn the
+/// rate limit.
+fn check_ranges(file: &FileConfig) -> Result<(), String> {
+    let ranges: [(&str, Option<u64>, u64, u64, &str); 6] = [
+        ("timeout_seconds", file.timeout_seconds, 1, 600, "seconds"),
+        (
+            "retry_backoff_ms",
+            file.retry_backoff_ms,
+            0,
+            60_000,
+            "milliseconds",
+        ),
+        (
+            "read_retries",
+            file.read_retries.map(u64::from),
+            0,
+            10,
+            "a count",
+        ),
+        (
+            "max_retry_wait_seconds",
+            file.max_retry_wait_seconds,
+            0,
+            3_600,
+            "seconds",
+        ),
+        (
+            "search_interval_ms",
+            file.search_interval_ms,
+            0,
+            60_000,
+            "milliseconds",
+        ),
+        (
+            "recheck_after_seconds",
+            file.recheck_after_seconds,
+            0,
+            86_400,
+            "seconds",
+        ),
+    ];
+    for (key, value, low, high, unit) in ranges {
+        if let Some(value) = value {
+            if !(low..=high).contains(&value) {
+                return Err(format!(
+                    "invalid {key} = {value}: use {unit} from {low} to {high}"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 pub fn default_db(env: &Env) -> Result<PathBuf, String> {
@@ -525,6 +598,7 @@ fn resolve_inner(
         }
         None => FileConfig::default(),
     };
+    check_ranges(&file)?;
     let mut file = file;
     let mut warnings = Vec::new();
     if let Some(workflow) = spec.workflow {
@@ -706,7 +780,7 @@ fn resolve_inner(
             backoff: Duration::from_millis(file.retry_backoff_ms.unwrap_or(1000)),
             max_wait: Duration::from_secs(file.max_retry_wait_seconds.unwrap_or(60)),
         },
-        timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30).max(1)),
+        timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
         search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
         api_base,
         db,

@@ -34,8 +34,12 @@ impl ItemRef {
     }
 }
 
+/// A name GitHub accepts and a URL keeps as it is: `.` and `..` are reserved by GitHub ("The
+/// repository . is reserved") and a URL library would resolve them as dot segments.
 fn valid_segment(segment: &str) -> bool {
     !segment.is_empty()
+        && segment != "."
+        && segment != ".."
         && segment
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -121,6 +125,9 @@ mod tests {
             "octo/demo#x",
             "/demo#1",
             "a/b/c#1",
+            "octo/..#1",
+            "../demo#1",
+            "octo/.#1",
         ] {
             let error = bad.parse::<ItemRef>().unwrap_err();
             assert!(error.contains('`'), "{bad}: {error}");

@@ -9,18 +9,29 @@ use crate::store::RunRow;
 /// Text from GitHub (titles, labels, logins, paths, messages) never reaches the terminal raw: a
 /// control character (an escape sequence, a newline in a title) is printed escaped.
 pub fn clean(text: &str) -> String {
-    if !text.chars().any(char::is_control) {
+    if !text.chars().any(needs_escape) {
         return text.to_string();
     }
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if needs_escape(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
             }
         })
         .collect()
+}
+
+/// Control characters, and the bidirectional controls (Unicode's "Trojan Source" set: LRE, RLE,
+/// PDF, LRO, RLO, LRI, RLI, FSI, PDI, and the LRM/RLM/ALM marks), which are format characters
+/// rather than controls but reorder what a terminal shows just as well.
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+        )
 }
 
 /// Plain tables pad their last column; trailing blanks only get in grep's way.

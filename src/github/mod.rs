@@ -177,6 +177,16 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
                 Some(&json!({ "labels": labels })),
             )
             .map(Some),
+        Write::RemoveLabel { label } if !crate::policy::stale::label_addressable(label) => {
+            // `…/labels/..` would be normalised to `…/issues/{n}/` (and `.` to the
+            // remove-all-labels endpoint): never send it. The config refuses such names, so
+            // this is a last fence.
+            Err(WriteError {
+                status: None,
+                message: format!("the label \"{label}\" cannot be addressed in a URL; not sent"),
+                outcome_unknown: false,
+            })
+        }
         Write::RemoveLabel { label } => {
             match client.write(
                 Method::DELETE,
@@ -220,6 +230,27 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_dot_label_is_never_sent() {
+        let client = super::Client::replay(super::snapshot::Snapshot::new(chrono::Utc::now()));
+        let item: crate::item::ItemRef = "o/r#1".parse().unwrap();
+        for label in [".", ".."] {
+            let write = crate::policy::write::Write::RemoveLabel {
+                label: label.to_string(),
+            };
+            let Err(error) = super::send(&client, &item, &write) else {
+                panic!("{label}: sent");
+            };
+            assert!(
+                error.message.contains("cannot be addressed"),
+                "{}",
+                error.message
+            );
+            assert!(!error.outcome_unknown);
+        }
+        assert_eq!(client.requests(), 0);
+    }
+
     #[test]
     fn encodes_label_names() {
         assert_eq!(super::segment("needs info/triage"), "needs%20info%2Ftriage");

@@ -45,6 +45,27 @@ fn logins(value: &Value, name: &str, key: &str) -> Result<Vec<String>, String> {
     }
 }
 
+/// The `labels` of an issue. GitHub's issue schema (OpenAPI `issue.labels`) requires an array
+/// whose entries are label objects with a `name` or plain names; `null`, or a `null` or
+/// nameless entry, is malformed data and the item's failure. Reading it as "no labels" would
+/// fail open past an exempt label.
+fn label_names(value: &Value) -> Result<Vec<String>, String> {
+    match value.get("labels") {
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .map(|entry| match entry {
+                Value::String(name) => Ok(name.clone()),
+                Value::Object(_) => {
+                    string(entry, "name").map_err(|why| format!("in `labels`: {why}"))
+                }
+                _ => Err(format!("in `labels`: an entry is {entry}, not a label")),
+            })
+            .collect(),
+        None | Some(Value::Null) => Err("the `labels` field is missing".into()),
+        Some(_) => Err("the `labels` field is not a list".into()),
+    }
+}
+
 /// An issue or PR from `GET /repos/{o}/{r}/issues`.
 pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
     let number = number(value).ok_or("the `number` field is missing")?;
@@ -67,7 +88,7 @@ pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
         draft,
         open: state == "open",
         title: string(value, "title")?,
-        labels: logins(value, "labels", "name")?,
+        labels: label_names(value)?,
         milestone,
         assignees: logins(value, "assignees", "login")?,
         created_at: timestamp(value, "created_at")?,
@@ -192,7 +213,7 @@ pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
             .and_then(Value::as_str)
             .map(str::to_string),
         title: string(value, "title")?,
-        labels: logins(value, "labels", "name")?,
+        labels: label_names(value)?,
         draft,
         open: string(value, "state")? == "open",
         head_sha,

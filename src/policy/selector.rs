@@ -101,10 +101,18 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
                 (number, number)
             }
         };
-        if end - start >= 100_000 {
+        if end - start >= MAX_ITEMS {
             return Err(invalid(
                 part,
-                "is a range of more than 100000 items".to_string(),
+                format!("is a range of more than {MAX_ITEMS} items"),
+            ));
+        }
+        // The cap is on the whole selector, not per range: adjacent ranges each under it
+        // once took gigabytes.
+        if items.len() as u64 + (end - start + 1) > MAX_ITEMS {
+            return Err(format!(
+                "invalid --only `{}`: names more than {MAX_ITEMS} items in all",
+                abbreviate(text)
             ));
         }
         for number in start..=end {
@@ -112,6 +120,17 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
         }
     }
     Ok(items)
+}
+
+/// The most items one selector may name, across all its parts.
+pub const MAX_ITEMS: u64 = 100_000;
+
+/// A long selector, shortened for an error message.
+fn abbreviate(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((index, _)) => format!("{}…", &text[..index]),
+        None => text.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -165,6 +184,17 @@ mod tests {
             let error = parse(bad, None).unwrap_err();
             assert!(error.contains(part), "{bad}: {error}");
         }
+    }
+
+    #[test]
+    fn the_item_cap_is_on_the_whole_selector() {
+        let at_cap = parse("o/r#1-#50000,#50001-#100000", None).unwrap();
+        assert_eq!(at_cap.len(), 100_000);
+        let error = parse("o/r#1-#50000,#50001-#100001", None).unwrap_err();
+        assert!(
+            error.contains("names more than 100000 items in all"),
+            "{error}"
+        );
     }
 
     proptest! {

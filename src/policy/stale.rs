@@ -8,6 +8,15 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::write::{self, Write};
 
+/// The longest number of days a `[stale]` duration may be: a century, far below where a
+/// duration in seconds would overflow.
+pub const MAX_DAYS: i64 = 36_500;
+
+/// A label name that stays one path segment in a URL: not `.` or `..`.
+pub fn label_addressable(label: &str) -> bool {
+    !matches!(label, "." | "..")
+}
+
 /// The `[stale]` table. Every key is an actions/stale input in snake_case, with its default.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -134,9 +143,9 @@ impl StaleRules {
         ];
         for (key, value) in days {
             if let Some(value) = value {
-                if value < -1 {
+                if !(-1..=MAX_DAYS).contains(&value) {
                     return Err(format!(
-                        "invalid [stale] {key} = {value}: use a number of days (0 or more), or -1 for never"
+                        "invalid [stale] {key} = {value}: use a number of days (0 to {MAX_DAYS}), or -1 for never"
                     ));
                 }
             }
@@ -160,7 +169,49 @@ impl StaleRules {
                 ));
             }
         }
+        self.labels_addressable()?;
         self.start()?;
+        Ok(())
+    }
+
+    /// Every label gh-sweep may write or remove must survive as one URL path segment: `.` and
+    /// `..` are dot segments that a URL library resolves away, percent-encoded or not
+    /// (`DELETE …/labels/..` would become `DELETE …/issues/1/`).
+    fn labels_addressable(&self) -> Result<(), String> {
+        let single = [
+            ("stale_issue_label", &self.stale_issue_label),
+            ("stale_pr_label", &self.stale_pr_label),
+            ("close_issue_label", &self.close_issue_label),
+            ("close_pr_label", &self.close_pr_label),
+        ];
+        let lists = [
+            (
+                "labels_to_add_when_unstale",
+                &self.labels_to_add_when_unstale,
+            ),
+            (
+                "labels_to_remove_when_unstale",
+                &self.labels_to_remove_when_unstale,
+            ),
+            (
+                "labels_to_remove_when_stale",
+                &self.labels_to_remove_when_stale,
+            ),
+        ];
+        let named =
+            single
+                .into_iter()
+                .map(|(key, label)| (key, label.as_str()))
+                .chain(lists.into_iter().flat_map(|(key, labels)| {
+                    labels.iter().map(move |label| (key, label.as_str()))
+                }));
+        for (key, label) in named {
+            if !label_addressable(label) {
+                return Err(format!(
+                    "invalid [stale] {key}: \"{label}\" is not a label name GitHub can address in a URL; rename the label"
+                ));
+            }
+        }
         Ok(())
     }
 
