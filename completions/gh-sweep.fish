@@ -25,7 +25,7 @@ function __fish_gh_sweep_using_subcommand
 end
 
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -55,7 +55,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print th
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -77,7 +77,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s q -l q
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -98,7 +98,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s v -l verbose 
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -118,7 +118,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s v -l verbose
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -142,7 +142,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -164,7 +164,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -188,7 +188,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l acknowledge -d 'Mark an item\'s writes of unknown outcome as checked by hand, so sweeps write to it again' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -210,7 +210,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s v -l verbose
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
@@ -230,7 +230,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l v
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r

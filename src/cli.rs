@@ -26,8 +26,9 @@ pub struct GlobalArgs {
     #[arg(long = "repo", short = 'R', value_name = "OWNER/NAME", global = true)]
     pub repos: Vec<String>,
 
-    /// Only these items, as the recap prints them: 'o/r#12,#15,#40-#44'
-    #[arg(long, value_name = "ITEMS", global = true)]
+    /// Only these items, as the recap prints them: 'o/r#12,#15,#40-#44'; '@FILE' reads them
+    /// from a file (commas or line breaks between them), '-' from standard input
+    #[arg(long, value_name = "ITEMS", global = true, allow_hyphen_values = true)]
     pub only: Option<String>,
 
     /// Item failures tolerated in the read phase: N, P% of the pool, or 'max(N, P%)' [default: max(3, 10%)]

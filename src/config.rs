@@ -281,6 +281,32 @@ pub fn check_config_text(text: &str) -> Result<(), String> {
 }
 
 /// Where the config file is, if anywhere. An explicit path must exist.
+/// The `--only` list as given, or read from `@FILE` or `-` (standard input). A file may put
+/// its items on lines, as the rerun file gh-sweep writes does; they are joined with commas.
+fn only_list(text: &str) -> Result<String, String> {
+    let (read, source) = if text == "-" {
+        let mut read = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut read)
+            .map_err(|error| format!("invalid --only -: cannot read standard input: {error}"))?;
+        (read, "standard input".to_string())
+    } else if let Some(path) = text.strip_prefix('@') {
+        let read = std::fs::read_to_string(path)
+            .map_err(|error| format!("invalid --only @{path}: cannot read {path}: {error}"))?;
+        (read, path.to_string())
+    } else {
+        return Ok(text.to_string());
+    };
+    let joined = read
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(",");
+    if joined.is_empty() {
+        return Err(format!("invalid --only {text}: {source} names no items"));
+    }
+    Ok(joined)
+}
+
 /// Whether a config file is there. Only "not found" means no config: any other error (a folder
 /// that cannot be searched, a symlink loop) is an error naming the path, never the defaults,
 /// which could write what the unread config forbids.
@@ -658,7 +684,11 @@ fn resolve_inner(
             repos.push(repo);
         }
     }
-    let only = match &args.only {
+    let only_text = match &args.only {
+        Some(text) => Some(only_list(text)?),
+        None => None,
+    };
+    let only = match &only_text {
         Some(text) => {
             let default_repo = (repos.len() == 1).then(|| &repos[0]);
             let items = selector::parse(text, default_repo)?;

@@ -449,6 +449,7 @@ impl Run<'_> {
             self.confirm_and_write(run_id, classifier, &mut state, plans)?;
         }
 
+        let rerun_file_path = rerun_file_path(&self.settings.db, run_id);
         let mut recap = recap::build(RunFacts {
             run_id,
             command: self.command,
@@ -461,11 +462,13 @@ impl Run<'_> {
             budget: self.settings.budget,
             planned,
             rerun_prefix: &self.settings.rerun_prefix,
+            rerun_file_path: &rerun_file_path,
             exit_override: state.exit_override,
             unknown_writes: !blocked.is_empty(),
         });
         recap.counters = classifier.counters(&recap);
         recap.notes = notes;
+        write_rerun_file(&mut recap, &self.settings.rerun_prefix);
         recap.web_url = crate::config::web_url(&self.settings.api_base);
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
@@ -710,5 +713,44 @@ impl Run<'_> {
         }
         progress.finish();
         Ok(())
+    }
+}
+
+/// Where the selector of a run's rerun line goes when it is too long for the command line: a
+/// `rerun` folder beside the database, one file per run.
+fn rerun_file_path(db: &std::path::Path, run_id: i64) -> String {
+    let folder = db
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+        .unwrap_or_else(|| std::path::Path::new("."));
+    folder
+        .join("rerun")
+        .join(format!("run-{run_id}.txt"))
+        .display()
+        .to_string()
+}
+
+/// Writes a long rerun selector to its file, one item range per line. If it cannot be written,
+/// the rerun line carries the selector inline after all (long, but nothing is lost) and says
+/// why in a note.
+fn write_rerun_file(recap: &mut recap::Recap, prefix: &str) {
+    let Some(file) = &recap.rerun_file else {
+        return;
+    };
+    let path = std::path::Path::new(&file.path);
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, format!("{}\n", file.selector.replace(',', "\n"))));
+    if let Err(error) = written {
+        recap.notes.push(format!(
+            "the rerun selector could not be written to {}: {error}; it is given inline",
+            file.path
+        ));
+        recap.rerun = Some(format!(
+            "{prefix} --only {}",
+            recap::shell_quote(&file.selector)
+        ));
+        recap.rerun_file = None;
     }
 }

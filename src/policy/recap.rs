@@ -97,6 +97,10 @@ pub struct Recap {
     pub budget: Option<BudgetReport>,
     pub planned: Vec<Planned>,
     pub rerun: Option<String>,
+    /// When the selector is too long for one shell argument: the file the rerun line reads it
+    /// from (`--only @FILE`) and what the engine writes there. Not part of the JSON.
+    #[serde(skip)]
+    pub rerun_file: Option<RerunFile>,
     pub exit_code: i32,
     /// What the run found before it started: earlier writes of unknown outcome, settled by
     /// asking GitHub.
@@ -105,6 +109,18 @@ pub struct Recap {
     /// A subcommand's own summary (poll's skip counters), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<serde_json::Value>,
+}
+
+/// The longest selector the rerun line carries inline. Linux takes at most 128 KiB in one
+/// argument (`MAX_ARG_STRLEN`) and a terminal line of kilobytes is not pasted by anyone; past
+/// this the selector goes to a file and the line reads `--only @FILE`.
+pub const LONG_SELECTOR: usize = 4096;
+
+/// A rerun selector written to a file, because it is too long for the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RerunFile {
+    pub path: String,
+    pub selector: String,
 }
 
 /// Everything the builder needs, gathered by the engine.
@@ -123,6 +139,8 @@ pub struct RunFacts<'a> {
     pub planned: Vec<Planned>,
     /// The command line without `--only`, e.g. `gh-sweep stale-sweep --repo o/r`.
     pub rerun_prefix: &'a str,
+    /// Where a selector too long for the command line is written, for `--only @FILE`.
+    pub rerun_file_path: &'a str,
     /// Set when the run ended on an error with its own exit code (authentication: 4).
     pub exit_override: Option<i32>,
     /// Items held back by an earlier write of unknown outcome: a write problem, exit 11.
@@ -195,15 +213,26 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         allowed: facts.budget.allowed(facts.pool.len()),
         failures: read_failures,
     });
+    let mut rerun_file = None;
     let rerun = if !facts.pool_complete {
         Some(facts.rerun_prefix.to_string())
     } else {
         (!rerun_items.is_empty()).then(|| {
-            format!(
-                "{} --only {}",
-                facts.rerun_prefix,
-                shell_quote(&selector::format(&rerun_items))
-            )
+            let selector = selector::format(&rerun_items);
+            if selector.len() > LONG_SELECTOR {
+                let line = format!(
+                    "{} --only {}",
+                    facts.rerun_prefix,
+                    shell_quote(&format!("@{}", facts.rerun_file_path))
+                );
+                rerun_file = Some(RerunFile {
+                    path: facts.rerun_file_path.to_string(),
+                    selector,
+                });
+                line
+            } else {
+                format!("{} --only {}", facts.rerun_prefix, shell_quote(&selector))
+            }
         })
     };
     let exit_code = facts.exit_override.unwrap_or(match facts.stopped {
@@ -230,6 +259,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         budget,
         planned: facts.planned,
         rerun,
+        rerun_file,
         exit_code,
         notes: Vec::new(),
         counters: None,
@@ -264,9 +294,43 @@ mod tests {
             budget: Budget::default(),
             planned: vec![],
             rerun_prefix: "gh-sweep stale-sweep --repo o/r",
+            rerun_file_path: "/state/rerun/run-1.txt",
             exit_override: None,
             unknown_writes: false,
         }
+    }
+
+    #[test]
+    fn a_selector_too_long_for_the_command_line_goes_to_a_file() {
+        // Every other item unfinished: no ranges, so the selector grows with the pool.
+        let pool = items(&(1..=4000).collect::<Vec<_>>());
+        let mut outcomes = BTreeMap::new();
+        for item in pool.iter().step_by(2) {
+            outcomes.insert(
+                item.clone(),
+                Outcome::Completed {
+                    disposition: "keep".into(),
+                    detail: String::new(),
+                },
+            );
+        }
+        let recap = build(facts(&pool, &outcomes, Some(Stop::WriteFailed)));
+        assert_eq!(
+            recap.rerun.as_deref(),
+            Some("gh-sweep stale-sweep --repo o/r --only @/state/rerun/run-1.txt")
+        );
+        let file = recap.rerun_file.expect("a rerun file");
+        assert_eq!(file.path, "/state/rerun/run-1.txt");
+        let expected: BTreeSet<ItemRef> = pool.iter().skip(1).step_by(2).cloned().collect();
+        assert_eq!(selector::parse(&file.selector, None).unwrap(), expected);
+
+        // Short enough: inline, no file.
+        let short = build(facts(&pool[..10], &outcomes, Some(Stop::WriteFailed)));
+        assert!(short.rerun_file.is_none());
+        assert!(short
+            .rerun
+            .unwrap()
+            .ends_with("--only 'o/r#2,#4,#6,#8,#10'"));
     }
 
     #[test]

@@ -227,3 +227,70 @@ fn bidi_controls_in_titles_are_escaped() {
     assert!(!shown.contains('\u{202E}'), "{shown}");
     assert!(shown.contains("\\u{202e}"), "escaped, visibly:\n{shown}");
 }
+
+#[test]
+fn a_rerun_line_too_long_for_the_shell_reads_its_items_from_a_file() {
+    // Every other issue of 2,000 is stale: 1,000 scattered items, a selector of about 6 KB,
+    // which goes to a file beside the database; the rerun line reads it with `--only @FILE`.
+    let test = Test::new(|world| {
+        for number in 1..=2000 {
+            world.open_issue(number, if number % 2 == 1 { 90 } else { 1 });
+        }
+    });
+    let recap = test
+        .run(&["stale-sweep", "--repo", REPO, "--dry-run", "--json"])
+        .expect_code(0)
+        .json();
+    let unfinished = items(&recap["unfinished"]);
+    assert_eq!(unfinished.len(), 1000);
+    let rerun = recap["rerun"].as_str().unwrap();
+    let file = test.dir.path().join("state/gh-sweep/rerun/run-1.txt");
+    assert_eq!(
+        rerun,
+        format!(
+            "gh-sweep stale-sweep --repo octo/demo --json --only @{}",
+            file.display()
+        ),
+        "{recap:#}"
+    );
+    assert!(std::fs::read_to_string(&file).unwrap().lines().count() >= 1000);
+
+    // Pasted, it reruns exactly those items.
+    test.clear_log();
+    let again = test.run_line(rerun, &["--dry-run"]).expect_code(0).json();
+    assert_eq!(items(&again["unfinished"]), unfinished);
+    assert!(
+        again["completed"].as_array().unwrap().is_empty(),
+        "{again:#}"
+    );
+}
+
+#[test]
+fn only_reads_items_from_standard_input() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 90);
+        world.open_issue(2, 1);
+        world.open_issue(3, 90);
+    });
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO, "--only", "-", "--json"])
+        .write_stdin("#1\n#3\n")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let recap: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let pool: Vec<String> = items(&recap["completed"]);
+    assert_eq!(pool, ["octo/demo#1", "octo/demo#3"]);
+
+    let empty = test
+        .command(&["classify", "stale", "--repo", REPO, "--only", "-"])
+        .write_stdin("\n")
+        .output()
+        .unwrap();
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&empty.stderr).contains("standard input names no items"));
+}
