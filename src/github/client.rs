@@ -87,6 +87,9 @@ pub struct Client {
     /// Search has its own limit (30 a minute): its requests are spaced this far apart.
     search_interval: Duration,
     last_search: Cell<Option<std::time::Instant>>,
+    /// The whole request's time limit, body included (reqwest's blocking reader bounds each
+    /// read, not the sum: a trickling answer once took 88 s under a 5 s timeout).
+    timeout: Duration,
 }
 
 /// An answer kept for conditional requests: its validators, body and next page.
@@ -169,6 +172,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: options.search_interval,
             last_search: Cell::new(None),
+            timeout: options.timeout,
         })
     }
 
@@ -188,6 +192,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
+            timeout: Duration::ZERO,
         }
     }
 
@@ -370,6 +375,7 @@ impl Client {
                     request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
                 }
             }
+            let deadline = std::time::Instant::now() + self.timeout;
             let result = request.send();
             if let Ok(response) = &result {
                 self.note_limits(response.headers());
@@ -412,7 +418,11 @@ impl Client {
                 Ok(response) => {
                     let status = response.status();
                     self.log("GET", &url, Some(status));
-                    read_attempt(response, &url, &self.base, record.as_ref(), &key)
+                    let body = Deadline {
+                        inner: response,
+                        deadline,
+                    };
+                    read_attempt(body, status, &url, &self.base, record.as_ref(), &key)
                 }
                 Err(error) => {
                     self.log("GET", &url, None);
@@ -622,15 +632,34 @@ fn rate_limit_wait(headers: &HeaderMap) -> Option<Duration> {
     None
 }
 
+/// A response body read against the request's deadline: past it, the next read fails as a
+/// timeout however steadily the bytes trickle in.
+struct Deadline {
+    inner: Response,
+    deadline: std::time::Instant,
+}
+
+impl std::io::Read for Deadline {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if std::time::Instant::now() > self.deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the answer took longer than timeout_seconds",
+            ));
+        }
+        self.inner.read(buf)
+    }
+}
+
 fn read_attempt(
-    response: Response,
+    response: Deadline,
+    status: StatusCode,
     url: &str,
     base: &str,
     record: Option<&RefCell<Snapshot>>,
     key: &str,
 ) -> Attempt {
-    let status = response.status();
-    let headers = response.headers().clone();
+    let headers = response.inner.headers().clone();
     let next = next_link(&headers);
     // A page of 100 items is well under a megabyte; anything past the cap is not an answer
     // to read into memory, whatever the server says.

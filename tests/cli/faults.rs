@@ -564,3 +564,29 @@ fn killed_or_overlapping_polls_enqueue_each_merge_once() {
     }
     eprintln!("{}", table.join("\n"));
 }
+
+#[test]
+fn a_trickling_answer_is_cut_off_by_the_timeout_body_included() {
+    // 20 pieces, 600 ms apart: every piece arrives well inside a 1 s timeout, the whole body
+    // takes 12 s. The timeout covers the whole request, so each attempt fails after about a
+    // second and the run stops as an outage instead of waiting minutes for a slow proxy.
+    let test = Test::new(|world| {
+        world.open_issue(1, 90);
+    });
+    test.config("timeout_seconds = 1\nread_retries = 1\n");
+    test.fail(
+        "GET",
+        "/repos/octo/demo/issues",
+        Fault::Trickle(Duration::from_millis(600)),
+        10,
+    );
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    assert_eq!(outcome.code, 5, "{}\n{}", outcome.stdout, outcome.stderr);
+    assert_eq!(outcome.json()["stopped"], "harness_outage");
+    let listed = test
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/repos/octo/demo/issues")
+        .count();
+    assert_eq!(listed, 2, "the list and its one retry");
+}

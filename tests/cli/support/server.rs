@@ -52,6 +52,9 @@ pub enum Fault {
     Slow(Duration),
     /// Answer normally, with a `Link: rel="next"` pointing back at the same page.
     LinkLoop,
+    /// Answer normally, but send the body in 20 pieces with this pause before each: a server
+    /// (or a proxy) that trickles its answer.
+    Trickle(Duration),
 }
 
 #[derive(Clone, Debug)]
@@ -278,7 +281,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             ));
             Some(answer)
         }
-        Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {
+        Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | Some(Fault::Trickle(_)) | None => {
             let mut answer = route(&mut guard, &request, base);
             // GitHub's conditional requests: an ETag on every successful read, and 304 with
             // no body when the client already holds that version.
@@ -354,7 +357,19 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     }
     head.push_str("\r\n");
     let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(answer.body.as_bytes());
+    if let Some(Fault::Trickle(pause)) = &fault {
+        let body = answer.body.as_bytes();
+        let piece = body.len().div_ceil(20).max(1);
+        for chunk in body.chunks(piece) {
+            let _ = stream.flush();
+            thread::sleep(*pause);
+            if stream.write_all(chunk).is_err() {
+                return;
+            }
+        }
+    } else {
+        let _ = stream.write_all(answer.body.as_bytes());
+    }
     let _ = stream.flush();
 }
 
