@@ -49,6 +49,11 @@ pub fn events(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
     client.get_all(&format!("{}/events?per_page=100", issue_path(item)))
 }
 
+/// The timeline: issue events, comments, and what has no issue event (reviews, commits).
+pub fn timeline(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!("{}/timeline?per_page=100", issue_path(item)))
+}
+
 pub fn comments_since(
     client: &Client,
     item: &ItemRef,
@@ -164,6 +169,17 @@ pub fn combined_status(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec
             message: "the combined status has no `statuses` list".into(),
         }),
     }
+}
+
+/// Whether GitHub refused a write because the item's conversation is locked: 403 "Unable to
+/// create comment because issue is locked." for a token that is not a collaborator's. GitHub
+/// applied nothing, and the refusal is about that item alone.
+pub fn refused_as_locked(error: &WriteError) -> bool {
+    error.status == Some(403)
+        && !error.outcome_unknown
+        && error
+            .message
+            .ends_with("Unable to create comment because issue is locked.")
 }
 
 /// Sends one write for one item. Removing a label that is already gone is success.
