@@ -122,6 +122,8 @@ fn any_other_refused_comment_still_stops_the_run() {
 fn marked_by_the_maintainer() -> Test {
     let test = Test::new(|world| {
         world.open_issue(1, 90).labels.push("needs-triage".into());
+        // GitHub stamps the mark's three writes seconds apart.
+        world.write_clock_step = Duration::seconds(5);
     });
     test.config("[stale]\nlabels_to_remove_when_stale = ['needs-triage']\n");
     test.run(&["stale-sweep", "--repo", REPO, "--yes"])

@@ -460,6 +460,9 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
 const UNKNOWN: u16 = 599;
 
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
+    if request.method != "GET" {
+        shared.world.github_clock_offset += shared.world.write_clock_step;
+    }
     let answer = route_world(&mut shared.world, shared.page_size, request, base);
     if answer.status == UNKNOWN {
         shared.unknown_routes.push(format!(

@@ -187,6 +187,9 @@ pub struct WorldState {
     pub viewer_app: bool,
     /// How far GitHub's clock is ahead of ours: the stamps it puts on writes and its `Date`.
     pub github_clock_offset: Duration,
+    /// How far GitHub's clock moves before each write it applies: successive writes get
+    /// successive stamps, as they do at gh-sweep's write pacing.
+    pub write_clock_step: Duration,
 }
 
 impl WorldState {
@@ -201,6 +204,7 @@ impl WorldState {
             viewer_collaborator: true,
             viewer_app: false,
             github_clock_offset: Duration::zero(),
+            write_clock_step: Duration::zero(),
         }
     }
 
