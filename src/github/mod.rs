@@ -237,6 +237,23 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
 #[cfg(test)]
 mod tests {
     #[test]
+    fn only_githubs_lock_refusal_is_a_refusal_for_the_lock() {
+        let refusal = |status, message: &str, outcome_unknown| super::WriteError {
+            status: Some(status),
+            message: message.to_string(),
+            outcome_unknown,
+        };
+        let locked = "POST /repos/o/r/issues/1/comments answered 403 Forbidden: Unable to create comment because issue is locked.";
+        assert!(super::refused_as_locked(&refusal(403, locked, false)));
+        assert!(!super::refused_as_locked(&refusal(
+            403,
+            "POST /repos/o/r/issues/1/comments answered 403 Forbidden: Resource not accessible by integration",
+            false
+        )));
+        assert!(!super::refused_as_locked(&refusal(422, locked, false)));
+    }
+
+    #[test]
     fn encodes_label_names() {
         assert_eq!(super::segment("needs info/triage"), "needs%20info%2Ftriage");
     }
