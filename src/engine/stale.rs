@@ -17,6 +17,8 @@ pub struct StaleClassifier<'a> {
     rules: &'a StaleRules,
     /// The token's login, read once when first needed.
     viewer: Option<Option<String>>,
+    /// How far our clock is ahead of GitHub's, read once when a reconcile needs it.
+    skew: Option<Option<chrono::Duration>>,
 }
 
 impl<'a> StaleClassifier<'a> {
@@ -24,6 +26,7 @@ impl<'a> StaleClassifier<'a> {
         StaleClassifier {
             rules,
             viewer: None,
+            skew: None,
         }
     }
 
@@ -226,9 +229,12 @@ impl Classifier for StaleClassifier<'_> {
         let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
         let action = write.action.as_str();
         let happened = if let Some(marker) = action.strip_prefix("comment ") {
-            // The journal's time against GitHub's stamp of the comment: as far apart as
-            // the two clocks, so the look-up reaches back by the clock slack.
-            let since = (write.intent_at - chrono::Duration::seconds(stale::QUIET_SLACK_SECONDS))
+            // The journal's time is our clock's, the comment's GitHub's: GitHub's `Date`
+            // says how far apart the two are, and the look-up reaches back by the slack too.
+            let skew = *self
+                .skew
+                .get_or_insert_with(|| client.server_clock().map(|(github, local)| local - github));
+            let since = stale::reconcile_since(write.intent_at, skew)
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
             github::comments_since(client, &item, &since)?
                 .iter()

@@ -416,6 +416,13 @@ pub fn label_date_unknown(facts: &ItemFacts, rules: &StaleRules) -> Decision {
 /// at least 15 s, and only ever GitHub's times against GitHub's (or the journal's with it).
 pub const QUIET_SLACK_SECONDS: i64 = 15;
 
+/// From when to look for gh-sweep's comment whose answer was lost, on GitHub's clock: the
+/// journal's local time of sending it, moved by how far our clock is ahead of GitHub's (`skew`,
+/// from a `Date` header, when known), less the clock slack.
+pub fn reconcile_since(intent_at: DateTime<Utc>, skew: Option<Duration>) -> DateTime<Utc> {
+    intent_at - skew.unwrap_or_else(Duration::zero) - Duration::seconds(QUIET_SLACK_SECONDS)
+}
+
 /// Whether anything may have happened after the label (and after gh-sweep's own writes),
 /// judged from `updated_at` alone. When false, no comment needs to be read.
 pub fn activity_possible(
@@ -1066,6 +1073,20 @@ mod tests {
             label,
             Some(label + Duration::seconds(29))
         ));
+    }
+
+    #[test]
+    fn reconcile_looks_back_on_githubs_clock() {
+        let sent = days_ago(1);
+        assert_eq!(
+            reconcile_since(sent, None),
+            sent - Duration::seconds(QUIET_SLACK_SECONDS)
+        );
+        // Our clock a minute ahead of GitHub's: GitHub stamped the comment a minute earlier.
+        assert_eq!(
+            reconcile_since(sent, Some(Duration::minutes(1))),
+            sent - Duration::minutes(1) - Duration::seconds(QUIET_SLACK_SECONDS)
+        );
     }
 
     #[test]

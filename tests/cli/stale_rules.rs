@@ -364,12 +364,11 @@ fn a_label_event_and_updated_at_seconds_apart_are_not_activity() {
     );
 }
 
-#[test]
-fn reconcile_finds_its_comment_when_githubs_clock_is_behind_ours() {
-    // The comment was applied but its answer lost; GitHub stamped it 10 s before our clock's
-    // journal entry. The next run must find it, not post it again.
+/// Runs a mark whose comment GitHub applies but whose answer is lost, with GitHub's clock
+/// `offset` from ours, then the next run; asserts the comment is found, not posted again.
+fn reconcile_after_a_lost_comment(offset: Duration, date_unavailable: bool) -> Test {
     let test = Test::new(|world| {
-        world.github_clock_offset = Duration::seconds(-10);
+        world.github_clock_offset = offset;
         world.open_issue(1, 90);
     });
     test.fail(
@@ -378,6 +377,9 @@ fn reconcile_finds_its_comment_when_githubs_clock_is_behind_ours() {
         Fault::ApplyThenDrop,
         1,
     );
+    if date_unavailable {
+        test.fail("GET", "/rate_limit", Fault::Status(500), 1);
+    }
     test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
     test.expect_writes(&marked(1));
     test.clear_log();
@@ -392,4 +394,24 @@ fn reconcile_finds_its_comment_when_githubs_clock_is_behind_ours() {
     );
     test.expect_no_writes();
     assert_eq!(test.world().world.issue(1).comments.len(), 1, "posted once");
+    test
+}
+
+#[test]
+fn reconcile_finds_its_comment_when_githubs_clock_is_behind_ours() {
+    // GitHub's clock a minute behind ours: the comment's stamp is a minute before the
+    // journal's. GitHub's `Date` tells how far, so the look-up starts on GitHub's clock.
+    let test = reconcile_after_a_lost_comment(Duration::seconds(-60), false);
+    let asked: Vec<String> = test.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        asked.iter().filter(|path| *path == "/rate_limit").count(),
+        1,
+        "GitHub's clock asked once: {asked:?}"
+    );
+}
+
+#[test]
+fn reconcile_without_githubs_date_falls_back_on_the_slack() {
+    // GitHub's clock 10 s behind and its `Date` not to be had: the slack covers it.
+    reconcile_after_a_lost_comment(Duration::seconds(-10), true);
 }

@@ -302,7 +302,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     let mut answer = answer;
     if let (Some(left), Some(answer)) = (guard.core_limit.as_mut(), answer.as_mut()) {
         if !request.path.starts_with("/search/") {
-            if answer.status != 304 {
+            if answer.status != 304 && request.path != "/rate_limit" {
                 *left = (*left - 1).max(0);
             }
             let reset = (Utc::now() + chrono::Duration::hours(1)).timestamp();
@@ -494,6 +494,12 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
             json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"}),
         ),
         ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
+        // "Get rate limit status for the authenticated user": free of rate limit; like every
+        // answer it carries GitHub's `Date` (https://docs.github.com/rest/rate-limit/rate-limit).
+        ("GET", ["rate_limit"]) => {
+            let core = json!({"limit": 5000, "remaining": 5000, "reset": (now + chrono::Duration::hours(1)).timestamp(), "used": 0});
+            reply(200, json!({"resources": {"core": core}, "rate": core}))
+        }
         // A locked conversation refuses new comments from anyone who is not a collaborator:
         // 403 "Unable to create comment because issue is locked." (GitHub's "Locking
         // conversations", https://docs.github.com/articles/locking-conversations/; the answer
