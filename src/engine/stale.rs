@@ -1,7 +1,9 @@
 //! Gathers what the stale rules need for one item, with as few requests as GitHub allows: the
 //! list entry; for items carrying the stale label, the label's time (from the store when
-//! gh-sweep put it there, else from the events), and comments only when `updated_at` shows
-//! something happened after the label. Decisions come from `policy::stale`.
+//! gh-sweep put it there, else from the events; unknown when no event names it), comments only
+//! when `updated_at` shows something happened after the label, and a PR's timeline only when
+//! those leave the update unexplained (a review has no issue event). Decisions come from
+//! `policy::stale`.
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;

@@ -351,6 +351,20 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_lock() {
+        assert!(!item_facts(&issue()).unwrap().locked);
+        let mut locked = issue();
+        locked["locked"] = json!(true);
+        locked["active_lock_reason"] = json!("too heated");
+        assert!(item_facts(&locked).unwrap().locked);
+        locked["locked"] = json!("yes");
+        assert_eq!(
+            item_facts(&locked).unwrap_err(),
+            "the `locked` field is not a boolean"
+        );
+    }
+
+    #[test]
     fn a_review_in_the_timeline_is_its_authors() {
         let value = json!({"event": "reviewed", "user": {"login": "copilot[bot]", "type": "Bot"}, "state": "commented", "submitted_at": "2026-01-02T00:00:00Z"});
         let review = timeline_activity(&value).unwrap().unwrap();
