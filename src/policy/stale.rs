@@ -829,6 +829,7 @@ mod tests {
         let noise = vec![
             comment_by("dependabot[bot]", 2, true, None),
             comment_by("SWEEPER", 2, false, Some("mark-stale")),
+            comment_by("someone", 2, false, Some("mark-stale")),
         ];
         let decision = decide_default(&facts, Some(&history(8, noise)));
         assert_eq!(decision.disposition, Disposition::Close);
