@@ -126,8 +126,9 @@ pub enum Command {
     /// Mark idle issues and PRs stale, close those stale long enough, unmark updated ones
     ///
     /// Rules and option names follow actions/stale (in a [stale] config table, snake_case).
-    /// Oldest items first; bots and the token's own user never count as activity; the close
-    /// clock starts when the stale label was put on.
+    /// Oldest items first; bots and gh-sweep's own writes never count as activity, the token
+    /// user's own words do; locked items are left alone; the close clock starts when the stale
+    /// label was put on.
     #[command(after_help = AFTER_HELP)]
     StaleSweep(StaleArgs),
 

@@ -20,6 +20,8 @@ mod readme;
 mod snapshot;
 #[path = "cli/stale.rs"]
 mod stale;
+#[path = "cli/stale_rules.rs"]
+mod stale_rules;
 #[path = "cli/sweep.rs"]
 mod sweep;
 #[cfg(unix)]

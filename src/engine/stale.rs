@@ -1,7 +1,9 @@
 //! Gathers what the stale rules need for one item, with as few requests as GitHub allows: the
 //! list entry; for items carrying the stale label, the label's time (from the store when
-//! gh-sweep put it there, else from the events), and comments only when `updated_at` shows
-//! something happened after the label. Decisions come from `policy::stale`.
+//! gh-sweep put it there, else from the events; unknown when no event names it), comments only
+//! when `updated_at` shows something happened after the label, and a PR's timeline only when
+//! those leave the update unexplained (a review has no issue event). Decisions come from
+//! `policy::stale`.
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -17,6 +19,8 @@ pub struct StaleClassifier<'a> {
     rules: &'a StaleRules,
     /// The token's login, read once when first needed.
     viewer: Option<Option<String>>,
+    /// How far our clock is ahead of GitHub's, read once when a reconcile needs it.
+    skew: Option<Option<chrono::Duration>>,
 }
 
 impl<'a> StaleClassifier<'a> {
@@ -24,6 +28,7 @@ impl<'a> StaleClassifier<'a> {
         StaleClassifier {
             rules,
             viewer: None,
+            skew: None,
         }
     }
 
@@ -40,7 +45,7 @@ impl<'a> StaleClassifier<'a> {
         store: &Store,
         item: &ItemRef,
         facts: &ItemFacts,
-    ) -> Result<History, ReadError> {
+    ) -> Result<Option<History>, ReadError> {
         let label = self.rules.stale_label(facts.is_pr);
         let known = store
             .stale_mark(item, label)
@@ -55,7 +60,9 @@ impl<'a> StaleClassifier<'a> {
             Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
             None => {
                 let read = read_events(client, item)?;
-                let labeled = read
+                // Events keep a label's name as it was then: after a rename, no event names
+                // the label as it is now, and its date is unknown (`None`), not guessed.
+                let Some(labeled) = read
                     .iter()
                     .filter(|event| {
                         event.name == "labeled"
@@ -66,21 +73,23 @@ impl<'a> StaleClassifier<'a> {
                     })
                     .map(|event| event.activity.at)
                     .max()
-                    .ok_or_else(|| {
-                        ReadError::Item(format!(
-                            "it carries the \"{label}\" label but no event says when it was put on"
-                        ))
-                    })?;
+                else {
+                    return Ok(None);
+                };
                 events = Some(read);
                 (labeled, None)
             }
         };
+        // gh-sweep's own writes of the mark: as the store recorded them, else (no record) the
+        // label event's own time.
+        let own_writes = Some((label_added_at, own_last_write.unwrap_or(label_added_at)));
         if !stale::activity_possible(facts.updated_at, label_added_at, own_last_write) {
-            return Ok(History {
+            return Ok(Some(History {
                 label_added_at,
                 activity: Vec::new(),
                 mark_unfinished,
-            });
+                own_writes,
+            }));
         }
         let events = match events {
             Some(events) => events,
@@ -98,16 +107,30 @@ impl<'a> StaleClassifier<'a> {
                 activity.push(comment);
             }
         }
+        // A PR's reviews move `updated_at` with no issue event: only where the events and
+        // comments leave the update unexplained, the timeline names who reviewed.
+        let unexplained =
+            stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity);
+        if unexplained.is_some() && facts.is_pr {
+            for entry in github::timeline(client, item)? {
+                if let Some(found) = model::timeline_activity(&entry).map_err(ReadError::Item)? {
+                    if found.at > label_added_at {
+                        activity.push(found);
+                    }
+                }
+            }
+        }
         if let Some(update) =
             stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity)
         {
             activity.push(update);
         }
-        Ok(History {
+        Ok(Some(History {
             label_added_at,
             activity,
             mark_unfinished,
-        })
+            own_writes,
+        }))
     }
 }
 
@@ -159,7 +182,19 @@ impl Classifier for StaleClassifier<'_> {
         };
         let facts = model::item_facts(value).map_err(ReadError::Item)?;
         let history = if stale::needs_history(&facts, self.rules) {
-            Some(self.history(client, store, item, &facts)?)
+            match self.history(client, store, item, &facts)? {
+                Some(history) => Some(history),
+                None => {
+                    let decision = stale::label_date_unknown(&facts, self.rules);
+                    return Ok(Plan {
+                        item: item.clone(),
+                        title: facts.title,
+                        disposition: decision.disposition.to_string(),
+                        reason: decision.reason,
+                        writes: decision.writes,
+                    });
+                }
+            }
         } else {
             None
         };
@@ -196,7 +231,12 @@ impl Classifier for StaleClassifier<'_> {
         let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
         let action = write.action.as_str();
         let happened = if let Some(marker) = action.strip_prefix("comment ") {
-            let since = (write.intent_at - chrono::Duration::seconds(5))
+            // The journal's time is our clock's, the comment's GitHub's: GitHub's `Date`
+            // says how far apart the two are, and the look-up reaches back by the slack too.
+            let skew = *self
+                .skew
+                .get_or_insert_with(|| client.server_clock().map(|(github, local)| local - github));
+            let since = stale::reconcile_since(write.intent_at, skew)
                 .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
             github::comments_since(client, &item, &since)?
                 .iter()
@@ -226,6 +266,19 @@ impl Classifier for StaleClassifier<'_> {
                 "found on GitHub that it did not happen; the item is swept again".to_string(),
             )
         }))
+    }
+
+    /// A comment GitHub refused because the conversation got locked after it was read: that
+    /// item's failure, and the run goes on. Safe: GitHub wrote nothing for that request, the
+    /// item's later writes (a close after its comment) are not sent, and no other item's write
+    /// depends on it. Any other refusal stops the run.
+    fn after_refused_write(
+        &mut self,
+        _store: &Store,
+        _plan: &Plan,
+        error: &github::WriteError,
+    ) -> anyhow::Result<bool> {
+        Ok(github::refused_as_locked(error))
     }
 
     fn after_writes(

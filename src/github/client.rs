@@ -787,6 +787,41 @@ fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
     })
 }
 
+/// GitHub's clock, for the few places where a local stamp (the journal's) meets GitHub's.
+impl Client {
+    /// GitHub's `Date` on one answer to `GET /rate_limit`, which GitHub does not count against
+    /// the rate limit ("Get rate limit status for the authenticated user"), with our clock at
+    /// the same moment; `None` when it cannot be had (a snapshot, no answer, no `Date`). Never
+    /// retried: the caller falls back on its clock slack alone.
+    pub fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        let Mode::Live { http, token, .. } = &self.mode else {
+            return None;
+        };
+        let url = self.url("/rate_limit");
+        self.requests.set(self.requests.get() + 1);
+        let response = match http.get(&url).header(AUTHORIZATION, bearer(token)).send() {
+            Ok(response) => response,
+            Err(_) => {
+                self.log("GET", &url, None);
+                return None;
+            }
+        };
+        let local = Utc::now();
+        self.log("GET", &url, Some(response.status()));
+        self.note_limits(response.headers());
+        if !response.status().is_success() {
+            return None;
+        }
+        let github = response
+            .headers()
+            .get(reqwest::header::DATE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|text| DateTime::parse_from_rfc2822(text).ok())?
+            .with_timezone(&Utc);
+        Some((github, local))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,11 @@ pub fn events(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
     client.get_all(&format!("{}/events?per_page=100", issue_path(item)))
 }
 
+/// The timeline: issue events, comments, and what has no issue event (reviews, commits).
+pub fn timeline(client: &Client, item: &ItemRef) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!("{}/timeline?per_page=100", issue_path(item)))
+}
+
 pub fn comments_since(
     client: &Client,
     item: &ItemRef,
@@ -166,6 +171,17 @@ pub fn combined_status(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec
     }
 }
 
+/// Whether GitHub refused a write because the item's conversation is locked: 403 "Unable to
+/// create comment because issue is locked." for a token that is not a collaborator's. GitHub
+/// applied nothing, and the refusal is about that item alone.
+pub fn refused_as_locked(error: &WriteError) -> bool {
+    error.status == Some(403)
+        && !error.outcome_unknown
+        && error
+            .message
+            .ends_with("Unable to create comment because issue is locked.")
+}
+
 /// Sends one write for one item. Removing a label that is already gone is success.
 pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
     let path = issue_path(item);
@@ -249,6 +265,23 @@ mod tests {
             assert!(!error.outcome_unknown);
         }
         assert_eq!(client.requests(), 0);
+    }
+
+    #[test]
+    fn only_githubs_lock_refusal_is_a_refusal_for_the_lock() {
+        let refusal = |status, message: &str, outcome_unknown| super::WriteError {
+            status: Some(status),
+            message: message.to_string(),
+            outcome_unknown,
+        };
+        let locked = "POST /repos/o/r/issues/1/comments answered 403 Forbidden: Unable to create comment because issue is locked.";
+        assert!(super::refused_as_locked(&refusal(403, locked, false)));
+        assert!(!super::refused_as_locked(&refusal(
+            403,
+            "POST /repos/o/r/issues/1/comments answered 403 Forbidden: Resource not accessible by integration",
+            false
+        )));
+        assert!(!super::refused_as_locked(&refusal(422, locked, false)));
     }
 
     #[test]

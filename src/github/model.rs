@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::stale::{Activity, ActivityKind, ItemFacts};
 use crate::policy::write::marker_in;
 
 fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, String> {
@@ -82,7 +82,14 @@ pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
             Some(string(milestone, "title").map_err(|why| format!("in `milestone`: {why}"))?)
         }
     };
+    // GitHub always sends `locked`; a recording made before gh-sweep read it may lack it.
+    let locked = match value.get("locked") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(locked)) => *locked,
+        Some(_) => return Err("the `locked` field is not a boolean".into()),
+    };
     Ok(ItemFacts {
+        locked,
         number,
         is_pr,
         draft,
@@ -146,8 +153,14 @@ pub fn event(value: &Value) -> Result<Event, String> {
         Some(label) => format!("{name} \"{label}\""),
         None => name.clone(),
     };
+    let kind = if name == "labeled" || name == "unlabeled" {
+        ActivityKind::LabelEvent
+    } else {
+        ActivityKind::Event
+    };
     Ok(Event {
         activity: Activity {
+            kind,
             at: timestamp(value, "created_at").map_err(|why| format!("in an event: {why}"))?,
             login,
             is_bot,
@@ -160,6 +173,34 @@ pub fn event(value: &Value) -> Result<Event, String> {
     })
 }
 
+/// The activity in one entry of `GET .../issues/{n}/timeline` that the issue events and
+/// comments do not show: a `reviewed` entry names its author in `user` and its time in
+/// `submitted_at` (GitHub's "Issue event types"); a `head_ref_force_pushed` its `actor` and
+/// `created_at`. Other entries are `None` (read elsewhere, or, like `committed`, naming only git
+/// authors, no GitHub account).
+pub fn timeline_activity(value: &Value) -> Result<Option<Activity>, String> {
+    let in_entry = |why: String| format!("in a timeline entry: {why}");
+    let (who, when, what) = match value.get("event").and_then(Value::as_str) {
+        Some("reviewed") => ("user", "submitted_at", "review"),
+        Some("head_ref_force_pushed") => ("actor", "created_at", "head_ref_force_pushed"),
+        _ => return Ok(None),
+    };
+    // A pending review has no `submitted_at` yet: nothing happened in public.
+    if value.get(when).is_none_or(Value::is_null) {
+        return Ok(None);
+    }
+    let (login, is_bot) = actor(value, who).map_err(in_entry)?;
+    Ok(Some(Activity {
+        kind: ActivityKind::Event,
+        at: timestamp(value, when).map_err(in_entry)?,
+        login,
+        is_bot,
+        marker: None,
+        what: what.to_string(),
+        notification: false,
+    }))
+}
+
 /// One entry of `GET .../issues/{n}/comments`.
 pub fn comment(value: &Value) -> Result<Activity, String> {
     let (login, is_bot) = actor(value, "user")?;
@@ -168,6 +209,7 @@ pub fn comment(value: &Value) -> Result<Activity, String> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     Ok(Activity {
+        kind: ActivityKind::Comment,
         at: timestamp(value, "created_at").map_err(|why| format!("in a comment: {why}"))?,
         login,
         is_bot,
@@ -327,6 +369,32 @@ mod tests {
             timestamp(&value, "at").is_err(),
             "not RFC 3339: an item failure, never a guess"
         );
+    }
+
+    #[test]
+    fn reads_the_lock() {
+        assert!(!item_facts(&issue()).unwrap().locked);
+        let mut locked = issue();
+        locked["locked"] = json!(true);
+        locked["active_lock_reason"] = json!("too heated");
+        assert!(item_facts(&locked).unwrap().locked);
+        locked["locked"] = json!("yes");
+        assert_eq!(
+            item_facts(&locked).unwrap_err(),
+            "the `locked` field is not a boolean"
+        );
+    }
+
+    #[test]
+    fn a_review_in_the_timeline_is_its_authors() {
+        let value = json!({"event": "reviewed", "user": {"login": "copilot[bot]", "type": "Bot"}, "state": "commented", "submitted_at": "2026-01-02T00:00:00Z"});
+        let review = timeline_activity(&value).unwrap().unwrap();
+        assert!(review.is_bot);
+        assert_eq!(review.what, "review");
+        let commit = json!({"event": "committed", "author": {"name": "A", "email": "a@x", "date": "2026-01-02T00:00:00Z"}});
+        assert_eq!(timeline_activity(&commit).unwrap(), None);
+        let bad = json!({"event": "reviewed", "user": {"login": "alice"}, "submitted_at": "soon"});
+        assert!(timeline_activity(&bad).is_err());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The stale rules: which open issues and PRs to mark stale, close, unmark or keep. The rules and
 //! option names follow actions/stale (in snake_case) with the differences listed in the README:
-//! bots and the token's own user never count as activity, and the close clock starts when the
-//! stale label was put on. Pure: facts, rules and `now` in; a decision out.
+//! bots and gh-sweep's own writes never count as activity (the token's user, often the
+//! maintainer, does), locked items are left alone, and the close clock starts when the stale
+//! label was put on. Pure: facts, rules and `now` in; a decision out.
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -269,6 +270,9 @@ pub struct ItemFacts {
     pub assignees: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// A locked conversation: GitHub refuses comments on it from anyone who is not a
+    /// collaborator.
+    pub locked: bool,
 }
 
 impl ItemFacts {
@@ -279,9 +283,24 @@ impl ItemFacts {
     }
 }
 
+/// Where an [`Activity`] was read, which decides how it is told apart from gh-sweep's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActivityKind {
+    /// A comment: gh-sweep's own carry its marker.
+    Comment,
+    /// A `labeled` or `unlabeled` event: gh-sweep's own are the token user's, at the times
+    /// of its writes.
+    LabelEvent,
+    /// Any other event, or a review from the timeline.
+    Event,
+    /// `updated_at` moved and nothing read names who did it (a body edit, a plain push).
+    Unattributed,
+}
+
 /// Something that happened on an item: a comment or an event, with who did it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Activity {
+    pub kind: ActivityKind,
     pub at: DateTime<Utc>,
     pub login: String,
     pub is_bot: bool,
@@ -302,6 +321,10 @@ pub struct History {
     /// gh-sweep put the label on but its stale comment was never posted: a run stopped (or
     /// was killed) between the two writes.
     pub mark_unfinished: bool,
+    /// When gh-sweep's own writes of the mark happened, first and last, on GitHub's clock:
+    /// from the store, or (without its record) the label event's own time. The token user's
+    /// label events then are gh-sweep's, not the maintainer's activity.
+    pub own_writes: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -352,6 +375,11 @@ pub fn exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<(String, &'sta
             .find(|want| have.iter().any(|has| has.eq_ignore_ascii_case(want)))
             .cloned()
     };
+    if facts.locked {
+        // As actions/stale, which skips every locked item: a locked conversation takes no
+        // comment from a token that is not a collaborator's, so neither mark nor close fits.
+        return Some(("locked".into(), "default, as actions/stale"));
+    }
     if facts.is_pr && facts.draft && rules.exempt_draft_pr {
         return Some(("draft PR".into(), "exempt_draft_pr"));
     }
@@ -419,8 +447,32 @@ pub fn needs_history(facts: &ItemFacts, rules: &StaleRules) -> bool {
         && exemption(facts, rules).is_none()
 }
 
-/// How far `updated_at` may trail our own last write and still mean "nothing since".
-const QUIET_SLACK_SECONDS: i64 = 2;
+/// The decision for an item carrying the stale label when no `labeled` event names it: GitHub's
+/// events keep a label's name as it was when they happened, so after a rename (say "wontfix" to
+/// "Stale") the label's date is unknown. The item is kept: never closed on a guessed date, and
+/// not the item's failure either.
+pub fn label_date_unknown(facts: &ItemFacts, rules: &StaleRules) -> Decision {
+    let label = rules.stale_label(facts.is_pr);
+    Decision::without_writes(
+        Disposition::Keep,
+        format!(
+            "the \"{label}\" label's date is unknown: no event says `labeled \"{label}\"` (a renamed label keeps its old name in the events); kept, never closed on a guessed date"
+        ),
+    )
+}
+
+/// How far GitHub's own stamps of one moment may differ and still mean "nothing since": the
+/// label event and the issue's `updated_at`, a write's `Date` header and the stamps it leaves,
+/// a comment's `created_at` and the journal's time of sending it. Seconds apart in practice;
+/// at least 15 s, and only ever GitHub's times against GitHub's (or the journal's with it).
+pub const QUIET_SLACK_SECONDS: i64 = 15;
+
+/// From when to look for gh-sweep's comment whose answer was lost, on GitHub's clock: the
+/// journal's local time of sending it, moved by how far our clock is ahead of GitHub's (`skew`,
+/// from a `Date` header, when known), less the clock slack.
+pub fn reconcile_since(intent_at: DateTime<Utc>, skew: Option<Duration>) -> DateTime<Utc> {
+    intent_at - skew.unwrap_or_else(Duration::zero) - Duration::seconds(QUIET_SLACK_SECONDS)
+}
 
 /// Whether anything may have happened after the label (and after gh-sweep's own writes),
 /// judged from `updated_at` alone. When false, no comment needs to be read.
@@ -438,7 +490,7 @@ fn days_between(from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
 }
 
 /// Decides one item. `history` is required when [`needs_history`] says so; `viewer` is the
-/// token's own login, whose activity never counts.
+/// token's own login, whose label events at gh-sweep's own writes are not activity.
 pub fn decide(
     facts: &ItemFacts,
     history: Option<&History>,
@@ -520,8 +572,9 @@ pub fn decide(
     })
 }
 
-/// An update that no comment or event read explains (an edit of the body, a push), treated as
-/// activity so an item that changed is never closed as idle.
+/// An update that no comment, event or review read explains (an edit of the body, a plain push:
+/// neither names a GitHub account), treated as activity so an item that changed is never closed
+/// as idle; its actor is unknown.
 pub fn unexplained_update(
     updated_at: DateTime<Utc>,
     label_added_at: DateTime<Utc>,
@@ -534,25 +587,38 @@ pub fn unexplained_update(
         .chain(own_last_write)
         .fold(label_added_at, DateTime::max);
     (updated_at > explained + Duration::seconds(QUIET_SLACK_SECONDS)).then(|| Activity {
+        kind: ActivityKind::Unattributed,
         at: updated_at,
-        login: "someone".to_string(),
+        login: String::new(),
         is_bot: false,
         marker: None,
-        what: "an update with no comment or event (an edit or a push)".to_string(),
+        what: "updated, actor unknown (an edit or a push)".to_string(),
         notification: false,
     })
 }
 
-fn counts_as_activity(
+/// Whether an activity is one of gh-sweep's own label writes: a label event by the token's
+/// user at the time of the mark's writes (within the clock slack). Nothing else the token's
+/// user did is excluded: a maintainer's own comment or label counts.
+fn own_label_event(
     activity: &Activity,
-    label_added_at: DateTime<Utc>,
     viewer: Option<&str>,
+    own_writes: Option<(DateTime<Utc>, DateTime<Utc>)>,
 ) -> bool {
-    activity.at > label_added_at
+    let slack = Duration::seconds(QUIET_SLACK_SECONDS);
+    activity.kind == ActivityKind::LabelEvent
+        && viewer.is_some_and(|viewer| activity.login.eq_ignore_ascii_case(viewer))
+        && own_writes.is_some_and(|(first, last)| {
+            activity.at >= first - slack && activity.at <= last + slack
+        })
+}
+
+fn counts_as_activity(activity: &Activity, history: &History, viewer: Option<&str>) -> bool {
+    activity.at > history.label_added_at
         && !activity.is_bot
         && !activity.notification
         && activity.marker.is_none()
-        && viewer.is_none_or(|viewer| !activity.login.eq_ignore_ascii_case(viewer))
+        && !own_label_event(activity, viewer, history.own_writes)
 }
 
 fn decide_stale(
@@ -567,7 +633,7 @@ fn decide_stale(
     let human = history
         .activity
         .iter()
-        .filter(|activity| counts_as_activity(activity, since, viewer))
+        .filter(|activity| counts_as_activity(activity, history, viewer))
         .max_by_key(|activity| activity.at);
     if let Some(activity) = human {
         if rules.remove_stale_when_updated && !rules.ignore_updates {
@@ -592,10 +658,14 @@ fn decide_stale(
             }
             return Decision {
                 disposition: Disposition::Unmark,
-                reason: format!(
-                    "{} by {} after it was marked stale",
-                    activity.what, activity.login
-                ),
+                reason: if activity.kind == ActivityKind::Unattributed {
+                    format!("{}, after it was marked stale", activity.what)
+                } else {
+                    format!(
+                        "{} by {} after it was marked stale",
+                        activity.what, activity.login
+                    )
+                },
                 writes,
             };
         }
@@ -685,6 +755,7 @@ mod tests {
             assignees: vec![],
             created_at: days_ago(idle_days + 10),
             updated_at: days_ago(idle_days),
+            locked: false,
         }
     }
 
@@ -698,11 +769,13 @@ mod tests {
             label_added_at: days_ago(label_days_ago),
             activity,
             mark_unfinished: false,
+            own_writes: None,
         }
     }
 
     fn comment_by(login: &str, days_ago_: i64, is_bot: bool, marker: Option<&str>) -> Activity {
         Activity {
+            kind: ActivityKind::Comment,
             at: days_ago(days_ago_),
             login: login.into(),
             is_bot,
@@ -802,15 +875,70 @@ mod tests {
     }
 
     #[test]
-    fn bots_the_viewer_and_own_comments_are_not_activity() {
+    fn bots_and_own_comments_are_not_activity() {
         let facts = stale(issue(1));
         let noise = vec![
             comment_by("dependabot[bot]", 2, true, None),
-            comment_by("SWEEPER", 2, false, None),
+            comment_by("SWEEPER", 2, false, Some("mark-stale")),
             comment_by("someone", 2, false, Some("mark-stale")),
         ];
         let decision = decide_default(&facts, Some(&history(8, noise)));
         assert_eq!(decision.disposition, Disposition::Close);
+    }
+
+    #[test]
+    fn the_token_users_own_words_are_activity() {
+        // With a personal token the viewer is the maintainer: their comment without a marker
+        // un-stales, as anyone's would.
+        let facts = stale(issue(1));
+        let said = history(8, vec![comment_by("SWEEPER", 2, false, None)]);
+        let decision = decide_default(&facts, Some(&said));
+        assert_eq!(decision.disposition, Disposition::Unmark);
+        assert_eq!(
+            decision.reason,
+            "comment by SWEEPER after it was marked stale"
+        );
+    }
+
+    #[test]
+    fn only_the_viewers_label_events_at_gh_sweeps_writes_are_its_own() {
+        let facts = stale(issue(1));
+        let label_event = |login: &str, at: DateTime<Utc>| Activity {
+            kind: ActivityKind::LabelEvent,
+            at,
+            login: login.into(),
+            is_bot: false,
+            marker: None,
+            what: "unlabeled \"needs-triage\"".into(),
+            notification: false,
+        };
+        let marked = days_ago(8);
+        let own = History {
+            own_writes: Some((marked, marked + Duration::seconds(2))),
+            ..history(
+                8,
+                vec![label_event("sweeper", marked + Duration::seconds(1))],
+            )
+        };
+        assert_eq!(
+            decide_default(&facts, Some(&own)).disposition,
+            Disposition::Close
+        );
+        // The same label event by someone else, or by the viewer a day later, is activity.
+        for (login, at) in [
+            ("alice", marked + Duration::seconds(1)),
+            ("sweeper", marked + Duration::days(1)),
+        ] {
+            let other = History {
+                activity: vec![label_event(login, at)],
+                ..own.clone()
+            };
+            assert_eq!(
+                decide_default(&facts, Some(&other)).disposition,
+                Disposition::Unmark,
+                "{login} at {at}"
+            );
+        }
     }
 
     #[test]
@@ -1000,6 +1128,39 @@ mod tests {
     }
 
     #[test]
+    fn reconcile_looks_back_on_githubs_clock() {
+        let sent = days_ago(1);
+        assert_eq!(
+            reconcile_since(sent, None),
+            sent - Duration::seconds(QUIET_SLACK_SECONDS)
+        );
+        // Our clock a minute ahead of GitHub's: GitHub stamped the comment a minute earlier.
+        assert_eq!(
+            reconcile_since(sent, Some(Duration::minutes(1))),
+            sent - Duration::minutes(1) - Duration::seconds(QUIET_SLACK_SECONDS)
+        );
+    }
+
+    #[test]
+    fn githubs_stamps_seconds_apart_are_one_moment() {
+        let label = days_ago(5);
+        assert!(!activity_possible(
+            label + Duration::seconds(QUIET_SLACK_SECONDS),
+            label,
+            None
+        ));
+        assert!(activity_possible(
+            label + Duration::seconds(QUIET_SLACK_SECONDS + 1),
+            label,
+            None
+        ));
+        assert_eq!(
+            unexplained_update(label + Duration::seconds(10), label, None, &[]),
+            None
+        );
+    }
+
+    #[test]
     fn an_unexplained_update_counts_but_an_explained_one_does_not() {
         let label = days_ago(8);
         let bot = comment_by("ci[bot]", 2, true, None);
@@ -1076,6 +1237,18 @@ mod tests {
         assert_eq!(
             decide_default(&facts, Some(&old)).disposition,
             Disposition::Close
+        );
+    }
+
+    #[test]
+    fn an_unknown_label_date_keeps_the_item_without_writes() {
+        let decision = label_date_unknown(&stale(issue(90)), &StaleRules::default());
+        assert_eq!(decision.disposition, Disposition::Keep);
+        assert!(decision.writes.is_empty());
+        assert!(
+            decision.reason.contains("date is unknown"),
+            "{}",
+            decision.reason
         );
     }
 

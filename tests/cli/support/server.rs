@@ -305,7 +305,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     let mut answer = answer;
     if let (Some(left), Some(answer)) = (guard.core_limit.as_mut(), answer.as_mut()) {
         if !request.path.starts_with("/search/") {
-            if answer.status != 304 {
+            if answer.status != 304 && request.path != "/rate_limit" {
                 *left = (*left - 1).max(0);
             }
             let reset = (Utc::now() + chrono::Duration::hours(1)).timestamp();
@@ -321,6 +321,8 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         }
     }
     let dropped = matches!(fault, Some(Fault::Drop) | Some(Fault::ApplyThenDrop));
+    // GitHub's `Date` header is GitHub's clock.
+    let clock_offset = guard.world.github_clock_offset;
     guard.log.push(Request {
         method: request.method.clone(),
         path: request.path.clone(),
@@ -350,7 +352,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         "HTTP/1.1 {} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\ndate: {}\r\n",
         answer.status,
         answer.body.len(),
-        Utc::now().to_rfc2822()
+        (Utc::now() + clock_offset).to_rfc2822()
     );
     for (name, value) in &answer.headers {
         head.push_str(&format!("{name}: {value}\r\n"));
@@ -473,6 +475,9 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
 const UNKNOWN: u16 = 599;
 
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
+    if request.method != "GET" {
+        shared.world.github_clock_offset += shared.world.write_clock_step;
+    }
     let answer = route_world(&mut shared.world, shared.page_size, request, base);
     if answer.status == UNKNOWN {
         shared.unknown_routes.push(format!(
@@ -486,10 +491,53 @@ fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
 fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, base: &str) -> Reply {
     let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
     let method = request.method.as_str();
-    let now = Utc::now();
+    let now = Utc::now() + world.github_clock_offset;
     let viewer = world.viewer.clone();
+    // GitHub types an app's account `Bot` (`github-actions[bot]` for `GITHUB_TOKEN`).
+    let viewer_type = if viewer.ends_with("[bot]") {
+        "Bot"
+    } else {
+        "User"
+    };
     match (method, segments.as_slice()) {
+        // An app or installation token, `GITHUB_TOKEN` included, has no user: GitHub answers
+        // 403 "Resource not accessible by integration" ("Get the authenticated user",
+        // https://docs.github.com/rest/users/users#get-the-authenticated-user; as recorded in
+        // e.g. actions/create-github-app-token#258 and mislav/hub#2149).
+        ("GET", ["user"]) if world.viewer_app => reply(
+            403,
+            json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"}),
+        ),
         ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
+        // "Get rate limit status for the authenticated user": free of rate limit; like every
+        // answer it carries GitHub's `Date` (https://docs.github.com/rest/rate-limit/rate-limit).
+        ("GET", ["rate_limit"]) => {
+            let core = json!({"limit": 5000, "remaining": 5000, "reset": (now + chrono::Duration::hours(1)).timestamp(), "used": 0});
+            reply(200, json!({"resources": {"core": core}, "rate": core}))
+        }
+        // A locked conversation refuses new comments from anyone who is not a collaborator:
+        // 403 "Unable to create comment because issue is locked." (GitHub's "Locking
+        // conversations", https://docs.github.com/articles/locking-conversations/; the answer
+        // as recorded in probot/stale#25 and renovatebot/renovate#6215). Labels still apply.
+        ("POST", ["repos", owner, name, "issues", number, "comments"])
+            if locked_for_viewer(world, owner, name, number) =>
+        {
+            reply(
+                403,
+                json!({"message": "Unable to create comment because issue is locked.", "documentation_url": "https://docs.github.com/articles/locking-conversations/"}),
+            )
+        }
+        ("GET", ["repos", owner, name, "issues", number, "timeline"]) => {
+            let repo = format!("{owner}/{name}");
+            let Some(index) = number
+                .parse()
+                .ok()
+                .and_then(|number| world.find(&repo, number))
+            else {
+                return error(404, "Not Found");
+            };
+            paginate(timeline(&world.issues[index]), request, base, page_size)
+        }
         ("GET", ["search", "issues"]) => search(world, request, base, page_size),
         ("PUT", ["repos", owner, name, "pulls", number, "merge"]) => {
             let repo = format!("{owner}/{name}");
@@ -678,7 +726,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                             },
                             label: None,
                             actor: viewer.clone(),
-                            actor_type: "User".into(),
+                            actor_type: viewer_type.into(),
                             at: now,
                         });
                     }
@@ -733,7 +781,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                     issue.comments.push(Comment {
                         id,
                         user: viewer.clone(),
-                        user_type: "User".into(),
+                        user_type: viewer_type.into(),
                         body: text.clone(),
                         at: now,
                     });
@@ -755,7 +803,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                                 name: "labeled".into(),
                                 label: Some(label.to_string()),
                                 actor: viewer.clone(),
-                                actor_type: "User".into(),
+                                actor_type: viewer_type.into(),
                                 at: now,
                             });
                         }
@@ -783,7 +831,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         name: "unlabeled".into(),
                         label: Some(removed),
                         actor: viewer.clone(),
-                        actor_type: "User".into(),
+                        actor_type: viewer_type.into(),
                         at: now,
                     });
                     issue.updated_at = now;
@@ -801,4 +849,73 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
         }
         _ => error(UNKNOWN, "the fake GitHub does not know this route"),
     }
+}
+
+/// Whether GitHub refuses the token's comment on this item because its conversation is locked.
+fn locked_for_viewer(world: &WorldState, owner: &str, name: &str, number: &str) -> bool {
+    let repo = format!("{owner}/{name}");
+    number
+        .parse()
+        .ok()
+        .and_then(|number| world.find(&repo, number))
+        .is_some_and(|index| world.issues[index].locked && !world.viewer_collaborator)
+}
+
+/// `GET /repos/{o}/{r}/issues/{n}/timeline`, oldest first, as GitHub's "Issue event types"
+/// (https://docs.github.com/rest/using-the-rest-api/issue-event-types) and the OpenAPI
+/// description's `timeline-*-event` schemas give them: issue events with `actor` and
+/// `created_at`; `commented` with `actor`, `user` and `created_at`; `reviewed` (timeline only)
+/// names its author in `user` (no `actor`) and has `submitted_at` (no `created_at`);
+/// `committed` carries only git names, emails and dates (no GitHub account at all).
+fn timeline(issue: &super::world::Issue) -> Vec<Value> {
+    let user = |login: &str| json!({"login": login, "type": if login.ends_with("[bot]") { "Bot" } else { "User" }});
+    let mut entries: Vec<(chrono::DateTime<Utc>, Value)> = Vec::new();
+    for event in &issue.events {
+        entries.push((
+            event.at,
+            json!({
+                "event": event.name,
+                "actor": {"login": event.actor, "type": event.actor_type},
+                "created_at": stamp(event.at),
+                "label": event.label.as_ref().map(|name| json!({"name": name})),
+            }),
+        ));
+    }
+    for comment in &issue.comments {
+        entries.push((
+            comment.at,
+            json!({
+                "event": "commented",
+                "id": comment.id,
+                "actor": {"login": comment.user, "type": comment.user_type},
+                "user": {"login": comment.user, "type": comment.user_type},
+                "body": comment.body,
+                "created_at": stamp(comment.at),
+                "updated_at": stamp(comment.at),
+            }),
+        ));
+    }
+    for review in &issue.reviews {
+        entries.push((
+            review.at,
+            json!({
+                "event": "reviewed",
+                "user": user(&review.user),
+                "state": review.state.to_ascii_lowercase(),
+                "commit_id": review.commit_id,
+                "submitted_at": stamp(review.at),
+                "author_association": "NONE",
+            }),
+        ));
+    }
+    for (sha, author, at) in &issue.commits {
+        let git =
+            json!({"name": author, "email": format!("{author}@example.com"), "date": stamp(*at)});
+        entries.push((
+            *at,
+            json!({"event": "committed", "sha": sha, "author": git, "committer": git, "message": "a change"}),
+        ));
+    }
+    entries.sort_by_key(|(at, _)| *at);
+    entries.into_iter().map(|(_, value)| value).collect()
 }

@@ -72,6 +72,12 @@ pub struct Issue {
     /// `None`: GitHub is still computing.
     pub mergeable: Option<bool>,
     pub mergeable_state: String,
+    /// A locked conversation (`locked`, `active_lock_reason` in GitHub's issue JSON).
+    pub locked: bool,
+    pub active_lock_reason: Option<String>,
+    /// PRs only: commits pushed to the head, as the timeline's `committed` entries show them
+    /// (git names and dates, no GitHub actor): (sha, author name, date).
+    pub commits: Vec<(String, String, DateTime<Utc>)>,
 }
 
 impl Issue {
@@ -88,6 +94,8 @@ impl Issue {
             "updated_at": stamp(self.updated_at),
             "user": {"login": "author", "type": "User"},
             "body": "Some text.",
+            "locked": self.locked,
+            "active_lock_reason": self.active_lock_reason,
         });
         if self.is_pr {
             value["pull_request"] =
@@ -172,6 +180,16 @@ pub struct WorldState {
     /// Repositories that exist; listing any other answers 404.
     pub repos: Vec<String>,
     next_comment: u64,
+    /// Whether the token's user is a collaborator (write access): only collaborators may
+    /// comment on a locked conversation.
+    pub viewer_collaborator: bool,
+    /// An app or installation token (`GITHUB_TOKEN`): `GET /user` answers 403.
+    pub viewer_app: bool,
+    /// How far GitHub's clock is ahead of ours: the stamps it puts on writes and its `Date`.
+    pub github_clock_offset: Duration,
+    /// How far GitHub's clock moves before each write it applies: successive writes get
+    /// successive stamps, as they do at gh-sweep's write pacing.
+    pub write_clock_step: Duration,
 }
 
 impl WorldState {
@@ -183,6 +201,10 @@ impl WorldState {
             viewer: VIEWER.to_string(),
             repos: vec![REPO.to_string()],
             next_comment: 1000,
+            viewer_collaborator: true,
+            viewer_app: false,
+            github_clock_offset: Duration::zero(),
+            write_clock_step: Duration::zero(),
         }
     }
 
@@ -218,6 +240,9 @@ impl WorldState {
             merged: false,
             mergeable: Some(true),
             mergeable_state: "clean".into(),
+            locked: false,
+            active_lock_reason: None,
+            commits: Vec::new(),
         });
         self.issues.last_mut().unwrap()
     }
@@ -300,5 +325,88 @@ impl WorldState {
     pub fn next_id(&mut self) -> u64 {
         self.next_comment += 1;
         self.next_comment
+    }
+}
+
+/// The vocabulary of the stale rules of the maintainer's own words, locks, renames and bots.
+impl WorldState {
+    /// The token is `GITHUB_TOKEN` (an installation token): it acts as `github-actions[bot]`,
+    /// `GET /user` refuses it, and it is no collaborator.
+    pub fn app_token(&mut self) {
+        self.viewer = "github-actions[bot]".into();
+        self.viewer_app = true;
+        self.viewer_collaborator = false;
+    }
+
+    /// Renames a label the way GitHub does: every item carrying it now shows the new name, and
+    /// the events keep the name the label had when they happened.
+    pub fn rename_label(&mut self, from: &str, to: &str) {
+        for issue in &mut self.issues {
+            for label in &mut issue.labels {
+                if label.eq_ignore_ascii_case(from) {
+                    *label = to.to_string();
+                }
+            }
+        }
+    }
+
+    /// A comment stamped at an absolute time (after a run's own writes, say).
+    pub fn comment_at(&mut self, number: u64, user: &str, at: DateTime<Utc>, body: &str) {
+        let id = self.next_id();
+        let issue = self.issue(number);
+        issue.comments.push(Comment {
+            id,
+            user: user.into(),
+            user_type: if user.ends_with("[bot]") {
+                "Bot".into()
+            } else {
+                "User".into()
+            },
+            body: body.into(),
+            at,
+        });
+        issue.updated_at = issue.updated_at.max(at);
+    }
+
+    /// A review submitted `days_ago`: it moves `updated_at` and makes no issue event.
+    pub fn review(&mut self, number: u64, user: &str, state: &str, days_ago: i64) {
+        let at = self.days_ago(days_ago);
+        let issue = self.issue(number);
+        let commit_id = issue.head_sha.clone();
+        issue.reviews.push(Review {
+            user: user.into(),
+            state: state.into(),
+            commit_id,
+            at,
+        });
+        issue.updated_at = issue.updated_at.max(at);
+    }
+
+    /// A plain push of one commit `days_ago` by a git author: no issue event names anyone.
+    pub fn push_commit(&mut self, number: u64, author: &str, days_ago: i64) {
+        let at = self.days_ago(days_ago);
+        let issue = self.issue(number);
+        let sha = format!("pr-{number}-commit-{}", issue.commits.len() + 1);
+        issue.commits.push((sha.clone(), author.into(), at));
+        issue.head_sha = sha;
+        issue.updated_at = issue.updated_at.max(at);
+    }
+
+    /// An issue event by `actor` `days_ago` (a force-push, say).
+    pub fn event(&mut self, number: u64, name: &str, actor: &str, days_ago: i64) {
+        let at = self.days_ago(days_ago);
+        let issue = self.issue(number);
+        issue.events.push(Event {
+            name: name.into(),
+            label: None,
+            actor: actor.into(),
+            actor_type: if actor.ends_with("[bot]") {
+                "Bot".into()
+            } else {
+                "User".into()
+            },
+            at,
+        });
+        issue.updated_at = issue.updated_at.max(at);
     }
 }
