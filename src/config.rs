@@ -555,6 +555,8 @@ pub struct Settings {
     pub confirm: bool,
     /// The run's clock.
     pub now: chrono::DateTime<chrono::Utc>,
+    /// Whether `--now` set the clock (then it is taken as it is, not put on GitHub's).
+    pub now_given: bool,
     /// What the maintainer should know about the settings (workflow inputs not carried over).
     pub warnings: Vec<String>,
     /// The command line a rerun starts with (everything but `--only`).
@@ -825,6 +827,7 @@ fn resolve_inner(
         rerun_prefix: rerun.join(" "),
         warnings,
         now,
+        now_given: args.now.is_some(),
     })
 }
 

@@ -25,7 +25,7 @@ pub fn run(
             };
             let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
-            let mut classifier = StaleClassifier::new(&rules);
+            let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
             run_engine(
                 context,
                 settings,

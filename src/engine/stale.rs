@@ -21,14 +21,18 @@ pub struct StaleClassifier<'a> {
     viewer: Option<Option<String>>,
     /// How far our clock is ahead of GitHub's, read once when a reconcile needs it.
     skew: Option<Option<chrono::Duration>>,
+    /// Whether durations are measured on GitHub's clock (the `Date` of its answers): always,
+    /// but for an explicit `--now`, which is taken as it is.
+    github_clock: bool,
 }
 
 impl<'a> StaleClassifier<'a> {
-    pub fn new(rules: &'a StaleRules) -> Self {
+    pub fn new(rules: &'a StaleRules, github_clock: bool) -> Self {
         StaleClassifier {
             rules,
             viewer: None,
             skew: None,
+            github_clock,
         }
     }
 
@@ -181,6 +185,13 @@ impl Classifier for StaleClassifier<'_> {
             }
         };
         let facts = model::item_facts(value).map_err(ReadError::Item)?;
+        // Idle days and days stale compare GitHub's stamps with now, so now is GitHub's:
+        // with our clock 8 days ahead, items were closed the run after they were marked.
+        let now = if self.github_clock {
+            client.on_github_clock(now)
+        } else {
+            now
+        };
         let history = if stale::needs_history(&facts, self.rules) {
             match self.history(client, store, item, &facts)? {
                 Some(history) => Some(history),

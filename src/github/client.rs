@@ -90,6 +90,8 @@ pub struct Client {
     /// The whole request's time limit, body included (reqwest's blocking reader bounds each
     /// read, not the sum: a trickling answer once took 88 s under a 5 s timeout).
     timeout: Duration,
+    /// How far GitHub's clock is ahead of ours, from the `Date` of its latest answer.
+    github_offset: Cell<Option<chrono::Duration>>,
 }
 
 /// An answer kept for conditional requests: its validators, body and next page.
@@ -173,6 +175,7 @@ impl Client {
             search_interval: options.search_interval,
             last_search: Cell::new(None),
             timeout: options.timeout,
+            github_offset: Cell::new(None),
         })
     }
 
@@ -193,6 +196,7 @@ impl Client {
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
             timeout: Duration::ZERO,
+            github_offset: Cell::new(None),
         }
     }
 
@@ -203,7 +207,26 @@ impl Client {
         Some((remaining, DateTime::from_timestamp(reset, 0)?))
     }
 
+    /// A time on our clock, put on GitHub's: shifted by how far GitHub's `Date` said its clock
+    /// was from ours, or unchanged before any answer and in a replay. `Date` has whole
+    /// seconds and arrives after a round trip, so a difference within the clock slack (15 s)
+    /// is noise, not skew, and is not applied.
+    pub fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc> {
+        match self.github_offset.get() {
+            Some(offset) if offset.abs() > chrono::Duration::seconds(15) => local + offset,
+            _ => local,
+        }
+    }
+
     fn note_limits(&self, headers: &HeaderMap) {
+        if let Some(github) = headers
+            .get(reqwest::header::DATE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|text| DateTime::parse_from_rfc2822(text).ok())
+        {
+            self.github_offset
+                .set(Some(github.with_timezone(&Utc) - Utc::now()));
+        }
         let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<i64>().ok();
         if let (Some(remaining), Some(reset)) =
             (number("x-ratelimit-remaining"), number("x-ratelimit-reset"))

@@ -415,3 +415,36 @@ fn reconcile_without_githubs_date_falls_back_on_the_slack() {
     // GitHub's clock 10 s behind and its `Date` not to be had: the slack covers it.
     reconcile_after_a_lost_comment(Duration::seconds(-10), true);
 }
+
+#[test]
+fn idle_and_stale_days_are_measured_on_githubs_clock() {
+    // Our clock 8 days ahead of GitHub's (issue 10): #1 was updated 55 days ago and #2 was
+    // marked 2 days ago, as GitHub's clock and stamps tell it. On our clock they look 63 and
+    // 10 days old, which would mark #1 and close #2 the run after it was marked.
+    let test = Test::new(|world| {
+        world.github_clock_offset = Duration::days(-8);
+        world.open_issue(1, 63);
+        world.stale_issue(2, 10, "github-actions[bot]");
+    });
+    test.config("[stale]\ndays_before_stale = 60\ndays_before_close = 7\n");
+    let recap = test
+        .run(&["stale-sweep", "--repo", REPO, "--yes", "--json"])
+        .expect_code(0)
+        .json();
+    let completed = recap["completed"].as_array().unwrap();
+    let disposition = |item: &str| {
+        completed
+            .iter()
+            .find(|entry| entry["item"] == item)
+            .map(|entry| {
+                entry["disposition"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .unwrap_or_else(|| panic!("{item} completed: {recap:#}"))
+    };
+    assert_eq!(disposition("octo/demo#1"), "keep", "{recap:#}");
+    assert_eq!(disposition("octo/demo#2"), "keep", "{recap:#}");
+    test.expect_no_writes();
+}
