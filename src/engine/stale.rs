@@ -87,7 +87,11 @@ impl<'a> StaleClassifier<'a> {
         // gh-sweep's own writes of the mark: as the store recorded them, else (no record) the
         // label event's own time.
         let own_writes = Some((label_added_at, own_last_write.unwrap_or(label_added_at)));
-        if !stale::activity_possible(facts.updated_at, label_added_at, own_last_write) {
+        // An interrupted mark reads the comments whatever the stamps say: its comment may be
+        // there (its answer lost), seconds after the label, and it must not be posted twice.
+        if !mark_unfinished
+            && !stale::activity_possible(facts.updated_at, label_added_at, own_last_write)
+        {
             return Ok(Some(History {
                 label_added_at,
                 activity: Vec::new(),

@@ -678,7 +678,13 @@ fn decide_stale(
         &rules.stale_issue_message
     };
     let closing = close_days >= 0 && stale_for >= close_days;
-    if history.mark_unfinished && !message.trim().is_empty() && !closing {
+    // The store may not know of a comment that is there (its answer was lost, the journal is
+    // another runner's): gh-sweep's marker on the item after the label says it was posted.
+    let mark_posted = history
+        .activity
+        .iter()
+        .any(|activity| activity.at >= since && activity.marker.as_deref() == Some("mark-stale"));
+    if history.mark_unfinished && !mark_posted && !message.trim().is_empty() && !closing {
         return Decision {
             disposition: Disposition::MarkStale,
             reason: "finishing an interrupted mark: its comment was never posted".into(),

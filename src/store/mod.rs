@@ -553,7 +553,8 @@ impl Store {
             .query_row(
                 "SELECT journal.id, runs.finished_at IS NOT NULL, runs.pid, runs.host FROM journal
                  JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = ?1 AND journal.outcome = 'done' AND journal.action = ?2
+                 WHERE journal.item = ?1 AND journal.outcome IN ('done', 'acknowledged')
+                   AND journal.action = ?2
                  ORDER BY journal.id DESC LIMIT 1",
                 params![item.to_string(), format!("label +{label}")],
                 |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
@@ -566,7 +567,8 @@ impl Store {
             return Ok(false);
         }
         let commented: i64 = self.connection.query_row(
-            "SELECT COUNT(*) FROM journal WHERE item = ?1 AND outcome = 'done' AND id > ?2 AND action = ?3",
+            // An acknowledged write is done: the maintainer checked that it happened.
+            "SELECT COUNT(*) FROM journal WHERE item = ?1 AND outcome IN ('done', 'acknowledged') AND id > ?2 AND action = ?3",
             params![item.to_string(), labelled, "comment <!-- gh-sweep:mark-stale -->"],
             |row| row.get(0),
         )?;

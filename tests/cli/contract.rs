@@ -1045,3 +1045,60 @@ fn a_spent_rate_limit_stops_reads_before_asking_again() {
         "the list and one item's events; then nothing"
     );
 }
+
+#[test]
+fn an_acknowledged_mark_comment_is_done_and_never_posted_again() {
+    // The mark's comment landed but its answer was lost, and GitHub could not be asked about
+    // it on the next run; the maintainer checked by hand and acknowledged it. The comment is
+    // there: the run after must not "finish the interrupted mark" by posting it again.
+    let test = Test::new(|world| {
+        world.open_issue(2, 74);
+    });
+    test.fail("POST", "/issues/2/comments", Fault::ApplyThenDrop, 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    test.fail("GET", "/repos/octo/demo/issues/2", Fault::Status(404), 1);
+    let blocked = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    blocked.expect_code(11);
+    assert!(blocked.json()["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("outcome unknown: check by hand"));
+    test.run(&["recap", "--acknowledge", "octo/demo#2"])
+        .expect_code(0);
+    test.clear_log();
+    let after = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    after.expect_code(0);
+    test.expect_no_writes();
+    let mut shared = test.world();
+    let marks = shared
+        .world
+        .issue(2)
+        .comments
+        .iter()
+        .filter(|comment| comment.body.contains("gh-sweep:mark-stale"))
+        .count();
+    assert_eq!(marks, 1, "one stale comment on the issue");
+}
+
+#[test]
+fn a_mark_comment_already_on_the_item_is_not_posted_again() {
+    // The store lost the comment's journal row (a fresh database on another runner) but the
+    // comment with gh-sweep's marker is on the item after the label: the mark is finished.
+    let test = Test::new(|world| {
+        world.open_issue(2, 74);
+    });
+    test.fail("POST", "/issues/2/comments", Fault::ApplyThenDrop, 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    // Journal rows of the comment gone, the label's kept: an interrupted mark, as far as the
+    // store knows.
+    let db = rusqlite::Connection::open(test.db_path()).unwrap();
+    db.execute("DELETE FROM journal WHERE action LIKE 'comment%'", [])
+        .unwrap();
+    drop(db);
+    test.clear_log();
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    test.expect_no_writes();
+}
