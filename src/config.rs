@@ -83,6 +83,7 @@ struct FileConfig {
     write_interval: Option<f64>,
     max_writes: Option<u64>,
     recheck_after_seconds: Option<u64>,
+    settle_after_seconds: Option<u64>,
     read_retries: Option<u32>,
     retry_backoff_ms: Option<u64>,
     max_retry_wait_seconds: Option<u64>,
@@ -101,6 +102,7 @@ const TOP_KEYS: &[&str] = &[
     "write_interval",
     "max_writes",
     "recheck_after_seconds",
+    "settle_after_seconds",
     "read_retries",
     "retry_backoff_ms",
     "max_retry_wait_seconds",
@@ -350,7 +352,14 @@ fn find_config(flag: Option<&Path>, env: &Env, cwd: &Path) -> Result<Option<Path
 /// a huge timeout panics in the HTTP library, huge retries or backoffs hang a run or burn the
 /// rate limit.
 fn check_ranges(file: &FileConfig) -> Result<(), String> {
-    let ranges: [(&str, Option<u64>, u64, u64, &str); 6] = [
+    let ranges: [(&str, Option<u64>, u64, u64, &str); 7] = [
+        (
+            "settle_after_seconds",
+            file.settle_after_seconds,
+            0,
+            86_400,
+            "seconds",
+        ),
         ("timeout_seconds", file.timeout_seconds, 1, 600, "seconds"),
         (
             "retry_backoff_ms",
@@ -536,6 +545,9 @@ pub struct Settings {
     pub write_interval: Duration,
     pub max_writes: Option<u64>,
     pub recheck_after: Duration,
+    /// How long after a write of unknown outcome was sent "not found on GitHub" proves it did
+    /// not happen: until then GitHub may still be carrying it out.
+    pub settle_after: Duration,
     pub retry: RetryPolicy,
     pub timeout: Duration,
     /// Spacing of search requests (GitHub allows 30 a minute).
@@ -807,6 +819,7 @@ fn resolve_inner(
         write_interval: Duration::from_secs_f64(write_interval),
         max_writes: args.max_writes.or(file.max_writes),
         recheck_after: Duration::from_secs(file.recheck_after_seconds.unwrap_or(120)),
+        settle_after: Duration::from_secs(file.settle_after_seconds.unwrap_or(120)),
         retry: RetryPolicy {
             retries: file.read_retries.unwrap_or(3),
             backoff: Duration::from_millis(file.retry_backoff_ms.unwrap_or(1000)),

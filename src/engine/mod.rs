@@ -251,9 +251,19 @@ impl Run<'_> {
         let mut read_times: BTreeMap<ItemRef, DateTime<Utc>> = BTreeMap::new();
         // Before anything else, writes of unknown outcome are settled by asking GitHub, where
         // the sweep knows how (a merge: did it happen?). Never by sending them again.
+        // A write not found on GitHub may still be in flight there (the client gave up on a
+        // slow answer, or the process was killed mid-request): "not found" is proof only once
+        // `settle_after` has passed since it was sent. Until then its item stays blocked.
+        let mut settles_at: BTreeMap<i64, DateTime<Utc>> = BTreeMap::new();
         if self.mode == Mode::Sweep && !self.settings.dry_run {
             for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
                 match classifier.reconcile(self.client, self.store, &write) {
+                    Ok(Some((outcome, _)))
+                        if outcome == "failed"
+                            && Utc::now() - write.intent_at < settle_after(self.settings) =>
+                    {
+                        settles_at.insert(write.id, write.intent_at + settle_after(self.settings));
+                    }
                     Ok(Some((outcome, found))) => {
                         self.store.resolve_journal(write.id, &outcome, &found)?;
                         let note = format!(
@@ -355,14 +365,19 @@ impl Run<'_> {
                 pool.push(item.clone());
             }
             if blocked.insert(item.clone()) {
-                state.failed(
-                    &item,
-                    Phase::Write,
-                    format!(
+                let reason = match settles_at.get(&write.id) {
+                    Some(at) => format!(
+                        "outcome unknown: {} of run {} is not on GitHub yet, but GitHub may still be carrying it out; a run after {} settles it",
+                        write.action,
+                        write.run_id,
+                        at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                    ),
+                    None => format!(
                         "outcome unknown: check by hand ({} in run {}), then run `gh-sweep recap --acknowledge {item}`",
                         write.action, write.run_id
                     ),
-                );
+                };
+                state.failed(&item, Phase::Write, reason);
             }
         }
 
@@ -714,6 +729,11 @@ impl Run<'_> {
         progress.finish();
         Ok(())
     }
+}
+
+/// [`Settings::settle_after`] as a duration on the clock of journal times.
+fn settle_after(settings: &Settings) -> chrono::Duration {
+    chrono::Duration::from_std(settings.settle_after).unwrap_or_else(|_| chrono::Duration::days(1))
 }
 
 /// Where the selector of a run's rerun line goes when it is too long for the command line: a

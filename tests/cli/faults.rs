@@ -590,3 +590,51 @@ fn a_trickling_answer_is_cut_off_by_the_timeout_body_included() {
         .count();
     assert_eq!(listed, 2, "the list and its one retry");
 }
+
+#[test]
+fn a_write_still_in_flight_at_github_is_not_sent_again_before_it_can_have_landed() {
+    // The client gives up on a slow comment after 1 s; GitHub carries it out after 3 s. The
+    // run right after does not find it yet: that is no proof until `settle_after_seconds`
+    // (default 120) have passed since it was sent, so the item stays blocked and the recap
+    // says when it settles. Sent again, it would be on the issue twice.
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.config("timeout_seconds = 1\nsettle_after_seconds = 120\n");
+    test.fail(
+        "POST",
+        "/issues/1/comments",
+        Fault::Slow(Duration::from_millis(3000)),
+        1,
+    );
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(11);
+    let recap = next.json();
+    let reason = recap["failed"][0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("GitHub may still be carrying it out; a run after"),
+        "{recap:#}"
+    );
+    // GitHub finishes the slow one; nothing else was sent.
+    std::thread::sleep(Duration::from_millis(2500));
+    let mut shared = test.world();
+    let comments = shared.world.issue(1).comments.len();
+    assert_eq!(comments, 1, "the comment once");
+    let writes: Vec<String> = shared
+        .log
+        .iter()
+        .filter(|request| request.is_write())
+        .map(|request| format!("{} {}", request.method, request.path))
+        .collect();
+    drop(shared);
+    assert_eq!(
+        writes,
+        [
+            "POST /repos/octo/demo/issues/1/labels",
+            "POST /repos/octo/demo/issues/1/comments"
+        ]
+    );
+    test.expect_writes(&writes);
+}

@@ -19,7 +19,9 @@ pub use world::{WorldState, REPO, VIEWER};
 pub const TOKEN: &str = "ghp_SENTINELtoken0123456789SECRET";
 
 /// Config every test starts with: no pacing, no retry sleeps.
-const BASE_CONFIG: &str = "write_interval = 0\nretry_backoff_ms = 0\nmax_retry_wait_seconds = 0\nsearch_interval_ms = 0\n";
+/// `settle_after_seconds = 0`: a write not found on GitHub is settled at once (the tests of
+/// the grace period set it).
+const BASE_CONFIG: &str = "write_interval = 0\nretry_backoff_ms = 0\nmax_retry_wait_seconds = 0\nsearch_interval_ms = 0\nsettle_after_seconds = 0\n";
 
 pub struct Test {
     pub server: Server,
