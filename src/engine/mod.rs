@@ -671,6 +671,8 @@ impl Run<'_> {
                     Err(error) => {
                         let outcome = if error.outcome_unknown {
                             "unknown"
+                        } else if error.moved() {
+                            "not sent"
                         } else {
                             "failed"
                         };
@@ -678,6 +680,8 @@ impl Run<'_> {
                             .journal_outcome(journal, outcome, &error.message)?;
                         let known = if error.outcome_unknown {
                             "outcome unknown: check by hand"
+                        } else if error.moved() {
+                            "not sent: the item moved"
                         } else {
                             "refused, nothing written by it"
                         };
@@ -696,8 +700,10 @@ impl Run<'_> {
                     state.failed(&item, Phase::Write, reason.clone());
                     // A refusal for the item's own state (a merge GitHub will not do) is that
                     // item's failed attempt; the run goes on. Anything else stops it here.
-                    let goes_on = !error.outcome_unknown
-                        && classifier.after_refused_write(self.store, &plan, &error)?;
+                    // A redirected write (the item moved) wrote nothing anywhere: its own failure.
+                    let goes_on = error.moved()
+                        || (!error.outcome_unknown
+                            && classifier.after_refused_write(self.store, &plan, &error)?);
                     if !goes_on {
                         state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
                     }

@@ -52,12 +52,26 @@ pub struct WriteError {
     pub outcome_unknown: bool,
 }
 
+impl WriteError {
+    /// GitHub answered the write with a redirect (a transferred issue, a renamed repository).
+    /// The redirect was not followed, so nothing was written anywhere: the item's own failure.
+    pub fn moved(&self) -> bool {
+        !self.outcome_unknown
+            && self
+                .status
+                .is_some_and(|status| (300..400).contains(&status))
+    }
+}
+
 /// One page of a read.
 pub struct Page {
     pub body: Value,
     pub next: Option<String>,
     /// A fresh answer with validators, to keep for the next run's conditional request.
     fresh: Option<Cached>,
+    /// Set when GitHub redirected the read elsewhere on the API host: the first redirect's
+    /// status and the URL that answered.
+    moved: Option<(u16, String)>,
 }
 
 /// What a write answered: GitHub's clock when it answered.
@@ -121,6 +135,9 @@ const API_VERSION: &str = "2022-11-28";
 /// The largest answer a read accepts.
 const MAX_BODY: u64 = 32 << 20;
 
+/// Redirects one read follows on the API host before giving up.
+const MAX_REDIRECTS: u32 = 3;
+
 /// Why a single attempt failed, before retries decide.
 enum Attempt {
     Done(Page),
@@ -150,7 +167,9 @@ impl Client {
             .default_headers(headers)
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::limited(3))
+            // Redirects are handled by hand: never followed on a write (a 301'd POST would be
+            // replayed as a GET and "succeed"), followed on a read only on the API host.
+            .redirect(reqwest::redirect::Policy::none())
             .build()?;
         Ok(Client {
             base: options.base.trim_end_matches('/').to_string(),
@@ -314,6 +333,9 @@ impl Client {
                 });
             }
             let page = self.get_page(&url)?;
+            if let Some((status, to)) = &page.moved {
+                return Err(self.moved_error(&url, *status, to, None));
+            }
             let mut body = page.body;
             let list = match field {
                 Some(field) => body.get_mut(field).map(Value::take).unwrap_or(Value::Null),
@@ -340,9 +362,150 @@ impl Client {
         Ok((items, first.unwrap_or(Value::Null)))
     }
 
-    /// Reads one resource.
+    /// Reads one resource. A read GitHub redirected to another resource is not the one asked
+    /// for (a transferred issue): an item failure naming where it went.
     pub fn get(&self, path: &str) -> Result<Value, ApiError> {
-        self.get_page(path).map(|page| page.body)
+        let page = self.get_page(path)?;
+        if let Some((status, to)) = &page.moved {
+            return Err(self.moved_error(path, *status, to, Some(&page.body)));
+        }
+        Ok(page.body)
+    }
+
+    /// Reads one resource, following GitHub's redirects on the API host, and says where the
+    /// answer came from when it was redirected (a renamed repository).
+    pub fn get_following(&self, path: &str) -> Result<(Value, Option<String>), ApiError> {
+        let page = self.get_page(path)?;
+        Ok((page.body, page.moved.map(|(_, to)| self.key(&to))))
+    }
+
+    /// The scheme, host and port of a URL: where the token may go.
+    fn origin(url: &str) -> Option<(String, String, Option<u16>)> {
+        let url = reqwest::Url::parse(url).ok()?;
+        Some((
+            url.scheme().to_string(),
+            url.host_str()?.to_ascii_lowercase(),
+            url.port_or_known_default(),
+        ))
+    }
+
+    /// Whether `url` is on the API base's host, the only place the token is sent.
+    fn on_api_host(&self, url: &str) -> bool {
+        match (Self::origin(url), Self::origin(&self.base)) {
+            (Some(url), Some(base)) => url == base,
+            _ => false,
+        }
+    }
+
+    fn off_host_error(&self, url: &str, what: &str) -> ApiError {
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string))
+            .unwrap_or_else(|| url.to_string());
+        let api = reqwest::Url::parse(&self.base)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string))
+            .unwrap_or_default();
+        ApiError::Item {
+            status: None,
+            message: format!(
+                "{what} points to another host ({host}) than the API's ({api}); not requested, so the token stays with {api}"
+            ),
+        }
+    }
+
+    /// The item failure for a read GitHub redirected to another resource.
+    fn moved_error(&self, path: &str, status: u16, to: &str, body: Option<&Value>) -> ApiError {
+        let name = body
+            .and_then(name_of_body)
+            .unwrap_or_else(|| self.name_location(to));
+        ApiError::Item {
+            status: Some(status),
+            message: format!(
+                "GET {} answered {status}: moved to {name}; not the item asked for",
+                self.key(&self.url(path))
+            ),
+        }
+    }
+
+    /// Names what a redirect points at, as `owner/repo#N` or `owner/repo` where it can, asking
+    /// GitHub once (on the API host) when the address holds only a repository id.
+    fn name_location(&self, url: &str) -> String {
+        let key = self.key(url);
+        let path = key.split('?').next().unwrap_or_default();
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        match segments.as_slice() {
+            ["repos", owner, name, "issues" | "pulls", number, ..] => {
+                format!("{owner}/{name}#{number}")
+            }
+            ["repos", owner, name, ..] => format!("{owner}/{name}"),
+            ["repositories", id, "issues" | "pulls", number, ..] => self
+                .peek(&format!("/repositories/{id}/issues/{number}"))
+                .as_ref()
+                .and_then(name_of_body)
+                .unwrap_or(key),
+            ["repositories", id, ..] => self
+                .peek(&format!("/repositories/{id}"))
+                .as_ref()
+                .and_then(name_of_body)
+                .unwrap_or(key),
+            _ => key,
+        }
+    }
+
+    /// One plain GET on the API host, no retries, no cache, no redirects: for naming things.
+    fn peek(&self, path: &str) -> Option<Value> {
+        let Mode::Live { http, token, .. } = &self.mode else {
+            return None;
+        };
+        let url = self.url(path);
+        if !self.on_api_host(&url) {
+            return None;
+        }
+        self.requests.set(self.requests.get() + 1);
+        let response = http
+            .get(&url)
+            .header(AUTHORIZATION, bearer(token))
+            .send()
+            .ok()?;
+        self.log("GET", &url, Some(response.status()));
+        self.note_limits(response.headers());
+        if !response.status().is_success() {
+            return None;
+        }
+        response.json().ok()
+    }
+
+    /// Where a read's redirect points, when the client may follow it there.
+    fn redirect_target(
+        &self,
+        from: &str,
+        key: &str,
+        response: &Response,
+    ) -> Result<String, ApiError> {
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .ok_or_else(|| ApiError::Item {
+                status: Some(status),
+                message: format!("GET {key} answered {status} without a Location"),
+            })?;
+        let next = reqwest::Url::parse(from)
+            .and_then(|from| from.join(location))
+            .map_err(|_| ApiError::Item {
+                status: Some(status),
+                message: format!("GET {key} answered {status} with a Location that is no URL"),
+            })?
+            .to_string();
+        if !self.on_api_host(&next) {
+            return Err(self.off_host_error(
+                &next,
+                &format!("GET {key} answered {status}, whose Location"),
+            ));
+        }
+        Ok(next)
     }
 
     fn get_page(&self, path: &str) -> Result<Page, ApiError> {
@@ -356,12 +519,19 @@ impl Client {
                 record,
             } => (http, token, record),
         };
-        let cached = self.cache.as_ref().and_then(|cache| cache.lookup(&url));
+        if !self.on_api_host(&url) {
+            return Err(self.off_host_error(&url, &format!("the next page's URL {url}")));
+        }
+        let mut cached = self.cache.as_ref().and_then(|cache| cache.lookup(&url));
         let mut attempt = 0;
+        // Where the read is asked now: the URL, or where GitHub redirected it on the API host.
+        let mut target = url.clone();
+        let mut first_redirect: Option<u16> = None;
+        let mut hops = 0;
         loop {
-            self.before_request(&url)?;
+            self.before_request(&target)?;
             self.requests.set(self.requests.get() + 1);
-            let mut request = http.get(&url).header(AUTHORIZATION, bearer(token));
+            let mut request = http.get(&target).header(AUTHORIZATION, bearer(token));
             if let Some(cached) = &cached {
                 if let Some(etag) = &cached.etag {
                     request = request.header(reqwest::header::IF_NONE_MATCH, etag);
@@ -401,6 +571,7 @@ impl Client {
                                 body,
                                 next: cached.next.clone(),
                                 fresh: None,
+                                moved: None,
                             })
                         }
                         Err(_) => Attempt::Retry {
@@ -409,10 +580,33 @@ impl Client {
                         },
                     }
                 }
+                Ok(response)
+                    if response.status().is_redirection()
+                        && response.status() != StatusCode::NOT_MODIFIED =>
+                {
+                    self.log("GET", &target, Some(response.status()));
+                    match self.redirect_target(&target, &key, &response) {
+                        Ok(_) if hops >= MAX_REDIRECTS => Attempt::Final(ApiError::Item {
+                            status: Some(response.status().as_u16()),
+                            message: format!(
+                                "GET {key} redirected more than {MAX_REDIRECTS} times"
+                            ),
+                        }),
+                        Ok(next) => {
+                            hops += 1;
+                            first_redirect.get_or_insert(response.status().as_u16());
+                            target = next;
+                            // The validators were for the old address.
+                            cached = None;
+                            continue;
+                        }
+                        Err(error) => Attempt::Final(error),
+                    }
+                }
                 Ok(response) => {
                     let status = response.status();
-                    self.log("GET", &url, Some(status));
-                    read_attempt(response, &url, &self.base, record.as_ref(), &key)
+                    self.log("GET", &target, Some(status));
+                    read_attempt(response, &target, &self.base, record.as_ref(), &key)
                 }
                 Err(error) => {
                     self.log("GET", &url, None);
@@ -423,8 +617,13 @@ impl Client {
                 }
             };
             match outcome {
-                Attempt::Done(page) => {
-                    if let (Some(cache), Some(fresh)) = (&self.cache, &page.fresh) {
+                Attempt::Done(mut page) => {
+                    let moved = first_redirect
+                        .filter(|_| !self.key(&target).eq_ignore_ascii_case(&key))
+                        .map(|status| (status, target.clone()));
+                    if moved.is_some() {
+                        page.moved = moved;
+                    } else if let (Some(cache), Some(fresh)) = (&self.cache, &page.fresh) {
                         cache.keep(&url, fresh);
                     }
                     return Ok(page);
@@ -498,6 +697,9 @@ impl Client {
         self.log(method.as_str(), &url, Some(status));
         self.note_limits(response.headers());
         self.note_limits(response.headers());
+        if status.is_redirection() {
+            return Err(self.moved_write(&method, &url, &response));
+        }
         let server_date = response
             .headers()
             .get(reqwest::header::DATE)
@@ -533,6 +735,30 @@ impl Client {
         })
     }
 
+    /// A write GitHub answered with a redirect: not followed, so not written anywhere.
+    fn moved_write(&self, method: &Method, url: &str, response: &Response) -> WriteError {
+        let status = response.status();
+        let target = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|location| reqwest::Url::parse(url).ok()?.join(location).ok())
+            .map(|target| target.to_string());
+        let name = match &target {
+            Some(target) if self.on_api_host(target) => self.name_location(target),
+            Some(target) => target.clone(),
+            None => "an address GitHub did not give".to_string(),
+        };
+        WriteError {
+            status: Some(status.as_u16()),
+            message: format!(
+                "{method} {} answered {status}: moved to {name}; not sent there",
+                self.key(url)
+            ),
+            outcome_unknown: false,
+        }
+    }
+
     fn log(&self, method: &str, url: &str, status: Option<StatusCode>) {
         if self.verbose {
             let status = status.map_or("no answer".to_string(), |status| {
@@ -548,6 +774,21 @@ fn bearer(token: &SecretString) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
     value.set_sensitive(true);
     value
+}
+
+/// `owner/repo#N` from an issue or PR body's `html_url`, or `owner/repo` from a repository's
+/// `full_name`.
+fn name_of_body(body: &Value) -> Option<String> {
+    if let Some(html) = body.get("html_url").and_then(Value::as_str) {
+        let url = reqwest::Url::parse(html).ok()?;
+        let segments: Vec<&str> = url.path_segments()?.collect();
+        if let [owner, name, "issues" | "pull", number] = segments.as_slice() {
+            return Some(format!("{owner}/{name}#{number}"));
+        }
+    }
+    body.get("full_name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -693,7 +934,12 @@ fn read_attempt(
             body: text.clone(),
             next: next.clone(),
         });
-        return Attempt::Done(Page { body, next, fresh });
+        return Attempt::Done(Page {
+            body,
+            next,
+            fresh,
+            moved: None,
+        });
     }
     let code = status.as_u16();
     let wait = rate_limit_wait(&headers);
@@ -750,6 +996,7 @@ fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
             body: recorded.body.clone(),
             next: recorded.next.clone(),
             fresh: None,
+            moved: None,
         });
     }
     Err(ApiError::Item {

@@ -52,6 +52,14 @@ pub enum Fault {
     Slow(Duration),
     /// Answer normally, with a `Link: rel="next"` pointing back at the same page.
     LinkLoop,
+    /// Answer normally, with a `Link: rel="next"` to the same path on another server (this
+    /// base URL): a Link that leaves the API host.
+    LinkTo(String),
+    /// Answer this 3xx status with `Location` set to this URL.
+    Redirect { status: u16, location: String },
+    /// A maintainer transfers the issue of the request's path to this repository and number
+    /// just before the request arrives (between gh-sweep's read and its write).
+    Transfer { to_repo: String, to_number: u64 },
 }
 
 #[derive(Clone, Debug)]
@@ -243,6 +251,9 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         thread::sleep(latency);
     }
     let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(Fault::Transfer { to_repo, to_number }) = &fault {
+        transfer_from_path(&mut guard.world, &request.path, to_repo, *to_number);
+    }
     let answer = match &fault {
         Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
         Some(Fault::RateLimit {
@@ -278,7 +289,24 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             ));
             Some(answer)
         }
-        Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | None => {
+        Some(Fault::LinkTo(other)) => {
+            let mut answer = route(&mut guard, &request, base);
+            answer.headers.retain(|(name, _)| name != "link");
+            answer.headers.push((
+                "link".into(),
+                format!(
+                    "<{other}{}?{}&page=2>; rel=\"next\"",
+                    request.path, request.query
+                ),
+            ));
+            Some(answer)
+        }
+        Some(Fault::Redirect { status, location }) => {
+            let mut answer = moved(*status, location);
+            answer.headers.push(("location".into(), location.clone()));
+            Some(answer)
+        }
+        Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | Some(Fault::Transfer { .. }) | None => {
             let mut answer = route(&mut guard, &request, base);
             // GitHub's conditional requests: an ETag on every successful read, and 304 with
             // no body when the client already holds that version.
@@ -458,6 +486,14 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
 const UNKNOWN: u16 = 599;
 
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
+    if let Some(answer) = redirect(&shared.world, request, base) {
+        return answer;
+    }
+    let by_id = repository_by_id(&shared.world, request);
+    let request = by_id.as_ref().unwrap_or(request);
+    if let Some(answer) = route_repository(&shared.world, request) {
+        return answer;
+    }
     let answer = route_world(&mut shared.world, shared.page_size, request, base);
     if answer.status == UNKNOWN {
         shared.unknown_routes.push(format!(
@@ -786,4 +822,147 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
         }
         _ => error(UNKNOWN, "the fake GitHub does not know this route"),
     }
+}
+
+/// The body GitHub sends with a redirect (recorded answers in gidgethub/gidgethub#214 and
+/// 18F/charlie#85: `{"message": "Moved Permanently", "url": LOCATION, ...}`).
+fn moved(status: u16, location: &str) -> Reply {
+    reply(
+        status,
+        json!({
+            "message": "Moved Permanently",
+            "url": location,
+            "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects",
+        }),
+    )
+}
+
+fn transfer_from_path(world: &mut WorldState, path: &str, to_repo: &str, to_number: u64) {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    if let ["repos", owner, name, "issues", number, ..] = segments.as_slice() {
+        if let Ok(number) = number.parse() {
+            world.transfer_issue(&format!("{owner}/{name}"), number, to_repo, to_number);
+        }
+    }
+}
+
+/// GitHub's redirects for items and repositories that moved, for every method:
+/// - A transferred issue: "Get an issue" answers `301 Moved Permanently` "if the issue was
+///   transferred to another repository" (REST docs, Issues, "Get an issue"); its comments,
+///   labels and state live at the new address, so writes to the old one are redirected too.
+/// - A renamed repository: its old name answers 301 for GET and 307 for other methods, with
+///   `Location` at `/repositories/{id}` (GitHub developer blog, "Preview repository
+///   redirects", 2015-04-17, and "Automatic redirects for renamed repositories", 2015-07-21;
+///   recorded: `Location: https://api.github.com/repositories/12247303`, gidgethub#214; a
+///   POST on an old name answered 307, 18F/charlie#85 and google/go-github#184).
+fn redirect(world: &WorldState, request: &Incoming, base: &str) -> Option<Reply> {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    let ["repos", owner, name, rest @ ..] = segments.as_slice() else {
+        return None;
+    };
+    let repo = format!("{owner}/{name}");
+    let query = if request.query.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", request.query)
+    };
+    let transfer = match rest {
+        ["issues", number, tail @ ..] => world
+            .transfers
+            .iter()
+            .find(|(from, old, _, _)| {
+                from.eq_ignore_ascii_case(&repo) && number.parse() == Ok(*old)
+            })
+            .map(|(_, _, to, new)| (to, *new, tail)),
+        _ => None,
+    };
+    if let Some((to, new, tail)) = transfer {
+        let id = world.repo_id(to)?;
+        let tail: String = tail.iter().map(|part| format!("/{part}")).collect();
+        let location = format!("{base}/repositories/{id}/issues/{new}{tail}{query}");
+        let mut answer = moved(301, &location);
+        answer.headers.push(("location".into(), location));
+        return Some(answer);
+    }
+    let exists = world
+        .repos
+        .iter()
+        .any(|name| name.eq_ignore_ascii_case(&repo));
+    let renamed = world
+        .renames
+        .iter()
+        .rev()
+        .find(|(old, _)| old.eq_ignore_ascii_case(&repo))
+        .filter(|_| !exists)?;
+    let id = world.repo_id(&renamed.1)?;
+    let tail: String = rest.iter().map(|part| format!("/{part}")).collect();
+    let location = format!("{base}/repositories/{id}{tail}{query}");
+    let status = if request.method == "GET" { 301 } else { 307 };
+    let mut answer = moved(status, &location);
+    answer.headers.push(("location".into(), location));
+    Some(answer)
+}
+
+/// `/repositories/{id}/...` is the same resource as `/repos/{owner}/{name}/...` (where
+/// GitHub's redirects point).
+fn repository_by_id(world: &WorldState, request: &Incoming) -> Option<Incoming> {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    let ["repositories", id, rest @ ..] = segments.as_slice() else {
+        return None;
+    };
+    let name = world.repo_by_id(id.parse().ok()?)?;
+    let tail: String = rest.iter().map(|part| format!("/{part}")).collect();
+    Some(Incoming {
+        method: request.method.clone(),
+        path: format!("/repos/{name}{tail}"),
+        query: request.query.clone(),
+        body: request.body.clone(),
+        authorization: request.authorization.clone(),
+        if_none_match: request.if_none_match.clone(),
+    })
+}
+
+/// `GET /repos/{owner}/{repo}`: GitHub matches the name case-insensitively and answers with
+/// its canonical `full_name` and its `id` (REST docs, Repositories, "Get a repository").
+fn route_repository(world: &WorldState, request: &Incoming) -> Option<Reply> {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    if let ("GET", ["repos", owner, name, "issues", number, "labels"]) =
+        (request.method.as_str(), segments.as_slice())
+    {
+        // "List labels for an issue" (REST docs, Labels).
+        let issue = number
+            .parse()
+            .ok()
+            .and_then(|number| world.find(&format!("{owner}/{name}"), number))?;
+        let labels: Vec<Value> = world.issues[issue]
+            .labels
+            .iter()
+            .map(|name| json!({"name": name}))
+            .collect();
+        return Some(reply(200, Value::Array(labels)));
+    }
+    let ("GET", ["repos", owner, name]) = (request.method.as_str(), segments.as_slice()) else {
+        return None;
+    };
+    let asked = format!("{owner}/{name}");
+    let Some(full_name) = world
+        .repos
+        .iter()
+        .find(|repo| repo.eq_ignore_ascii_case(&asked))
+    else {
+        return Some(error(404, "Not Found"));
+    };
+    let (login, short) = full_name.split_once('/').unwrap_or((full_name, ""));
+    Some(reply(
+        200,
+        json!({
+            "id": world.repo_id(full_name),
+            "name": short,
+            "full_name": full_name,
+            "owner": {"login": login, "type": "Organization"},
+            "private": false,
+            "html_url": format!("https://github.com/{full_name}"),
+            "default_branch": "main",
+        }),
+    ))
 }
