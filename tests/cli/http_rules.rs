@@ -163,3 +163,135 @@ fn the_token_never_leaves_the_api_host() {
     assert!(log.is_empty(), "nothing is sent to another host: {log:?}");
     test.expect_no_writes();
 }
+
+/// A token for a GitHub Enterprise Server host, never to be mixed up with github.com's.
+const ENTERPRISE_TOKEN: &str = "ghp_ENTERPRISEtoken0123456789ONLY";
+
+// Rule 16, as `gh help environment` has it: "GH_TOKEN, GITHUB_TOKEN: an authentication token
+// that will be used when a command targets either github.com or a subdomain of ghe.com";
+// "GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN: ... when a command targets a GitHub Enterprise
+// Server host". The fake serves its API under /api/v3, as an Enterprise Server does.
+#[test]
+fn an_enterprise_host_gets_the_enterprise_token_and_never_the_github_com_one() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    let enterprise = format!("{}/api/v3", test.server.base);
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO, "--json"])
+        .env("GITHUB_API_URL", &enterprise)
+        .env("GH_ENTERPRISE_TOKEN", ENTERPRISE_TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = test.requests();
+    assert!(!requests.is_empty());
+    for request in &requests {
+        assert_eq!(
+            request.authorization.as_deref(),
+            Some(format!("Bearer {ENTERPRISE_TOKEN}").as_str()),
+            "{}",
+            request.line()
+        );
+    }
+
+    // With only github.com's token, an Enterprise host gets nothing at all.
+    test.clear_log();
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO, "--json"])
+        .env("GITHUB_API_URL", &enterprise)
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("GH_ENTERPRISE_TOKEN") && !stderr.contains(TOKEN),
+        "{stderr}"
+    );
+    assert!(
+        test.requests().is_empty(),
+        "the github.com token stayed home"
+    );
+}
+
+/// A `gh` on the PATH that records its arguments and prints `token`.
+fn fake_gh(test: &Test, token: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let bin = test.dir.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let args = test.dir.path().join("gh-args");
+    let script = bin.join("gh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\necho {token}\n",
+            args.display()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    (bin, args)
+}
+
+// Rule 16: `gh auth token` is asked for the web host's token by name (`--hostname`), for
+// github.com too, so gh never answers with another host's token.
+#[cfg(unix)]
+#[test]
+fn gh_auth_token_is_asked_for_the_web_host() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    let (bin, args) = fake_gh(&test, ENTERPRISE_TOKEN);
+    let host = test
+        .server
+        .base
+        .trim_start_matches("http://")
+        .split(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO, "--json"])
+        .env_remove("GH_TOKEN")
+        .env("PATH", &bin)
+        .env("GITHUB_API_URL", format!("{}/api/v3", test.server.base))
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&args).unwrap().trim(),
+        format!("auth token --hostname {host}")
+    );
+    assert!(test
+        .requests()
+        .iter()
+        .all(|request| request.authorization.as_deref()
+            == Some(format!("Bearer {ENTERPRISE_TOKEN}").as_str())));
+
+    // The loopback stand-in for github.com asks for github.com's token.
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO, "--json"])
+        .env_remove("GH_TOKEN")
+        .env("PATH", &bin)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&args).unwrap().trim(),
+        "auth token --hostname github.com"
+    );
+}

@@ -178,6 +178,13 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
         Some((path, query)) => (path.to_string(), query.to_string()),
         None => (target, String::new()),
     };
+    // GitHub Enterprise Server serves the REST API under /api/v3 (REST docs, "About the REST
+    // API": `http(s)://HOSTNAME/api/v3`); the fake answers there too.
+    let path = path
+        .strip_prefix("/api/v3")
+        .filter(|rest| rest.starts_with('/'))
+        .map(str::to_string)
+        .unwrap_or(path);
     Some(Incoming {
         method,
         path: percent_decode(&path),
