@@ -135,6 +135,11 @@ const API_VERSION: &str = "2022-11-28";
 /// The largest answer a read accepts.
 const MAX_BODY: u64 = 32 << 20;
 
+/// The least a client waits after a secondary rate limit that names no wait. GitHub, "Rate
+/// limits for the REST API": without `retry-after`, and with `x-ratelimit-remaining` not 0,
+/// "wait for at least one minute before retrying".
+const SECONDARY_LIMIT_WAIT: Duration = Duration::from_secs(60);
+
 /// Redirects one read follows on the API host before giving up.
 const MAX_REDIRECTS: u32 = 3;
 
@@ -951,7 +956,7 @@ fn read_attempt(
         }),
         403 | 429 if rate_limited => Attempt::Retry {
             message: format!("rate limited ({code}) on GET {key}{github_says}"),
-            wait,
+            wait: Some(wait.unwrap_or(SECONDARY_LIMIT_WAIT)),
         },
         403 => Attempt::Final(ApiError::Auth {
             status: code,
@@ -959,7 +964,7 @@ fn read_attempt(
         }),
         429 => Attempt::Retry {
             message: format!("too many requests (429) on GET {key}"),
-            wait: None,
+            wait: Some(SECONDARY_LIMIT_WAIT),
         },
         500..=599 => Attempt::Retry {
             message: format!("GitHub answered {code} on GET {key}"),

@@ -295,3 +295,36 @@ fn gh_auth_token_is_asked_for_the_web_host() {
         "auth token --hostname github.com"
     );
 }
+
+// Rule 14. GitHub, "Rate limits for the REST API": on a secondary limit without
+// `retry-after` (and a primary limit not spent), "wait for at least one minute before
+// retrying", and "continuing to make requests while you are rate limited may result in the
+// banning of your integration". A minute is more than this run may wait
+// (max_retry_wait_seconds = 0 in the tests' config): it stops at once, asking nothing again.
+#[test]
+fn a_secondary_limit_without_retry_after_stops_at_once_when_a_minute_is_too_long() {
+    for status in [403, 429] {
+        let test = Test::new(|world| {
+            for number in 1..=3 {
+                world.open_issue(number, 74);
+            }
+        });
+        test.fail("GET", "/issues/2/events", Fault::SecondaryLimit(status), 5);
+        test.world().world.issue(2).labels.push("Stale".into());
+        let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        outcome.expect_code(5);
+        let recap = outcome.json();
+        let detail = recap["stop_detail"].as_str().unwrap();
+        assert!(
+            detail.contains("60s") && detail.contains("max_retry_wait_seconds"),
+            "{status}: {detail}"
+        );
+        let asked = test
+            .requests()
+            .iter()
+            .filter(|request| request.path.ends_with("/issues/2/events"))
+            .count();
+        assert_eq!(asked, 1, "{status}: not asked again within the minute");
+        test.expect_no_writes();
+    }
+}

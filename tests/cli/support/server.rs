@@ -55,6 +55,9 @@ pub enum Fault {
     /// Answer normally, with a `Link: rel="next"` to the same path on another server (this
     /// base URL): a Link that leaves the API host.
     LinkTo(String),
+    /// A secondary rate limit as GitHub often sends it: 403 or 429, no `retry-after`, and the
+    /// primary limit far from spent.
+    SecondaryLimit(u16),
     /// Answer this 3xx status with `Location` set to this URL.
     Redirect { status: u16, location: String },
     /// A maintainer transfers the issue of the request's path to this repository and number
@@ -306,6 +309,26 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
                     request.path, request.query
                 ),
             ));
+            Some(answer)
+        }
+        // "Rate limits for the REST API", "About secondary rate limits": exceeding one answers
+        // "a 403 or 429 response and an error message that indicates that you exceeded a
+        // secondary rate limit"; `retry-after` is sent only sometimes, and the primary
+        // `x-ratelimit-remaining` need not be 0 (recorded headers in KnpLabs/php-github-api#1072).
+        Some(Fault::SecondaryLimit(status)) => {
+            let mut answer = error(
+                *status,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+            );
+            if guard.core_limit.is_none() {
+                let reset = (Utc::now() + chrono::Duration::hours(1)).timestamp();
+                answer
+                    .headers
+                    .push(("x-ratelimit-remaining".into(), "4990".into()));
+                answer
+                    .headers
+                    .push(("x-ratelimit-reset".into(), reset.to_string()));
+            }
             Some(answer)
         }
         Some(Fault::Redirect { status, location }) => {
