@@ -101,6 +101,9 @@ pub struct Client {
     /// Search has its own limit (30 a minute): its requests are spaced this far apart.
     search_interval: Duration,
     last_search: Cell<Option<std::time::Instant>>,
+    /// A fingerprint of the token (a hash, never the token), kept with each cached validator:
+    /// GitHub's ETags are per token.
+    fingerprint: String,
 }
 
 /// An answer kept for conditional requests: its validators, body and next page.
@@ -110,6 +113,8 @@ pub struct Cached {
     pub last_modified: Option<String>,
     pub body: String,
     pub next: Option<String>,
+    /// The fingerprint of the token the validators were given to ([`token_fingerprint`]).
+    pub token: Option<String>,
 }
 
 /// Where answers are kept between runs, so a repeated read asks "changed since?" and a 304
@@ -176,7 +181,9 @@ impl Client {
             // replayed as a GET and "succeed"), followed on a read only on the API host.
             .redirect(reqwest::redirect::Policy::none())
             .build()?;
+        let fingerprint = token_fingerprint(&options.token);
         Ok(Client {
+            fingerprint,
             base: options.base.trim_end_matches('/').to_string(),
             mode: Mode::Live {
                 http,
@@ -212,6 +219,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
+            fingerprint: String::new(),
         }
     }
 
@@ -527,7 +535,13 @@ impl Client {
         if !self.on_api_host(&url) {
             return Err(self.off_host_error(&url, &format!("the next page's URL {url}")));
         }
-        let mut cached = self.cache.as_ref().and_then(|cache| cache.lookup(&url));
+        // A cached page that held per_page items and no next page may have one now, under
+        // the same ETag (the Link header is not part of it): ask it in full.
+        let mut cached = self
+            .cache
+            .as_ref()
+            .and_then(|cache| cache.lookup(&url))
+            .filter(|cached| cached.next.is_some() || !full_page(&cached.body, &url));
         let mut attempt = 0;
         // Where the read is asked now: the URL, or where GitHub redirected it on the API host.
         let mut target = url.clone();
@@ -538,7 +552,10 @@ impl Client {
             self.requests.set(self.requests.get() + 1);
             let mut request = http.get(&target).header(AUTHORIZATION, bearer(token));
             if let Some(cached) = &cached {
-                if let Some(etag) = &cached.etag {
+                // An ETag is valid only for the token it was given to; under another token
+                // it can only miss, so the date alone asks "changed since?".
+                let same_token = cached.token.as_deref() == Some(self.fingerprint.as_str());
+                if let Some(etag) = cached.etag.as_ref().filter(|_| same_token) {
                     request = request.header(reqwest::header::IF_NONE_MATCH, etag);
                 }
                 if let Some(modified) = &cached.last_modified {
@@ -558,6 +575,7 @@ impl Client {
                     let cached = cached
                         .clone()
                         .unwrap_or_else(|| unreachable!("checked above"));
+                    self.renew_validators(&url, &cached, response.headers());
                     match serde_json::from_str(&cached.body) {
                         Ok(body) => {
                             if let Some(record) = record {
@@ -629,7 +647,11 @@ impl Client {
                     if moved.is_some() {
                         page.moved = moved;
                     } else if let (Some(cache), Some(fresh)) = (&self.cache, &page.fresh) {
-                        cache.keep(&url, fresh);
+                        let fresh = Cached {
+                            token: Some(self.fingerprint.clone()),
+                            ..fresh.clone()
+                        };
+                        cache.keep(&url, &fresh);
                     }
                     return Ok(page);
                 }
@@ -656,6 +678,29 @@ impl Client {
                     attempt += 1;
                 }
             }
+        }
+    }
+
+    /// After a 304 to a request under another token than the cached validators', keeps the
+    /// ETag GitHub gave this token, so its next read asks by ETag again.
+    fn renew_validators(&self, url: &str, cached: &Cached, headers: &HeaderMap) {
+        if cached.token.as_deref() == Some(self.fingerprint.as_str()) {
+            return;
+        }
+        let Some(cache) = &self.cache else { return };
+        let etag = headers
+            .get(reqwest::header::ETAG)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        if etag.is_some() {
+            cache.keep(
+                url,
+                &Cached {
+                    etag,
+                    token: Some(self.fingerprint.clone()),
+                    ..cached.clone()
+                },
+            );
         }
     }
 
@@ -772,6 +817,41 @@ impl Client {
             eprintln!("  {method} {} -> {status}", self.key(url));
         }
     }
+}
+
+/// A fingerprint of a token for the HTTP cache: the first 16 hex digits of a SHA-256 of it.
+/// It tells two tokens apart; it cannot give the token back.
+pub fn token_fingerprint(token: &SecretString) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, token.expose_secret().as_bytes());
+    digest.as_ref()[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Whether a cached answer is a list page that held as many items as its URL's `per_page`
+/// (GitHub's default is 30): a full page.
+fn full_page(body: &str, url: &str) -> bool {
+    let per_page = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|url| {
+            url.query_pairs()
+                .find(|(key, _)| key == "per_page")
+                .and_then(|(_, value)| value.parse::<usize>().ok())
+        })
+        .unwrap_or(30);
+    let listed = match serde_json::from_str::<Value>(body) {
+        Ok(Value::Array(items)) => items.len(),
+        // Wrapped lists (search `items`, `check_runs`, `statuses`): the longest list in it.
+        Ok(Value::Object(fields)) => fields
+            .values()
+            .filter_map(Value::as_array)
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    };
+    listed >= per_page
 }
 
 fn bearer(token: &SecretString) -> HeaderValue {
@@ -938,6 +1018,7 @@ fn read_attempt(
             last_modified,
             body: text.clone(),
             next: next.clone(),
+            token: None,
         });
         return Attempt::Done(Page {
             body,
@@ -1025,6 +1106,32 @@ mod tests {
         );
         assert_eq!(next_link(&headers).as_deref(), Some("https://x/y?page=3"));
         assert_eq!(next_link(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn a_token_fingerprint_tells_tokens_apart_and_hides_them() {
+        let one = token_fingerprint(&SecretString::from("ghp_one_token_value".to_string()));
+        let two = token_fingerprint(&SecretString::from("ghp_two_token_value".to_string()));
+        assert_ne!(one, two);
+        assert_eq!(one.len(), 16);
+        assert!(!one.contains("ghp") && !one.contains("one"));
+    }
+
+    #[test]
+    fn a_full_page_is_as_long_as_per_page() {
+        let hundred = serde_json::to_string(&vec![1; 100]).unwrap();
+        assert!(full_page(
+            &hundred,
+            "https://x/repos/o/r/issues?per_page=100"
+        ));
+        assert!(!full_page(
+            "[1, 2]",
+            "https://x/repos/o/r/issues?per_page=100"
+        ));
+        let thirty = serde_json::to_string(&vec![1; 30]).unwrap();
+        assert!(full_page(&thirty, "https://x/repos/o/r/issues"));
+        let wrapped = format!("{{\"total_count\": 120, \"items\": {hundred}}}");
+        assert!(full_page(&wrapped, "https://x/search/issues?per_page=100"));
     }
 
     #[test]

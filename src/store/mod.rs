@@ -108,6 +108,8 @@ const MIGRATIONS: &[&str] = &[
         next TEXT,
         stored_at TEXT NOT NULL
      );",
+    // 5 -> 6: the fingerprint of the token each cached validator was given to.
+    "ALTER TABLE http_cache ADD COLUMN token TEXT;",
 ];
 
 /// How long a write without an outcome may belong to a run that is still at work. Past this

@@ -328,3 +328,73 @@ fn a_secondary_limit_without_retry_after_stops_at_once_when_a_minute_is_too_long
         test.expect_no_writes();
     }
 }
+
+/// A second token for the same account, as a new GitHub Actions job gets.
+const NEXT_TOKEN: &str = "ghs_NEXTJOBtoken0123456789SECRET";
+
+// Rule 15: GitHub's ETags are per token, and GITHUB_TOKEN changes every job. A validator
+// kept under another token is not sent (it could only miss); the date still revalidates.
+#[test]
+fn a_new_token_revalidates_by_date_and_never_sends_the_old_tokens_etag() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    let only = ["classify", "stale", "--only", "octo/demo#1", "--json"];
+    test.run(&only).expect_code(0);
+    let first = test.requests();
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(first[0].if_none_match.is_none());
+
+    test.clear_log();
+    let output = test
+        .command(&only)
+        .env("GH_TOKEN", NEXT_TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let second = test.requests();
+    assert_eq!(second.len(), 1, "{second:?}");
+    assert_eq!(
+        second[0].if_none_match, None,
+        "the old token's ETag is not sent with the new token"
+    );
+    assert!(second[0].if_modified_since.is_some());
+    assert_eq!(second[0].status, 304, "unchanged since, by date");
+
+    // The 304 gave the new token's ETag: the next run with it asks by ETag again.
+    test.clear_log();
+    let output = test
+        .command(&only)
+        .env("GH_TOKEN", NEXT_TOKEN)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let third = test.requests();
+    assert!(third[0].if_none_match.is_some());
+    assert_eq!(third[0].status, 304);
+
+    // The store keeps a fingerprint of each token, never a token.
+    let bytes = std::fs::read(test.db_path()).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(!text.contains("SENTINEL") && !text.contains("NEXTJOB"));
+}
+
+// Rule 15: a cached page that held per_page items and had no next page may have one now,
+// with the same ETag (the Link header is not part of it): it is asked again in full.
+#[test]
+fn a_full_page_cached_without_a_next_page_is_asked_again() {
+    let test = Test::new(|world| {
+        for number in 1..=100 {
+            world.open_issue(number, 5);
+        }
+    });
+    let args = ["classify", "stale", "--repo", REPO, "--json"];
+    test.run(&args).expect_code(0);
+    test.world().world.open_issue(101, 5);
+    test.clear_log();
+    let outcome = test.run(&args);
+    outcome.expect_code(0);
+    assert_eq!(outcome.json()["completed"].as_array().unwrap().len(), 101);
+    let pages: Vec<u16> = test.requests().iter().map(|r| r.status).collect();
+    assert_eq!(pages, vec![200, 200], "page 1 in full, then page 2");
+}

@@ -22,6 +22,9 @@ pub struct Request {
     pub body: String,
     pub status: u16,
     pub authorization: Option<String>,
+    /// The conditional-request headers the request carried.
+    pub if_none_match: Option<String>,
+    pub if_modified_since: Option<String>,
 }
 
 impl Request {
@@ -143,6 +146,7 @@ struct Incoming {
     body: String,
     authorization: Option<String>,
     if_none_match: Option<String>,
+    if_modified_since: Option<String>,
 }
 
 fn read_request(stream: &TcpStream) -> Option<Incoming> {
@@ -155,6 +159,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
     let mut length = 0;
     let mut authorization = None;
     let mut if_none_match = None;
+    let mut if_modified_since = None;
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok()?;
@@ -172,6 +177,9 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
             }
             if name == "if-none-match" {
                 if_none_match = Some(value.trim().to_string());
+            }
+            if name == "if-modified-since" {
+                if_modified_since = Some(value.trim().to_string());
             }
         }
     }
@@ -195,6 +203,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
         body: String::from_utf8_lossy(&body).to_string(),
         authorization,
         if_none_match,
+        if_modified_since,
     })
 }
 
@@ -340,12 +349,30 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             let mut answer = route(&mut guard, &request, base);
             // GitHub's conditional requests: an ETag on every successful read, and 304 with
             // no body when the client already holds that version.
+            // - The ETag is per token: GitHub support, quoted in eclipse-csi/otterdog#201:
+            //   "It's currently expected for ETags to be auth token specific".
+            // - It covers the body, not the Link header: a new last page leaves the earlier
+            //   pages' ETags alone (app-sre/github-mirror#113).
+            // - Single resources also carry `Last-Modified`; list pages often do not
+            //   (otterdog#201). If-None-Match, when sent, decides alone (RFC 9110 13.1.3).
             if request.method == "GET" && answer.status == 200 && guard.etags {
                 let mut hasher = std::collections::hash_map::DefaultHasher::new();
                 std::hash::Hash::hash(&answer.body, &mut hasher);
-                std::hash::Hash::hash(&answer.headers, &mut hasher);
+                std::hash::Hash::hash(&request.authorization, &mut hasher);
                 let etag = format!("W/\"{:016x}\"", std::hash::Hasher::finish(&hasher));
-                if request.if_none_match.as_deref() == Some(etag.as_str()) {
+                let last_modified = last_modified_of(&answer.body);
+                let not_modified = match (&request.if_none_match, &request.if_modified_since) {
+                    (Some(tag), _) => *tag == etag,
+                    (None, Some(since)) => {
+                        let since = chrono::DateTime::parse_from_rfc2822(since).ok();
+                        match (since, last_modified) {
+                            (Some(since), Some(modified)) => modified <= since,
+                            _ => false,
+                        }
+                    }
+                    (None, None) => false,
+                };
+                if not_modified {
                     answer = Reply {
                         status: 304,
                         body: String::new(),
@@ -353,6 +380,11 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
                     };
                 }
                 answer.headers.push(("etag".into(), etag));
+                if let Some(modified) = last_modified {
+                    answer
+                        .headers
+                        .push(("last-modified".into(), http_date(modified)));
+                }
             }
             Some(answer)
         }
@@ -387,6 +419,8 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             answer.as_ref().map_or(0, |answer| answer.status)
         },
         authorization: request.authorization.clone(),
+        if_none_match: request.if_none_match.clone(),
+        if_modified_since: request.if_modified_since.clone(),
     });
     drop(guard);
     let Some(answer) = answer.filter(|_| !dropped) else {
@@ -949,6 +983,7 @@ fn repository_by_id(world: &WorldState, request: &Incoming) -> Option<Incoming> 
         body: request.body.clone(),
         authorization: request.authorization.clone(),
         if_none_match: request.if_none_match.clone(),
+        if_modified_since: request.if_modified_since.clone(),
     })
 }
 
@@ -995,4 +1030,18 @@ fn route_repository(world: &WorldState, request: &Incoming) -> Option<Reply> {
             "default_branch": "main",
         }),
     ))
+}
+
+/// A single resource's `Last-Modified`: its `updated_at`. Lists carry none.
+fn last_modified_of(body: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let updated = value.as_object()?.get("updated_at")?.as_str()?;
+    chrono::DateTime::parse_from_rfc3339(updated).ok()
+}
+
+/// An HTTP date, as GitHub writes `Last-Modified`: `Tue, 01 Dec 2026 10:00:00 GMT`.
+fn http_date(time: chrono::DateTime<chrono::FixedOffset>) -> String {
+    time.with_timezone(&Utc)
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string()
 }
