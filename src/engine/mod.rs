@@ -226,6 +226,17 @@ impl State {
     }
 }
 
+/// The recap's note when an organisation has more repositories than one search looks at.
+/// Best effort: when the count cannot be read, nothing is said.
+fn org_search_note(client: &Client, org: &str) -> Option<String> {
+    let count = github::org_repository_count(client, org).ok()?;
+    (count > github::SEARCH_REPOSITORY_CAP).then(|| {
+        format!(
+            "organisation {org} has {count} repositories; GitHub's search looks at no more than 4,000 of them, so PRs in the others may be missing from this pool: list those repositories with --repo"
+        )
+    })
+}
+
 fn writes_text(writes: &[Write]) -> String {
     writes
         .iter()
@@ -296,6 +307,13 @@ impl Run<'_> {
                 let result = classifier.list(self.client, self.store, &scope);
                 for note in classifier.notes() {
                     self.ui.status(&note);
+                    notes.push(note);
+                }
+                if let (Scope::Org(org), Ok(_)) = (&scope, &result) {
+                    if let Some(note) = org_search_note(self.client, org) {
+                        self.ui.status(&note);
+                        notes.push(note);
+                    }
                 }
                 match result {
                     Ok(entries) => {

@@ -398,3 +398,46 @@ fn a_full_page_cached_without_a_next_page_is_asked_again() {
     let pages: Vec<u16> = test.requests().iter().map(|r| r.status).collect();
     assert_eq!(pages, vec![200, 200], "page 1 in full, then page 2");
 }
+
+// Rule 17: `incomplete_results: true` means GitHub's search timed out, "reaching a timeout does
+// not necessarily mean that search results are incomplete" (REST docs, Search, "Timeouts and
+// incomplete results"). Not an outage: the recap says so and the run goes on.
+#[test]
+fn an_incomplete_search_is_said_in_the_recap_and_the_run_goes_on() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        world.search_incomplete = true;
+    });
+    let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["completed"]), vec![format!("{REPO}#1")]);
+    assert_eq!(recap["completed"][0]["disposition"], "enqueue-merge");
+    let notes = recap["notes"].to_string();
+    assert!(notes.contains("incomplete_results"), "{notes}");
+}
+
+// Rule 17: the org search looks at no more than 4,000 of an organisation's repositories (REST
+// docs, Search: "The REST API will find up to 4,000 repositories that match your filters").
+#[test]
+fn an_organisation_past_4000_repositories_is_said_in_the_recap() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        for index in 0..4000 {
+            world.repos.push(format!("octo/repo-{index}"));
+        }
+    });
+    let outcome = test.run(&["poll", "--org", "octo", "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    let notes = recap["notes"].to_string();
+    assert!(notes.contains("4,000") && notes.contains("4001"), "{notes}");
+
+    let small = Test::new(|world| {
+        world.green_pr(1);
+    });
+    let outcome = small.run(&["poll", "--org", "octo", "--json"]);
+    outcome.expect_code(0);
+    let notes = outcome.json()["notes"].to_string();
+    assert!(!notes.contains("4,000"), "{notes}");
+}

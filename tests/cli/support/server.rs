@@ -541,8 +541,10 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
     }
     let mut answer = paginate(values, request, base, page_size);
     let items: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-    answer.body =
-        json!({"total_count": total, "incomplete_results": false, "items": items}).to_string();
+    // "Timeouts and incomplete results" (REST docs, Search): a query past its time limit
+    // answers the matches found so far with `incomplete_results: true`; "reaching a timeout
+    // does not necessarily mean that search results are incomplete".
+    answer.body = json!({"total_count": total, "incomplete_results": world.search_incomplete, "items": items}).to_string();
     answer
 }
 
@@ -1005,6 +1007,25 @@ fn route_repository(world: &WorldState, request: &Incoming) -> Option<Reply> {
             .map(|name| json!({"name": name}))
             .collect();
         return Some(reply(200, Value::Array(labels)));
+    }
+    if let ("GET", ["orgs", org]) = (request.method.as_str(), segments.as_slice()) {
+        // "Get an organization" (REST docs, Organizations): its `public_repos` count;
+        // `total_private_repos` is shown to its members only.
+        let owned = world
+            .repos
+            .iter()
+            .filter(|repo| {
+                repo.split_once('/')
+                    .is_some_and(|(owner, _)| owner.eq_ignore_ascii_case(org))
+            })
+            .count();
+        if owned == 0 {
+            return Some(error(404, "Not Found"));
+        }
+        return Some(reply(
+            200,
+            json!({"login": org, "id": 1, "public_repos": owned, "html_url": format!("https://github.com/{org}")}),
+        ));
     }
     let ("GET", ["repos", owner, name]) = (request.method.as_str(), segments.as_slice()) else {
         return None;

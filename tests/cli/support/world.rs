@@ -186,6 +186,8 @@ pub struct WorldState {
     pub transfers: Vec<(String, u64, String, u64)>,
     /// Repositories renamed: (old full name, new full name).
     pub renames: Vec<(String, String)>,
+    /// Whether search answers say `incomplete_results: true` (GitHub's search timed out).
+    pub search_incomplete: bool,
 }
 
 impl WorldState {
@@ -199,6 +201,7 @@ impl WorldState {
             next_comment: 1000,
             transfers: Vec::new(),
             renames: Vec::new(),
+            search_incomplete: false,
         }
     }
 
