@@ -485,6 +485,13 @@ impl Run<'_> {
         recap.counters = classifier.counters(&recap);
         recap.notes = notes;
         recap.web_url = crate::config::web_url(&self.settings.api_base);
+        recap.links = pool
+            .iter()
+            .filter_map(|item| {
+                let item = item.to_string();
+                self.client.html_url(&item).map(|url| (item, url))
+            })
+            .collect();
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
         Ok(recap)

@@ -104,6 +104,8 @@ pub struct Client {
     /// A fingerprint of the token (a hash, never the token), kept with each cached validator:
     /// GitHub's ETags are per token.
     fingerprint: String,
+    /// Each issue's and PR's `html_url` seen in an answer, by `owner/repo#N` in lower case.
+    links: RefCell<std::collections::BTreeMap<String, String>>,
 }
 
 /// An answer kept for conditional requests: its validators, body and next page.
@@ -184,6 +186,7 @@ impl Client {
         let fingerprint = token_fingerprint(&options.token);
         Ok(Client {
             fingerprint,
+            links: RefCell::new(Default::default()),
             base: options.base.trim_end_matches('/').to_string(),
             mode: Mode::Live {
                 http,
@@ -220,6 +223,7 @@ impl Client {
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
             fingerprint: String::new(),
+            links: RefCell::new(Default::default()),
         }
     }
 
@@ -349,6 +353,7 @@ impl Client {
             if let Some((status, to)) = &page.moved {
                 return Err(self.moved_error(&url, *status, to, None));
             }
+            self.note_links(&page.body);
             let mut body = page.body;
             let list = match field {
                 Some(field) => body.get_mut(field).map(Value::take).unwrap_or(Value::Null),
@@ -382,7 +387,37 @@ impl Client {
         if let Some((status, to)) = &page.moved {
             return Err(self.moved_error(path, *status, to, Some(&page.body)));
         }
+        self.note_links(&page.body);
         Ok(page.body)
+    }
+
+    /// Keeps the `html_url` of every issue or PR in an answer (the answer itself, a list's
+    /// entries, a search's `items`), for the recap's links.
+    fn note_links(&self, body: &Value) {
+        let mut links = self.links.borrow_mut();
+        let mut keep = |value: &Value| {
+            let url = value.get("html_url").and_then(Value::as_str);
+            if let (Some(url), Some(_)) = (url, value.get("number")) {
+                if let Some(name) = name_of_body(value) {
+                    links.insert(name.to_ascii_lowercase(), url.to_string());
+                }
+            }
+        };
+        match body {
+            Value::Array(entries) => entries.iter().for_each(&mut keep),
+            Value::Object(fields) => {
+                keep(body);
+                for entries in fields.values().filter_map(Value::as_array) {
+                    entries.iter().for_each(&mut keep);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.
+    pub fn html_url(&self, item: &str) -> Option<String> {
+        self.links.borrow().get(&item.to_ascii_lowercase()).cloned()
     }
 
     /// Reads one resource, following GitHub's redirects on the API host, and says where the

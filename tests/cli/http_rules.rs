@@ -441,3 +441,39 @@ fn an_organisation_past_4000_repositories_is_said_in_the_recap() {
     let notes = outcome.json()["notes"].to_string();
     assert!(!notes.contains("4,000"), "{notes}");
 }
+
+// Rule 18: a recap's links are each item's `html_url`, as GitHub serves it on every issue and
+// PR ("Get an issue", "Get a pull request": `html_url`); never a URL made from the API base
+// (here a loopback address), which is no page anyone can open, and never `/issues/N` for a PR.
+#[test]
+fn recap_links_are_each_items_html_url() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_pr(2, 74);
+        world.open_issue(3, 74).patch = Some(serde_json::json!({"title": null}));
+    });
+    let summary = test.dir.path().join("summary.md");
+    let output = test
+        .command(&["stale-sweep", "--repo", REPO, "--dry-run"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(8));
+    let written = std::fs::read_to_string(&summary).unwrap();
+    for expected in [
+        "[octo/demo#1](https://github.com/octo/demo/issues/1)",
+        "[octo/demo#2](https://github.com/octo/demo/pull/2)",
+        "[octo/demo#3](https://github.com/octo/demo/issues/3)",
+    ] {
+        assert!(written.contains(expected), "{expected}\n{written}");
+    }
+    assert!(!written.contains(&test.server.base), "{written}");
+    let markdown = test.run(&["recap", "--markdown"]);
+    assert!(
+        markdown
+            .stdout
+            .contains("[octo/demo#2](https://github.com/octo/demo/pull/2)"),
+        "a stored recap keeps its links: {}",
+        markdown.stdout
+    );
+}
