@@ -186,6 +186,8 @@ pub struct Run<'a> {
     pub command: &'a str,
     pub mode: Mode,
     pub argv: String,
+    /// What the maintainer should know before the run starts (a renamed repository).
+    pub notes: Vec<String>,
 }
 
 struct State {
@@ -226,6 +228,70 @@ impl State {
     }
 }
 
+/// Names every `--repo` as GitHub does, once per run: `GET /repos/{o}/{r}` answers a name in any
+/// case with the canonical `full_name`, and an old name with a 301 to the renamed repository.
+/// The canonical name replaces the given one everywhere (pool, `--only`, queue scope, rerun
+/// line). Best effort: a repository that cannot be read is left as given, and its listing
+/// says why. Returns the notes for the recap.
+pub fn canonicalise_repos(client: &Client, settings: &mut Settings) -> Vec<String> {
+    let mut notes = Vec::new();
+    for given in settings.repos.clone() {
+        let Ok(found) = github::repository(client, &given) else {
+            continue;
+        };
+        let canonical = found.full_name;
+        if canonical.to_string() == given.to_string() {
+            continue;
+        }
+        if found.moved {
+            notes.push(format!(
+                "{given} is now {canonical} (GitHub redirected it; repository id {}): swept as {canonical}",
+                found.id
+            ));
+        }
+        let mut repos = Vec::new();
+        for repo in settings.repos.drain(..) {
+            let repo = if repo == given {
+                canonical.clone()
+            } else {
+                repo
+            };
+            if !repos.contains(&repo) {
+                repos.push(repo);
+            }
+        }
+        settings.repos = repos;
+        if let Some(only) = &settings.only {
+            settings.only = Some(
+                only.iter()
+                    .map(|item| {
+                        if item.repo == given {
+                            ItemRef::new(&canonical, item.number)
+                        } else {
+                            item.clone()
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        let given = given.to_string();
+        let canonical = canonical.to_string();
+        settings.rerun_prefix = settings
+            .rerun_prefix
+            .split(' ')
+            .map(|word| {
+                if word == given {
+                    canonical.as_str()
+                } else {
+                    word
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    notes
+}
+
 /// The recap's note when an organisation has more repositories than one search looks at.
 /// Best effort: when the count cannot be read, nothing is said.
 fn org_search_note(client: &Client, org: &str) -> Option<String> {
@@ -257,7 +323,7 @@ impl Run<'_> {
 
         let mut pool: Vec<ItemRef> = Vec::new();
         let mut pool_complete = true;
-        let mut notes: Vec<String> = Vec::new();
+        let mut notes: Vec<String> = self.notes.clone();
         // When each item's facts were asked of GitHub: a list entry is as old as its list.
         let mut read_times: BTreeMap<ItemRef, DateTime<Utc>> = BTreeMap::new();
         // Before anything else, writes of unknown outcome are settled by asking GitHub, where

@@ -72,6 +72,36 @@ pub fn viewer(client: &Client) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// A repository as GitHub names it: its canonical `full_name` (names are matched whatever
+/// their case, and an old name redirects after a rename) and its `id`, which never changes.
+pub struct Repository {
+    pub full_name: RepoRef,
+    pub id: u64,
+    /// GitHub redirected the read: the repository was renamed or transferred.
+    pub moved: bool,
+}
+
+/// `GET /repos/{owner}/{repo}`, following GitHub's redirect for a renamed repository.
+pub fn repository(client: &Client, repo: &RepoRef) -> Result<Repository, ApiError> {
+    let (body, moved) = client.get_following(&format!("/repos/{}/{}", repo.owner, repo.name))?;
+    let full_name = body
+        .get("full_name")
+        .and_then(Value::as_str)
+        .and_then(|name| name.parse().ok());
+    let id = body.get("id").and_then(Value::as_u64);
+    match (full_name, id) {
+        (Some(full_name), Some(id)) => Ok(Repository {
+            full_name,
+            id,
+            moved: moved.is_some(),
+        }),
+        _ => Err(ApiError::Item {
+            status: None,
+            message: format!("GET /repos/{repo} answered without a `full_name` and `id`"),
+        }),
+    }
+}
+
 /// The search API's answer for one query: its items and whether GitHub says it cut them.
 pub struct SearchPage {
     pub items: Vec<Value>,

@@ -1006,7 +1006,8 @@ fn writes_the_rate_limit_cannot_pay_for_are_not_started() {
             world.open_issue(number, 74);
         }
     });
-    test.world().core_limit = Some(4);
+    // One more than the list needs: the run first reads the repository's canonical name.
+    test.world().core_limit = Some(5);
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(5);
     let recap = outcome.json();
@@ -1027,7 +1028,8 @@ fn a_spent_rate_limit_stops_reads_before_asking_again() {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.stale_issue(2, 8, "github-actions[bot]");
     });
-    test.world().core_limit = Some(2);
+    // One more than before: the run first reads the repository's canonical name.
+    test.world().core_limit = Some(3);
     let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
     outcome.expect_code(5);
     let recap = outcome.json();

@@ -2,7 +2,7 @@
 //! for transferred issues and renamed repositories, the token kept to the API host, per-token
 //! ETags, secondary rate limits without `retry-after`, incomplete search results, `html_url`s.
 
-use crate::support::{issue, items, Fault, Server, Test, WorldState, REPO, TOKEN};
+use crate::support::{issue, items, Fault, Request, Server, Test, WorldState, REPO, TOKEN};
 
 /// What the journal says became of `item`'s writes, in order.
 fn journal(test: &Test, item: &str) -> Vec<(String, String)> {
@@ -476,4 +476,61 @@ fn recap_links_are_each_items_html_url() {
         "a stored recap keeps its links: {}",
         markdown.stdout
     );
+}
+
+// Rule 6: GitHub matches owner and repository names case-insensitively and answers with the
+// canonical `full_name` ("Get a repository"). What `poll --repo octoorg/demo` stored is
+// `OctoOrg/Demo`'s, and `sweep --repo octoorg/demo` must find it.
+#[test]
+fn a_repository_given_in_another_case_is_used_by_its_canonical_name() {
+    let test = Test::new(|world| {
+        world.repos = vec!["OctoOrg/Demo".into()];
+        world.green_pr(1).repo = "OctoOrg/Demo".into();
+    });
+    let outcome = test.run(&["poll", "--repo", "octoorg/demo", "--json"]);
+    outcome.expect_code(0);
+    assert_eq!(items(&outcome.json()["completed"]), vec!["OctoOrg/Demo#1"]);
+    let outcome = test.run(&["sweep", "--repo", "octoorg/demo", "--yes", "--json"]);
+    outcome.expect_code(0);
+    test.expect_writes(&["PUT /repos/OctoOrg/Demo/pulls/1/merge"]);
+    let asked: Vec<String> = test
+        .all_requests()
+        .iter()
+        .filter(|request| request.path.eq_ignore_ascii_case("/repos/OctoOrg/Demo"))
+        .map(|request| request.path.clone())
+        .collect();
+    assert_eq!(
+        asked,
+        vec!["/repos/octoorg/demo", "/repos/octoorg/demo"],
+        "each run asks once"
+    );
+}
+
+// Rule 6: a renamed repository's old name answers 301 to reads and 307 to writes (GitHub
+// developer blog, repository redirects). gh-sweep reads the repository once, follows that
+// 301, and uses the new name everywhere: no list read or write is redirected.
+#[test]
+fn a_renamed_repository_is_swept_under_its_new_name() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.rename_repo(REPO, "octo/renamed");
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["completed"]), vec!["octo/renamed#1"]);
+    let notes = recap["notes"].to_string();
+    assert!(notes.contains("octo/renamed"), "{notes}");
+    test.expect_writes(&[
+        "POST /repos/octo/renamed/issues/1/labels",
+        "POST /repos/octo/renamed/issues/1/comments",
+    ]);
+    let redirected: Vec<String> = test
+        .all_requests()
+        .iter()
+        .filter(|request| (300..400).contains(&request.status))
+        .map(Request::line)
+        .collect();
+    assert_eq!(redirected, vec![format!("GET /repos/{REPO}")]);
+    assert!(recap["rerun"].is_null());
 }

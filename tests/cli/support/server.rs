@@ -32,6 +32,20 @@ impl Request {
         self.method != "GET"
     }
 
+    /// `GET /repos/{owner}/{repo}`: the read that names a repository canonically.
+    pub fn is_repository_name_read(&self) -> bool {
+        self.method == "GET"
+            && self.query.is_empty()
+            && matches!(
+                self.path
+                    .trim_start_matches('/')
+                    .split('/')
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                ["repos", _, _]
+            )
+    }
+
     /// `METHOD /path`, the way tests name a request.
     pub fn line(&self) -> String {
         format!("{} {}", self.method, self.path)
@@ -511,8 +525,12 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
             ("is", "open") => issue.state == "open",
             ("draft", "false") => !issue.draft,
             ("archived", "false") => true,
-            ("repo", repo) => issue.repo == repo,
-            ("org", org) => issue.repo.starts_with(&format!("{org}/")),
+            // Qualifiers match names as GitHub does, whatever their case.
+            ("repo", repo) => issue.repo.eq_ignore_ascii_case(repo),
+            ("org", org) => issue
+                .repo
+                .to_ascii_lowercase()
+                .starts_with(&format!("{}/", org.to_ascii_lowercase())),
             ("created", range) => {
                 let (from, to) = range.split_once("..").unwrap_or((range, range));
                 let parse = |t: &str| {

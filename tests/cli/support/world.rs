@@ -353,7 +353,6 @@ impl WorldState {
     }
 
     /// The owner renames `repo` to `to`: its id, issues and PRs stay; the old name redirects.
-    #[allow(dead_code)]
     pub fn rename_repo(&mut self, repo: &str, to: &str) {
         for name in &mut self.repos {
             if name == repo {
