@@ -158,6 +158,17 @@ enum Attempt {
         message: String,
         wait: Option<Duration>,
     },
+    /// A secondary rate limit that names no wait: retried after [`secondary_wait`].
+    Throttled {
+        message: String,
+    },
+}
+
+/// How long to wait before retry `attempt` (0 for the first) after a secondary rate limit
+/// without `retry-after`: at least a minute, "an exponentially increasing amount of time"
+/// while it goes on (GitHub, "Rate limits for the REST API").
+fn secondary_wait(attempt: u32) -> Duration {
+    SECONDARY_LIMIT_WAIT.saturating_mul(2u32.saturating_pow(attempt))
 }
 
 impl Client {
@@ -674,7 +685,7 @@ impl Client {
                     }
                 }
             };
-            match outcome {
+            let (message, wait) = match outcome {
                 Attempt::Done(mut page) => {
                     let moved = first_redirect
                         .filter(|_| !self.key(&target).eq_ignore_ascii_case(&key))
@@ -691,28 +702,28 @@ impl Client {
                     return Ok(page);
                 }
                 Attempt::Final(error) => return Err(error),
-                Attempt::Retry { message, wait } => {
-                    if attempt >= self.retry.retries {
-                        let tries = attempt + 1;
-                        return Err(ApiError::Harness {
-                            message: format!("{message} (gave up after {tries} tries)"),
-                        });
-                    }
-                    if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
-                        return Err(ApiError::Harness {
-                            message: format!(
-                                "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
-                                asked.as_secs(),
-                                self.retry.max_wait.as_secs()
-                            ),
-                        });
-                    }
-                    let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
-                    let wait = wait.unwrap_or_default().max(backoff);
-                    thread::sleep(wait);
-                    attempt += 1;
-                }
+                Attempt::Retry { message, wait } => (message, wait),
+                Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
+            };
+            if attempt >= self.retry.retries {
+                let tries = attempt + 1;
+                return Err(ApiError::Harness {
+                    message: format!("{message} (gave up after {tries} tries)"),
+                });
             }
+            if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
+                return Err(ApiError::Harness {
+                    message: format!(
+                        "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
+                        asked.as_secs(),
+                        self.retry.max_wait.as_secs()
+                    ),
+                });
+            }
+            let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
+            let wait = wait.unwrap_or_default().max(backoff);
+            thread::sleep(wait);
+            attempt += 1;
         }
     }
 
@@ -1070,17 +1081,21 @@ fn read_attempt(
             status: code,
             message: format!("GitHub refused the token (401) for GET {key}{github_says}"),
         }),
-        403 | 429 if rate_limited => Attempt::Retry {
-            message: format!("rate limited ({code}) on GET {key}{github_says}"),
-            wait: Some(wait.unwrap_or(SECONDARY_LIMIT_WAIT)),
+        403 | 429 if rate_limited => match wait {
+            Some(wait) => Attempt::Retry {
+                message: format!("rate limited ({code}) on GET {key}{github_says}"),
+                wait: Some(wait),
+            },
+            None => Attempt::Throttled {
+                message: format!("rate limited ({code}) on GET {key}{github_says}"),
+            },
         },
         403 => Attempt::Final(ApiError::Auth {
             status: code,
             message: format!("permission denied (403) for GET {key}{github_says}"),
         }),
-        429 => Attempt::Retry {
+        429 => Attempt::Throttled {
             message: format!("too many requests (429) on GET {key}"),
-            wait: Some(SECONDARY_LIMIT_WAIT),
         },
         500..=599 => Attempt::Retry {
             message: format!("GitHub answered {code} on GET {key}"),
@@ -1141,6 +1156,46 @@ mod tests {
         );
         assert_eq!(next_link(&headers).as_deref(), Some("https://x/y?page=3"));
         assert_eq!(next_link(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn a_secondary_limit_waits_a_minute_then_longer_each_time() {
+        assert_eq!(secondary_wait(0), Duration::from_secs(60));
+        assert_eq!(secondary_wait(1), Duration::from_secs(120));
+        assert_eq!(secondary_wait(2), Duration::from_secs(240));
+    }
+
+    #[test]
+    fn names_what_a_redirect_or_a_body_points_at() {
+        let issue =
+            serde_json::json!({"number": 7, "html_url": "https://github.com/o/other/issues/7"});
+        assert_eq!(name_of_body(&issue).as_deref(), Some("o/other#7"));
+        let pull =
+            serde_json::json!({"number": 3, "html_url": "https://ghe.example.com/o/r/pull/3"});
+        assert_eq!(name_of_body(&pull).as_deref(), Some("o/r#3"));
+        let repo = serde_json::json!({"full_name": "o/renamed", "html_url": "https://github.com/o/renamed"});
+        assert_eq!(name_of_body(&repo).as_deref(), Some("o/renamed"));
+    }
+
+    #[test]
+    fn the_api_host_is_scheme_host_and_port() {
+        let origin = |url| Client::origin(url);
+        assert_eq!(
+            origin("https://api.github.com/repos/o/r"),
+            origin("https://API.github.com:443/x")
+        );
+        assert_ne!(
+            origin("http://127.0.0.1:8080/x"),
+            origin("http://127.0.0.1:8081/x")
+        );
+        assert_ne!(
+            origin("https://api.github.com/x"),
+            origin("https://api.github.com.evil.example/x")
+        );
+        assert_ne!(
+            origin("https://api.github.com/x"),
+            origin("http://api.github.com/x")
+        );
     }
 
     #[test]
