@@ -78,7 +78,7 @@ pub fn run_engine(
     }
     let mut settings = settings;
     let notes = if settings.snapshot.is_none() {
-        crate::engine::canonicalise_repos(&client, &mut settings)
+        crate::engine::canonicalise_repos(&client, &mut store, &mut settings)?
     } else {
         Vec::new()
     };

@@ -233,13 +233,23 @@ impl State {
 /// The canonical name replaces the given one everywhere (pool, `--only`, queue scope, rerun
 /// line). Best effort: a repository that cannot be read is left as given, and its listing
 /// says why. Returns the notes for the recap.
-pub fn canonicalise_repos(client: &Client, settings: &mut Settings) -> Vec<String> {
+pub fn canonicalise_repos(
+    client: &Client,
+    store: &mut Store,
+    settings: &mut Settings,
+) -> anyhow::Result<Vec<String>> {
     let mut notes = Vec::new();
     for given in settings.repos.clone() {
         let Ok(found) = github::repository(client, &given) else {
             continue;
         };
         let canonical = found.full_name;
+        if let Some(old) = store.follow_repository(found.id, &canonical)? {
+            notes.push(format!(
+                "repository id {} was {old} and is now {canonical}: what gh-sweep kept under {old} (queue, merge gate, journal, stale marks) is now under {canonical}",
+                found.id
+            ));
+        }
         if canonical.to_string() == given.to_string() {
             continue;
         }
@@ -289,7 +299,7 @@ pub fn canonicalise_repos(client: &Client, settings: &mut Settings) -> Vec<Strin
             .collect::<Vec<_>>()
             .join(" ");
     }
-    notes
+    Ok(notes)
 }
 
 /// The recap's note when an organisation has more repositories than one search looks at.

@@ -534,3 +534,20 @@ fn a_renamed_repository_is_swept_under_its_new_name() {
     assert_eq!(redirected, vec![format!("GET /repos/{REPO}")]);
     assert!(recap["rerun"].is_null());
 }
+
+// Rule 6: a repository's id never changes with a rename. What `poll` queued under the old
+// name is swept under the new one: the store follows the repository by its id.
+#[test]
+fn what_poll_queued_before_a_rename_is_merged_after_it() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    test.run(&["poll", "--repo", REPO, "--json"]).expect_code(0);
+    test.world().world.rename_repo(REPO, "octo/renamed");
+    let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(0);
+    test.expect_writes(&["PUT /repos/octo/renamed/pulls/1/merge"]);
+    assert!(test.world().world.issues[0].merged);
+    let notes = outcome.json()["notes"].to_string();
+    assert!(notes.contains("octo/renamed"), "{notes}");
+}
