@@ -428,11 +428,7 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
     } else if let Some(url) = env.get("GITHUB_API_URL") {
         (url.to_string(), "GITHUB_API_URL")
     } else if let Some(host) = env.get("GH_HOST") {
-        if host == "github.com" {
-            ("https://api.github.com".to_string(), "GH_HOST")
-        } else {
-            (format!("https://{host}/api/v3"), "GH_HOST")
-        }
+        (api_base_for_host(host), "GH_HOST")
     } else {
         return Ok("https://api.github.com".to_string());
     };
@@ -456,11 +452,88 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
     Ok(base.trim_end_matches('/').to_string())
 }
 
-/// Where a human opens what the API serves: `https://github.com` for `api.github.com`, the
-/// host itself for an Enterprise `https://HOST/api/v3`.
+/// The API base of a web host, as gh maps them: `github.com` → `https://api.github.com`,
+/// `SUB.ghe.com` → `https://api.SUB.ghe.com`, any other host → `https://HOST/api/v3`.
+pub fn api_base_for_host(host: &str) -> String {
+    let host = host.trim().trim_end_matches('/').to_ascii_lowercase();
+    if host == "github.com" {
+        "https://api.github.com".to_string()
+    } else if is_tenancy(&host) {
+        format!("https://api.{host}")
+    } else {
+        format!("https://{host}/api/v3")
+    }
+}
+
+/// A subdomain of ghe.com (GitHub Enterprise Cloud with data residency).
+fn is_tenancy(host: &str) -> bool {
+    host.strip_suffix(".ghe.com")
+        .is_some_and(|sub| !sub.is_empty() && !sub.contains('.'))
+}
+
+/// Which kind of GitHub an API base is, for choosing a token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Host {
+    /// github.com, or a subdomain of ghe.com: `GH_TOKEN` / `GITHUB_TOKEN`.
+    Cloud { web_host: String },
+    /// GitHub Enterprise Server: `GH_ENTERPRISE_TOKEN` / `GITHUB_ENTERPRISE_TOKEN`.
+    Server { web_host: String },
+}
+
+impl Host {
+    /// The web host, as `gh auth token --hostname` names it.
+    pub fn web_host(&self) -> &str {
+        match self {
+            Host::Cloud { web_host } | Host::Server { web_host } => web_host,
+        }
+    }
+
+    fn token_variables(&self) -> [&'static str; 2] {
+        match self {
+            Host::Cloud { .. } => ["GH_TOKEN", "GITHUB_TOKEN"],
+            Host::Server { .. } => ["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"],
+        }
+    }
+}
+
+/// The host an API base belongs to: `api.github.com` is github.com, `api.SUB.ghe.com` is
+/// SUB.ghe.com, `HOST/api/v3` (or any other host) is an Enterprise Server. A loopback base
+/// without `/api/v3` is a local stand-in for github.com (a test server or a local proxy).
+pub fn host_of(api_base: &str) -> Host {
+    let url = reqwest::Url::parse(api_base).ok();
+    let host = url
+        .as_ref()
+        .and_then(|url| url.host_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let enterprise_path = url
+        .as_ref()
+        .is_some_and(|url| url.path().trim_end_matches('/').ends_with("/api/v3"));
+    if host == "api.github.com" || (is_loopback(&host) && !enterprise_path) {
+        return Host::Cloud {
+            web_host: "github.com".to_string(),
+        };
+    }
+    if let Some(tenant) = host.strip_prefix("api.").filter(|rest| is_tenancy(rest)) {
+        return Host::Cloud {
+            web_host: tenant.to_string(),
+        };
+    }
+    Host::Server { web_host: host }
+}
+
+/// Where a human opens what the API serves: `https://github.com` for `api.github.com`,
+/// `https://SUB.ghe.com` for `api.SUB.ghe.com`, the host itself for an Enterprise
+/// `https://HOST/api/v3`.
 pub fn web_url(api_base: &str) -> String {
     if api_base == "https://api.github.com" {
         return "https://github.com".to_string();
+    }
+    if let Some(tenant) = api_base
+        .strip_prefix("https://api.")
+        .filter(|rest| is_tenancy(rest))
+    {
+        return format!("https://{tenant}");
     }
     api_base
         .strip_suffix("/api/v3")
@@ -483,12 +556,13 @@ pub struct Token {
     pub source: String,
 }
 
+/// The token for the API base's host, as gh chooses it (`gh help environment`): `GH_TOKEN`,
+/// `GITHUB_TOKEN` only for github.com and `*.ghe.com`; `GH_ENTERPRISE_TOKEN`,
+/// `GITHUB_ENTERPRISE_TOKEN` only for an Enterprise Server; else `gh auth token --hostname`
+/// of the web host. A token meant for one host is never sent to another.
 pub fn token(env: &Env, base: &str) -> Result<Token, String> {
-    let dotcom = base == "https://api.github.com";
-    let mut names = vec!["GH_TOKEN", "GITHUB_TOKEN"];
-    if !dotcom {
-        names.extend(["GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"]);
-    }
+    let host = host_of(base);
+    let names = host.token_variables();
     for name in &names {
         if let Some(value) = env.get(name) {
             let value = value.trim();
@@ -511,14 +585,7 @@ pub fn token(env: &Env, base: &str) -> Result<Token, String> {
     });
     if let Some(gh) = gh {
         let mut command = std::process::Command::new(&gh);
-        command.args(["auth", "token"]);
-        if let Ok(url) = reqwest::Url::parse(base) {
-            if !dotcom {
-                if let Some(host) = url.host_str() {
-                    command.args(["--hostname", host]);
-                }
-            }
-        }
+        command.args(gh_auth_token_args(&host));
         if let Ok(output) = command.stderr(std::process::Stdio::null()).output() {
             let value = String::from_utf8_lossy(&output.stdout).trim().to_string();
             if output.status.success() && !value.is_empty() {
@@ -530,9 +597,17 @@ pub fn token(env: &Env, base: &str) -> Result<Token, String> {
         }
     }
     let looked = names.join(", ");
+    let web_host = host.web_host();
     Err(format!(
-        "no GitHub token: looked in {looked} and `gh auth token`; set GH_TOKEN or run `gh auth login`"
+        "no GitHub token for {web_host}: looked in {looked} and `gh auth token --hostname {web_host}`; set {} or run `gh auth login --hostname {web_host}`",
+        names[0]
     ))
+}
+
+/// `gh auth token` for the web host's own token: always by name, so gh never answers with
+/// the token of whatever host it was logged in to last.
+fn gh_auth_token_args(host: &Host) -> [&str; 4] {
+    ["auth", "token", "--hostname", host.web_host()]
 }
 
 /// Everything a command needs, resolved and validated.
@@ -925,6 +1000,89 @@ mod tests {
         assert!(error.contains("loopback"), "{error}");
         let env = Env::from_pairs(&[("GITHUB_API_URL", "ftp://x")]);
         assert!(api_base(None, &env).unwrap_err().contains("GITHUB_API_URL"));
+    }
+
+    #[test]
+    fn hosts_map_as_gh_maps_them() {
+        assert_eq!(api_base_for_host("github.com"), "https://api.github.com");
+        assert_eq!(
+            api_base_for_host("octo.ghe.com"),
+            "https://api.octo.ghe.com"
+        );
+        assert_eq!(
+            api_base_for_host("ghe.example.com"),
+            "https://ghe.example.com/api/v3"
+        );
+        let env = Env::from_pairs(&[("GH_HOST", "octo.ghe.com")]);
+        assert_eq!(api_base(None, &env).unwrap(), "https://api.octo.ghe.com");
+        assert_eq!(
+            host_of("https://api.github.com"),
+            Host::Cloud {
+                web_host: "github.com".into()
+            }
+        );
+        assert_eq!(
+            host_of("https://api.octo.ghe.com"),
+            Host::Cloud {
+                web_host: "octo.ghe.com".into()
+            }
+        );
+        assert_eq!(
+            host_of("https://ghe.example.com/api/v3"),
+            Host::Server {
+                web_host: "ghe.example.com".into()
+            }
+        );
+        // Only a subdomain of ghe.com is ghe.com.
+        assert!(matches!(
+            host_of("https://api.evilghe.com"),
+            Host::Server { .. }
+        ));
+        assert!(matches!(
+            host_of("https://api.a.b.ghe.com"),
+            Host::Server { .. }
+        ));
+        assert_eq!(web_url("https://api.octo.ghe.com"), "https://octo.ghe.com");
+        assert_eq!(
+            gh_auth_token_args(&host_of("https://api.github.com")),
+            ["auth", "token", "--hostname", "github.com"]
+        );
+        assert_eq!(
+            gh_auth_token_args(&host_of("https://api.octo.ghe.com")),
+            ["auth", "token", "--hostname", "octo.ghe.com"]
+        );
+    }
+
+    #[test]
+    fn a_token_is_only_for_its_kind_of_host() {
+        let env = Env::from_pairs(&[
+            ("GH_TOKEN", "cloud"),
+            ("GH_ENTERPRISE_TOKEN", "server"),
+            ("PATH", "/nonexistent"),
+        ]);
+        assert_eq!(
+            token(&env, "https://ghe.example.com/api/v3")
+                .unwrap()
+                .source,
+            "GH_ENTERPRISE_TOKEN"
+        );
+        assert_eq!(
+            token(&env, "https://api.octo.ghe.com").unwrap().source,
+            "GH_TOKEN"
+        );
+        let cloud_only = Env::from_pairs(&[("GITHUB_TOKEN", "cloud"), ("PATH", "/nonexistent")]);
+        let error = token(&cloud_only, "https://ghe.example.com/api/v3")
+            .err()
+            .unwrap();
+        assert!(
+            error.contains("GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN"),
+            "{error}"
+        );
+        let server_only = Env::from_pairs(&[
+            ("GITHUB_ENTERPRISE_TOKEN", "server"),
+            ("PATH", "/nonexistent"),
+        ]);
+        assert!(token(&server_only, "https://api.octo.ghe.com").is_err());
     }
 
     #[test]

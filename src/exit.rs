@@ -23,8 +23,9 @@ Exit codes:
   10  item-failure budget exhausted; nothing written
   11  a write failed or its outcome is unknown; the run stopped there
 
-Token: GH_TOKEN, else GITHUB_TOKEN, else GH_ENTERPRISE_TOKEN for Enterprise hosts,
-else `gh auth token`. gh-sweep says where its token came from, never what it is.";
+Token: GH_TOKEN, else GITHUB_TOKEN for github.com and *.ghe.com; GH_ENTERPRISE_TOKEN,
+else GITHUB_ENTERPRISE_TOKEN for Enterprise Server; else `gh auth token --hostname HOST`.
+gh-sweep says where its token came from, never what it is.";
 
 /// An error whose kind decides the exit code. Everything else exits 1.
 #[derive(Debug, thiserror::Error)]

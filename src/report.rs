@@ -275,11 +275,13 @@ fn md(text: &str) -> String {
     clean(text).replace('|', "\\|")
 }
 
-/// `owner/repo#N` as a link to its page.
-fn md_item(item: &str, web_url: &str) -> String {
-    match item.split_once('#') {
-        Some((repo, number)) if !web_url.is_empty() => {
-            format!("[{item}]({web_url}/{repo}/issues/{number})")
+/// `owner/repo#N` as a link to its page: the `html_url` GitHub gave for it, never an address
+/// made up from the API base (a PR's page is `/pull/N`, and the API host may be a proxy).
+/// Without one, the item is plain text.
+fn md_item(item: &str, recap: &Recap) -> String {
+    match recap.links.get(item) {
+        Some(url) if url.starts_with("https://") || url.starts_with("http://") => {
+            format!("[{}]({})", md(item), url.replace([')', ' '], ""))
         }
         _ => md(item),
     }
@@ -318,7 +320,7 @@ pub fn recap_markdown(recap: &Recap) -> String {
         for item in &recap.completed {
             out.push_str(&format!(
                 "| {} | {} | {} |\n",
-                md_item(&item.item, &recap.web_url),
+                md_item(&item.item, recap),
                 md(&item.disposition),
                 md(&item.detail)
             ));
@@ -334,7 +336,7 @@ pub fn recap_markdown(recap: &Recap) -> String {
             };
             out.push_str(&format!(
                 "| {} | {phase} | {} |\n",
-                md_item(&item.item, &recap.web_url),
+                md_item(&item.item, recap),
                 md(&item.reason)
             ));
         }
@@ -350,7 +352,7 @@ pub fn recap_markdown(recap: &Recap) -> String {
         let items: Vec<String> = recap
             .unfinished
             .iter()
-            .map(|item| md_item(item, &recap.web_url))
+            .map(|item| md_item(item, recap))
             .collect();
         out.push_str(&format!("{}\n\n", items.join(", ")));
     }

@@ -10,6 +10,8 @@ mod args;
 mod contract;
 #[path = "cli/faults.rs"]
 mod faults;
+#[path = "cli/http_rules.rs"]
+mod http_rules;
 #[path = "cli/inputs.rs"]
 mod inputs;
 #[path = "cli/poll.rs"]

@@ -76,6 +76,15 @@ pub fn run_engine(
     if settings.snapshot.is_none() {
         client.set_cache(Box::new(SqliteCache::open(&settings.db)?));
     }
+    let mut settings = settings;
+    let notes = if settings.snapshot.is_none() {
+        crate::engine::canonicalise_repos(&client, &mut store, &mut settings)?
+    } else {
+        Vec::new()
+    };
+    for note in &notes {
+        ui.status(note);
+    }
     let recap = Run {
         client: &client,
         store: &mut store,
@@ -85,6 +94,7 @@ pub fn run_engine(
         command,
         mode,
         argv: context.argv.clone(),
+        notes,
     }
     .execute(classifier)?;
 

@@ -67,6 +67,7 @@ impl<'a> MergeClassifier<'a> {
     /// GitHub's 1,000-result cap. Results are never dropped silently.
     fn search(&mut self, client: &Client, query: &str) -> Result<Vec<Value>, ApiError> {
         let first = github::search_issues(client, query)?;
+        self.notes.extend(first.incomplete_note(query));
         if first.total <= SEARCH_CAP {
             return Ok(first.items);
         }
@@ -85,6 +86,7 @@ impl<'a> MergeClassifier<'a> {
                 to.to_rfc3339_opts(SecondsFormat::Secs, true)
             );
             let page = github::search_issues(client, &window)?;
+            self.notes.extend(page.incomplete_note(&window));
             if page.total <= SEARCH_CAP {
                 items.extend(page.items);
                 continue;

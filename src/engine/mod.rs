@@ -186,6 +186,8 @@ pub struct Run<'a> {
     pub command: &'a str,
     pub mode: Mode,
     pub argv: String,
+    /// What the maintainer should know before the run starts (a renamed repository).
+    pub notes: Vec<String>,
 }
 
 struct State {
@@ -226,6 +228,91 @@ impl State {
     }
 }
 
+/// Names every `--repo` as GitHub does, once per run: `GET /repos/{o}/{r}` answers a name in any
+/// case with the canonical `full_name`, and an old name with a 301 to the renamed repository.
+/// The canonical name replaces the given one everywhere (pool, `--only`, queue scope, rerun
+/// line). Best effort: a repository that cannot be read is left as given, and its listing
+/// says why. Returns the notes for the recap.
+pub fn canonicalise_repos(
+    client: &Client,
+    store: &mut Store,
+    settings: &mut Settings,
+) -> anyhow::Result<Vec<String>> {
+    let mut notes = Vec::new();
+    for given in settings.repos.clone() {
+        let Ok(found) = github::repository(client, &given) else {
+            continue;
+        };
+        let canonical = found.full_name;
+        if let Some(old) = store.follow_repository(found.id, &canonical)? {
+            notes.push(format!(
+                "repository id {} was {old} and is now {canonical}: what gh-sweep kept under {old} (queue, merge gate, journal, stale marks) is now under {canonical}",
+                found.id
+            ));
+        }
+        if canonical.to_string() == given.to_string() {
+            continue;
+        }
+        if found.moved {
+            notes.push(format!(
+                "{given} is now {canonical} (GitHub redirected it; repository id {}): swept as {canonical}",
+                found.id
+            ));
+        }
+        let mut repos = Vec::new();
+        for repo in settings.repos.drain(..) {
+            let repo = if repo == given {
+                canonical.clone()
+            } else {
+                repo
+            };
+            if !repos.contains(&repo) {
+                repos.push(repo);
+            }
+        }
+        settings.repos = repos;
+        if let Some(only) = &settings.only {
+            settings.only = Some(
+                only.iter()
+                    .map(|item| {
+                        if item.repo == given {
+                            ItemRef::new(&canonical, item.number)
+                        } else {
+                            item.clone()
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        let given = given.to_string();
+        let canonical = canonical.to_string();
+        settings.rerun_prefix = settings
+            .rerun_prefix
+            .split(' ')
+            .map(|word| {
+                if word == given {
+                    canonical.as_str()
+                } else {
+                    word
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    Ok(notes)
+}
+
+/// The recap's note when an organisation has more repositories than one search looks at.
+/// Best effort: when the count cannot be read, nothing is said.
+fn org_search_note(client: &Client, org: &str) -> Option<String> {
+    let count = github::org_repository_count(client, org).ok()?;
+    (count > github::SEARCH_REPOSITORY_CAP).then(|| {
+        format!(
+            "organisation {org} has {count} repositories; GitHub's search looks at no more than 4,000 of them, so PRs in the others may be missing from this pool: list those repositories with --repo"
+        )
+    })
+}
+
 fn writes_text(writes: &[Write]) -> String {
     writes
         .iter()
@@ -246,7 +333,7 @@ impl Run<'_> {
 
         let mut pool: Vec<ItemRef> = Vec::new();
         let mut pool_complete = true;
-        let mut notes: Vec<String> = Vec::new();
+        let mut notes: Vec<String> = self.notes.clone();
         // When each item's facts were asked of GitHub: a list entry is as old as its list.
         let mut read_times: BTreeMap<ItemRef, DateTime<Utc>> = BTreeMap::new();
         // Before anything else, writes of unknown outcome are settled by asking GitHub, where
@@ -306,6 +393,13 @@ impl Run<'_> {
                 let result = classifier.list(self.client, self.store, &scope);
                 for note in classifier.notes() {
                     self.ui.status(&note);
+                    notes.push(note);
+                }
+                if let (Scope::Org(org), Ok(_)) = (&scope, &result) {
+                    if let Some(note) = org_search_note(self.client, org) {
+                        self.ui.status(&note);
+                        notes.push(note);
+                    }
                 }
                 match result {
                     Ok(entries) => {
@@ -485,6 +579,13 @@ impl Run<'_> {
         recap.notes = notes;
         write_rerun_file(&mut recap, &self.settings.rerun_prefix);
         recap.web_url = crate::config::web_url(&self.settings.api_base);
+        recap.links = pool
+            .iter()
+            .filter_map(|item| {
+                let item = item.to_string();
+                self.client.html_url(&item).map(|url| (item, url))
+            })
+            .collect();
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
         Ok(recap)
@@ -689,6 +790,8 @@ impl Run<'_> {
                     Err(error) => {
                         let outcome = if error.outcome_unknown {
                             "unknown"
+                        } else if error.moved() {
+                            "not sent"
                         } else {
                             "failed"
                         };
@@ -696,6 +799,8 @@ impl Run<'_> {
                             .journal_outcome(journal, outcome, &error.message)?;
                         let known = if error.outcome_unknown {
                             "outcome unknown: check by hand"
+                        } else if error.moved() {
+                            "not sent: the item moved"
                         } else {
                             "refused, nothing written by it"
                         };
@@ -714,8 +819,10 @@ impl Run<'_> {
                     state.failed(&item, Phase::Write, reason.clone());
                     // A refusal for the item's own state (a merge GitHub will not do) is that
                     // item's failed attempt; the run goes on. Anything else stops it here.
-                    let goes_on = !error.outcome_unknown
-                        && classifier.after_refused_write(self.store, &plan, &error)?;
+                    // A redirected write (the item moved) wrote nothing anywhere: its own failure.
+                    let goes_on = error.moved()
+                        || (!error.outcome_unknown
+                            && classifier.after_refused_write(self.store, &plan, &error)?);
                     if !goes_on {
                         state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
                     }

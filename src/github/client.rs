@@ -52,12 +52,26 @@ pub struct WriteError {
     pub outcome_unknown: bool,
 }
 
+impl WriteError {
+    /// GitHub answered the write with a redirect (a transferred issue, a renamed repository).
+    /// The redirect was not followed, so nothing was written anywhere: the item's own failure.
+    pub fn moved(&self) -> bool {
+        !self.outcome_unknown
+            && self
+                .status
+                .is_some_and(|status| (300..400).contains(&status))
+    }
+}
+
 /// One page of a read.
 pub struct Page {
     pub body: Value,
     pub next: Option<String>,
     /// A fresh answer with validators, to keep for the next run's conditional request.
     fresh: Option<Cached>,
+    /// Set when GitHub redirected the read elsewhere on the API host: the first redirect's
+    /// status and the URL that answered.
+    moved: Option<(u16, String)>,
 }
 
 /// What a write answered: GitHub's clock when it answered.
@@ -92,6 +106,11 @@ pub struct Client {
     timeout: Duration,
     /// How far GitHub's clock is ahead of ours, from the `Date` of its latest answer.
     github_offset: Cell<Option<chrono::Duration>>,
+    /// A fingerprint of the token (a hash, never the token), kept with each cached validator:
+    /// GitHub's ETags are per token.
+    fingerprint: String,
+    /// Each issue's and PR's `html_url` seen in an answer, by `owner/repo#N` in lower case.
+    links: RefCell<std::collections::BTreeMap<String, String>>,
 }
 
 /// An answer kept for conditional requests: its validators, body and next page.
@@ -101,6 +120,8 @@ pub struct Cached {
     pub last_modified: Option<String>,
     pub body: String,
     pub next: Option<String>,
+    /// The fingerprint of the token the validators were given to ([`token_fingerprint`]).
+    pub token: Option<String>,
 }
 
 /// Where answers are kept between runs, so a repeated read asks "changed since?" and a 304
@@ -126,6 +147,14 @@ const API_VERSION: &str = "2022-11-28";
 /// The largest answer a read accepts.
 const MAX_BODY: u64 = 32 << 20;
 
+/// The least a client waits after a secondary rate limit that names no wait. GitHub, "Rate
+/// limits for the REST API": without `retry-after`, and with `x-ratelimit-remaining` not 0,
+/// "wait for at least one minute before retrying".
+const SECONDARY_LIMIT_WAIT: Duration = Duration::from_secs(60);
+
+/// Redirects one read follows on the API host before giving up.
+const MAX_REDIRECTS: u32 = 3;
+
 /// Why a single attempt failed, before retries decide.
 enum Attempt {
     Done(Page),
@@ -134,6 +163,17 @@ enum Attempt {
         message: String,
         wait: Option<Duration>,
     },
+    /// A secondary rate limit that names no wait: retried after [`secondary_wait`].
+    Throttled {
+        message: String,
+    },
+}
+
+/// How long to wait before retry `attempt` (0 for the first) after a secondary rate limit
+/// without `retry-after`: at least a minute, "an exponentially increasing amount of time"
+/// while it goes on (GitHub, "Rate limits for the REST API").
+fn secondary_wait(attempt: u32) -> Duration {
+    SECONDARY_LIMIT_WAIT.saturating_mul(2u32.saturating_pow(attempt))
 }
 
 impl Client {
@@ -155,9 +195,14 @@ impl Client {
             .default_headers(headers)
             .timeout(options.timeout)
             .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            .redirect(reqwest::redirect::Policy::limited(3))
+            // Redirects are handled by hand: never followed on a write (a 301'd POST would be
+            // replayed as a GET and "succeed"), followed on a read only on the API host.
+            .redirect(reqwest::redirect::Policy::none())
             .build()?;
+        let fingerprint = token_fingerprint(&options.token);
         Ok(Client {
+            fingerprint,
+            links: RefCell::new(Default::default()),
             base: options.base.trim_end_matches('/').to_string(),
             mode: Mode::Live {
                 http,
@@ -197,6 +242,8 @@ impl Client {
             last_search: Cell::new(None),
             timeout: Duration::ZERO,
             github_offset: Cell::new(None),
+            fingerprint: String::new(),
+            links: RefCell::new(Default::default()),
         }
     }
 
@@ -342,6 +389,10 @@ impl Client {
                 });
             }
             let page = self.get_page(&url)?;
+            if let Some((status, to)) = &page.moved {
+                return Err(self.moved_error(&url, *status, to, None));
+            }
+            self.note_links(&page.body);
             let mut body = page.body;
             let list = match field {
                 Some(field) => body.get_mut(field).map(Value::take).unwrap_or(Value::Null),
@@ -368,9 +419,180 @@ impl Client {
         Ok((items, first.unwrap_or(Value::Null)))
     }
 
-    /// Reads one resource.
+    /// Reads one resource. A read GitHub redirected to another resource is not the one asked
+    /// for (a transferred issue): an item failure naming where it went.
     pub fn get(&self, path: &str) -> Result<Value, ApiError> {
-        self.get_page(path).map(|page| page.body)
+        let page = self.get_page(path)?;
+        if let Some((status, to)) = &page.moved {
+            return Err(self.moved_error(path, *status, to, Some(&page.body)));
+        }
+        self.note_links(&page.body);
+        Ok(page.body)
+    }
+
+    /// Keeps the `html_url` of every issue or PR in an answer (the answer itself, a list's
+    /// entries, a search's `items`), for the recap's links.
+    fn note_links(&self, body: &Value) {
+        let mut links = self.links.borrow_mut();
+        let mut keep = |value: &Value| {
+            let url = value.get("html_url").and_then(Value::as_str);
+            if let (Some(url), Some(_)) = (url, value.get("number")) {
+                if let Some(name) = name_of_body(value) {
+                    links.insert(name.to_ascii_lowercase(), url.to_string());
+                }
+            }
+        };
+        match body {
+            Value::Array(entries) => entries.iter().for_each(&mut keep),
+            Value::Object(fields) => {
+                keep(body);
+                for entries in fields.values().filter_map(Value::as_array) {
+                    entries.iter().for_each(&mut keep);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.
+    pub fn html_url(&self, item: &str) -> Option<String> {
+        self.links.borrow().get(&item.to_ascii_lowercase()).cloned()
+    }
+
+    /// Reads one resource, following GitHub's redirects on the API host, and says where the
+    /// answer came from when it was redirected (a renamed repository).
+    pub fn get_following(&self, path: &str) -> Result<(Value, Option<String>), ApiError> {
+        let page = self.get_page(path)?;
+        Ok((page.body, page.moved.map(|(_, to)| self.key(&to))))
+    }
+
+    /// The scheme, host and port of a URL: where the token may go.
+    fn origin(url: &str) -> Option<(String, String, Option<u16>)> {
+        let url = reqwest::Url::parse(url).ok()?;
+        Some((
+            url.scheme().to_string(),
+            url.host_str()?.to_ascii_lowercase(),
+            url.port_or_known_default(),
+        ))
+    }
+
+    /// Whether `url` is on the API base's host, the only place the token is sent.
+    fn on_api_host(&self, url: &str) -> bool {
+        match (Self::origin(url), Self::origin(&self.base)) {
+            (Some(url), Some(base)) => url == base,
+            _ => false,
+        }
+    }
+
+    fn off_host_error(&self, url: &str, what: &str) -> ApiError {
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string))
+            .unwrap_or_else(|| url.to_string());
+        let api = reqwest::Url::parse(&self.base)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_string))
+            .unwrap_or_default();
+        ApiError::Item {
+            status: None,
+            message: format!(
+                "{what} points to another host ({host}) than the API's ({api}); not requested, so the token stays with {api}"
+            ),
+        }
+    }
+
+    /// The item failure for a read GitHub redirected to another resource.
+    fn moved_error(&self, path: &str, status: u16, to: &str, body: Option<&Value>) -> ApiError {
+        let name = body
+            .and_then(name_of_body)
+            .unwrap_or_else(|| self.name_location(to));
+        ApiError::Item {
+            status: Some(status),
+            message: format!(
+                "GET {} answered {status}: moved to {name}; not the item asked for",
+                self.key(&self.url(path))
+            ),
+        }
+    }
+
+    /// Names what a redirect points at, as `owner/repo#N` or `owner/repo` where it can, asking
+    /// GitHub once (on the API host) when the address holds only a repository id.
+    fn name_location(&self, url: &str) -> String {
+        let key = self.key(url);
+        let path = key.split('?').next().unwrap_or_default();
+        let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        match segments.as_slice() {
+            ["repos", owner, name, "issues" | "pulls", number, ..] => {
+                format!("{owner}/{name}#{number}")
+            }
+            ["repos", owner, name, ..] => format!("{owner}/{name}"),
+            ["repositories", id, "issues" | "pulls", number, ..] => self
+                .peek(&format!("/repositories/{id}/issues/{number}"))
+                .as_ref()
+                .and_then(name_of_body)
+                .unwrap_or(key),
+            ["repositories", id, ..] => self
+                .peek(&format!("/repositories/{id}"))
+                .as_ref()
+                .and_then(name_of_body)
+                .unwrap_or(key),
+            _ => key,
+        }
+    }
+
+    /// One plain GET on the API host, no retries, no cache, no redirects: for naming things.
+    fn peek(&self, path: &str) -> Option<Value> {
+        let Mode::Live { http, token, .. } = &self.mode else {
+            return None;
+        };
+        let url = self.url(path);
+        if !self.on_api_host(&url) {
+            return None;
+        }
+        self.requests.set(self.requests.get() + 1);
+        let response = http
+            .get(&url)
+            .header(AUTHORIZATION, bearer(token))
+            .send()
+            .ok()?;
+        self.log("GET", &url, Some(response.status()));
+        self.note_limits(response.headers());
+        if !response.status().is_success() {
+            return None;
+        }
+        response.json().ok()
+    }
+
+    /// Where a read's redirect points, when the client may follow it there.
+    fn redirect_target(
+        &self,
+        from: &str,
+        key: &str,
+        response: &Response,
+    ) -> Result<String, ApiError> {
+        let status = response.status().as_u16();
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .ok_or_else(|| ApiError::Item {
+                status: Some(status),
+                message: format!("GET {key} answered {status} without a Location"),
+            })?;
+        let next = reqwest::Url::parse(from)
+            .and_then(|from| from.join(location))
+            .map_err(|_| ApiError::Item {
+                status: Some(status),
+                message: format!("GET {key} answered {status} with a Location that is no URL"),
+            })?
+            .to_string();
+        if !self.on_api_host(&next) {
+            return Err(self.off_host_error(
+                &next,
+                &format!("GET {key} answered {status}, whose Location"),
+            ));
+        }
+        Ok(next)
     }
 
     fn get_page(&self, path: &str) -> Result<Page, ApiError> {
@@ -384,14 +606,30 @@ impl Client {
                 record,
             } => (http, token, record),
         };
-        let cached = self.cache.as_ref().and_then(|cache| cache.lookup(&url));
+        if !self.on_api_host(&url) {
+            return Err(self.off_host_error(&url, &format!("the next page's URL {url}")));
+        }
+        // A cached page that held per_page items and no next page may have one now, under
+        // the same ETag (the Link header is not part of it): ask it in full.
+        let mut cached = self
+            .cache
+            .as_ref()
+            .and_then(|cache| cache.lookup(&url))
+            .filter(|cached| cached.next.is_some() || !full_page(&cached.body, &url));
         let mut attempt = 0;
+        // Where the read is asked now: the URL, or where GitHub redirected it on the API host.
+        let mut target = url.clone();
+        let mut first_redirect: Option<u16> = None;
+        let mut hops = 0;
         loop {
-            self.before_request(&url)?;
+            self.before_request(&target)?;
             self.requests.set(self.requests.get() + 1);
-            let mut request = http.get(&url).header(AUTHORIZATION, bearer(token));
+            let mut request = http.get(&target).header(AUTHORIZATION, bearer(token));
             if let Some(cached) = &cached {
-                if let Some(etag) = &cached.etag {
+                // An ETag is valid only for the token it was given to; under another token
+                // it can only miss, so the date alone asks "changed since?".
+                let same_token = cached.token.as_deref() == Some(self.fingerprint.as_str());
+                if let Some(etag) = cached.etag.as_ref().filter(|_| same_token) {
                     request = request.header(reqwest::header::IF_NONE_MATCH, etag);
                 }
                 if let Some(modified) = &cached.last_modified {
@@ -412,6 +650,7 @@ impl Client {
                     let cached = cached
                         .clone()
                         .unwrap_or_else(|| unreachable!("checked above"));
+                    self.renew_validators(&url, &cached, response.headers());
                     match serde_json::from_str(&cached.body) {
                         Ok(body) => {
                             if let Some(record) = record {
@@ -430,6 +669,7 @@ impl Client {
                                 body,
                                 next: cached.next.clone(),
                                 fresh: None,
+                                moved: None,
                             })
                         }
                         Err(_) => Attempt::Retry {
@@ -438,14 +678,37 @@ impl Client {
                         },
                     }
                 }
+                Ok(response)
+                    if response.status().is_redirection()
+                        && response.status() != StatusCode::NOT_MODIFIED =>
+                {
+                    self.log("GET", &target, Some(response.status()));
+                    match self.redirect_target(&target, &key, &response) {
+                        Ok(_) if hops >= MAX_REDIRECTS => Attempt::Final(ApiError::Item {
+                            status: Some(response.status().as_u16()),
+                            message: format!(
+                                "GET {key} redirected more than {MAX_REDIRECTS} times"
+                            ),
+                        }),
+                        Ok(next) => {
+                            hops += 1;
+                            first_redirect.get_or_insert(response.status().as_u16());
+                            target = next;
+                            // The validators were for the old address.
+                            cached = None;
+                            continue;
+                        }
+                        Err(error) => Attempt::Final(error),
+                    }
+                }
                 Ok(response) => {
                     let status = response.status();
-                    self.log("GET", &url, Some(status));
+                    self.log("GET", &target, Some(status));
                     let body = Deadline {
                         inner: response,
                         deadline,
                     };
-                    read_attempt(body, status, &url, &self.base, record.as_ref(), &key)
+                    read_attempt(body, status, &target, &self.base, record.as_ref(), &key)
                 }
                 Err(error) => {
                     self.log("GET", &url, None);
@@ -455,36 +718,68 @@ impl Client {
                     }
                 }
             };
-            match outcome {
-                Attempt::Done(page) => {
-                    if let (Some(cache), Some(fresh)) = (&self.cache, &page.fresh) {
-                        cache.keep(&url, fresh);
+            let (message, wait) = match outcome {
+                Attempt::Done(mut page) => {
+                    let moved = first_redirect
+                        .filter(|_| !self.key(&target).eq_ignore_ascii_case(&key))
+                        .map(|status| (status, target.clone()));
+                    if moved.is_some() {
+                        page.moved = moved;
+                    } else if let (Some(cache), Some(fresh)) = (&self.cache, &page.fresh) {
+                        let fresh = Cached {
+                            token: Some(self.fingerprint.clone()),
+                            ..fresh.clone()
+                        };
+                        cache.keep(&url, &fresh);
                     }
                     return Ok(page);
                 }
                 Attempt::Final(error) => return Err(error),
-                Attempt::Retry { message, wait } => {
-                    if attempt >= self.retry.retries {
-                        let tries = attempt + 1;
-                        return Err(ApiError::Harness {
-                            message: format!("{message} (gave up after {tries} tries)"),
-                        });
-                    }
-                    if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
-                        return Err(ApiError::Harness {
-                            message: format!(
-                                "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
-                                asked.as_secs(),
-                                self.retry.max_wait.as_secs()
-                            ),
-                        });
-                    }
-                    let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
-                    let wait = wait.unwrap_or_default().max(backoff);
-                    thread::sleep(wait);
-                    attempt += 1;
-                }
+                Attempt::Retry { message, wait } => (message, wait),
+                Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
+            };
+            if attempt >= self.retry.retries {
+                let tries = attempt + 1;
+                return Err(ApiError::Harness {
+                    message: format!("{message} (gave up after {tries} tries)"),
+                });
             }
+            if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
+                return Err(ApiError::Harness {
+                    message: format!(
+                        "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
+                        asked.as_secs(),
+                        self.retry.max_wait.as_secs()
+                    ),
+                });
+            }
+            let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
+            let wait = wait.unwrap_or_default().max(backoff);
+            thread::sleep(wait);
+            attempt += 1;
+        }
+    }
+
+    /// After a 304 to a request under another token than the cached validators', keeps the
+    /// ETag GitHub gave this token, so its next read asks by ETag again.
+    fn renew_validators(&self, url: &str, cached: &Cached, headers: &HeaderMap) {
+        if cached.token.as_deref() == Some(self.fingerprint.as_str()) {
+            return;
+        }
+        let Some(cache) = &self.cache else { return };
+        let etag = headers
+            .get(reqwest::header::ETAG)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        if etag.is_some() {
+            cache.keep(
+                url,
+                &Cached {
+                    etag,
+                    token: Some(self.fingerprint.clone()),
+                    ..cached.clone()
+                },
+            );
         }
     }
 
@@ -531,6 +826,9 @@ impl Client {
         self.log(method.as_str(), &url, Some(status));
         self.note_limits(response.headers());
         self.note_limits(response.headers());
+        if status.is_redirection() {
+            return Err(self.moved_write(&method, &url, &response));
+        }
         let server_date = response
             .headers()
             .get(reqwest::header::DATE)
@@ -566,6 +864,30 @@ impl Client {
         })
     }
 
+    /// A write GitHub answered with a redirect: not followed, so not written anywhere.
+    fn moved_write(&self, method: &Method, url: &str, response: &Response) -> WriteError {
+        let status = response.status();
+        let target = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|location| reqwest::Url::parse(url).ok()?.join(location).ok())
+            .map(|target| target.to_string());
+        let name = match &target {
+            Some(target) if self.on_api_host(target) => self.name_location(target),
+            Some(target) => target.clone(),
+            None => "an address GitHub did not give".to_string(),
+        };
+        WriteError {
+            status: Some(status.as_u16()),
+            message: format!(
+                "{method} {} answered {status}: moved to {name}; not sent there",
+                self.key(url)
+            ),
+            outcome_unknown: false,
+        }
+    }
+
     fn log(&self, method: &str, url: &str, status: Option<StatusCode>) {
         if self.verbose {
             let status = status.map_or("no answer".to_string(), |status| {
@@ -576,11 +898,61 @@ impl Client {
     }
 }
 
+/// A fingerprint of a token for the HTTP cache: the first 16 hex digits of a SHA-256 of it.
+/// It tells two tokens apart; it cannot give the token back.
+pub fn token_fingerprint(token: &SecretString) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, token.expose_secret().as_bytes());
+    digest.as_ref()[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Whether a cached answer is a list page that held as many items as its URL's `per_page`
+/// (GitHub's default is 30): a full page.
+fn full_page(body: &str, url: &str) -> bool {
+    let per_page = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|url| {
+            url.query_pairs()
+                .find(|(key, _)| key == "per_page")
+                .and_then(|(_, value)| value.parse::<usize>().ok())
+        })
+        .unwrap_or(30);
+    let listed = match serde_json::from_str::<Value>(body) {
+        Ok(Value::Array(items)) => items.len(),
+        // Wrapped lists (search `items`, `check_runs`, `statuses`): the longest list in it.
+        Ok(Value::Object(fields)) => fields
+            .values()
+            .filter_map(Value::as_array)
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0),
+        _ => 0,
+    };
+    listed >= per_page
+}
+
 fn bearer(token: &SecretString) -> HeaderValue {
     let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
         .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
     value.set_sensitive(true);
     value
+}
+
+/// `owner/repo#N` from an issue or PR body's `html_url`, or `owner/repo` from a repository's
+/// `full_name`.
+fn name_of_body(body: &Value) -> Option<String> {
+    if let Some(html) = body.get("html_url").and_then(Value::as_str) {
+        let url = reqwest::Url::parse(html).ok()?;
+        let segments: Vec<&str> = url.path_segments()?.collect();
+        if let [owner, name, "issues" | "pull", number] = segments.as_slice() {
+            return Some(format!("{owner}/{name}#{number}"));
+        }
+    }
+    body.get("full_name")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -744,8 +1116,14 @@ fn read_attempt(
             last_modified,
             body: text.clone(),
             next: next.clone(),
+            token: None,
         });
-        return Attempt::Done(Page { body, next, fresh });
+        return Attempt::Done(Page {
+            body,
+            next,
+            fresh,
+            moved: None,
+        });
     }
     let code = status.as_u16();
     let wait = rate_limit_wait(&headers);
@@ -755,17 +1133,21 @@ fn read_attempt(
             status: code,
             message: format!("GitHub refused the token (401) for GET {key}{github_says}"),
         }),
-        403 | 429 if rate_limited => Attempt::Retry {
-            message: format!("rate limited ({code}) on GET {key}{github_says}"),
-            wait,
+        403 | 429 if rate_limited => match wait {
+            Some(wait) => Attempt::Retry {
+                message: format!("rate limited ({code}) on GET {key}{github_says}"),
+                wait: Some(wait),
+            },
+            None => Attempt::Throttled {
+                message: format!("rate limited ({code}) on GET {key}{github_says}"),
+            },
         },
         403 => Attempt::Final(ApiError::Auth {
             status: code,
             message: format!("permission denied (403) for GET {key}{github_says}"),
         }),
-        429 => Attempt::Retry {
+        429 => Attempt::Throttled {
             message: format!("too many requests (429) on GET {key}"),
-            wait: None,
         },
         500..=599 => Attempt::Retry {
             message: format!("GitHub answered {code} on GET {key}"),
@@ -802,6 +1184,7 @@ fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
             body: recorded.body.clone(),
             next: recorded.next.clone(),
             fresh: None,
+            moved: None,
         });
     }
     Err(ApiError::Item {
@@ -860,6 +1243,72 @@ mod tests {
         );
         assert_eq!(next_link(&headers).as_deref(), Some("https://x/y?page=3"));
         assert_eq!(next_link(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn a_secondary_limit_waits_a_minute_then_longer_each_time() {
+        assert_eq!(secondary_wait(0), Duration::from_secs(60));
+        assert_eq!(secondary_wait(1), Duration::from_secs(120));
+        assert_eq!(secondary_wait(2), Duration::from_secs(240));
+    }
+
+    #[test]
+    fn names_what_a_redirect_or_a_body_points_at() {
+        let issue =
+            serde_json::json!({"number": 7, "html_url": "https://github.com/o/other/issues/7"});
+        assert_eq!(name_of_body(&issue).as_deref(), Some("o/other#7"));
+        let pull =
+            serde_json::json!({"number": 3, "html_url": "https://ghe.example.com/o/r/pull/3"});
+        assert_eq!(name_of_body(&pull).as_deref(), Some("o/r#3"));
+        let repo = serde_json::json!({"full_name": "o/renamed", "html_url": "https://github.com/o/renamed"});
+        assert_eq!(name_of_body(&repo).as_deref(), Some("o/renamed"));
+    }
+
+    #[test]
+    fn the_api_host_is_scheme_host_and_port() {
+        let origin = |url| Client::origin(url);
+        assert_eq!(
+            origin("https://api.github.com/repos/o/r"),
+            origin("https://API.github.com:443/x")
+        );
+        assert_ne!(
+            origin("http://127.0.0.1:8080/x"),
+            origin("http://127.0.0.1:8081/x")
+        );
+        assert_ne!(
+            origin("https://api.github.com/x"),
+            origin("https://api.github.com.evil.example/x")
+        );
+        assert_ne!(
+            origin("https://api.github.com/x"),
+            origin("http://api.github.com/x")
+        );
+    }
+
+    #[test]
+    fn a_token_fingerprint_tells_tokens_apart_and_hides_them() {
+        let one = token_fingerprint(&SecretString::from("ghp_one_token_value".to_string()));
+        let two = token_fingerprint(&SecretString::from("ghp_two_token_value".to_string()));
+        assert_ne!(one, two);
+        assert_eq!(one.len(), 16);
+        assert!(!one.contains("ghp") && !one.contains("one"));
+    }
+
+    #[test]
+    fn a_full_page_is_as_long_as_per_page() {
+        let hundred = serde_json::to_string(&vec![1; 100]).unwrap();
+        assert!(full_page(
+            &hundred,
+            "https://x/repos/o/r/issues?per_page=100"
+        ));
+        assert!(!full_page(
+            "[1, 2]",
+            "https://x/repos/o/r/issues?per_page=100"
+        ));
+        let thirty = serde_json::to_string(&vec![1; 30]).unwrap();
+        assert!(full_page(&thirty, "https://x/repos/o/r/issues"));
+        let wrapped = format!("{{\"total_count\": 120, \"items\": {hundred}}}");
+        assert!(full_page(&wrapped, "https://x/search/issues?per_page=100"));
     }
 
     #[test]

@@ -77,10 +77,66 @@ pub fn viewer(client: &Client) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// A repository as GitHub names it: its canonical `full_name` (names are matched whatever
+/// their case, and an old name redirects after a rename) and its `id`, which never changes.
+pub struct Repository {
+    pub full_name: RepoRef,
+    pub id: u64,
+    /// GitHub redirected the read: the repository was renamed or transferred.
+    pub moved: bool,
+}
+
+/// `GET /repos/{owner}/{repo}`, following GitHub's redirect for a renamed repository.
+pub fn repository(client: &Client, repo: &RepoRef) -> Result<Repository, ApiError> {
+    let (body, moved) = client.get_following(&format!("/repos/{}/{}", repo.owner, repo.name))?;
+    let full_name = body
+        .get("full_name")
+        .and_then(Value::as_str)
+        .and_then(|name| name.parse().ok());
+    let id = body.get("id").and_then(Value::as_u64);
+    match (full_name, id) {
+        (Some(full_name), Some(id)) => Ok(Repository {
+            full_name,
+            id,
+            moved: moved.is_some(),
+        }),
+        _ => Err(ApiError::Item {
+            status: None,
+            message: format!("GET /repos/{repo} answered without a `full_name` and `id`"),
+        }),
+    }
+}
+
 /// The search API's answer for one query: its items and whether GitHub says it cut them.
 pub struct SearchPage {
     pub items: Vec<Value>,
     pub total: u64,
+    /// GitHub's `incomplete_results`: the query hit its time limit. The results may still
+    /// be complete; the recap says so and the run goes on.
+    pub incomplete: bool,
+}
+
+impl SearchPage {
+    /// The recap's note for an incomplete search, when it was one.
+    pub fn incomplete_note(&self, query: &str) -> Option<String> {
+        self.incomplete.then(|| {
+            format!(
+                "GitHub's search for `{query}` timed out and answered with incomplete_results: true; the results may still be complete, and an item it missed is read by the next run"
+            )
+        })
+    }
+}
+
+/// The most repositories one search looks at (REST docs, Search: "The REST API will find up
+/// to 4,000 repositories that match your filters").
+pub const SEARCH_REPOSITORY_CAP: u64 = 4000;
+
+/// How many repositories an organisation has, as far as the token may see (`public_repos`
+/// and, for its members, `total_private_repos` of `GET /orgs/{org}`).
+pub fn org_repository_count(client: &Client, org: &str) -> Result<u64, ApiError> {
+    let value = client.get(&format!("/orgs/{}", segment(org)))?;
+    let count = |field: &str| value.get(field).and_then(Value::as_u64).unwrap_or(0);
+    Ok(count("public_repos") + count("total_private_repos"))
 }
 
 /// GitHub returns at most this many results for one search.
@@ -104,18 +160,16 @@ pub fn search_issues(client: &Client, query: &str) -> Result<SearchPage, ApiErro
         Some("items"),
         &over_cap,
     )?;
-    if first.get("incomplete_results").and_then(Value::as_bool) == Some(true) {
-        return Err(ApiError::Harness {
-            message: format!(
-                "GitHub's search timed out and returned incomplete results for `{query}`"
-            ),
-        });
-    }
+    let incomplete = first.get("incomplete_results").and_then(Value::as_bool) == Some(true);
     let total = first
         .get("total_count")
         .and_then(Value::as_u64)
         .unwrap_or(items.len() as u64);
-    Ok(SearchPage { items, total })
+    Ok(SearchPage {
+        items,
+        total,
+        incomplete,
+    })
 }
 
 fn query_encode(query: &str) -> String {

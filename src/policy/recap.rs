@@ -109,6 +109,9 @@ pub struct Recap {
     /// A subcommand's own summary (poll's skip counters), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<serde_json::Value>,
+    /// Each item's page, as GitHub gave it (`html_url`), for the Markdown recap's links.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub links: BTreeMap<String, String>,
 }
 
 /// The longest selector the rerun line carries inline. Linux takes at most 128 KiB in one
@@ -263,6 +266,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         exit_code,
         notes: Vec::new(),
         counters: None,
+        links: BTreeMap::new(),
     }
 }
 

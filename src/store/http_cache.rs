@@ -1,6 +1,8 @@
 //! The HTTP cache in the store: GitHub's answers with their ETag and Last-Modified, so every
 //! read of a later run is conditional and an unchanged page costs a 304, which GitHub does not
-//! count against the rate limit. Bodies only: no request header, so no token, is ever kept.
+//! count against the rate limit. Bodies only: no request header, so no token, is ever kept;
+//! each row holds a fingerprint of the token its validators were given to (GitHub's ETags are
+//! per token), a hash that cannot give the token back.
 
 use std::path::Path;
 use std::time::Duration;
@@ -29,7 +31,7 @@ impl ResponseCache for SqliteCache {
     fn lookup(&self, url: &str) -> Option<Cached> {
         self.connection
             .query_row(
-                "SELECT etag, last_modified, body, next FROM http_cache WHERE url = ?1",
+                "SELECT etag, last_modified, body, next, token FROM http_cache WHERE url = ?1",
                 [url],
                 |row| {
                     Ok(Cached {
@@ -37,6 +39,7 @@ impl ResponseCache for SqliteCache {
                         last_modified: row.get(1)?,
                         body: row.get(2)?,
                         next: row.get(3)?,
+                        token: row.get(4)?,
                     })
                 },
             )
@@ -47,15 +50,16 @@ impl ResponseCache for SqliteCache {
 
     fn keep(&self, url: &str, cached: &Cached) {
         let _ = self.connection.execute(
-            "INSERT OR REPLACE INTO http_cache (url, etag, last_modified, body, next, stored_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT OR REPLACE INTO http_cache (url, etag, last_modified, body, next, stored_at, token)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 url,
                 cached.etag,
                 cached.last_modified,
                 cached.body,
                 cached.next,
-                Utc::now().to_rfc3339()
+                Utc::now().to_rfc3339(),
+                cached.token
             ],
         );
     }

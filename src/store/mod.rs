@@ -108,6 +108,14 @@ const MIGRATIONS: &[&str] = &[
         next TEXT,
         stored_at TEXT NOT NULL
      );",
+    // 5 -> 6: the fingerprint of the token each cached validator was given to.
+    "ALTER TABLE http_cache ADD COLUMN token TEXT;",
+    // 6 -> 7: each repository by its id, which never changes, with the name it had last.
+    "CREATE TABLE repositories (
+        id INTEGER PRIMARY KEY,
+        full_name TEXT NOT NULL,
+        seen_at TEXT NOT NULL
+     );",
 ];
 
 /// How long a write without an outcome may belong to a run that is still at work. Past this
@@ -622,6 +630,67 @@ impl Store {
         )?;
         Ok(())
     }
+
+    /// Remembers repository `id` under its canonical name. When the id was last seen under
+    /// another name (a rename, a transfer), every row kept under that name (the queue, the
+    /// merge gate, sweep budgets, the journal, stale marks) moves to the new one in one
+    /// transaction, so nothing waits forever under a name GitHub no longer answers to. Past
+    /// runs' recaps keep the names they had. Returns the old name when rows moved.
+    /// (Rows are keyed by name; the id is what tells a new name from another repository.)
+    pub fn follow_repository(&mut self, id: u64, name: &RepoRef) -> anyhow::Result<Option<String>> {
+        let new = name.to_string();
+        let transaction = self
+            .connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .context("following a renamed repository")?;
+        let old: Option<String> = transaction
+            .query_row(
+                "SELECT full_name FROM repositories WHERE id = ?1",
+                [id as i64],
+                |row| row.get(0),
+            )
+            .optional()?;
+        transaction.execute(
+            "INSERT OR REPLACE INTO repositories (id, full_name, seen_at) VALUES (?1, ?2, ?3)",
+            params![id as i64, new, now_text()],
+        )?;
+        let moved = old.filter(|old| *old != new);
+        if let Some(old) = &moved {
+            // `owner/name#` prefixes: item names and queue keys (`merge:owner/name#N@sha`).
+            let prefix_length = old.len() as i64 + 1;
+            let old_items = format!("{}#%", like_escape(old));
+            transaction.execute(
+                "UPDATE OR REPLACE queue SET repo = ?2,
+                    key = CASE WHEN key LIKE ?4 ESCAPE '\\' THEN 'merge:' || ?2 || substr(key, ?3 + 7) ELSE key END
+                 WHERE repo = ?1",
+                params![old, new, prefix_length - 1, format!("merge:{}#%", like_escape(old))],
+            )?;
+            for table in ["merge_gate", "sweep_budget"] {
+                transaction.execute(
+                    &format!("UPDATE OR REPLACE {table} SET repo = ?2 WHERE repo = ?1"),
+                    params![old, new],
+                )?;
+            }
+            transaction.execute(
+                "UPDATE journal SET repo = ?2, item = ?2 || substr(item, ?3) WHERE repo = ?1",
+                params![old, new, prefix_length],
+            )?;
+            transaction.execute(
+                "UPDATE OR REPLACE stale_marks SET item = ?2 || substr(item, ?3)
+                 WHERE item LIKE ?4 ESCAPE '\\'",
+                params![old, new, prefix_length, old_items],
+            )?;
+        }
+        transaction.commit()?;
+        Ok(moved)
+    }
+}
+
+/// `text` for a LIKE pattern, its wildcards escaped with `\`.
+fn like_escape(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
 }
 
 #[derive(serde::Serialize)]
@@ -636,6 +705,54 @@ pub struct RunRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_follow_a_renamed_repository_by_its_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("state.db")).unwrap();
+        let old: RepoRef = "o/r_1".parse().unwrap();
+        let new: RepoRef = "o/renamed".parse().unwrap();
+        let other: RepoRef = "o/r_10".parse().unwrap();
+        assert_eq!(store.follow_repository(7, &old).unwrap(), None);
+        let run = store.start_run("poll", "gh-sweep poll").unwrap();
+        for (repo, pr) in [(&old, 3), (&other, 4)] {
+            let key = crate::store::queue::merge_key(repo, pr, "sha");
+            store
+                .enqueue(
+                    &crate::store::queue::NewRow {
+                        key: &key,
+                        kind: "merge",
+                        repo,
+                        pr,
+                        head_sha: Some("sha"),
+                        max_attempts: 12,
+                    },
+                    Utc::now(),
+                )
+                .unwrap();
+            store
+                .journal_intent(run, &ItemRef::new(repo, pr), "comment")
+                .unwrap();
+        }
+        assert_eq!(store.follow_repository(7, &old).unwrap(), None);
+        assert_eq!(
+            store.follow_repository(7, &new).unwrap().as_deref(),
+            Some("o/r_1")
+        );
+        let rows = |sql: &str| -> Vec<String> {
+            let mut statement = store.connection.prepare(sql).unwrap();
+            let rows = statement.query_map([], |row| row.get(0)).unwrap();
+            rows.map(Result::unwrap).collect()
+        };
+        assert_eq!(
+            rows("SELECT key FROM queue ORDER BY pr"),
+            vec!["merge:o/renamed#3@sha", "merge:o/r_10#4@sha"]
+        );
+        assert_eq!(
+            rows("SELECT item FROM journal ORDER BY id"),
+            vec!["o/renamed#3", "o/r_10#4"]
+        );
+    }
 
     #[test]
     fn journal_rows_without_outcome_are_unknown_until_acknowledged() {

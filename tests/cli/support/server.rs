@@ -22,11 +22,28 @@ pub struct Request {
     pub body: String,
     pub status: u16,
     pub authorization: Option<String>,
+    /// The conditional-request headers the request carried.
+    pub if_none_match: Option<String>,
+    pub if_modified_since: Option<String>,
 }
 
 impl Request {
     pub fn is_write(&self) -> bool {
         self.method != "GET"
+    }
+
+    /// `GET /repos/{owner}/{repo}`: the read that names a repository canonically.
+    pub fn is_repository_name_read(&self) -> bool {
+        self.method == "GET"
+            && self.query.is_empty()
+            && matches!(
+                self.path
+                    .trim_start_matches('/')
+                    .split('/')
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                ["repos", _, _]
+            )
     }
 
     /// `METHOD /path`, the way tests name a request.
@@ -55,6 +72,17 @@ pub enum Fault {
     /// Answer normally, but send the body in 20 pieces with this pause before each: a server
     /// (or a proxy) that trickles its answer.
     Trickle(Duration),
+    /// Answer normally, with a `Link: rel="next"` to the same path on another server (this
+    /// base URL): a Link that leaves the API host.
+    LinkTo(String),
+    /// A secondary rate limit as GitHub often sends it: 403 or 429, no `retry-after`, and the
+    /// primary limit far from spent.
+    SecondaryLimit(u16),
+    /// Answer this 3xx status with `Location` set to this URL.
+    Redirect { status: u16, location: String },
+    /// A maintainer transfers the issue of the request's path to this repository and number
+    /// just before the request arrives (between gh-sweep's read and its write).
+    Transfer { to_repo: String, to_number: u64 },
 }
 
 #[derive(Clone, Debug)]
@@ -135,6 +163,7 @@ struct Incoming {
     body: String,
     authorization: Option<String>,
     if_none_match: Option<String>,
+    if_modified_since: Option<String>,
 }
 
 fn read_request(stream: &TcpStream) -> Option<Incoming> {
@@ -147,6 +176,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
     let mut length = 0;
     let mut authorization = None;
     let mut if_none_match = None;
+    let mut if_modified_since = None;
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok()?;
@@ -165,6 +195,9 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
             if name == "if-none-match" {
                 if_none_match = Some(value.trim().to_string());
             }
+            if name == "if-modified-since" {
+                if_modified_since = Some(value.trim().to_string());
+            }
         }
     }
     let mut body = vec![0; length];
@@ -173,6 +206,13 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
         Some((path, query)) => (path.to_string(), query.to_string()),
         None => (target, String::new()),
     };
+    // GitHub Enterprise Server serves the REST API under /api/v3 (REST docs, "About the REST
+    // API": `http(s)://HOSTNAME/api/v3`); the fake answers there too.
+    let path = path
+        .strip_prefix("/api/v3")
+        .filter(|rest| rest.starts_with('/'))
+        .map(str::to_string)
+        .unwrap_or(path);
     Some(Incoming {
         method,
         path: percent_decode(&path),
@@ -180,6 +220,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
         body: String::from_utf8_lossy(&body).to_string(),
         authorization,
         if_none_match,
+        if_modified_since,
     })
 }
 
@@ -246,6 +287,9 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         thread::sleep(latency);
     }
     let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(Fault::Transfer { to_repo, to_number }) = &fault {
+        transfer_from_path(&mut guard.world, &request.path, to_repo, *to_number);
+    }
     let answer = match &fault {
         Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
         Some(Fault::RateLimit {
@@ -281,16 +325,75 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             ));
             Some(answer)
         }
-        Some(Fault::ApplyThenDrop) | Some(Fault::Slow(_)) | Some(Fault::Trickle(_)) | None => {
+        Some(Fault::LinkTo(other)) => {
+            let mut answer = route(&mut guard, &request, base);
+            answer.headers.retain(|(name, _)| name != "link");
+            answer.headers.push((
+                "link".into(),
+                format!(
+                    "<{other}{}?{}&page=2>; rel=\"next\"",
+                    request.path, request.query
+                ),
+            ));
+            Some(answer)
+        }
+        // "Rate limits for the REST API", "About secondary rate limits": exceeding one answers
+        // "a 403 or 429 response and an error message that indicates that you exceeded a
+        // secondary rate limit"; `retry-after` is sent only sometimes, and the primary
+        // `x-ratelimit-remaining` need not be 0 (recorded headers in KnpLabs/php-github-api#1072).
+        Some(Fault::SecondaryLimit(status)) => {
+            let mut answer = error(
+                *status,
+                "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+            );
+            if guard.core_limit.is_none() {
+                let reset = (Utc::now() + chrono::Duration::hours(1)).timestamp();
+                answer
+                    .headers
+                    .push(("x-ratelimit-remaining".into(), "4990".into()));
+                answer
+                    .headers
+                    .push(("x-ratelimit-reset".into(), reset.to_string()));
+            }
+            Some(answer)
+        }
+        Some(Fault::Redirect { status, location }) => {
+            let mut answer = moved(*status, location);
+            answer.headers.push(("location".into(), location.clone()));
+            Some(answer)
+        }
+        Some(Fault::ApplyThenDrop)
+        | Some(Fault::Slow(_))
+        | Some(Fault::Trickle(_))
+        | Some(Fault::Transfer { .. })
+        | None => {
             let mut answer = route(&mut guard, &request, base);
             // GitHub's conditional requests: an ETag on every successful read, and 304 with
             // no body when the client already holds that version.
+            // - The ETag is per token: GitHub support, quoted in eclipse-csi/otterdog#201:
+            //   "It's currently expected for ETags to be auth token specific".
+            // - It covers the body, not the Link header: a new last page leaves the earlier
+            //   pages' ETags alone (app-sre/github-mirror#113).
+            // - Single resources also carry `Last-Modified`; list pages often do not
+            //   (otterdog#201). If-None-Match, when sent, decides alone (RFC 9110 13.1.3).
             if request.method == "GET" && answer.status == 200 && guard.etags {
                 let mut hasher = std::collections::hash_map::DefaultHasher::new();
                 std::hash::Hash::hash(&answer.body, &mut hasher);
-                std::hash::Hash::hash(&answer.headers, &mut hasher);
+                std::hash::Hash::hash(&request.authorization, &mut hasher);
                 let etag = format!("W/\"{:016x}\"", std::hash::Hasher::finish(&hasher));
-                if request.if_none_match.as_deref() == Some(etag.as_str()) {
+                let last_modified = last_modified_of(&answer.body);
+                let not_modified = match (&request.if_none_match, &request.if_modified_since) {
+                    (Some(tag), _) => *tag == etag,
+                    (None, Some(since)) => {
+                        let since = chrono::DateTime::parse_from_rfc2822(since).ok();
+                        match (since, last_modified) {
+                            (Some(since), Some(modified)) => modified <= since,
+                            _ => false,
+                        }
+                    }
+                    (None, None) => false,
+                };
+                if not_modified {
                     answer = Reply {
                         status: 304,
                         body: String::new(),
@@ -298,6 +401,11 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
                     };
                 }
                 answer.headers.push(("etag".into(), etag));
+                if let Some(modified) = last_modified {
+                    answer
+                        .headers
+                        .push(("last-modified".into(), http_date(modified)));
+                }
             }
             Some(answer)
         }
@@ -334,6 +442,8 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             answer.as_ref().map_or(0, |answer| answer.status)
         },
         authorization: request.authorization.clone(),
+        if_none_match: request.if_none_match.clone(),
+        if_modified_since: request.if_modified_since.clone(),
     });
     drop(guard);
     let Some(answer) = answer.filter(|_| !dropped) else {
@@ -436,8 +546,12 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
             ("is", "open") => issue.state == "open",
             ("draft", "false") => !issue.draft,
             ("archived", "false") => true,
-            ("repo", repo) => issue.repo == repo,
-            ("org", org) => issue.repo.starts_with(&format!("{org}/")),
+            // Qualifiers match names as GitHub does, whatever their case.
+            ("repo", repo) => issue.repo.eq_ignore_ascii_case(repo),
+            ("org", org) => issue
+                .repo
+                .to_ascii_lowercase()
+                .starts_with(&format!("{}/", org.to_ascii_lowercase())),
             ("created", range) => {
                 let (from, to) = range.split_once("..").unwrap_or((range, range));
                 let parse = |t: &str| {
@@ -466,8 +580,10 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
     }
     let mut answer = paginate(values, request, base, page_size);
     let items: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-    answer.body =
-        json!({"total_count": total, "incomplete_results": false, "items": items}).to_string();
+    // "Timeouts and incomplete results" (REST docs, Search): a query past its time limit
+    // answers the matches found so far with `incomplete_results: true`; "reaching a timeout
+    // does not necessarily mean that search results are incomplete".
+    answer.body = json!({"total_count": total, "incomplete_results": world.search_incomplete, "items": items}).to_string();
     answer
 }
 
@@ -475,6 +591,14 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
 const UNKNOWN: u16 = 599;
 
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
+    if let Some(answer) = redirect(&shared.world, request, base) {
+        return answer;
+    }
+    let by_id = repository_by_id(&shared.world, request);
+    let request = by_id.as_ref().unwrap_or(request);
+    if let Some(answer) = route_repository(&shared.world, request) {
+        return answer;
+    }
     if request.method != "GET" {
         shared.world.github_clock_offset += shared.world.write_clock_step;
     }
@@ -918,4 +1042,181 @@ fn timeline(issue: &super::world::Issue) -> Vec<Value> {
     }
     entries.sort_by_key(|(at, _)| *at);
     entries.into_iter().map(|(_, value)| value).collect()
+}
+
+/// The body GitHub sends with a redirect (recorded answers in gidgethub/gidgethub#214 and
+/// 18F/charlie#85: `{"message": "Moved Permanently", "url": LOCATION, ...}`).
+fn moved(status: u16, location: &str) -> Reply {
+    reply(
+        status,
+        json!({
+            "message": "Moved Permanently",
+            "url": location,
+            "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects",
+        }),
+    )
+}
+
+fn transfer_from_path(world: &mut WorldState, path: &str, to_repo: &str, to_number: u64) {
+    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    if let ["repos", owner, name, "issues", number, ..] = segments.as_slice() {
+        if let Ok(number) = number.parse() {
+            world.transfer_issue(&format!("{owner}/{name}"), number, to_repo, to_number);
+        }
+    }
+}
+
+/// GitHub's redirects for items and repositories that moved, for every method:
+/// - A transferred issue: "Get an issue" answers `301 Moved Permanently` "if the issue was
+///   transferred to another repository" (REST docs, Issues, "Get an issue"); its comments,
+///   labels and state live at the new address, so writes to the old one are redirected too.
+/// - A renamed repository: its old name answers 301 for GET and 307 for other methods, with
+///   `Location` at `/repositories/{id}` (GitHub developer blog, "Preview repository
+///   redirects", 2015-04-17, and "Automatic redirects for renamed repositories", 2015-07-21;
+///   recorded: `Location: https://api.github.com/repositories/12247303`, gidgethub#214; a
+///   POST on an old name answered 307, 18F/charlie#85 and google/go-github#184).
+fn redirect(world: &WorldState, request: &Incoming, base: &str) -> Option<Reply> {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    let ["repos", owner, name, rest @ ..] = segments.as_slice() else {
+        return None;
+    };
+    let repo = format!("{owner}/{name}");
+    let query = if request.query.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", request.query)
+    };
+    let transfer = match rest {
+        ["issues", number, tail @ ..] => world
+            .transfers
+            .iter()
+            .find(|(from, old, _, _)| {
+                from.eq_ignore_ascii_case(&repo) && number.parse() == Ok(*old)
+            })
+            .map(|(_, _, to, new)| (to, *new, tail)),
+        _ => None,
+    };
+    if let Some((to, new, tail)) = transfer {
+        let id = world.repo_id(to)?;
+        let tail: String = tail.iter().map(|part| format!("/{part}")).collect();
+        let location = format!("{base}/repositories/{id}/issues/{new}{tail}{query}");
+        let mut answer = moved(301, &location);
+        answer.headers.push(("location".into(), location));
+        return Some(answer);
+    }
+    let exists = world
+        .repos
+        .iter()
+        .any(|name| name.eq_ignore_ascii_case(&repo));
+    let renamed = world
+        .renames
+        .iter()
+        .rev()
+        .find(|(old, _)| old.eq_ignore_ascii_case(&repo))
+        .filter(|_| !exists)?;
+    let id = world.repo_id(&renamed.1)?;
+    let tail: String = rest.iter().map(|part| format!("/{part}")).collect();
+    let location = format!("{base}/repositories/{id}{tail}{query}");
+    let status = if request.method == "GET" { 301 } else { 307 };
+    let mut answer = moved(status, &location);
+    answer.headers.push(("location".into(), location));
+    Some(answer)
+}
+
+/// `/repositories/{id}/...` is the same resource as `/repos/{owner}/{name}/...` (where
+/// GitHub's redirects point).
+fn repository_by_id(world: &WorldState, request: &Incoming) -> Option<Incoming> {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    let ["repositories", id, rest @ ..] = segments.as_slice() else {
+        return None;
+    };
+    let name = world.repo_by_id(id.parse().ok()?)?;
+    let tail: String = rest.iter().map(|part| format!("/{part}")).collect();
+    Some(Incoming {
+        method: request.method.clone(),
+        path: format!("/repos/{name}{tail}"),
+        query: request.query.clone(),
+        body: request.body.clone(),
+        authorization: request.authorization.clone(),
+        if_none_match: request.if_none_match.clone(),
+        if_modified_since: request.if_modified_since.clone(),
+    })
+}
+
+/// `GET /repos/{owner}/{repo}`: GitHub matches the name case-insensitively and answers with
+/// its canonical `full_name` and its `id` (REST docs, Repositories, "Get a repository").
+fn route_repository(world: &WorldState, request: &Incoming) -> Option<Reply> {
+    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
+    if let ("GET", ["repos", owner, name, "issues", number, "labels"]) =
+        (request.method.as_str(), segments.as_slice())
+    {
+        // "List labels for an issue" (REST docs, Labels).
+        let issue = number
+            .parse()
+            .ok()
+            .and_then(|number| world.find(&format!("{owner}/{name}"), number))?;
+        let labels: Vec<Value> = world.issues[issue]
+            .labels
+            .iter()
+            .map(|name| json!({"name": name}))
+            .collect();
+        return Some(reply(200, Value::Array(labels)));
+    }
+    if let ("GET", ["orgs", org]) = (request.method.as_str(), segments.as_slice()) {
+        // "Get an organization" (REST docs, Organizations): its `public_repos` count;
+        // `total_private_repos` is shown to its members only.
+        let owned = world
+            .repos
+            .iter()
+            .filter(|repo| {
+                repo.split_once('/')
+                    .is_some_and(|(owner, _)| owner.eq_ignore_ascii_case(org))
+            })
+            .count();
+        if owned == 0 {
+            return Some(error(404, "Not Found"));
+        }
+        return Some(reply(
+            200,
+            json!({"login": org, "id": 1, "public_repos": owned, "html_url": format!("https://github.com/{org}")}),
+        ));
+    }
+    let ("GET", ["repos", owner, name]) = (request.method.as_str(), segments.as_slice()) else {
+        return None;
+    };
+    let asked = format!("{owner}/{name}");
+    let Some(full_name) = world
+        .repos
+        .iter()
+        .find(|repo| repo.eq_ignore_ascii_case(&asked))
+    else {
+        return Some(error(404, "Not Found"));
+    };
+    let (login, short) = full_name.split_once('/').unwrap_or((full_name, ""));
+    Some(reply(
+        200,
+        json!({
+            "id": world.repo_id(full_name),
+            "name": short,
+            "full_name": full_name,
+            "owner": {"login": login, "type": "Organization"},
+            "private": false,
+            "html_url": format!("https://github.com/{full_name}"),
+            "default_branch": "main",
+        }),
+    ))
+}
+
+/// A single resource's `Last-Modified`: its `updated_at`. Lists carry none.
+fn last_modified_of(body: &str) -> Option<chrono::DateTime<chrono::FixedOffset>> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let updated = value.as_object()?.get("updated_at")?.as_str()?;
+    chrono::DateTime::parse_from_rfc3339(updated).ok()
+}
+
+/// An HTTP date, as GitHub writes `Last-Modified`: `Tue, 01 Dec 2026 10:00:00 GMT`.
+fn http_date(time: chrono::DateTime<chrono::FixedOffset>) -> String {
+    time.with_timezone(&Utc)
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string()
 }

@@ -102,12 +102,21 @@ impl Issue {
                 json!({"url": format!("https://example/{}/pulls/{}", self.repo, self.number)});
             value["draft"] = json!(self.draft);
         }
+        value["html_url"] = json!(self.html_url());
         if let Some(Value::Object(patch)) = &self.patch {
             for (key, field) in patch {
                 value[key] = field.clone();
             }
         }
         value
+    }
+
+    /// Where a person opens the item: every issue and PR object GitHub serves carries its
+    /// `html_url` (`https://github.com/OWNER/REPO/issues/N`, `.../pull/N` for a PR; REST
+    /// "Get an issue" and "Get a pull request" response schemas).
+    pub fn html_url(&self) -> String {
+        let kind = if self.is_pr { "pull" } else { "issues" };
+        format!("https://github.com/{}/{kind}/{}", self.repo, self.number)
     }
 
     /// The single-PR read: `GET /repos/{o}/{r}/pulls/{n}`.
@@ -124,6 +133,7 @@ impl Issue {
             "mergeable_state": self.mergeable_state,
             "created_at": stamp(self.created_at),
             "updated_at": stamp(self.updated_at),
+            "html_url": self.html_url(),
         });
         if let Some(Value::Object(patch)) = &self.patch {
             for (key, field) in patch {
@@ -190,6 +200,12 @@ pub struct WorldState {
     /// How far GitHub's clock moves before each write it applies: successive writes get
     /// successive stamps, as they do at gh-sweep's write pacing.
     pub write_clock_step: Duration,
+    /// Issues moved to another repository: (old repo, old number, new repo, new number).
+    pub transfers: Vec<(String, u64, String, u64)>,
+    /// Repositories renamed: (old full name, new full name).
+    pub renames: Vec<(String, String)>,
+    /// Whether search answers say `incomplete_results: true` (GitHub's search timed out).
+    pub search_incomplete: bool,
 }
 
 impl WorldState {
@@ -205,6 +221,9 @@ impl WorldState {
             viewer_app: false,
             github_clock_offset: Duration::zero(),
             write_clock_step: Duration::zero(),
+            transfers: Vec::new(),
+            renames: Vec::new(),
+            search_incomplete: false,
         }
     }
 
@@ -325,6 +344,52 @@ impl WorldState {
     pub fn next_id(&mut self) -> u64 {
         self.next_comment += 1;
         self.next_comment
+    }
+
+    /// A repository's id: GitHub's never changes with a rename. Deterministic: its place in
+    /// `repos`, from 1001.
+    pub fn repo_id(&self, repo: &str) -> Option<u64> {
+        self.repos
+            .iter()
+            .position(|name| name.eq_ignore_ascii_case(repo))
+            .map(|index| 1001 + index as u64)
+    }
+
+    /// The repository with this id.
+    pub fn repo_by_id(&self, id: u64) -> Option<String> {
+        let index = usize::try_from(id.checked_sub(1001)?).ok()?;
+        self.repos.get(index).cloned()
+    }
+
+    /// A maintainer transfers `repo#number` to `to_repo`, where it becomes `#to_number`; the
+    /// old address answers 301 from then on.
+    pub fn transfer_issue(&mut self, repo: &str, number: u64, to_repo: &str, to_number: u64) {
+        if !self.repos.iter().any(|name| name == to_repo) {
+            self.repos.push(to_repo.to_string());
+        }
+        let index = self
+            .find(repo, number)
+            .unwrap_or_else(|| panic!("the world has no {repo}#{number} to transfer"));
+        let issue = &mut self.issues[index];
+        issue.repo = to_repo.to_string();
+        issue.number = to_number;
+        self.transfers
+            .push((repo.to_string(), number, to_repo.to_string(), to_number));
+    }
+
+    /// The owner renames `repo` to `to`: its id, issues and PRs stay; the old name redirects.
+    pub fn rename_repo(&mut self, repo: &str, to: &str) {
+        for name in &mut self.repos {
+            if name == repo {
+                *name = to.to_string();
+            }
+        }
+        for issue in &mut self.issues {
+            if issue.repo == repo {
+                issue.repo = to.to_string();
+            }
+        }
+        self.renames.push((repo.to_string(), to.to_string()));
     }
 }
 
