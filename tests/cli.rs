@@ -10,6 +10,8 @@ mod args;
 mod contract;
 #[path = "cli/faults.rs"]
 mod faults;
+#[path = "cli/merge_rules.rs"]
+mod merge_rules;
 #[path = "cli/poll.rs"]
 mod poll;
 #[path = "cli/readme.rs"]
