@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use globset::GlobSet;
 use serde_json::{json, Value};
 
+use super::reads::MergeReads;
 use super::{Classifier, Plan, ReadError};
 use crate::exit::Fatal;
 use crate::github::{self, model, ApiError, Client, SEARCH_CAP};
@@ -34,6 +35,8 @@ pub struct MergeClassifier<'a> {
     candidates: u64,
     drafts_dropped: u64,
     notes: Vec<String>,
+    /// Permissions, branch rules: read once per run.
+    reads: MergeReads,
 }
 
 impl<'a> MergeClassifier<'a> {
@@ -47,6 +50,7 @@ impl<'a> MergeClassifier<'a> {
             candidates: 0,
             drafts_dropped: 0,
             notes: Vec::new(),
+            reads: MergeReads::default(),
         })
     }
 
@@ -127,14 +131,19 @@ impl<'a> MergeClassifier<'a> {
     }
 
     /// Reads what `rule` needs and judges it. Also notes, for the merge gate, when the head
-    /// went green and when it was approved, by GitHub's clock.
+    /// went green and when it was approved, by GitHub's clock, and what the green rule ignored
+    /// (an app's suite left queued with no runs), for the reason in words.
+    #[allow(clippy::too_many_arguments)]
     fn rule(
-        &self,
+        &mut self,
         client: &Client,
         item: &ItemRef,
         rule: Rule,
         head: &str,
+        base: Option<&str>,
+        now: DateTime<Utc>,
         gate: &mut Gate,
+        ignored: &mut Vec<String>,
     ) -> Result<Result<(), String>, ReadError> {
         Ok(match rule {
             Rule::DocsOnly => {
@@ -147,24 +156,21 @@ impl<'a> MergeClassifier<'a> {
                 verdict
             }
             Rule::Green => {
-                let (runs, statuses) = super::head_checks(client, &item.repo, head)?;
-                let verdict = merge::green(&runs, &statuses, head, self.rules.skipped_counts_as);
-                gate.ci_passed_at = verdict.is_ok().then(|| merge::green_since(&runs)).flatten();
-                verdict
+                let green = self
+                    .reads
+                    .green(client, &item.repo, head, base, self.rules, now)?;
+                gate.ci_passed_at = green.since;
+                green.verdict.map(|notes| ignored.extend(notes))
             }
             Rule::ApprovedAtHead => {
-                let reviews = super::reviews(client, item)?;
-                let verdict = merge::approved_at_head(&reviews, head);
-                gate.approved_at = verdict
-                    .is_ok()
-                    .then(|| merge::approved_since(&reviews, head))
-                    .flatten();
-                if let Err(why) = &verdict {
+                let approval = self.reads.approval(client, item, head)?;
+                gate.approved_at = approval.since;
+                if let Err(why) = &approval.verdict {
                     if why.ends_with("requested changes") {
                         gate.blocked = Some(why.clone());
                     }
                 }
-                verdict
+                approval.verdict
             }
         })
     }
@@ -246,12 +252,21 @@ impl Classifier for MergeClassifier<'_> {
             }
         };
         let title = facts.title.clone();
+        let mut base = facts.base_ref.clone();
         // 1. Held: before any database or GitHub call.
         if let Some(why) = merge::held(&facts.title, &facts.labels, self.rules) {
             if self.record {
                 self.block(store, item, &why, now)?;
             }
             return Ok(skip(item, &title, "held", why));
+        }
+        if facts.merged {
+            return Ok(skip(
+                item,
+                &title,
+                "already merged",
+                "merged on GitHub".into(),
+            ));
         }
         if !facts.open {
             return Ok(skip(item, &title, "not open", "the PR is not open".into()));
@@ -282,6 +297,24 @@ impl Classifier for MergeClassifier<'_> {
         let mut draft_confirmed = facts.draft.is_some();
         if pull.is_none() {
             let read = Self::pull(client, item)?;
+            // The search index lags: this read, not the hit, says whether the PR is open.
+            if read.merged {
+                return Ok(skip(
+                    item,
+                    &title,
+                    "already merged",
+                    "merged on GitHub (the search index still shows it open)".into(),
+                ));
+            }
+            if !read.open {
+                return Ok(skip(
+                    item,
+                    &title,
+                    "not open",
+                    "the PR is closed (the search index still shows it open)".into(),
+                ));
+            }
+            base = read.base_ref.clone();
             if read.draft == Some(true) {
                 return Ok(skip(
                     item,
@@ -310,7 +343,9 @@ impl Classifier for MergeClassifier<'_> {
             ..Gate::default()
         };
         let mut unmet: Option<(Rule, String)> = None;
-        for rule in &self.rules.rules {
+        let mut ignored = Vec::new();
+        let rules = self.rules.rules.clone();
+        for rule in &rules {
             let wanted = match &unmet {
                 None => true,
                 Some((Rule::Green, _)) => self.record && *rule == Rule::ApprovedAtHead,
@@ -319,7 +354,17 @@ impl Classifier for MergeClassifier<'_> {
             if !wanted {
                 continue;
             }
-            if let Err(why) = self.rule(client, item, *rule, &head, &mut gate)? {
+            let verdict = self.rule(
+                client,
+                item,
+                *rule,
+                &head,
+                base.as_deref(),
+                now,
+                &mut gate,
+                &mut ignored,
+            )?;
+            if let Err(why) = verdict {
                 unmet.get_or_insert((*rule, why));
             }
         }
@@ -341,11 +386,15 @@ impl Classifier for MergeClassifier<'_> {
             .iter()
             .map(|rule| rule_name(*rule))
             .collect();
+        let mut reason = format!("{} at {}", names.join(", "), merge::short(&head));
+        for note in ignored {
+            reason.push_str(&format!("; {note}"));
+        }
         Ok(Plan {
             item: item.clone(),
             title,
             disposition: "enqueue-merge".into(),
-            reason: format!("{} at {}", names.join(", "), merge::short(&head)),
+            reason,
             writes: vec![Write::Enqueue {
                 key: merge_key(&item.repo, item.number, &head),
                 head_sha: head,

@@ -4,6 +4,7 @@
 //! come from the pure policies.
 
 pub mod merge;
+pub mod reads;
 pub mod stale;
 pub mod sweep;
 
@@ -16,7 +17,7 @@ use serde_json::Value;
 
 use crate::config::Settings;
 use crate::exit;
-use crate::github::{self, model, ApiError, Client, WriteError};
+use crate::github::{self, ApiError, Client, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
@@ -38,34 +39,6 @@ fn parse_all<T>(
         .map(parse)
         .collect::<Result<_, _>>()
         .map_err(ReadError::Item)
-}
-
-/// The check runs and commit statuses on a PR's head, as `poll` and `sweep` judge them.
-fn head_checks(
-    client: &Client,
-    repo: &RepoRef,
-    head: &str,
-) -> Result<
-    (
-        Vec<crate::policy::merge::CheckRun>,
-        Vec<crate::policy::merge::Status>,
-    ),
-    ReadError,
-> {
-    let runs = parse_all(github::check_runs(client, repo, head)?, model::check_run)?;
-    let statuses = parse_all(
-        github::combined_status(client, repo, head)?,
-        model::commit_status,
-    )?;
-    Ok((runs, statuses))
-}
-
-/// A PR's reviews.
-fn reviews(
-    client: &Client,
-    item: &ItemRef,
-) -> Result<Vec<crate::policy::merge::Review>, ReadError> {
-    parse_all(github::pull_reviews(client, item)?, model::review)
 }
 
 /// A classified item and the writes its disposition needs.
@@ -130,6 +103,11 @@ pub trait Classifier {
         _error: &WriteError,
     ) -> anyhow::Result<bool> {
         Ok(false)
+    }
+
+    /// What GitHub's refusal of one of the item's writes means, in words, for its recap line.
+    fn refusal(&self, _plan: &Plan, _error: &WriteError) -> Option<String> {
+        None
     }
 
     /// Called once at the end of the run, after the recap is built.
@@ -816,6 +794,10 @@ impl Run<'_> {
             }
             match failed {
                 Some((reason, error)) => {
+                    let reason = match classifier.refusal(&plan, &error) {
+                        Some(meaning) => format!("{reason}; {meaning}"),
+                        None => reason,
+                    };
                     state.failed(&item, Phase::Write, reason.clone());
                     // A refusal for the item's own state (a merge GitHub will not do) is that
                     // item's failed attempt; the run goes on. Anything else stops it here.

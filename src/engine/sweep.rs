@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 
+use super::reads::MergeReads;
 use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, Scope};
@@ -32,6 +33,8 @@ pub struct SweepClassifier<'a> {
     started: BTreeMap<ItemRef, DateTime<Utc>>,
     recovered: usize,
     notes: Vec<String>,
+    /// Permissions, merge settings, branch rules: read once per run.
+    reads: MergeReads,
 }
 
 impl<'a> SweepClassifier<'a> {
@@ -52,6 +55,7 @@ impl<'a> SweepClassifier<'a> {
             started: BTreeMap::new(),
             recovered: 0,
             notes: Vec::new(),
+            reads: MergeReads::default(),
         }
     }
 
@@ -210,6 +214,30 @@ impl SweepClassifier<'_> {
                 });
                 self.end(store, item, title, route.disposition(), why, blocked)
             }
+            Route::MergeQueue(why) => {
+                // Not retried: the rest of the budget is spent, the trigger ends, the gate
+                // says why until poll looks again.
+                if self.act {
+                    let budget = Self::stored(store.budget(item))?;
+                    let stamp = gate.as_ref().and_then(Gate::stamp);
+                    Self::stored(store.record_budget(
+                        item,
+                        &budget_policy::spent(&budget, stamp, self.rules, self.now),
+                    ))?;
+                }
+                let blocked = gate.map(|gate| Gate {
+                    blocked: Some(why.clone()),
+                    ..gate
+                });
+                self.end(
+                    store,
+                    item,
+                    title,
+                    route.disposition(),
+                    route.reason(),
+                    blocked,
+                )
+            }
             Route::ChangesRequested(requested) => {
                 // Fail closed: the approval is cleared, which ends the sweep for this PR.
                 let cleared = gate.map(|gate| Gate {
@@ -330,7 +358,7 @@ impl Classifier for SweepClassifier<'_> {
         store: &Store,
         item: &ItemRef,
         listed: Option<&Value>,
-        _now: DateTime<Utc>,
+        now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
         let trigger_head = match listed
             .and_then(|entry| entry.get("head_sha"))
@@ -361,22 +389,60 @@ impl Classifier for SweepClassifier<'_> {
             mergeable: pull.mergeable,
             mergeable_state: pull.mergeable_state.as_deref(),
         };
-        if let Some(route) = budget_policy::guard(&state) {
+        let base = pull.base_ref.clone();
+        if let Some(mut route) = budget_policy::guard(&state) {
+            // A blocked PR is deferred with the rules gh-sweep could read, in words.
+            if let Route::Defer { why, .. } = &mut route {
+                if why == budget_policy::BLOCKED {
+                    let rules = match &base {
+                        Some(base) => self.reads.rules(client, &item.repo, base)?.explain(),
+                        None => "GitHub does not say which branch it merges into".into(),
+                    };
+                    why.push_str(&format!("; {rules}"));
+                }
+            }
             return self.follow(store, item, &title, &head, gate, route);
         }
-        // The checks and the approval, read fresh; the same rules as poll's.
-        let (runs, statuses) = super::head_checks(client, &item.repo, &head)?;
-        let green = merge::green(&runs, &statuses, &head, self.poll.skipped_counts_as);
-        let reviews = super::reviews(client, item)?;
-        let approval = merge::approved_at_head(&reviews, &head);
-        if let Some(route) = budget_policy::verdict(green, approval) {
+        // The branch's rules and the repository's settings, before any attempt: a branch that
+        // requires the merge queue, or a merge method it does not allow, is never tried.
+        let rules = match &base {
+            Some(base) => self.reads.rules(client, &item.repo, base)?,
+            None => merge::BranchRules::default(),
+        };
+        if rules.merge_queue {
+            let route = Route::MergeQueue(format!(
+                "{} requires the merge queue: gh-sweep does not enqueue into it, so it is not tried (add it to the queue on GitHub)",
+                rules.branch
+            ));
             return self.follow(store, item, &title, &head, gate, route);
+        }
+        let settings = self.reads.settings(client, &item.repo)?;
+        if let Err(why) = merge::method_allowed(
+            &self.rules.merge_method,
+            &item.repo.to_string(),
+            &settings,
+            &rules,
+        ) {
+            return self.defer(store, item, &title, why, false);
+        }
+        // The checks and the approval, read fresh; the same rules as poll's.
+        let green = self
+            .reads
+            .green(client, &item.repo, &head, base.as_deref(), self.poll, now)?;
+        let approval = self.reads.approval(client, item, &head)?;
+        let ignored = green.verdict.clone().unwrap_or_default();
+        if let Some(route) = budget_policy::verdict(green.verdict.map(|_| ()), approval.verdict) {
+            return self.follow(store, item, &title, &head, gate, route);
+        }
+        let mut reason = format!("open, green and approved at {}", short(&head));
+        for note in ignored {
+            reason.push_str(&format!("; {note}"));
         }
         Ok(plan(
             item,
             &title,
             "merge",
-            format!("open, green and approved at {}", short(&head)),
+            reason,
             vec![Write::Merge {
                 sha: head,
                 method: self.rules.merge_method.clone(),
@@ -415,11 +481,30 @@ impl Classifier for SweepClassifier<'_> {
         if !matches!(error.status, Some(405) | Some(409)) {
             return Ok(false);
         }
-        self.charge(store, &plan.item)?;
+        // A 405 is not one thing: the merge queue or a merge method the repository does not
+        // allow will not change by trying again, so the rest of the budget is spent.
+        let retry = error.status != Some(405) || merge::refusal(&error.message).1;
+        if retry {
+            self.charge(store, &plan.item)?;
+        } else {
+            let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
+            let budget = store.budget(&plan.item)?;
+            store.record_budget(
+                &plan.item,
+                &budget_policy::spent(&budget, stamp, self.rules, self.now),
+            )?;
+        }
         if let Some(claim) = self.claims.remove(&plan.item) {
             store.fail(&claim.key, &self.owner, &error.message, self.now)?;
         }
         Ok(true)
+    }
+
+    fn refusal(&self, plan: &Plan, error: &WriteError) -> Option<String> {
+        match (plan.writes.first(), error.status) {
+            (Some(Write::Merge { .. }), Some(405)) => Some(merge::refusal(&error.message).0),
+            _ => None,
+        }
     }
 
     fn reconcile(

@@ -106,6 +106,9 @@ pub struct Client {
     timeout: Duration,
     /// How far GitHub's clock is ahead of ours, from the `Date` of its latest answer.
     github_offset: Cell<Option<chrono::Duration>>,
+    /// Answers read once per run and kept for the run (a repository's own read serves both
+    /// its canonical name and its merge settings), by lower-cased path.
+    remembered: RefCell<std::collections::BTreeMap<String, Value>>,
     /// A fingerprint of the token (a hash, never the token), kept with each cached validator:
     /// GitHub's ETags are per token.
     fingerprint: String,
@@ -221,6 +224,7 @@ impl Client {
             last_search: Cell::new(None),
             timeout: options.timeout,
             github_offset: Cell::new(None),
+            remembered: RefCell::new(Default::default()),
         })
     }
 
@@ -242,6 +246,7 @@ impl Client {
             last_search: Cell::new(None),
             timeout: Duration::ZERO,
             github_offset: Cell::new(None),
+            remembered: RefCell::new(Default::default()),
             fingerprint: String::new(),
             links: RefCell::new(Default::default()),
         }
@@ -252,6 +257,23 @@ impl Client {
     pub fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
         let (remaining, reset) = *self.limits.borrow().get(resource)?;
         Some((remaining, DateTime::from_timestamp(reset, 0)?))
+    }
+
+    /// Keeps an answer for the rest of the run under `path` (matched whatever its case).
+    pub fn remember(&self, path: &str, body: &Value) {
+        self.remembered
+            .borrow_mut()
+            .insert(path.to_ascii_lowercase(), body.clone());
+    }
+
+    /// An answer kept by [`Client::remember`], or a fresh read (then kept).
+    pub fn get_remembered(&self, path: &str) -> Result<Value, ApiError> {
+        if let Some(body) = self.remembered.borrow().get(&path.to_ascii_lowercase()) {
+            return Ok(body.clone());
+        }
+        let body = self.get(path)?;
+        self.remember(path, &body);
+        Ok(body)
     }
 
     /// A time on our clock, put on GitHub's: shifted by how far GitHub's `Date` said its clock

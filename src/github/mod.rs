@@ -95,11 +95,15 @@ pub fn repository(client: &Client, repo: &RepoRef) -> Result<Repository, ApiErro
         .and_then(|name| name.parse().ok());
     let id = body.get("id").and_then(Value::as_u64);
     match (full_name, id) {
-        (Some(full_name), Some(id)) => Ok(Repository {
-            full_name,
-            id,
-            moved: moved.is_some(),
-        }),
+        (Some(full_name), Some(id)) => {
+            let full_name: RepoRef = full_name;
+            client.remember(&format!("/repos/{full_name}"), &body);
+            Ok(Repository {
+                full_name,
+                id,
+                moved: moved.is_some(),
+            })
+        }
         _ => Err(ApiError::Item {
             status: None,
             message: format!("GET /repos/{repo} answered without a `full_name` and `id`"),
@@ -209,20 +213,90 @@ pub fn check_runs(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec<Valu
         .map(|(runs, _)| runs)
 }
 
-pub fn combined_status(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec<Value>, ApiError> {
-    let status = client.get(&format!(
-        "/repos/{}/{}/commits/{}/status?per_page=100",
+/// The combined status of a commit: its first page's object (`state`, `total_count`) and its
+/// statuses. The combined `state` covers every context, so when it is `success` (or there is
+/// no status at all) the first page is enough; otherwise every page is read, so the context
+/// that is not success can be named, however far down the list it is.
+pub fn combined_status(
+    client: &Client,
+    repo: &RepoRef,
+    sha: &str,
+) -> Result<(Value, Vec<Value>), ApiError> {
+    let enough = |first: &Value| {
+        first.get("state").and_then(Value::as_str) == Some("success")
+            || first.get("total_count").and_then(Value::as_u64) == Some(0)
+    };
+    let (statuses, first) = client.get_all_until(
+        &format!(
+            "/repos/{}/{}/commits/{}/status?per_page=100",
+            repo.owner,
+            repo.name,
+            segment(sha)
+        ),
+        Some("statuses"),
+        &enough,
+    )?;
+    Ok((first, statuses))
+}
+
+/// The check suites of a commit: one per app, and one per GitHub Actions workflow run.
+pub fn check_suites(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec<Value>, ApiError> {
+    client
+        .get_all_in(
+            &format!(
+                "/repos/{}/{}/commits/{}/check-suites?per_page=100",
+                repo.owner,
+                repo.name,
+                segment(sha)
+            ),
+            Some("check_suites"),
+        )
+        .map(|(suites, _)| suites)
+}
+
+/// GitHub Actions' workflow runs for a head commit (needs Actions read access).
+pub fn workflow_runs(client: &Client, repo: &RepoRef, sha: &str) -> Result<Vec<Value>, ApiError> {
+    client
+        .get_all_in(
+            &format!(
+                "/repos/{}/{}/actions/runs?head_sha={}&per_page=100",
+                repo.owner,
+                repo.name,
+                segment(sha)
+            ),
+            Some("workflow_runs"),
+        )
+        .map(|(runs, _)| runs)
+}
+
+/// A user's permission on a repository (the token needs push access to read it).
+pub fn collaborator_permission(
+    client: &Client,
+    repo: &RepoRef,
+    login: &str,
+) -> Result<Value, ApiError> {
+    client.get(&format!(
+        "/repos/{}/{}/collaborators/{}/permission",
         repo.owner,
         repo.name,
-        segment(sha)
-    ))?;
-    match status.get("statuses") {
-        Some(Value::Array(statuses)) => Ok(statuses.clone()),
-        _ => Err(ApiError::Item {
-            status: None,
-            message: "the combined status has no `statuses` list".into(),
-        }),
-    }
+        segment(login)
+    ))
+}
+
+/// The repository itself (its merge settings, for the merge).
+pub fn repository_settings(client: &Client, repo: &RepoRef) -> Result<Value, ApiError> {
+    // The run's canonical-name read already holds it: one `GET /repos/{o}/{r}` per run.
+    client.get_remembered(&format!("/repos/{}/{}", repo.owner, repo.name))
+}
+
+/// The rules (rulesets) that apply to a branch.
+pub fn branch_rules(client: &Client, repo: &RepoRef, branch: &str) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!(
+        "/repos/{}/{}/rules/branches/{}?per_page=100",
+        repo.owner,
+        repo.name,
+        segment(branch)
+    ))
 }
 
 /// Whether GitHub refused a write because the item's conversation is locked: 403 "Unable to

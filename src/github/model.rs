@@ -232,6 +232,8 @@ pub struct PullFacts {
     pub merged: bool,
     pub mergeable: Option<bool>,
     pub mergeable_state: Option<String>,
+    /// The base branch (the single-PR read only).
+    pub base_ref: Option<String>,
 }
 
 pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
@@ -252,6 +254,11 @@ pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
         mergeable: value.get("mergeable").and_then(Value::as_bool),
         mergeable_state: value
             .get("mergeable_state")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        base_ref: value
+            .get("base")
+            .and_then(|base| base.get("ref"))
             .and_then(Value::as_str)
             .map(str::to_string),
         title: string(value, "title")?,
@@ -291,6 +298,67 @@ pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, String
         started_at: optional_time(value, "started_at").map_err(in_run)?,
         completed_at: optional_time(value, "completed_at").map_err(in_run)?,
         id: value.get("id").and_then(Value::as_u64).unwrap_or(0),
+        suite_id: value
+            .get("check_suite")
+            .and_then(|suite| suite.get("id"))
+            .and_then(Value::as_u64),
+        app: value
+            .get("app")
+            .and_then(|app| app.get("slug"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+/// One entry of `GET /repos/{o}/{r}/commits/{ref}/check-suites`.
+pub fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, String> {
+    let in_suite = |why: String| format!("in a check suite: {why}");
+    let app = field(value, "app").map_err(in_suite)?;
+    let slug = string(app, "slug").map_err(|why| in_suite(format!("in `app`: {why}")))?;
+    Ok(crate::policy::merge::CheckSuite {
+        id: value
+            .get("id")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| in_suite("the `id` field is missing".into()))?,
+        app_name: app
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(&slug)
+            .to_string(),
+        app: slug,
+        // GitHub documents a null status; that is a suite not done.
+        status: value
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("queued")
+            .to_string(),
+        conclusion: value
+            .get("conclusion")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        // Unknown: counted as having runs, which fails closed.
+        runs: value
+            .get("latest_check_runs_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX),
+        created_at: optional_time(value, "created_at").map_err(in_suite)?,
+    })
+}
+
+/// One entry of `GET /repos/{o}/{r}/actions/runs`.
+pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, String> {
+    let in_run = |why: String| format!("in a workflow run: {why}");
+    let number = |name: &str| {
+        value
+            .get(name)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| in_run(format!("the `{name}` field is missing")))
+    };
+    Ok(crate::policy::merge::WorkflowRun {
+        suite_id: number("check_suite_id")?,
+        workflow_id: number("workflow_id")?,
+        name: string(value, "name").map_err(in_run)?,
+        status: string(value, "status").map_err(in_run)?,
     })
 }
 
@@ -302,11 +370,155 @@ pub fn commit_status(value: &Value) -> Result<crate::policy::merge::Status, Stri
     })
 }
 
+/// The combined status: its first page's object (`state`, `total_count`) and the statuses read.
+pub fn statuses(
+    first: &Value,
+    statuses: &[Value],
+) -> Result<crate::policy::merge::Statuses, String> {
+    let in_combined = |why: String| format!("in the combined status: {why}");
+    Ok(crate::policy::merge::Statuses {
+        state: string(first, "state").map_err(in_combined)?,
+        total: first
+            .get("total_count")
+            .and_then(Value::as_u64)
+            .unwrap_or(statuses.len() as u64),
+        statuses: statuses
+            .iter()
+            .map(commit_status)
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// `GET /repos/{o}/{r}/collaborators/{user}/permission`.
+pub fn access(value: &Value) -> crate::policy::merge::Access {
+    crate::policy::merge::Access::from_permission(
+        value.get("permission").and_then(Value::as_str),
+        value.get("role_name").and_then(Value::as_str),
+    )
+}
+
+/// The merge settings of `GET /repos/{o}/{r}`.
+pub fn merge_settings(value: &Value) -> crate::policy::merge::MergeSettings {
+    let flag = |name: &str| value.get(name).and_then(Value::as_bool);
+    crate::policy::merge::MergeSettings {
+        merge: flag("allow_merge_commit"),
+        squash: flag("allow_squash_merge"),
+        rebase: flag("allow_rebase_merge"),
+    }
+}
+
+/// The rules that apply to a branch (`GET /repos/{o}/{r}/rules/branches/{branch}`), in words.
+pub fn branch_rules(branch: &str, rules: &[Value]) -> crate::policy::merge::BranchRules {
+    let mut out = crate::policy::merge::BranchRules {
+        branch: branch.to_string(),
+        ..Default::default()
+    };
+    let plural = |count: u64, what: &str| {
+        if count == 1 {
+            format!("1 {what}")
+        } else {
+            format!("{count} {what}s")
+        }
+    };
+    for rule in rules {
+        let kind = rule
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown");
+        let parameters = rule.get("parameters").cloned().unwrap_or(Value::Null);
+        let flag = |name: &str| parameters.get(name).and_then(Value::as_bool) == Some(true);
+        let mut said: Vec<String> = Vec::new();
+        match kind {
+            "pull_request" => {
+                let count = parameters
+                    .get("required_approving_review_count")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                if count > 0 {
+                    said.push(plural(count, "approving review"));
+                }
+                if flag("require_code_owner_review") {
+                    said.push("a review from code owners".into());
+                }
+                if flag("require_last_push_approval") {
+                    said.push("approval of the last push".into());
+                }
+                if flag("required_review_thread_resolution") {
+                    said.push("resolved review threads".into());
+                }
+                if said.is_empty() {
+                    said.push("a pull request".into());
+                }
+                if let Some(Value::Array(methods)) = parameters.get("allowed_merge_methods") {
+                    let methods: Vec<String> = methods
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_ascii_lowercase)
+                        .collect();
+                    out.allowed_methods = Some(match out.allowed_methods.take() {
+                        // Several rulesets: every one must allow the method.
+                        Some(before) => before
+                            .into_iter()
+                            .filter(|method| methods.contains(method))
+                            .collect(),
+                        None => methods,
+                    });
+                }
+            }
+            "required_status_checks" => {
+                let contexts: Vec<String> = parameters
+                    .get("required_status_checks")
+                    .and_then(Value::as_array)
+                    .map(|checks| {
+                        checks
+                            .iter()
+                            .filter_map(|check| check.get("context").and_then(Value::as_str))
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let named: Vec<String> = contexts.iter().map(|c| format!("`{c}`")).collect();
+                said.push(format!("required checks {}", named.join(", ")));
+                for context in contexts {
+                    if !out.required_checks.contains(&context) {
+                        out.required_checks.push(context);
+                    }
+                }
+            }
+            "merge_queue" => {
+                out.merge_queue = true;
+                said.push("the merge queue".into());
+            }
+            "required_deployments" => {
+                let environments: Vec<&str> = parameters
+                    .get("required_deployment_environments")
+                    .and_then(Value::as_array)
+                    .map(|list| list.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                said.push(format!("deployments to {}", environments.join(", ")));
+            }
+            "required_signatures" => said.push("signed commits".into()),
+            "required_linear_history" => said.push("linear history".into()),
+            other => said.push(other.replace('_', " ")),
+        }
+        for text in said {
+            if !out.described.contains(&text) {
+                out.described.push(text);
+            }
+        }
+    }
+    out
+}
+
 pub fn review(value: &Value) -> Result<crate::policy::merge::Review, String> {
     let in_review = |why: String| format!("in a review: {why}");
     let (login, _) = actor(value, "user").map_err(in_review)?;
     Ok(crate::policy::merge::Review {
         login,
+        association: value
+            .get("author_association")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         state: string(value, "state").map_err(in_review)?,
         commit_id: value
             .get("commit_id")

@@ -2,6 +2,11 @@
 //! backoff) and the classifier's rules (docs-only, green, approved at the head), each failing
 //! closed: a missing, truncated or unreadable fact means "not eligible", with that reason.
 //! Pure: facts in, the first unmet condition out, in words.
+//!
+//! Issue 9 made these rules GitHub's: checks are judged per (app, workflow) and name, with the
+//! head's check suites (a suite waiting for approval, or one queued with no runs, which an app
+//! may leave forever); commit statuses by their combined state; approvals only from accounts
+//! with write access; the branch's rules (required checks, the merge queue, merge methods).
 
 use chrono::{DateTime, Duration, Utc};
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -16,6 +21,9 @@ pub struct PollRules {
     pub held_labels: Vec<String>,
     pub skipped_counts_as: SkippedCountsAs,
     pub failed_backoff_hours: u32,
+    /// A check suite queued with no runs is ignored once it is this old (apps such as Codecov
+    /// register a suite and never report), unless its workflow run is still waiting.
+    pub orphan_suite_minutes: u32,
 }
 
 impl Default for PollRules {
@@ -30,6 +38,7 @@ impl Default for PollRules {
                 .to_vec(),
             skipped_counts_as: SkippedCountsAs::Excluded,
             failed_backoff_hours: 6,
+            orphan_suite_minutes: 60,
         }
     }
 }
@@ -40,6 +49,7 @@ pub const POLL_KEYS: &[&str] = &[
     "held_labels",
     "skipped_counts_as",
     "failed_backoff_hours",
+    "orphan_suite_minutes",
 ];
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -69,7 +79,17 @@ impl PollRules {
                 self.failed_backoff_hours
             ));
         }
+        if self.orphan_suite_minutes > 7 * 24 * 60 {
+            return Err(format!(
+                "invalid [poll] orphan_suite_minutes = {}: use minutes from 0 to 10080 (a week)",
+                self.orphan_suite_minutes
+            ));
+        }
         Ok(())
+    }
+
+    pub fn orphan_age(&self) -> Duration {
+        Duration::minutes(i64::from(self.orphan_suite_minutes))
     }
 
     pub fn globs(&self) -> Result<GlobSet, String> {
@@ -151,6 +171,91 @@ pub struct CheckRun {
     pub started_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
     pub id: u64,
+    /// The check suite it belongs to, and that suite's app (its slug), when GitHub says.
+    pub suite_id: Option<u64>,
+    pub app: Option<String>,
+}
+
+/// GitHub Actions' app: one check suite per workflow run, so several on one commit.
+pub const ACTIONS_APP: &str = "github-actions";
+
+/// A check suite on the head: one per app, and for GitHub Actions one per workflow run.
+pub struct CheckSuite {
+    pub id: u64,
+    /// The app's slug and its name as people know it.
+    pub app: String,
+    pub app_name: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    /// `latest_check_runs_count`: a suite with none has nothing to show but its own status.
+    pub runs: u64,
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// A GitHub Actions workflow run on the head, for its suite's workflow and real status.
+pub struct WorkflowRun {
+    pub suite_id: u64,
+    pub workflow_id: u64,
+    pub name: String,
+    pub status: String,
+}
+
+/// Statuses of a suite or workflow run that is not done: `requested`, `waiting` and `pending`
+/// are GitHub Actions' (a run held by a concurrency group, or waiting for approval).
+fn unfinished(status: &str) -> bool {
+    matches!(
+        status,
+        "queued" | "in_progress" | "requested" | "waiting" | "pending"
+    )
+}
+
+fn is_orphan_candidate(suite: &CheckSuite) -> bool {
+    suite.runs == 0 && unfinished(&suite.status)
+}
+
+/// Whether judging the head needs its workflow runs: to tell GitHub Actions' suites apart by
+/// workflow (more than one on the head), or to see whether an old suite with no runs is still
+/// waiting for its run. Reading them needs Actions read access, so it is done only then.
+pub fn needs_workflow_runs(suites: &[CheckSuite], now: DateTime<Utc>, orphan: Duration) -> bool {
+    let actions: Vec<&CheckSuite> = suites
+        .iter()
+        .filter(|suite| suite.app == ACTIONS_APP)
+        .collect();
+    actions.len() > 1
+        || actions.iter().any(|suite| {
+            is_orphan_candidate(suite) && suite.created_at.is_some_and(|at| now - at >= orphan)
+        })
+}
+
+/// The commit statuses on the head: the combined state GitHub computes over every context,
+/// how many contexts there are, and those read (all, unless the combined state is success).
+pub struct Statuses {
+    pub state: String,
+    pub total: u64,
+    pub statuses: Vec<Status>,
+}
+
+impl Statuses {
+    pub fn none() -> Self {
+        Statuses {
+            state: "pending".into(),
+            total: 0,
+            statuses: Vec::new(),
+        }
+    }
+}
+
+/// What the green rule judges: the head's check runs, check suites, workflow runs (when read:
+/// `Some(Err)` says why they could not be), commit statuses, and the checks the branch's rules
+/// require.
+pub struct Checks {
+    pub runs: Vec<CheckRun>,
+    pub suites: Vec<CheckSuite>,
+    pub workflows: Option<Result<Vec<WorkflowRun>, String>>,
+    pub statuses: Statuses,
+    pub required: Vec<String>,
+    /// The branch whose rules named `required`.
+    pub branch: String,
 }
 
 /// When the head went green: the newest `completed_at` of its runs (GitHub's clock, not ours).
@@ -158,12 +263,18 @@ pub fn green_since(runs: &[CheckRun]) -> Option<DateTime<Utc>> {
     runs.iter().filter_map(|run| run.completed_at).max()
 }
 
-/// The time of the newest approval of the head (seed 001's `review-approved`).
-pub fn approved_since(reviews: &[Review], head_sha: &str) -> Option<DateTime<Utc>> {
-    reviews
-        .iter()
+/// The time of the newest counted approval of the head (seed 001's `review-approved`).
+pub fn approved_since(
+    reviews: &[Review],
+    head_sha: &str,
+    access: &dyn Fn(&str) -> Access,
+) -> Option<DateTime<Utc>> {
+    verdicts(reviews)
+        .into_iter()
         .filter(|review| {
-            review.state == "APPROVED" && review.commit_id.as_deref() == Some(head_sha)
+            review.state == "APPROVED"
+                && review.commit_id.as_deref() == Some(head_sha)
+                && access(&review.login) == Access::Write
         })
         .filter_map(|review| review.submitted_at)
         .max()
@@ -175,31 +286,125 @@ pub struct Status {
     pub state: String,
 }
 
+/// The grouping of a check run: its app, and the workflow (or, when the workflow is not known
+/// and the app has several suites on the head, the suite). Two workflows may both have a job
+/// `build`: a run of one never hides a run of the other.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Group {
+    app: Option<String>,
+    workflow: Option<u64>,
+    suite: Option<u64>,
+}
+
+fn workflow_of(checks: &Checks, suite: Option<u64>) -> Option<&WorkflowRun> {
+    let suite = suite?;
+    checks
+        .workflows
+        .as_ref()?
+        .as_ref()
+        .ok()?
+        .iter()
+        .find(|run| run.suite_id == suite)
+}
+
+fn group_of(checks: &Checks, run: &CheckRun) -> Group {
+    let suite = run
+        .suite_id
+        .and_then(|id| checks.suites.iter().find(|suite| suite.id == id));
+    let app = run
+        .app
+        .clone()
+        .or_else(|| suite.map(|suite| suite.app.clone()));
+    if let Some(workflow) = workflow_of(checks, run.suite_id) {
+        return Group {
+            app,
+            workflow: Some(workflow.workflow_id),
+            suite: None,
+        };
+    }
+    let several = app.as_ref().is_some_and(|app| {
+        checks
+            .suites
+            .iter()
+            .filter(|suite| &suite.app == app)
+            .count()
+            > 1
+    });
+    Group {
+        app,
+        workflow: None,
+        suite: if several { run.suite_id } else { None },
+    }
+}
+
+/// How a suite is named in a reason: its workflow, or its app.
+fn suite_label(checks: &Checks, suite: &CheckSuite) -> String {
+    match workflow_of(checks, Some(suite.id)) {
+        Some(workflow) => format!("workflow `{}`", workflow.name),
+        None if suite.app == ACTIONS_APP => format!("GitHub Actions' check suite {}", suite.id),
+        None => format!("{}'s check suite", suite.app_name),
+    }
+}
+
+fn age(duration: Duration) -> String {
+    let minutes = duration.num_minutes();
+    if minutes >= 120 {
+        format!("{} h", minutes / 60)
+    } else {
+        format!("{minutes} min")
+    }
+}
+
+/// Whether the head is green; `Ok` carries what was ignored, for the reason in words.
 pub fn green(
-    runs: &[CheckRun],
-    statuses: &[Status],
+    checks: &Checks,
     head_sha: &str,
     skipped: SkippedCountsAs,
-) -> Result<(), String> {
+    now: DateTime<Utc>,
+    orphan: Duration,
+) -> Result<Vec<String>, String> {
     let head = short(head_sha);
-    let mut newest: Vec<&CheckRun> = Vec::new();
-    for run in runs {
-        match newest.iter_mut().find(|kept| kept.name == run.name) {
-            Some(kept) => {
+    let mut newest: Vec<(Group, &CheckRun)> = Vec::new();
+    for run in &checks.runs {
+        let group = group_of(checks, run);
+        match newest
+            .iter_mut()
+            .find(|(kept_group, kept)| *kept_group == group && kept.name == run.name)
+        {
+            Some((_, kept)) => {
                 if (run.started_at, run.id) > (kept.started_at, kept.id) {
                     *kept = run;
                 }
             }
-            None => newest.push(run),
+            None => newest.push((group, run)),
         }
     }
-    newest.sort_by(|a, b| a.name.cmp(&b.name));
+    newest.sort_by(|a, b| (&a.1.name, &a.0).cmp(&(&b.1.name, &b.0)));
+    // A name kept in more than one group is named with its workflow (or suite).
+    let label = |group: &Group, run: &CheckRun| {
+        let shared = newest
+            .iter()
+            .filter(|(_, other)| other.name == run.name)
+            .count()
+            > 1;
+        if !shared {
+            return format!("check `{}`", run.name);
+        }
+        match workflow_of(checks, run.suite_id) {
+            Some(workflow) => format!("check `{}` (workflow `{}`)", run.name, workflow.name),
+            None => match (&group.app, group.suite) {
+                (_, Some(suite)) => format!("check `{}` (check suite {suite})", run.name),
+                (Some(app), None) => format!("check `{}` (app `{app}`)", run.name),
+                (None, None) => format!("check `{}`", run.name),
+            },
+        }
+    };
     let mut passed = 0;
-    for run in &newest {
+    for (group, run) in &newest {
+        let name = label(group, run);
         if run.status != "completed" {
             return Err(format!(
-                "check `{}` is {} on {head}",
-                run.name,
+                "{name} is {} on {head}",
                 run.status.replace('_', " ")
             ));
         }
@@ -210,34 +415,122 @@ pub fn green(
                 SkippedCountsAs::Success => passed += 1,
                 SkippedCountsAs::Failure => {
                     return Err(format!(
-                        "check `{}` was {} on {head}",
-                        run.name,
+                        "{name} was {} on {head}",
                         run.conclusion.as_deref().unwrap_or_default()
                     ))
                 }
             },
-            Some(other) => {
-                return Err(format!(
-                    "check `{}` {} on {head}",
-                    run.name,
-                    describe(other)
-                ))
-            }
-            None => return Err(format!("check `{}` has no conclusion on {head}", run.name)),
+            Some(other) => return Err(format!("{name} {} on {head}", describe(other))),
+            None => return Err(format!("{name} has no conclusion on {head}")),
         }
     }
-    for status in statuses {
-        if status.state != "success" {
+    // The suites: what their runs do not show.
+    let mut ignored = Vec::new();
+    let mut suites: Vec<&CheckSuite> = checks.suites.iter().collect();
+    suites.sort_by_key(|suite| suite.id);
+    for suite in suites {
+        let name = suite_label(checks, suite);
+        let conclusion = suite.conclusion.as_deref().unwrap_or_default();
+        if suite.status == "completed" {
+            if conclusion == "action_required" {
+                return Err(format!(
+                    "{name} waits for a maintainer's approval to run on {head} (its check suite concluded action_required)"
+                ));
+            }
+            if suite.runs == 0
+                && matches!(
+                    conclusion,
+                    "failure" | "cancelled" | "timed_out" | "startup_failure"
+                )
+            {
+                return Err(format!(
+                    "{name} ended {conclusion} with no check runs on {head}"
+                ));
+            }
+            continue;
+        }
+        let status = suite.status.replace('_', " ");
+        if suite.runs > 0 || !unfinished(&suite.status) {
+            return Err(format!("{name} is {status} on {head}"));
+        }
+        let waited = suite.created_at.map(|at| now - at);
+        match waited {
+            Some(waited) if waited >= orphan => {}
+            _ => {
+                return Err(format!(
+                    "{name} is {status} with no runs yet on {head} (ignored once {} old)",
+                    age(orphan)
+                ))
+            }
+        }
+        if suite.app == ACTIONS_APP {
+            match &checks.workflows {
+                None => {
+                    return Err(format!(
+                        "{name} is {status} with no runs on {head}, and its workflow run was not read"
+                    ))
+                }
+                Some(Err(why)) => {
+                    return Err(format!(
+                        "{name} is {status} with no runs on {head}, and whether its workflow run still waits cannot be read: {why}"
+                    ))
+                }
+                Some(Ok(_)) => {
+                    if let Some(run) = workflow_of(checks, Some(suite.id))
+                        .filter(|run| unfinished(&run.status))
+                    {
+                        return Err(format!(
+                            "workflow `{}` is {} on {head}: its run has no jobs yet (a concurrency group, or an approval, holds it)",
+                            run.name,
+                            run.status.replace('_', " ")
+                        ));
+                    }
+                }
+            }
+        }
+        ignored.push(format!(
+            "ignored {name}, {status} with no runs for {}",
+            age(waited.unwrap_or(orphan))
+        ));
+    }
+    // The checks the branch's rules require: each present on the head (its result is judged
+    // above, with the rest).
+    for required in &checks.required {
+        let present = newest.iter().any(|(_, run)| &run.name == required)
+            || checks
+                .statuses
+                .statuses
+                .iter()
+                .any(|status| &status.context == required);
+        if !present {
             return Err(format!(
-                "status `{}` is {} on {head}",
-                status.context, status.state
+                "required check `{required}` (a rule of {}) has not run on {head}",
+                checks.branch
             ));
         }
     }
-    if passed == 0 && statuses.is_empty() {
+    // Commit statuses: the combined state covers every context, past any page.
+    let statuses = &checks.statuses;
+    if statuses.total > 0 {
+        for status in &statuses.statuses {
+            if status.state != "success" {
+                return Err(format!(
+                    "status `{}` is {} on {head}",
+                    status.context, status.state
+                ));
+            }
+        }
+        if statuses.state != "success" {
+            return Err(format!(
+                "the combined commit status is {} on {head}",
+                statuses.state
+            ));
+        }
+    }
+    if passed == 0 && statuses.total == 0 {
         return Err(format!("no check has passed on {head}"));
     }
-    Ok(())
+    Ok(ignored)
 }
 
 fn describe(conclusion: &str) -> String {
@@ -256,19 +549,49 @@ pub struct Review {
     pub state: String,
     pub commit_id: Option<String>,
     pub submitted_at: Option<DateTime<Utc>>,
+    /// GitHub's `author_association`: shown, never trusted (MEMBER and COLLABORATOR include
+    /// read-only accounts; a `GITHUB_TOKEN` sees private org members as CONTRIBUTOR).
+    pub association: Option<String>,
 }
 
-/// The newest verdict of each reviewer; at least one approval of the head and no changes
-/// requested. Comments do not change a reviewer's verdict; a dismissal withdraws it.
-pub fn approved_at_head(reviews: &[Review], head_sha: &str) -> Result<(), String> {
-    let mut verdicts: Vec<&Review> = Vec::new();
+/// A reviewer's access to the repository, from the collaborator permission endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Write, maintain or admin: the review counts.
+    Write,
+    /// Less than write (the role GitHub names): a stranger's review neither approves nor blocks.
+    Without(String),
+    /// The permission could not be read (why): the review cannot be counted either way.
+    Unknown(String),
+}
+
+impl Access {
+    /// From `GET /repos/{o}/{r}/collaborators/{user}/permission`: `permission` is the base role
+    /// (maintain reads as write), `role_name` the role itself.
+    pub fn from_permission(permission: Option<&str>, role: Option<&str>) -> Access {
+        let writes = |name: &str| matches!(name, "admin" | "maintain" | "write");
+        if permission.is_some_and(writes) || role.is_some_and(writes) {
+            return Access::Write;
+        }
+        Access::Without(
+            role.or(permission)
+                .filter(|name| !name.is_empty())
+                .unwrap_or("none")
+                .to_string(),
+        )
+    }
+}
+
+/// The newest verdict of each reviewer: comments do not change it, a dismissal withdraws it.
+pub fn verdicts(reviews: &[Review]) -> Vec<&Review> {
+    let mut newest: Vec<&Review> = Vec::new();
     for review in reviews.iter().filter(|review| {
         matches!(
             review.state.as_str(),
             "APPROVED" | "CHANGES_REQUESTED" | "DISMISSED"
         )
     }) {
-        match verdicts
+        match newest
             .iter_mut()
             .find(|kept| kept.login.eq_ignore_ascii_case(&review.login))
         {
@@ -277,16 +600,57 @@ pub fn approved_at_head(reviews: &[Review], head_sha: &str) -> Result<(), String
                     *kept = review;
                 }
             }
-            None => verdicts.push(review),
+            None => newest.push(review),
         }
     }
-    if let Some(blocking) = verdicts
+    newest.retain(|review| review.state != "DISMISSED");
+    newest
+}
+
+/// The reviewers whose access decides: those with a standing verdict.
+pub fn reviewers(reviews: &[Review]) -> Vec<String> {
+    verdicts(reviews)
+        .into_iter()
+        .map(|review| review.login.clone())
+        .collect()
+}
+
+/// At least one approval of the head and no changes requested, counting only reviewers with
+/// write access. A reviewer whose access could not be read cannot be counted either way: that
+/// is a reason not to merge yet, never a guess.
+pub fn approved_at_head(
+    reviews: &[Review],
+    head_sha: &str,
+    access: &dyn Fn(&str) -> Access,
+) -> Result<(), String> {
+    let mut counted: Vec<&Review> = Vec::new();
+    let mut strangers: Vec<(&Review, String)> = Vec::new();
+    let mut unknown: Vec<(&Review, String)> = Vec::new();
+    for review in verdicts(reviews) {
+        match access(&review.login) {
+            Access::Write => counted.push(review),
+            Access::Without(role) => strangers.push((review, role)),
+            Access::Unknown(why) => unknown.push((review, why)),
+        }
+    }
+    if let Some(blocking) = counted
         .iter()
         .find(|review| review.state == "CHANGES_REQUESTED")
     {
         return Err(format!("{} requested changes", blocking.login));
     }
-    let approvals: Vec<&&Review> = verdicts
+    if let Some((review, why)) = unknown.first() {
+        let verdict = if review.state == "APPROVED" {
+            "approval"
+        } else {
+            "request for changes"
+        };
+        return Err(format!(
+            "{}'s {verdict} cannot be counted: {why}",
+            review.login
+        ));
+    }
+    let approvals: Vec<&&Review> = counted
         .iter()
         .filter(|review| review.state == "APPROVED")
         .collect();
@@ -296,14 +660,139 @@ pub fn approved_at_head(reviews: &[Review], head_sha: &str) -> Result<(), String
     {
         return Ok(());
     }
-    if approvals.is_empty() {
+    if !approvals.is_empty() {
+        return Err(format!(
+            "approval is on an older commit, not {}",
+            short(head_sha)
+        ));
+    }
+    let uncounted: Vec<String> = strangers
+        .iter()
+        .filter(|(review, _)| review.state == "APPROVED")
+        .map(|(review, role)| format!("{} ({role})", review.login))
+        .collect();
+    if uncounted.is_empty() {
         Err("no approval".into())
     } else {
         Err(format!(
-            "approval is on an older commit, not {}",
-            short(head_sha)
+            "no approval from an account with write access (not counted: {})",
+            uncounted.join(", ")
         ))
     }
+}
+
+/// What the rules of a branch say, as `GET /repos/{o}/{r}/rules/branches/{branch}` gives
+/// them (rulesets; classic branch protection is readable only by admins).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BranchRules {
+    pub branch: String,
+    /// Why they could not be read, when they could not.
+    pub unreadable: Option<String>,
+    pub required_checks: Vec<String>,
+    pub merge_queue: bool,
+    /// The merge methods the rules allow; `None`: they do not restrict them.
+    pub allowed_methods: Option<Vec<String>>,
+    /// Each rule, in words.
+    pub described: Vec<String>,
+}
+
+impl BranchRules {
+    /// For a `blocked` PR: the rules gh-sweep could read, or why none.
+    pub fn explain(&self) -> String {
+        if let Some(why) = &self.unreadable {
+            return format!("the rules of {} could not be read: {why}", self.branch);
+        }
+        if self.described.is_empty() {
+            return format!(
+                "gh-sweep can read no ruleset on {} (classic branch protection is readable only by admins)",
+                self.branch
+            );
+        }
+        format!(
+            "the rules on {} gh-sweep can read: {}",
+            self.branch,
+            self.described.join(", ")
+        )
+    }
+}
+
+/// A repository's merge settings (`allow_*` of `GET /repos/{o}/{r}`); `None` where GitHub does
+/// not say (it leaves them out for tokens that may not see the settings).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeSettings {
+    pub merge: Option<bool>,
+    pub squash: Option<bool>,
+    pub rebase: Option<bool>,
+}
+
+/// Whether `method` may be used: the repository's settings intersected with the rules'.
+pub fn method_allowed(
+    method: &str,
+    repo: &str,
+    settings: &MergeSettings,
+    rules: &BranchRules,
+) -> Result<(), String> {
+    let allowed: Vec<&str> = [
+        ("merge", settings.merge),
+        ("squash", settings.squash),
+        ("rebase", settings.rebase),
+    ]
+    .into_iter()
+    .filter(|(_, allowed)| *allowed != Some(false))
+    .map(|(name, _)| name)
+    .filter(|name| {
+        rules.allowed_methods.as_ref().is_none_or(|methods| {
+            methods
+                .iter()
+                .any(|method| method.eq_ignore_ascii_case(name))
+        })
+    })
+    .collect();
+    if allowed.contains(&method) {
+        return Ok(());
+    }
+    let list = if allowed.is_empty() {
+        "no merge method".to_string()
+    } else {
+        allowed.join(", ")
+    };
+    Err(format!(
+        "merge_method \"{method}\" is not allowed on {repo} (it allows {list}): set [sweep] merge_method"
+    ))
+}
+
+/// What a 405 from `PUT /merge` means, from GitHub's message: a reason in words, and whether
+/// trying again can help.
+pub fn refusal(message: &str) -> (String, bool) {
+    let lower = message.to_ascii_lowercase();
+    if lower.contains("merge queue") {
+        return (
+            "the base branch requires the merge queue: gh-sweep does not retry it (its budget is spent); merge it through the queue on GitHub".into(),
+            false,
+        );
+    }
+    if lower.contains("merges are not allowed") || lower.contains("merge commits are not allowed") {
+        return (
+            "the repository does not allow this merge method: set [sweep] merge_method (not retried)".into(),
+            false,
+        );
+    }
+    if lower.contains("approving review") {
+        return (
+            "GitHub requires more approving reviews from accounts with write access; tried again after the backoff".into(),
+            true,
+        );
+    }
+    if lower.contains("base branch was modified") {
+        return (
+            "the base branch was modified while merging; tried again after the backoff".into(),
+            true,
+        );
+    }
+    (
+        "GitHub would not merge it; tried again after the backoff".into(),
+        true,
+    )
 }
 
 #[cfg(test)]
@@ -323,6 +812,58 @@ mod tests {
             started_at: Some(now() + Duration::minutes(minute)),
             completed_at: Some(now() + Duration::minutes(minute + 1)),
             id: minute as u64,
+            suite_id: None,
+            app: None,
+        }
+    }
+
+    fn in_suite(suite: u64, app: &str, run: CheckRun) -> CheckRun {
+        CheckRun {
+            suite_id: Some(suite),
+            app: Some(app.into()),
+            ..run
+        }
+    }
+
+    fn suite(
+        id: u64,
+        app: &str,
+        status: &str,
+        conclusion: Option<&str>,
+        runs: u64,
+        minutes_ago: i64,
+    ) -> CheckSuite {
+        CheckSuite {
+            id,
+            app: app.into(),
+            app_name: app.to_uppercase(),
+            status: status.into(),
+            conclusion: conclusion.map(str::to_string),
+            runs,
+            created_at: Some(now() - Duration::minutes(minutes_ago)),
+        }
+    }
+
+    fn checks(runs: Vec<CheckRun>) -> Checks {
+        Checks {
+            runs,
+            suites: Vec::new(),
+            workflows: None,
+            statuses: Statuses::none(),
+            required: Vec::new(),
+            branch: "main".into(),
+        }
+    }
+
+    fn judge(checks: &Checks, skipped: SkippedCountsAs) -> Result<Vec<String>, String> {
+        green(checks, "abc", skipped, now(), Duration::hours(1))
+    }
+
+    fn writers(login: &str) -> Access {
+        match login {
+            "mallory" => Access::Without("read".into()),
+            "unknown" => Access::Unknown("reading unknown's permission was refused (403)".into()),
+            _ => Access::Write,
         }
     }
 
@@ -332,6 +873,7 @@ mod tests {
             state: state.into(),
             commit_id: Some(commit.into()),
             submitted_at: Some(now() + Duration::minutes(minute)),
+            association: Some("MEMBER".into()),
         }
     }
 
@@ -388,23 +930,163 @@ mod tests {
 
     #[test]
     fn green_takes_the_newest_run_of_each_name() {
-        let runs = [
+        let runs = vec![
             run("lint", "failure", 0),
             run("lint", "success", 5),
             run("test", "success", 1),
         ];
-        assert_eq!(green(&runs, &[], "abc", SkippedCountsAs::Excluded), Ok(()));
-        let runs = [run("lint", "success", 0), run("lint", "failure", 5)];
+        assert_eq!(judge(&checks(runs), SkippedCountsAs::Excluded), Ok(vec![]));
+        let runs = vec![run("lint", "success", 0), run("lint", "failure", 5)];
         assert_eq!(
-            green(&runs, &[], "abc123", SkippedCountsAs::Excluded).unwrap_err(),
+            green(
+                &checks(runs),
+                "abc123",
+                SkippedCountsAs::Excluded,
+                now(),
+                Duration::hours(1)
+            )
+            .unwrap_err(),
             "check `lint` failed on abc123"
         );
     }
 
     #[test]
+    fn a_run_of_one_workflow_never_hides_a_failure_of_another() {
+        let mut head = checks(vec![
+            in_suite(1, ACTIONS_APP, run("build", "success", 5)),
+            in_suite(2, ACTIONS_APP, run("build", "failure", 1)),
+        ]);
+        head.suites = vec![
+            suite(1, ACTIONS_APP, "completed", Some("success"), 1, 10),
+            suite(2, ACTIONS_APP, "completed", Some("failure"), 1, 10),
+        ];
+        assert!(needs_workflow_runs(&head.suites, now(), Duration::hours(1)));
+        // Without the workflow runs, each suite is its own group: still not green.
+        assert_eq!(
+            judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+            "check `build` (check suite 2) failed on abc"
+        );
+        head.workflows = Some(Ok(vec![
+            WorkflowRun {
+                suite_id: 1,
+                workflow_id: 10,
+                name: "CI".into(),
+                status: "completed".into(),
+            },
+            WorkflowRun {
+                suite_id: 2,
+                workflow_id: 20,
+                name: "Release".into(),
+                status: "completed".into(),
+            },
+        ]));
+        assert_eq!(
+            judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+            "check `build` (workflow `Release`) failed on abc"
+        );
+        // Two suites of one workflow (a re-run): the newest run counts.
+        if let Some(Ok(workflows)) = &mut head.workflows {
+            workflows[1].workflow_id = 10;
+        }
+        assert_eq!(judge(&head, SkippedCountsAs::Excluded), Ok(vec![]));
+    }
+
+    #[test]
+    fn suites_that_show_what_runs_do_not() {
+        let mut head = checks(vec![in_suite(1, ACTIONS_APP, run("ci", "success", 0))]);
+        head.suites = vec![
+            suite(1, ACTIONS_APP, "completed", Some("success"), 1, 10),
+            suite(2, "codecov", "queued", None, 0, 30),
+        ];
+        assert!(judge(&head, SkippedCountsAs::Excluded)
+            .unwrap_err()
+            .contains("CODECOV's check suite is queued with no runs yet"));
+        head.suites[1].created_at = Some(now() - Duration::hours(3));
+        assert_eq!(
+            judge(&head, SkippedCountsAs::Excluded),
+            Ok(vec![
+                "ignored CODECOV's check suite, queued with no runs for 3 h".into()
+            ])
+        );
+        // A suite that has runs and is not done is not green, whatever its runs say.
+        head.suites[1].runs = 2;
+        assert!(judge(&head, SkippedCountsAs::Excluded).is_err());
+        // A fork's workflow waiting for approval has no runs at all.
+        head.suites[1] = suite(2, ACTIONS_APP, "completed", Some("action_required"), 0, 300);
+        assert!(judge(&head, SkippedCountsAs::Excluded)
+            .unwrap_err()
+            .contains("waits for a maintainer's approval"));
+        // An old queued Actions suite is ignored only once its run is known not to wait.
+        head.suites[1] = suite(2, ACTIONS_APP, "queued", None, 0, 300);
+        assert!(needs_workflow_runs(&head.suites, now(), Duration::hours(1)));
+        assert!(
+            judge(&head, SkippedCountsAs::Excluded).is_err(),
+            "not read: not ignored"
+        );
+        head.workflows = Some(Err("403".into()));
+        assert!(judge(&head, SkippedCountsAs::Excluded)
+            .unwrap_err()
+            .contains("403"));
+        let waiting = WorkflowRun {
+            suite_id: 2,
+            workflow_id: 3,
+            name: "Deploy".into(),
+            status: "waiting".into(),
+        };
+        head.workflows = Some(Ok(vec![waiting]));
+        assert!(judge(&head, SkippedCountsAs::Excluded)
+            .unwrap_err()
+            .starts_with("workflow `Deploy` is waiting on abc"));
+        head.workflows = Some(Ok(vec![]));
+        assert_eq!(
+            judge(&head, SkippedCountsAs::Excluded).map(|notes| notes.len()),
+            Ok(1)
+        );
+    }
+
+    #[test]
+    fn required_checks_must_be_present() {
+        let mut head = checks(vec![run("ci", "success", 0)]);
+        head.required = vec!["ci".into(), "e2e".into()];
+        assert_eq!(
+            judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+            "required check `e2e` (a rule of main) has not run on abc"
+        );
+        head.statuses = Statuses {
+            state: "success".into(),
+            total: 1,
+            statuses: vec![Status {
+                context: "e2e".into(),
+                state: "success".into(),
+            }],
+        };
+        assert_eq!(judge(&head, SkippedCountsAs::Excluded), Ok(vec![]));
+    }
+
+    #[test]
+    fn the_combined_status_covers_every_context() {
+        let mut head = checks(vec![run("t", "success", 0)]);
+        head.statuses = Statuses {
+            state: "failure".into(),
+            total: 300,
+            statuses: Vec::new(),
+        };
+        assert_eq!(
+            judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+            "the combined commit status is failure on abc"
+        );
+        // total_count 0: no statuses, though GitHub says `pending`.
+        let head = Checks {
+            statuses: Statuses::none(),
+            ..checks(vec![run("t", "success", 0)])
+        };
+        assert_eq!(judge(&head, SkippedCountsAs::Excluded), Ok(vec![]));
+    }
+
+    #[test]
     fn green_fails_closed() {
         assert_eq!(
-            green(&[], &[], "abc", SkippedCountsAs::Excluded).unwrap_err(),
+            judge(&checks(vec![]), SkippedCountsAs::Excluded).unwrap_err(),
             "no check has passed on abc"
         );
         let pending = CheckRun {
@@ -413,55 +1095,139 @@ mod tests {
             ..run("test", "success", 0)
         };
         assert_eq!(
-            green(&[pending], &[], "abc", SkippedCountsAs::Excluded).unwrap_err(),
+            judge(&checks(vec![pending]), SkippedCountsAs::Excluded).unwrap_err(),
             "check `test` is in progress on abc"
         );
-        let skipped_only = [run("deploy", "skipped", 0)];
-        assert!(green(&skipped_only, &[], "abc", SkippedCountsAs::Excluded).is_err());
-        assert!(green(&skipped_only, &[], "abc", SkippedCountsAs::Success).is_ok());
-        let mixed = [run("deploy", "skipped", 0), run("test", "success", 1)];
-        assert!(green(&mixed, &[], "abc", SkippedCountsAs::Failure).is_err());
-        let statuses = [Status {
-            context: "ci/legacy".into(),
+        let skipped_only = || checks(vec![run("deploy", "skipped", 0)]);
+        assert!(judge(&skipped_only(), SkippedCountsAs::Excluded).is_err());
+        assert!(judge(&skipped_only(), SkippedCountsAs::Success).is_ok());
+        let mixed = checks(vec![run("deploy", "skipped", 0), run("test", "success", 1)]);
+        assert!(judge(&mixed, SkippedCountsAs::Failure).is_err());
+        let mut legacy = checks(vec![run("t", "success", 0)]);
+        legacy.statuses = Statuses {
             state: "pending".into(),
-        }];
+            total: 1,
+            statuses: vec![Status {
+                context: "ci/legacy".into(),
+                state: "pending".into(),
+            }],
+        };
         assert_eq!(
-            green(
-                &[run("t", "success", 0)],
-                &statuses,
-                "abc",
-                SkippedCountsAs::Excluded
-            )
-            .unwrap_err(),
+            judge(&legacy, SkippedCountsAs::Excluded).unwrap_err(),
             "status `ci/legacy` is pending on abc"
         );
     }
 
     #[test]
     fn approval_must_be_on_the_head_and_unopposed() {
+        let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
+        assert_eq!(approved(&[review("ann", "APPROVED", "head", 0)]), Ok(()));
         assert_eq!(
-            approved_at_head(&[review("ann", "APPROVED", "head", 0)], "head"),
-            Ok(())
-        );
-        assert_eq!(
-            approved_at_head(&[review("ann", "APPROVED", "old", 0)], "head").unwrap_err(),
+            approved(&[review("ann", "APPROVED", "old", 0)]).unwrap_err(),
             "approval is on an older commit, not head"
         );
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("bob", "CHANGES_REQUESTED", "old", 1),
         ];
-        assert_eq!(
-            approved_at_head(&reviews, "head").unwrap_err(),
-            "bob requested changes"
-        );
+        assert_eq!(approved(&reviews).unwrap_err(), "bob requested changes");
         // bob's newer approval replaces his request; a later comment changes nothing.
         let reviews = [
             review("bob", "CHANGES_REQUESTED", "old", 0),
             review("bob", "APPROVED", "head", 1),
             review("bob", "COMMENTED", "head", 2),
         ];
-        assert_eq!(approved_at_head(&reviews, "head"), Ok(()));
-        assert_eq!(approved_at_head(&[], "head").unwrap_err(), "no approval");
+        assert_eq!(approved(&reviews), Ok(()));
+        assert_eq!(approved(&[]).unwrap_err(), "no approval");
+        // A dismissal withdraws the verdict.
+        let reviews = [
+            review("ann", "APPROVED", "head", 0),
+            review("ann", "DISMISSED", "head", 1),
+        ];
+        assert_eq!(approved(&reviews).unwrap_err(), "no approval");
+    }
+
+    #[test]
+    fn only_reviewers_with_write_access_count() {
+        let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
+        // A MEMBER with read access neither approves...
+        assert_eq!(
+            approved(&[review("mallory", "APPROVED", "head", 0)]).unwrap_err(),
+            "no approval from an account with write access (not counted: mallory (read))"
+        );
+        // ...nor blocks.
+        let reviews = [
+            review("ann", "APPROVED", "head", 0),
+            review("mallory", "CHANGES_REQUESTED", "head", 1),
+        ];
+        assert_eq!(approved(&reviews), Ok(()));
+        // An unreadable permission is a reason, never a guess.
+        let reviews = [
+            review("ann", "APPROVED", "head", 0),
+            review("unknown", "APPROVED", "head", 1),
+        ];
+        assert_eq!(
+            approved(&reviews).unwrap_err(),
+            "unknown's approval cannot be counted: reading unknown's permission was refused (403)"
+        );
+        assert_eq!(reviewers(&reviews), vec!["ann", "unknown"]);
+        assert_eq!(
+            approved_since(
+                &[review("mallory", "APPROVED", "head", 0)],
+                "head",
+                &writers
+            ),
+            None
+        );
+        assert_eq!(
+            Access::from_permission(Some("write"), Some("maintain")),
+            Access::Write
+        );
+        assert_eq!(
+            Access::from_permission(Some("read"), Some("triage")),
+            Access::Without("triage".into())
+        );
+    }
+
+    #[test]
+    fn merge_methods_are_the_repository_s_and_the_rules() {
+        let settings = MergeSettings {
+            merge: Some(false),
+            squash: Some(true),
+            rebase: None,
+        };
+        let rules = BranchRules::default();
+        assert_eq!(
+            method_allowed("merge", "o/r", &settings, &rules).unwrap_err(),
+            "merge_method \"merge\" is not allowed on o/r (it allows squash, rebase): set [sweep] merge_method"
+        );
+        assert_eq!(
+            method_allowed("rebase", "o/r", &settings, &rules),
+            Ok(()),
+            "unknown is not refused"
+        );
+        let rules = BranchRules {
+            allowed_methods: Some(vec!["SQUASH".into()]),
+            ..BranchRules::default()
+        };
+        assert_eq!(method_allowed("squash", "o/r", &settings, &rules), Ok(()));
+        assert!(method_allowed("rebase", "o/r", &settings, &rules).is_err());
+    }
+
+    #[test]
+    fn each_405_is_told_apart() {
+        assert!(
+            !refusal(
+                "Repository rule violations found\n\nChanges must be made through the merge queue"
+            )
+            .1
+        );
+        assert!(!refusal("Merge commits are not allowed on this repository.").1);
+        assert!(!refusal("Squash merges are not allowed on this repository.").1);
+        assert!(
+            refusal("At least 1 approving review is required by reviewers with write access.").1
+        );
+        assert!(refusal("Base branch was modified. Review and try the merge again.").1);
+        assert!(refusal("Pull Request is not mergeable").1);
     }
 }

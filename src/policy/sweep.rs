@@ -230,6 +230,9 @@ pub enum Route {
     Held(String),
     /// Changes requested at the head: the approval is cleared, which ends the sweep (seed 001).
     ChangesRequested(String),
+    /// The base branch requires the merge queue: the trigger ends and its budget is spent, so
+    /// it is not tried 12 times over 15 hours. gh-sweep does not enqueue into it.
+    MergeQueue(String),
     /// Not now: tried again after the backoff. `charged` says whether it costs an attempt
     /// (GitHub still computing mergeability does not).
     Defer {
@@ -247,6 +250,7 @@ impl Route {
             Route::HeadMoved { .. } => "skip: head moved",
             Route::Held(_) => "skip: held",
             Route::ChangesRequested(_) => "skip: changes requested",
+            Route::MergeQueue(_) => "skip: merge queue",
             Route::Defer { charged: true, .. } => "defer",
             Route::Defer { charged: false, .. } => "defer (no attempt spent)",
         }
@@ -263,9 +267,10 @@ impl Route {
                     super::merge::short(now)
                 )
             }
-            Route::Held(why) | Route::ChangesRequested(why) | Route::Defer { why, .. } => {
-                why.clone()
-            }
+            Route::Held(why)
+            | Route::ChangesRequested(why)
+            | Route::MergeQueue(why)
+            | Route::Defer { why, .. } => why.clone(),
         }
     }
 }
@@ -297,8 +302,15 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
     if pull.draft != Some(false) {
         return defer("the PR is a draft, or GitHub does not say", true);
     }
-    match (pull.mergeable, pull.mergeable_state) {
-        (None, _) => defer("GitHub is still computing whether it can merge", false),
+    // Only what GitHub itself calls mergeable, and even that is necessary, not sufficient: the
+    // checks and reviews are judged after. `blocked` is no 405: an admin's or a bypass actor's
+    // token gets the merge anyway, so gh-sweep's own guard is what refuses it.
+    let state = pull.mergeable_state.filter(|state| !state.is_empty());
+    match (pull.mergeable, state) {
+        (None, _) | (_, None) | (_, Some("unknown")) => defer(
+            "GitHub is still computing whether it can merge (mergeable_state unknown)",
+            false,
+        ),
         (Some(false), state) | (Some(true), state @ Some("dirty")) => Some(Route::Defer {
             why: format!(
                 "GitHub cannot merge it (mergeable_state {})",
@@ -307,15 +319,29 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
             charged: true,
             not_green: false,
         }),
+        (Some(true), Some("clean")) | (Some(true), Some("has_hooks")) => None,
+        (Some(true), Some("blocked")) => defer(BLOCKED, true),
         // The checks ran on the PR head, not on the head merged onto today's base: a
         // repository that requires up-to-date branches says `behind`, and that is respected.
         (Some(true), Some("behind")) => defer(
             "behind its base branch, which requires branches to be up to date",
             true,
         ),
-        _ => None,
+        (Some(true), Some("draft")) => defer("the PR is a draft (mergeable_state draft)", true),
+        (Some(true), Some("unstable")) => defer(
+            "a check or commit status is not passing (mergeable_state unstable)",
+            true,
+        ),
+        (Some(true), Some(other)) => Some(Route::Defer {
+            why: format!("mergeable_state {other} is not one gh-sweep merges"),
+            charged: true,
+            not_green: false,
+        }),
     }
 }
+
+/// The start of a `blocked` PR's reason; the engine adds the rules it could read.
+pub const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
 
 /// The guard's second part, from the fresh checks and reviews (the same rules as `poll`'s).
 pub fn verdict(green: Result<(), String>, approval: Result<(), String>) -> Option<Route> {
@@ -637,6 +663,41 @@ mod tests {
         })
         .unwrap();
         assert_eq!(behind.disposition(), "defer");
+        // `blocked` is never merged, though an admin's token would get it merged.
+        let blocked = guard(&PullState {
+            mergeable_state: Some("blocked"),
+            ..pull("pr-7-head")
+        })
+        .unwrap();
+        assert_eq!(
+            (blocked.disposition(), blocked.reason()),
+            ("defer", BLOCKED.to_string())
+        );
+        for state in ["unstable", "draft", "something-new"] {
+            assert_eq!(
+                guard(&PullState {
+                    mergeable_state: Some(state),
+                    ..pull("pr-7-head")
+                })
+                .unwrap()
+                .disposition(),
+                "defer",
+                "{state}"
+            );
+        }
+        assert_eq!(
+            guard(&PullState {
+                mergeable_state: Some("has_hooks"),
+                ..pull("pr-7-head")
+            }),
+            None
+        );
+        let unknown = guard(&PullState {
+            mergeable_state: Some("unknown"),
+            ..pull("pr-7-head")
+        })
+        .unwrap();
+        assert_eq!(unknown.disposition(), "defer (no attempt spent)");
         assert!(
             guard(&PullState {
                 draft: None,
@@ -675,11 +736,14 @@ mod tests {
             open in proptest::bool::ANY,
             held in proptest::bool::ANY,
             mergeable in proptest::option::of(proptest::bool::ANY),
+            state in proptest::sample::select(vec![
+                "clean", "has_hooks", "blocked", "behind", "dirty", "unstable", "draft", "unknown", "", "new",
+            ]),
             moved in proptest::bool::ANY,
             attempts in 0u32..20,
             minutes in 0i64..100_000,
         ) {
-            let state = PullState {
+            let pull = PullState {
                 merged,
                 open,
                 head: if moved { "pr-7-head-2" } else { "pr-7-head" },
@@ -687,10 +751,12 @@ mod tests {
                 held: held.then(|| "title has (HELD)".to_string()),
                 draft: Some(false),
                 mergeable,
-                mergeable_state: Some("clean"),
+                mergeable_state: Some(state),
             };
-            if merged || !open || held || moved || mergeable != Some(true) {
-                prop_assert!(guard(&state).is_some());
+            if merged || !open || held || moved || mergeable != Some(true)
+                || !matches!(state, "clean" | "has_hooks")
+            {
+                prop_assert!(guard(&pull).is_some(), "{state}");
             }
             let blocked = Gate { blocked: Some("held".into()), ..approved(0) };
             let budget = Budget { attempts, last: Some(t(0)), watermark: Some(t(0)) };

@@ -75,8 +75,13 @@ fn an_eligible_pr_is_enqueued_once_per_head() {
             format!("/repos/{REPO}/pulls/7"),
             format!("/repos/{REPO}/pulls/7/files"),
             format!("/repos/{REPO}/commits/pr-7-head/check-runs"),
+            format!("/repos/{REPO}/commits/pr-7-head/check-suites"),
             format!("/repos/{REPO}/commits/pr-7-head/status"),
+            // Once per branch and run: the checks its rules require.
+            format!("/repos/{REPO}/rules/branches/main"),
             format!("/repos/{REPO}/pulls/7/reviews"),
+            // Once per reviewer and run: only reviewers with write access count.
+            format!("/repos/{REPO}/collaborators/reviewer/permission"),
         ]
     );
     assert_eq!(
@@ -278,6 +283,7 @@ fn the_first_unmet_condition_is_said_in_words() {
             state: "APPROVED".into(),
             commit_id: "older".into(),
             at: now,
+            association: "COLLABORATOR".into(),
         });
         let pr = world.green_pr(5);
         pr.reviews.push(crate::support::world::Review {
@@ -285,6 +291,7 @@ fn the_first_unmet_condition_is_said_in_words() {
             state: "CHANGES_REQUESTED".into(),
             commit_id: "pr-5-head".into(),
             at: now,
+            association: "COLLABORATOR".into(),
         });
         world.green_pr(6).check_runs.clear();
         let pr = world.green_pr(7);
@@ -361,6 +368,7 @@ fn the_newest_run_of_each_check_counts_and_skipped_runs_follow_the_config() {
             status: "completed".into(),
             conclusion: Some("failure".into()),
             started_at: now - Duration::hours(2),
+            suite: 100,
         });
         let pr = world.green_pr(2);
         pr.check_runs[0].conclusion = Some("skipped".into());
@@ -544,15 +552,16 @@ fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
     });
     test.run(&["poll", "--repo", REPO]).expect_code(0);
     let first = test.requests().len();
-    // search 1 page; per PR: read + files (30), + check runs + status + reviews (30 red ones:
-    // the approval is read anyway, for the merge gate), + reviews (30 unapproved + 10 eligible).
-    assert_eq!(first, 1 + 30 * 2 + 30 * 5 + 30 * 5 + 10 * 5);
+    // search 1 page; per PR: read + files (30), + check runs + check suites + status + reviews
+    // (30 red ones: the approval is read anyway, for the merge gate), + reviews (30 unapproved
+    // + 10 eligible); once per run: the branch's rules and the reviewer's permission.
+    assert_eq!(first, 1 + 30 * 2 + 30 * 6 + 30 * 6 + 10 * 6 + 2);
     test.clear_log();
     let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
     let second = test.requests().len();
     assert_eq!(outcome.json()["counters"]["in_flight"], 10);
     // The 10 enqueued PRs cost nothing; the 90 ineligible ones are read again.
-    assert_eq!(second, first - 10 * 5);
+    assert_eq!(second, first - 10 * 6);
     eprintln!("100 PRs, 10 eligible: first tick {first} requests, second tick {second}");
 }
 

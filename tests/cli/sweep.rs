@@ -213,6 +213,7 @@ fn changes_requested_at_the_head_defers_and_clears_the_approval() {
             state: "CHANGES_REQUESTED".into(),
             commit_id: "pr-7-head".into(),
             at: now,
+            association: "COLLABORATOR".into(),
         });
     }
     let recap = sweep(&test, &[]);

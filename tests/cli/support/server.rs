@@ -57,6 +57,8 @@ impl Request {
 pub enum Fault {
     /// Answer with this status and a GitHub-shaped error body.
     Status(u16),
+    /// Answer with this status and GitHub's own message for it.
+    Refuse(u16, String),
     /// 403 (a secondary limit) or 429 with `retry-after` and an exhausted rate limit.
     RateLimit { status: u16, retry_after: u64 },
     /// Close the connection without answering.
@@ -292,6 +294,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     }
     let answer = match &fault {
         Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
+        Some(Fault::Refuse(status, message)) => Some(error(*status, message)),
         Some(Fault::RateLimit {
             status,
             retry_after,
@@ -543,7 +546,16 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
         let (key, value) = term.split_once(':').unwrap_or((term, ""));
         matches.retain(|issue| match (key, value) {
             ("is", "pr") => issue.is_pr,
-            ("is", "open") => issue.state == "open",
+            // The index lags: it may still show a state the item no longer has.
+            ("is", "open") => {
+                issue
+                    .search_stale
+                    .as_ref()
+                    .and_then(|stale| stale.get("state"))
+                    .and_then(Value::as_str)
+                    .unwrap_or(&issue.state)
+                    == "open"
+            }
             ("draft", "false") => !issue.draft,
             ("archived", "false") => true,
             // Qualifiers match names as GitHub does, whatever their case.
@@ -673,9 +685,42 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 return error(404, "Not Found");
             };
             let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
+            let settings = world.settings.get(&repo).cloned().unwrap_or_default();
+            let rules = world
+                .branch_rules
+                .get(&format!("{repo}:{}", world.issues[index].base))
+                .cloned()
+                .unwrap_or_default();
             let issue = &mut world.issues[index];
             if issue.state != "open" || issue.merged || issue.mergeable == Some(false) {
                 return error(405, "Pull Request is not mergeable");
+            }
+            // GitHub's own refusals, each with its message. A `blocked` PR is NOT among them:
+            // the token is an admin's (or a bypass actor's), and GitHub merges it anyway.
+            let method = body
+                .get("merge_method")
+                .and_then(Value::as_str)
+                .unwrap_or("merge");
+            let allowed = match method {
+                "squash" => settings.allow_squash_merge,
+                "rebase" => settings.allow_rebase_merge,
+                _ => settings.allow_merge_commit,
+            };
+            if allowed == Some(false) {
+                return error(
+                    405,
+                    match method {
+                        "squash" => "Squash merges are not allowed on this repository.",
+                        "rebase" => "Rebase merges are not allowed on this repository.",
+                        _ => "Merge commits are not allowed on this repository.",
+                    },
+                );
+            }
+            if rules.iter().any(|rule| rule["type"] == "merge_queue") {
+                return error(
+                    405,
+                    "Repository rule violations found\n\nChanges must be made through the merge queue\n\n",
+                );
             }
             if body.get("sha").and_then(Value::as_str) != Some(issue.head_sha.as_str()) {
                 return error(
@@ -732,6 +777,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         .map(|review| {
                             json!({
                                 "user": {"login": review.user, "type": "User"},
+                                "author_association": review.association,
                                 "state": review.state,
                                 "commit_id": review.commit_id,
                                 "submitted_at": stamp(review.at),
@@ -753,7 +799,11 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 // A commit nobody ran anything on.
                 return match *what {
                     "check-runs" => reply(200, json!({"total_count": 0, "check_runs": []})),
-                    "status" => reply(200, json!({"state": "pending", "statuses": []})),
+                    "check-suites" => reply(200, json!({"total_count": 0, "check_suites": []})),
+                    "status" => reply(
+                        200,
+                        json!({"state": "pending", "sha": sha, "total_count": 0, "statuses": []}),
+                    ),
                     _ => error(UNKNOWN, "the fake GitHub does not know this route"),
                 };
             };
@@ -771,6 +821,12 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                                 "conclusion": run.conclusion,
                                 "started_at": stamp(run.started_at),
                                 "completed_at": run.conclusion.as_ref().map(|_| stamp(run.started_at)),
+                                "check_suite": {"id": run.suite},
+                                "app": issue
+                                    .check_suites
+                                    .iter()
+                                    .find(|suite| suite.id == run.suite)
+                                    .map(|suite| json!({"id": super::world::app_id(&suite.app), "slug": suite.app})),
                             })
                         })
                         .collect();
@@ -780,24 +836,96 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         json!({"total_count": runs.len(), "check_runs": page}).to_string();
                     answer
                 }
+                "check-suites" => {
+                    let suites = issue.suites_json();
+                    let mut answer = paginate(suites.clone(), request, base, page_size);
+                    let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+                    answer.body =
+                        json!({"total_count": suites.len(), "check_suites": page}).to_string();
+                    answer
+                }
                 "status" => {
+                    // The combined status: its `state` covers every context (failure if any
+                    // failed or errored, pending if any is pending, and pending when there is
+                    // none at all); the contexts themselves are paginated, 100 at most a page.
                     let statuses: Vec<Value> = issue
                         .statuses
                         .iter()
                         .map(|(context, state)| json!({"context": context, "state": state}))
                         .collect();
-                    let state = if issue.statuses.iter().all(|(_, state)| state == "success") {
-                        "success"
-                    } else {
+                    let states = || issue.statuses.iter().map(|(_, state)| state.as_str());
+                    let state = if states().any(|state| state == "failure" || state == "error") {
                         "failure"
+                    } else if issue.statuses.is_empty() || states().any(|state| state == "pending")
+                    {
+                        "pending"
+                    } else {
+                        "success"
                     };
-                    reply(
-                        200,
-                        json!({"state": state, "sha": issue.head_sha, "statuses": statuses}),
-                    )
+                    let mut answer = paginate(statuses.clone(), request, base, page_size);
+                    let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+                    answer.body = json!({
+                        "state": state,
+                        "sha": issue.head_sha,
+                        "total_count": statuses.len(),
+                        "statuses": page,
+                    })
+                    .to_string();
+                    answer
                 }
                 _ => error(UNKNOWN, "the fake GitHub does not know this route"),
             }
+        }
+        ("GET", ["repos", owner, name, "rules", "branches", branch @ ..]) => {
+            let key = format!("{owner}/{name}:{}", branch.join("/"));
+            let rules = world.branch_rules.get(&key).cloned().unwrap_or_default();
+            paginate(rules, request, base, page_size)
+        }
+        ("GET", ["repos", owner, name, "collaborators", user, "permission"]) => {
+            let repo = format!("{owner}/{name}");
+            if !world.repos.contains(&repo) {
+                return error(404, "Not Found");
+            }
+            if world.permissions_forbidden {
+                return error(
+                    403,
+                    "Must have push access to view collaborator permission.",
+                );
+            }
+            let role = world
+                .roles
+                .get(*user)
+                .cloned()
+                .unwrap_or_else(|| "read".into());
+            // `permission` is the base role: maintain reads as write, triage as read.
+            let permission = match role.as_str() {
+                "admin" => "admin",
+                "maintain" | "write" => "write",
+                "none" => "none",
+                _ => "read",
+            };
+            reply(
+                200,
+                json!({"permission": permission, "role_name": role, "user": {"login": user, "type": "User"}}),
+            )
+        }
+        ("GET", ["repos", owner, name, "actions", "runs"]) => {
+            let repo = format!("{owner}/{name}");
+            if world.actions_forbidden {
+                return error(403, "Resource not accessible by integration");
+            }
+            let query = query_map(&request.query);
+            let head = query.get("head_sha").cloned().unwrap_or_default();
+            let runs: Vec<Value> = world
+                .issues
+                .iter()
+                .filter(|issue| issue.repo == repo && issue.is_pr && issue.head_sha == head)
+                .flat_map(|issue| issue.workflow_runs_json())
+                .collect();
+            let mut answer = paginate(runs.clone(), request, base, page_size);
+            let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
+            answer.body = json!({"total_count": runs.len(), "workflow_runs": page}).to_string();
+            answer
         }
         ("GET", ["repos", owner, name, "issues"]) => {
             let repo = format!("{owner}/{name}");
@@ -1193,18 +1321,29 @@ fn route_repository(world: &WorldState, request: &Incoming) -> Option<Reply> {
         return Some(error(404, "Not Found"));
     };
     let (login, short) = full_name.split_once('/').unwrap_or((full_name, ""));
-    Some(reply(
-        200,
-        json!({
-            "id": world.repo_id(full_name),
-            "name": short,
-            "full_name": full_name,
-            "owner": {"login": login, "type": "Organization"},
-            "private": false,
-            "html_url": format!("https://github.com/{full_name}"),
-            "default_branch": "main",
-        }),
-    ))
+    let mut value = json!({
+        "id": world.repo_id(full_name),
+        "name": short,
+        "full_name": full_name,
+        "owner": {"login": login, "type": "Organization"},
+        "private": false,
+        "html_url": format!("https://github.com/{full_name}"),
+        "default_branch": "main",
+    });
+    // "Get a repository" (REST docs, Repositories): `allow_merge_commit`,
+    // `allow_squash_merge` and `allow_rebase_merge` say which merge methods the repository
+    // allows; a repository set up with none of them named allows every method here.
+    let settings = world.settings.get(full_name).cloned().unwrap_or_default();
+    for (key, allowed) in [
+        ("allow_merge_commit", settings.allow_merge_commit),
+        ("allow_squash_merge", settings.allow_squash_merge),
+        ("allow_rebase_merge", settings.allow_rebase_merge),
+    ] {
+        if let Some(allowed) = allowed {
+            value[key] = json!(allowed);
+        }
+    }
+    Some(reply(200, value))
 }
 
 /// A single resource's `Last-Modified`: its `updated_at`. Lists carry none.

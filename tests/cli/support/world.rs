@@ -2,6 +2,8 @@
 //! Its default already looks real (one repository, `octo/demo`), so each test states only what
 //! differs. Ages are relative to the world's clock, which is the real clock when it starts.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 
@@ -33,6 +35,29 @@ pub struct CheckRun {
     pub status: String,
     pub conclusion: Option<String>,
     pub started_at: DateTime<Utc>,
+    /// The check suite the run belongs to (an id in the PR's `check_suites`).
+    pub suite: u64,
+}
+
+/// The GitHub App that owns a check suite: `github-actions`, or a third party's.
+pub const ACTIONS: &str = "github-actions";
+
+/// A check suite on the head, as GitHub keeps one per app (and, for GitHub Actions, one per
+/// workflow run). Its status and conclusion follow its runs, as GitHub's do, unless set here:
+/// a suite with no runs (an app that registered one and never reported, a fork's workflow
+/// waiting for approval) has only what is set. A suite with no runs and nothing set is not
+/// served.
+#[derive(Clone, Debug)]
+pub struct CheckSuite {
+    pub id: u64,
+    pub app: String,
+    pub created_at: DateTime<Utc>,
+    pub status: Option<String>,
+    pub conclusion: Option<String>,
+    /// GitHub Actions only: the workflow (id, name) whose run made this suite, and that run's
+    /// own status when it is not the suite's (`waiting` behind a concurrency group, `requested`).
+    pub workflow: Option<(u64, String)>,
+    pub run_status: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -41,6 +66,9 @@ pub struct Review {
     pub state: String,
     pub commit_id: String,
     pub at: DateTime<Utc>,
+    /// What GitHub says of the reviewer's relation to the repository: `OWNER`, `MEMBER`,
+    /// `COLLABORATOR`, `CONTRIBUTOR`, `NONE`... Not a permission: gh-sweep must not trust it.
+    pub association: String,
 }
 
 #[derive(Clone, Debug)]
@@ -66,11 +94,14 @@ pub struct Issue {
     pub head_sha: String,
     pub files: Vec<(String, Option<String>)>,
     pub check_runs: Vec<CheckRun>,
+    pub check_suites: Vec<CheckSuite>,
     pub statuses: Vec<(String, String)>,
     pub reviews: Vec<Review>,
     pub merged: bool,
     /// `None`: GitHub is still computing.
     pub mergeable: Option<bool>,
+    /// Served as given (`clean`, `blocked`, `behind`, `dirty`, `unstable`, `has_hooks`,
+    /// `draft`, `unknown`); an empty string is served as `null`.
     pub mergeable_state: String,
     /// A locked conversation (`locked`, `active_lock_reason` in GitHub's issue JSON).
     pub locked: bool,
@@ -78,6 +109,10 @@ pub struct Issue {
     /// PRs only: commits pushed to the head, as the timeline's `committed` entries show them
     /// (git names and dates, no GitHub actor): (sha, author name, date).
     pub commits: Vec<(String, String, DateTime<Utc>)>,
+    /// The base branch.
+    pub base: String,
+    /// Fields the search index still shows after the item changed (the index lags).
+    pub search_stale: Option<Value>,
 }
 
 impl Issue {
@@ -128,9 +163,10 @@ impl Issue {
             "draft": self.draft,
             "labels": self.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
             "head": {"sha": self.head_sha, "ref": format!("branch-{}", self.number)},
+            "base": {"ref": self.base},
             "merged": self.merged,
             "mergeable": self.mergeable,
-            "mergeable_state": self.mergeable_state,
+            "mergeable_state": if self.mergeable_state.is_empty() { Value::Null } else { json!(self.mergeable_state) },
             "created_at": stamp(self.created_at),
             "updated_at": stamp(self.updated_at),
             "html_url": self.html_url(),
@@ -149,7 +185,95 @@ impl Issue {
     pub fn search_json(&self) -> Value {
         let mut value = self.to_json();
         value["repository_url"] = json!(format!("https://api.github.com/repos/{}", self.repo));
+        if let Some(Value::Object(stale)) = &self.search_stale {
+            for (key, field) in stale {
+                value[key] = field.clone();
+            }
+        }
         value
+    }
+
+    /// The suites GitHub serves for the head: each with the status and conclusion its runs give
+    /// it (unless set), and how many runs it has.
+    pub fn suites_json(&self) -> Vec<Value> {
+        self.check_suites
+            .iter()
+            .filter_map(|suite| {
+                let runs: Vec<&CheckRun> = self
+                    .check_runs
+                    .iter()
+                    .filter(|run| run.suite == suite.id)
+                    .collect();
+                if runs.is_empty() && suite.status.is_none() {
+                    return None;
+                }
+                let status = suite.status.clone().unwrap_or_else(|| {
+                    if runs.iter().all(|run| run.status == "completed") {
+                        "completed".into()
+                    } else if runs.iter().all(|run| run.status == "queued") {
+                        "queued".into()
+                    } else {
+                        "in_progress".into()
+                    }
+                });
+                let conclusion = suite.conclusion.clone().or_else(|| {
+                    (status == "completed").then(|| {
+                        const ORDER: [&str; 8] = [
+                            "action_required", "cancelled", "timed_out", "failure",
+                            "startup_failure", "stale", "neutral", "success",
+                        ];
+                        ORDER
+                            .iter()
+                            .find(|wanted| {
+                                runs.iter().any(|run| run.conclusion.as_deref() == Some(**wanted))
+                            })
+                            .map_or("skipped".to_string(), |found| found.to_string())
+                    })
+                });
+                Some(json!({
+                    "id": suite.id,
+                    "head_sha": self.head_sha,
+                    "head_branch": format!("branch-{}", self.number),
+                    "status": status,
+                    "conclusion": conclusion,
+                    "app": {"id": app_id(&suite.app), "slug": suite.app, "name": app_name(&suite.app)},
+                    "created_at": stamp(suite.created_at),
+                    "updated_at": stamp(suite.created_at),
+                    "latest_check_runs_count": runs.len(),
+                }))
+            })
+            .collect()
+    }
+
+    /// GitHub Actions' workflow runs on the head: one per Actions suite with a workflow.
+    pub fn workflow_runs_json(&self) -> Vec<Value> {
+        let suites = self.suites_json();
+        self.check_suites
+            .iter()
+            .filter(|suite| suite.app == ACTIONS)
+            .filter_map(|suite| {
+                let (workflow_id, name) = suite.workflow.clone()?;
+                let served = suites.iter().find(|served| served["id"] == json!(suite.id));
+                let status = suite.run_status.clone().unwrap_or_else(|| {
+                    served
+                        .and_then(|served| served["status"].as_str())
+                        .unwrap_or("queued")
+                        .to_string()
+                });
+                let conclusion = served.map(|served| served["conclusion"].clone());
+                Some(json!({
+                    "id": suite.id + 1,
+                    "name": name,
+                    "workflow_id": workflow_id,
+                    "path": format!(".github/workflows/{}.yml", name.to_lowercase()),
+                    "check_suite_id": suite.id,
+                    "head_sha": self.head_sha,
+                    "event": "pull_request",
+                    "status": status,
+                    "conclusion": if status == "completed" { conclusion.unwrap_or(Value::Null) } else { Value::Null },
+                }))
+            })
+            .collect()
     }
 
     /// Moves the head to a new commit whose checks pass again and whose approval is lost.
@@ -164,12 +288,42 @@ impl Issue {
 
     /// Approves the current head.
     pub fn approve_at_head(&mut self, user: &str, at: DateTime<Utc>) {
+        self.review(user, "APPROVED", at);
+    }
+
+    /// A review of the current head by `user`, who GitHub says is a `COLLABORATOR`.
+    pub fn review(&mut self, user: &str, state: &str, at: DateTime<Utc>) -> &mut Review {
         self.reviews.push(Review {
             user: user.into(),
-            state: "APPROVED".into(),
+            state: state.into(),
             commit_id: self.head_sha.clone(),
             at,
+            association: "COLLABORATOR".into(),
         });
+        self.reviews.last_mut().unwrap()
+    }
+
+    /// A check suite of `app` on the head, created `minutes_ago`, with no runs and the status
+    /// and conclusion given.
+    pub fn suite(
+        &mut self,
+        id: u64,
+        app: &str,
+        minutes_ago: i64,
+        status: &str,
+        conclusion: Option<&str>,
+    ) -> &mut CheckSuite {
+        let created_at = Utc::now() - Duration::minutes(minutes_ago);
+        self.check_suites.push(CheckSuite {
+            id,
+            app: app.into(),
+            created_at,
+            status: Some(status.into()),
+            conclusion: conclusion.map(str::to_string),
+            workflow: None,
+            run_status: None,
+        });
+        self.check_suites.last_mut().unwrap()
     }
 
     pub fn has_label(&self, name: &str) -> bool {
@@ -181,6 +335,44 @@ impl Issue {
 
 pub fn stamp(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// GitHub Apps' ids, as GitHub numbers them (GitHub Actions is 15368).
+pub fn app_id(slug: &str) -> u64 {
+    match slug {
+        ACTIONS => 15368,
+        "codecov" => 254,
+        "mergify" => 10562,
+        other => 90000 + other.len() as u64,
+    }
+}
+
+fn app_name(slug: &str) -> String {
+    match slug {
+        ACTIONS => "GitHub Actions".into(),
+        "codecov" => "Codecov".into(),
+        "mergify" => "Mergify".into(),
+        other => other.to_string(),
+    }
+}
+
+/// A repository's merge settings, as `GET /repos/{o}/{r}` answers them. `None`: the field is
+/// left out, as GitHub leaves it out for tokens that may not see the settings.
+#[derive(Clone, Debug)]
+pub struct RepoSettings {
+    pub allow_merge_commit: Option<bool>,
+    pub allow_squash_merge: Option<bool>,
+    pub allow_rebase_merge: Option<bool>,
+}
+
+impl Default for RepoSettings {
+    fn default() -> Self {
+        RepoSettings {
+            allow_merge_commit: Some(true),
+            allow_squash_merge: Some(true),
+            allow_rebase_merge: Some(true),
+        }
+    }
 }
 
 pub struct WorldState {
@@ -206,6 +398,18 @@ pub struct WorldState {
     pub renames: Vec<(String, String)>,
     /// Whether search answers say `incomplete_results: true` (GitHub's search timed out).
     pub search_incomplete: bool,
+    /// Each account's role on the repositories (`admin`, `maintain`, `write`, `triage`,
+    /// `read`, `none`); an account not named has `read`, as anyone has on a public repository.
+    pub roles: BTreeMap<String, String>,
+    /// The token may not read collaborators' permissions (no push access): 403.
+    pub permissions_forbidden: bool,
+    /// The token may not read Actions (no `actions: read`): 403 on workflow runs.
+    pub actions_forbidden: bool,
+    /// Repository merge settings, by repository; a repository not named allows every method.
+    pub settings: BTreeMap<String, RepoSettings>,
+    /// The rules that apply to a branch (`GET /repos/{o}/{r}/rules/branches/{branch}`), by
+    /// "owner/name:branch".
+    pub branch_rules: BTreeMap<String, Vec<Value>>,
 }
 
 impl WorldState {
@@ -224,7 +428,20 @@ impl WorldState {
             transfers: Vec::new(),
             renames: Vec::new(),
             search_incomplete: false,
+            roles: ["reviewer", "ann", "bob"]
+                .into_iter()
+                .map(|login| (login.to_string(), "write".to_string()))
+                .collect(),
+            permissions_forbidden: false,
+            actions_forbidden: false,
+            settings: BTreeMap::new(),
+            branch_rules: BTreeMap::new(),
         }
+    }
+
+    /// The rules of `REPO`'s `main`, where a test adds them.
+    pub fn main_rules(&mut self) -> &mut Vec<Value> {
+        self.branch_rules.entry(format!("{REPO}:main")).or_default()
     }
 
     pub fn days_ago(&self, days: i64) -> DateTime<Utc> {
@@ -254,6 +471,7 @@ impl WorldState {
             head_sha: format!("pr-{number}-head"),
             files: Vec::new(),
             check_runs: Vec::new(),
+            check_suites: Vec::new(),
             statuses: Vec::new(),
             reviews: Vec::new(),
             merged: false,
@@ -262,6 +480,8 @@ impl WorldState {
             locked: false,
             active_lock_reason: None,
             commits: Vec::new(),
+            base: "main".into(),
+            search_stale: None,
         });
         self.issues.last_mut().unwrap()
     }
@@ -273,12 +493,23 @@ impl WorldState {
         issue.is_pr = true;
         issue.title = format!("PR {number}");
         issue.files = vec![("docs/guide.md".into(), None)];
+        // GitHub Actions' suite for the `CI` workflow's run, holding the `ci` job.
+        issue.check_suites = vec![CheckSuite {
+            id: number * 100,
+            app: ACTIONS.into(),
+            created_at: checked,
+            status: None,
+            conclusion: None,
+            workflow: Some((1, "CI".into())),
+            run_status: None,
+        }];
         issue.check_runs = vec![CheckRun {
             id: number * 10,
             name: "ci".into(),
             status: "completed".into(),
             conclusion: Some("success".into()),
             started_at: checked,
+            suite: number * 100,
         }];
         issue.approve_at_head("reviewer", checked);
         issue
@@ -443,6 +674,7 @@ impl WorldState {
             state: state.into(),
             commit_id,
             at,
+            association: "NONE".into(),
         });
         issue.updated_at = issue.updated_at.max(at);
     }

@@ -1,0 +1,198 @@
+//! What `poll`, `classify merge` and `sweep` read to judge a merge, beyond the PR itself, with
+//! the per-run memory issue 9 asks for: a reviewer's permission is read once per run, a
+//! repository's merge settings once, a branch's rules once. A 403 where GitHub documents one
+//! for a token without the access (a collaborator's permission, Actions' workflow runs, a
+//! branch's rules) is the PR's reason not to merge, never a stop of the run.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+
+use super::{parse_all, ReadError};
+use crate::github::{self, model, ApiError, Client};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::merge::{self, Access, BranchRules, Checks, MergeSettings, PollRules, Review};
+
+/// The run's memory of what does not change within a run.
+#[derive(Default)]
+pub struct MergeReads {
+    access: BTreeMap<(RepoRef, String), Access>,
+    settings: BTreeMap<RepoRef, MergeSettings>,
+    rules: BTreeMap<(RepoRef, String), BranchRules>,
+}
+
+/// A 403 that means "this token may not read that": the reason in words, or the error back.
+fn refused(error: ApiError, what: &str) -> Result<String, ApiError> {
+    match error {
+        ApiError::Auth {
+            status: 403,
+            message,
+        } => Ok(format!("reading {what} was refused (403): {message}")),
+        other => Err(other),
+    }
+}
+
+/// The green rule's verdict and, when green, when it went green.
+pub struct Green {
+    pub verdict: Result<Vec<String>, String>,
+    pub since: Option<DateTime<Utc>>,
+}
+
+/// The approval rule's verdict and, when approved, the time of the newest counted approval.
+pub struct Approval {
+    pub verdict: Result<(), String>,
+    pub since: Option<DateTime<Utc>>,
+}
+
+impl MergeReads {
+    /// A reviewer's access, read once per run.
+    pub fn access(
+        &mut self,
+        client: &Client,
+        repo: &RepoRef,
+        login: &str,
+    ) -> Result<Access, ReadError> {
+        let key = (repo.clone(), login.to_ascii_lowercase());
+        if let Some(known) = self.access.get(&key) {
+            return Ok(known.clone());
+        }
+        let access = match github::collaborator_permission(client, repo, login) {
+            Ok(value) => model::access(&value),
+            Err(ApiError::Item {
+                status: Some(404), ..
+            }) => Access::Unknown(format!("GitHub knows no account {login} on {repo} (404)")),
+            Err(error) => Access::Unknown(refused(error, &format!("{login}'s permission"))?),
+        };
+        self.access.insert(key, access.clone());
+        Ok(access)
+    }
+
+    /// The PR's reviews, judged with each reviewer's access.
+    pub fn approval(
+        &mut self,
+        client: &Client,
+        item: &ItemRef,
+        head: &str,
+    ) -> Result<Approval, ReadError> {
+        let reviews: Vec<Review> = parse_all(github::pull_reviews(client, item)?, model::review)?;
+        let mut access: BTreeMap<String, Access> = BTreeMap::new();
+        for login in merge::reviewers(&reviews) {
+            let found = self.access(client, &item.repo, &login)?;
+            access.insert(login.to_ascii_lowercase(), found);
+        }
+        let lookup = |login: &str| {
+            access
+                .get(&login.to_ascii_lowercase())
+                .cloned()
+                .unwrap_or_else(|| Access::Unknown("not read".into()))
+        };
+        let verdict = merge::approved_at_head(&reviews, head, &lookup);
+        let since = verdict
+            .is_ok()
+            .then(|| merge::approved_since(&reviews, head, &lookup))
+            .flatten();
+        Ok(Approval { verdict, since })
+    }
+
+    /// The rules of a branch, read once per run. Unreadable rules are said, not guessed.
+    pub fn rules(
+        &mut self,
+        client: &Client,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<BranchRules, ReadError> {
+        let key = (repo.clone(), branch.to_string());
+        if let Some(known) = self.rules.get(&key) {
+            return Ok(known.clone());
+        }
+        let rules = match github::branch_rules(client, repo, branch) {
+            Ok(values) => model::branch_rules(branch, &values),
+            Err(ApiError::Item {
+                status: Some(404), ..
+            }) => BranchRules {
+                branch: branch.to_string(),
+                unreadable: Some("GitHub answered 404 (no rulesets on this server?)".into()),
+                ..BranchRules::default()
+            },
+            Err(error) => BranchRules {
+                branch: branch.to_string(),
+                unreadable: Some(refused(error, &format!("the rules of {branch}"))?),
+                ..BranchRules::default()
+            },
+        };
+        self.rules.insert(key, rules.clone());
+        Ok(rules)
+    }
+
+    /// A repository's merge settings, read once per run.
+    pub fn settings(
+        &mut self,
+        client: &Client,
+        repo: &RepoRef,
+    ) -> Result<MergeSettings, ReadError> {
+        if let Some(known) = self.settings.get(repo) {
+            return Ok(known.clone());
+        }
+        let settings = model::merge_settings(&github::repository_settings(client, repo)?);
+        self.settings.insert(repo.clone(), settings.clone());
+        Ok(settings)
+    }
+
+    /// The head's check runs, check suites, commit statuses and (when a suite needs them)
+    /// workflow runs, judged with the checks the base branch's rules require.
+    pub fn green(
+        &mut self,
+        client: &Client,
+        repo: &RepoRef,
+        head: &str,
+        base: Option<&str>,
+        rules: &PollRules,
+        now: DateTime<Utc>,
+    ) -> Result<Green, ReadError> {
+        let runs = parse_all(github::check_runs(client, repo, head)?, model::check_run)?;
+        let suites = parse_all(
+            github::check_suites(client, repo, head)?,
+            model::check_suite,
+        )?;
+        let (first, statuses) = github::combined_status(client, repo, head)?;
+        let statuses = model::statuses(&first, &statuses).map_err(ReadError::Item)?;
+        let workflows = if merge::needs_workflow_runs(&suites, now, rules.orphan_age()) {
+            Some(match github::workflow_runs(client, repo, head) {
+                Ok(values) => Ok(parse_all(values, model::workflow_run)?),
+                Err(error) => Err(refused(
+                    error,
+                    "the head's workflow runs (Actions read access)",
+                )?),
+            })
+        } else {
+            None
+        };
+        let (required, branch) = match base {
+            Some(base) => (
+                self.rules(client, repo, base)?.required_checks,
+                base.to_string(),
+            ),
+            None => (Vec::new(), String::new()),
+        };
+        let checks = Checks {
+            runs,
+            suites,
+            workflows,
+            statuses,
+            required,
+            branch,
+        };
+        let verdict = merge::green(
+            &checks,
+            head,
+            rules.skipped_counts_as,
+            now,
+            rules.orphan_age(),
+        );
+        let since = verdict
+            .is_ok()
+            .then(|| merge::green_since(&checks.runs))
+            .flatten();
+        Ok(Green { verdict, since })
+    }
+}
