@@ -173,6 +173,28 @@ struct State {
     stopped: Option<Stop>,
     stop_detail: Option<String>,
     exit_override: Option<i32>,
+    /// The item whose write was sent and whose outcome is not journaled yet: if the store
+    /// fails now, that write's outcome is unknown.
+    in_flight: Option<ItemRef>,
+}
+
+/// What a run has found so far, kept outside its phases so that a store failure in mid-run
+/// (disk full, a lock held past the busy timeout) still ends with the recap of it.
+struct Progress {
+    run_id: i64,
+    state: State,
+    pool: Vec<ItemRef>,
+    pool_complete: bool,
+    notes: Vec<String>,
+    /// Whether earlier writes of unknown outcome block items of this run.
+    blocked: bool,
+}
+
+/// Whether an error came from the store (SQLite) rather than from anything else.
+fn store_failure(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .any(|cause| cause.downcast_ref::<rusqlite::Error>().is_some())
 }
 
 impl State {
@@ -300,18 +322,85 @@ fn writes_text(writes: &[Write]) -> String {
 }
 
 impl Run<'_> {
-    pub fn execute(self, classifier: &mut dyn Classifier) -> anyhow::Result<Recap> {
+    pub fn execute(mut self, classifier: &mut dyn Classifier) -> anyhow::Result<Recap> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
-        let mut state = State {
-            outcomes: BTreeMap::new(),
-            stopped: None,
-            stop_detail: None,
-            exit_override: None,
+        let mut progress = Progress {
+            run_id,
+            state: State {
+                outcomes: BTreeMap::new(),
+                stopped: None,
+                stop_detail: None,
+                exit_override: None,
+                in_flight: None,
+            },
+            pool: Vec::new(),
+            pool_complete: true,
+            notes: self.notes.clone(),
+            blocked: false,
         };
+        match self.phases(classifier, &mut progress) {
+            Ok(recap) => Ok(recap),
+            Err(error) if store_failure(&error) => {
+                Ok(self.after_store_failure(classifier, progress, &error))
+            }
+            Err(error) => Err(error),
+        }
+    }
 
-        let mut pool: Vec<ItemRef> = Vec::new();
-        let mut pool_complete = true;
-        let mut notes: Vec<String> = self.notes.clone();
+    /// A store that fails in mid-run stops the run as a harness failure (exit 5): the recap
+    /// from memory, as far as known; the items not reached unfinished; a write sent but not
+    /// journaled, unknown. Storing that recap is tried, and said when it fails too.
+    fn after_store_failure(
+        &mut self,
+        classifier: &mut dyn Classifier,
+        progress: Progress,
+        error: &anyhow::Error,
+    ) -> Recap {
+        let mut state = progress.state;
+        if let Some(item) = state.in_flight.take() {
+            state.failed(
+                &item,
+                Phase::Write,
+                "outcome unknown: sent, but the store failed before the outcome was journaled; check it by hand".to_string(),
+            );
+        }
+        state.stop(
+            Stop::HarnessOutage,
+            format!("the store failed in mid-run: {error:#}"),
+        );
+        state.exit_override = None;
+        let mut recap = self.build_recap(
+            classifier,
+            progress.run_id,
+            &state,
+            &progress.pool,
+            progress.pool_complete,
+            Vec::new(),
+            progress.notes,
+            progress.blocked,
+        );
+        if let Err(stored) = self.store.finish_run(&recap) {
+            recap.notes.push(format!(
+                "this recap could not be stored ({stored:#}); `gh-sweep recap` will not show it"
+            ));
+        }
+        recap
+    }
+
+    fn phases(
+        &mut self,
+        classifier: &mut dyn Classifier,
+        progress: &mut Progress,
+    ) -> anyhow::Result<Recap> {
+        let Progress {
+            run_id,
+            state,
+            pool,
+            pool_complete,
+            notes,
+            blocked: any_blocked,
+        } = progress;
+        let run_id = *run_id;
         // When each item's facts were asked of GitHub: a list entry is as old as its list.
         let mut read_times: BTreeMap<ItemRef, DateTime<Utc>> = BTreeMap::new();
         // Before anything else, writes of unknown outcome are settled by asking GitHub, where
@@ -341,7 +430,7 @@ impl Run<'_> {
                     Ok(None) | Err(ReadError::Item(_)) => {}
                     Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
                         state.stop(Stop::HarnessOutage, message);
-                        pool_complete = false;
+                        *pool_complete = false;
                         break;
                     }
                 }
@@ -403,7 +492,7 @@ impl Run<'_> {
                         };
                         state.stop(Stop::HarnessOutage, detail);
                         state.exit_override = code;
-                        pool_complete = false;
+                        *pool_complete = false;
                     }
                 }
                 if state.stopped.is_some() {
@@ -414,7 +503,7 @@ impl Run<'_> {
 
         // Writes of unknown outcome block their item until checked by hand.
         let mut repos: Vec<RepoRef> = self.settings.repos.clone();
-        for item in &pool {
+        for item in pool.iter() {
             if !repos.contains(&item.repo) {
                 repos.push(item.repo.clone());
             }
@@ -458,7 +547,7 @@ impl Run<'_> {
         let mut failures = 0u64;
         if state.stopped.is_none() {
             let mut progress = self.ui.progress(pool.len(), "reading");
-            for item in &pool {
+            for item in pool.iter() {
                 if blocked.contains(item) {
                     progress.advance(&item.to_string());
                     continue;
@@ -532,16 +621,44 @@ impl Run<'_> {
             })
             .collect();
 
+        *any_blocked = !blocked.is_empty();
         if state.stopped.is_none() && !plans.is_empty() {
-            self.confirm_and_write(run_id, classifier, &mut state, plans)?;
+            self.confirm_and_write(run_id, classifier, state, plans)?;
         }
 
+        let recap = self.build_recap(
+            classifier,
+            run_id,
+            state,
+            pool,
+            *pool_complete,
+            planned,
+            std::mem::take(notes),
+            *any_blocked,
+        );
+        classifier.finish(self.store)?;
+        self.store.finish_run(&recap)?;
+        Ok(recap)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_recap(
+        &self,
+        classifier: &mut dyn Classifier,
+        run_id: i64,
+        state: &State,
+        pool: &[ItemRef],
+        pool_complete: bool,
+        planned: Vec<Planned>,
+        notes: Vec<String>,
+        blocked: bool,
+    ) -> Recap {
         let rerun_file_path = rerun_file_path(&self.settings.db, run_id);
         let mut recap = recap::build(RunFacts {
             run_id,
             command: self.command,
             dry_run: self.settings.dry_run,
-            pool: &pool,
+            pool,
             pool_complete,
             outcomes: &state.outcomes,
             stopped: state.stopped,
@@ -551,7 +668,7 @@ impl Run<'_> {
             rerun_prefix: &self.settings.rerun_prefix,
             rerun_file_path: &rerun_file_path,
             exit_override: state.exit_override,
-            unknown_writes: !blocked.is_empty(),
+            unknown_writes: blocked,
         });
         recap.counters = classifier.counters(&recap);
         recap.notes = notes;
@@ -564,9 +681,7 @@ impl Run<'_> {
                 self.client.html_url(&item).map(|url| (item, url))
             })
             .collect();
-        classifier.finish(self.store)?;
-        self.store.finish_run(&recap)?;
-        Ok(recap)
+        recap
     }
 
     fn confirm_and_write(
@@ -753,12 +868,14 @@ impl Run<'_> {
                     self.store
                         .journal_intent(run_id, &item, &write.journal_text())?
                 };
+                state.in_flight = Some(item.clone());
                 let result = github::send(self.client, &item, write);
                 sent_at.push(started.elapsed());
                 sent += 1;
                 match result {
                     Ok(written) => {
                         self.store.journal_outcome(journal, "done", "")?;
+                        state.in_flight = None;
                         dates.push(
                             written
                                 .and_then(|written| written.server_date)
@@ -775,6 +892,7 @@ impl Run<'_> {
                         };
                         self.store
                             .journal_outcome(journal, outcome, &error.message)?;
+                        state.in_flight = None;
                         let known = if error.outcome_unknown {
                             "outcome unknown: check by hand"
                         } else if error.moved() {

@@ -638,3 +638,53 @@ fn a_write_still_in_flight_at_github_is_not_sent_again_before_it_can_have_landed
     );
     test.expect_writes(&writes);
 }
+
+#[test]
+fn a_store_that_fails_in_mid_run_ends_with_a_recap_and_exit_5() {
+    // While gh-sweep waits for GitHub's answer to its first write (#1's label), its database
+    // loses the journal (as a full disk or a foreign lock would make every write to it fail).
+    // The run stops as a harness failure: the recap on stdout, #1's write unknown, #2 and #3
+    // not reached.
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.open_issue(number, 74);
+        }
+    });
+    test.run(&["classify", "stale", "--repo", REPO])
+        .expect_code(0);
+    let db = test.db_path();
+    let mut shared = test.world();
+    shared.on_first_write = Some(Box::new(move || {
+        let connection = rusqlite::Connection::open(&db).unwrap();
+        connection
+            .execute_batch("ALTER TABLE journal RENAME TO journal_lost;")
+            .unwrap();
+    }));
+    drop(shared);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(5);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "harness_outage", "{recap:#}");
+    assert!(
+        recap["stop_detail"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("the store failed in mid-run"),
+        "{recap:#}"
+    );
+    assert_eq!(items(&recap["failed"]), ["octo/demo#1"], "{recap:#}");
+    assert!(recap["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("outcome unknown"));
+    assert_eq!(
+        items(&recap["unfinished"]),
+        ["octo/demo#2", "octo/demo#3"],
+        "{recap:#}"
+    );
+    assert!(recap["rerun"]
+        .as_str()
+        .unwrap()
+        .ends_with("--only 'octo/demo#2,#3'"));
+    test.expect_writes(&[format!("POST {}/labels", crate::support::issue(1))]);
+}

@@ -108,6 +108,9 @@ pub struct Shared {
     pub core_limit: Option<i64>,
     /// A round trip's simulated latency (the benchmark's), added before every answer.
     pub latency: Duration,
+    /// Run once when the first write arrives, before it is answered: something that happens
+    /// to gh-sweep's machine while it waits for GitHub (its disk fills, its database breaks).
+    pub on_first_write: Option<Box<dyn FnOnce() + Send>>,
 }
 
 pub struct Server {
@@ -128,6 +131,7 @@ impl Server {
             etags: true,
             core_limit: None,
             latency: Duration::ZERO,
+            on_first_write: None,
         }));
         let for_thread = Arc::clone(&shared);
         let base_for_thread = base.clone();
@@ -283,6 +287,15 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     };
     if let Some(Fault::Slow(delay)) = &fault {
         thread::sleep(*delay);
+    }
+    if request.method != "GET" {
+        let hook = shared
+            .lock()
+            .map(|mut guard| guard.on_first_write.take())
+            .unwrap_or_default();
+        if let Some(hook) = hook {
+            hook();
+        }
     }
     let latency = shared.lock().map(|guard| guard.latency).unwrap_or_default();
     if !latency.is_zero() {
