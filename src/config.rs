@@ -76,7 +76,7 @@ impl Env {
 
 /// The config file's shape. Keys are checked against these lists before deserializing, so an
 /// unknown key is named with the closest known one.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 struct FileConfig {
     item_failure_budget: Option<String>,
@@ -925,6 +925,45 @@ mod tests {
 
     fn parse(text: &str) -> Result<FileConfig, String> {
         parse_file(text, Path::new("gh-sweep.toml"))
+    }
+
+    /// The keys of a table as the struct serializes them, sorted.
+    fn keys_of(value: impl serde::Serialize) -> Vec<String> {
+        let value = toml::Value::try_from(value).unwrap();
+        let mut keys: Vec<String> = value.as_table().unwrap().keys().cloned().collect();
+        keys.sort_unstable();
+        keys
+    }
+
+    fn sorted(list: &[&str]) -> Vec<String> {
+        let mut list: Vec<String> = list.iter().map(|key| key.to_string()).collect();
+        list.sort_unstable();
+        list
+    }
+
+    #[test]
+    fn top_poll_and_sweep_key_lists_match_their_structs() {
+        // Every field set, so that none is skipped: a field missing from TOP_KEYS could not be
+        // written in a config file, a key in TOP_KEYS without a field would be accepted and
+        // then refused by serde.
+        let file = FileConfig {
+            item_failure_budget: Some("3".into()),
+            write_interval: Some(1.0),
+            max_writes: Some(1),
+            recheck_after_seconds: Some(1),
+            settle_after_seconds: Some(1),
+            read_retries: Some(1),
+            retry_backoff_ms: Some(1),
+            max_retry_wait_seconds: Some(1),
+            timeout_seconds: Some(1),
+            search_interval_ms: Some(1),
+            stale: StaleRules::default(),
+            poll: PollRules::default(),
+            sweep: SweepRules::default(),
+        };
+        assert_eq!(keys_of(&file), sorted(TOP_KEYS));
+        assert_eq!(keys_of(PollRules::default()), sorted(POLL_KEYS));
+        assert_eq!(keys_of(SweepRules::default()), sorted(SWEEP_KEYS));
     }
 
     #[test]

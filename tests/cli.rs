@@ -31,3 +31,19 @@ mod sweep;
 #[cfg(unix)]
 #[path = "cli/terminal.rs"]
 mod terminal;
+
+/// A test file under `tests/cli/` that is not named above is never compiled, and its tests
+/// never run: every one must be a module here.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = std::fs::read_to_string(root.join("tests/cli.rs")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests/cli")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        if name.ends_with(".rs") && !listed.contains(&format!("#[path = \"cli/{name}\"]")) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "not in tests/cli.rs: {missing:?}");
+}

@@ -144,9 +144,17 @@ mod tests {
     }
 
     proptest! {
+        /// Whatever is typed, the answer is a budget that prints back as something that parses
+        /// to it, or an error that names the value (seed 004: "an error naming the value").
         #[test]
-        fn parser_never_panics(text in ".{0,20}") {
-            let _ = text.parse::<Budget>();
+        fn a_value_is_a_budget_or_an_error_naming_it(text in "[0-9max(), %-]{0,16}") {
+            match text.parse::<Budget>() {
+                Ok(budget) => prop_assert_eq!(budget.to_string().parse::<Budget>(), Ok(budget)),
+                Err(error) => prop_assert!(
+                    error.starts_with(&format!("invalid item_failure_budget `{text}`")),
+                    "{}", error
+                ),
+            }
         }
 
         #[test]

@@ -209,9 +209,17 @@ mod tests {
             prop_assert_eq!(parse(&format(&items), None).unwrap(), items);
         }
 
+        /// A selector either parses to items that print back as a selector of the same items,
+        /// or is refused with an error that quotes it.
         #[test]
-        fn parse_never_panics(text in "[o/r#0-9,\\- ]{0,24}") {
-            let _ = parse(&text, Some(&repo("o/r")));
+        fn a_selector_is_items_or_an_error_quoting_it(text in "[o/r#0-9,\\- ]{0,24}") {
+            match parse(&text, Some(&repo("o/r"))) {
+                Ok(items) => prop_assert_eq!(parse(&format(&items), None).unwrap(), items),
+                Err(error) => prop_assert!(
+                    error.starts_with(&format!("invalid --only `{text}`")),
+                    "{}", error
+                ),
+            }
         }
     }
 }

@@ -173,3 +173,74 @@ fn poll_asks_before_enqueueing_only_with_confirm() {
     );
     assert!(!outcome.stderr.contains("Send these writes?"));
 }
+
+/// Runs gh-sweep with stdout (and stdin, stderr) on a terminal and returns what it showed.
+fn shown_on_terminal(mut command: std::process::Command) -> String {
+    let (master, slave) = unsafe {
+        let mut master = 0;
+        let mut slave = 0;
+        let result = libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        );
+        assert_eq!(result, 0, "openpty");
+        (
+            std::fs::File::from(OwnedFd::from_raw_fd(master)),
+            OwnedFd::from_raw_fd(slave),
+        )
+    };
+    let mut child = command
+        .env("TERM", "xterm")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave))
+        .spawn()
+        .unwrap();
+    let mut reader = master;
+    let screen = std::thread::spawn(move || {
+        let mut text = String::new();
+        let mut buffer = [0u8; 4096];
+        // Reading the master fails with EIO once the child and every copy of the slave end.
+        while let Ok(count) = reader.read(&mut buffer) {
+            if count == 0 {
+                break;
+            }
+            text.push_str(&String::from_utf8_lossy(&buffer[..count]));
+        }
+        text
+    });
+    child.wait().unwrap();
+    // The command keeps its copy of the terminal's slave end: closed, the reader sees the end.
+    drop(command);
+    screen.join().unwrap()
+}
+
+#[test]
+fn colour_at_a_terminal_follows_no_color_below_the_flag() {
+    // Only at a terminal does `--color auto` colour, so only here can NO_COLOR be told apart.
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    let heading = "\u{1b}[32m\u{1b}[1mCompleted (1)";
+    let args = ["classify", "stale", "--repo", REPO];
+    let mut command = test.std_command(&args);
+    command.env_remove("NO_COLOR");
+    let coloured = shown_on_terminal(command);
+    assert!(
+        coloured.contains(heading),
+        "colour at a terminal: {coloured:?}"
+    );
+    let plain = shown_on_terminal(test.std_command(&args));
+    assert!(
+        plain.contains("Completed (1)") && !plain.contains('\u{1b}'),
+        "NO_COLOR: {plain:?}"
+    );
+    let forced = shown_on_terminal(test.std_command(&[&args[..], &["--color", "always"]].concat()));
+    assert!(
+        forced.contains(heading),
+        "--color always over NO_COLOR: {forced:?}"
+    );
+}
