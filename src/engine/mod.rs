@@ -120,6 +120,15 @@ pub trait Classifier {
         Vec::new()
     }
 
+    /// Called once the run is recorded, with its id (a sweep names its leases after it).
+    fn started(&mut self, _run_id: i64) {}
+
+    /// Items of the listing this run leaves alone because another run still at work holds
+    /// them, each with the reason (whose lease, until when). They are unfinished, not read.
+    fn held_elsewhere(&mut self) -> Vec<(ItemRef, String)> {
+        Vec::new()
+    }
+
     /// Counters that summarise the run for a quick look, computed from its recap.
     fn counters(&self, _recap: &Recap) -> Option<Value> {
         None
@@ -302,6 +311,7 @@ fn writes_text(writes: &[Write]) -> String {
 impl Run<'_> {
     pub fn execute(self, classifier: &mut dyn Classifier) -> anyhow::Result<Recap> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
+        classifier.started(run_id);
         let mut state = State {
             outcomes: BTreeMap::new(),
             stopped: None,
@@ -351,6 +361,8 @@ impl Run<'_> {
         // The pool: explicit items, or each repository's list, in the order GitHub gave it.
 
         let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
+        // Items another run still at work holds: unfinished, never read by this run.
+        let mut held: BTreeSet<ItemRef> = BTreeSet::new();
         if state.stopped.is_some() {
         } else if let Some(only) = &self.settings.only {
             pool.extend(only.iter().cloned());
@@ -372,6 +384,13 @@ impl Run<'_> {
                 for note in classifier.notes() {
                     self.ui.status(&note);
                     notes.push(note);
+                }
+                for (item, reason) in classifier.held_elsewhere() {
+                    if !pool.contains(&item) {
+                        pool.push(item.clone());
+                    }
+                    state.unfinished(&item, &reason);
+                    held.insert(item);
                 }
                 if let (Scope::Org(org), Ok(_)) = (&scope, &result) {
                     if let Some(note) = org_search_note(self.client, org) {
@@ -459,7 +478,7 @@ impl Run<'_> {
         if state.stopped.is_none() {
             let mut progress = self.ui.progress(pool.len(), "reading");
             for item in &pool {
-                if blocked.contains(item) {
+                if blocked.contains(item) || held.contains(item) {
                     progress.advance(&item.to_string());
                     continue;
                 }
