@@ -120,6 +120,13 @@ pub trait Classifier {
         Vec::new()
     }
 
+    /// Whether an earlier write of unknown outcome concerns this kind of run: one it settles
+    /// or would repeat. Those block their item; any other (a stale sweep's comment, for `poll`)
+    /// is mentioned in the recap's notes and the run goes on.
+    fn concerns(&self, _write: &UnknownWrite) -> bool {
+        true
+    }
+
     /// Called once the run is recorded, with its id (a sweep names its leases after it).
     fn started(&mut self, _run_id: i64) {}
 
@@ -440,6 +447,7 @@ impl Run<'_> {
         }
         let unknown = self.store.unknown_writes(&repos, self.now)?;
         let mut blocked: BTreeSet<ItemRef> = BTreeSet::new();
+        let mut mentioned: BTreeSet<ItemRef> = BTreeSet::new();
         for write in &unknown {
             let Ok(item) = write.item.parse::<ItemRef>() else {
                 continue;
@@ -450,6 +458,14 @@ impl Run<'_> {
                 .as_ref()
                 .is_some_and(|only| !only.contains(&item))
             {
+                continue;
+            }
+            if !classifier.concerns(write) {
+                if mentioned.insert(item.clone()) {
+                    let note = unconcerned_note(&item, write);
+                    self.ui.status(&note);
+                    notes.push(note);
+                }
                 continue;
             }
             if !pool.contains(&item) {
@@ -837,6 +853,16 @@ impl Run<'_> {
         progress.finish();
         Ok(())
     }
+}
+
+/// The recap's note on another kind of run's write of unknown outcome: who settles it.
+fn unconcerned_note(item: &ItemRef, write: &UnknownWrite) -> String {
+    format!(
+        "{item}: `{}` of run {} has an unknown outcome; `gh-sweep {}` settles it (or check by hand, then `gh-sweep recap --acknowledge {item}`); this run goes on",
+        write.action,
+        write.run_id,
+        write.settled_by()
+    )
 }
 
 /// [`Settings::settle_after`] as a duration on the clock of journal times.

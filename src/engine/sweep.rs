@@ -432,6 +432,12 @@ impl Classifier for SweepClassifier<'_> {
         std::mem::take(&mut self.notes)
     }
 
+    /// Only merges: a stale sweep's write is `stale-sweep`'s to settle, and a merge does not
+    /// repeat it.
+    fn concerns(&self, write: &UnknownWrite) -> bool {
+        write.is_merge()
+    }
+
     fn started(&mut self, run_id: i64) {
         // Leases name the run, so the next run can tell whether their holder is still at work.
         self.owner = run_owner(run_id);
@@ -602,7 +608,7 @@ impl Classifier for SweepClassifier<'_> {
         store: &Store,
         write: &UnknownWrite,
     ) -> Result<Option<(String, String)>, ReadError> {
-        if !write.action.starts_with("merge ") {
+        if !write.is_merge() {
             return Ok(None);
         }
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
