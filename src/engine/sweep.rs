@@ -387,12 +387,10 @@ impl Classifier for SweepClassifier<'_> {
             for lease in stranded {
                 let item = ItemRef::new(repo, lease.pr);
                 if pool.iter().all(|(listed, _)| *listed != item) {
-                    let head = store.queue_rows(repo, lease.pr).map_err(harness)?;
-                    let head = head
-                        .into_iter()
-                        .find(|row| row.key == lease.key)
-                        .and_then(|row| row.head_sha);
-                    pool.push((item, json!({ "key": lease.key, "head_sha": head })));
+                    pool.push((
+                        item,
+                        json!({ "key": lease.key, "head_sha": lease.head_sha }),
+                    ));
                 }
             }
             for (item, head) in due {

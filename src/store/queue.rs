@@ -87,6 +87,7 @@ pub struct Lease {
     pub key: String,
     pub repo: String,
     pub pr: u64,
+    pub head_sha: Option<String>,
     pub owner: String,
     /// The run the owner names, when it names one.
     pub run_id: Option<i64>,
@@ -327,9 +328,10 @@ impl Store {
     /// machine whose process is gone is dead).
     pub fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Lease>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
-        let rows: Vec<(String, String, i64, String, String)> = {
+        type Row = (String, String, i64, Option<String>, String, String);
+        let rows: Vec<Row> = {
             let mut statement = self.connection.prepare_cached(
-                "SELECT key, repo, pr, owner, leased_until FROM queue
+                "SELECT key, repo, pr, head_sha, owner, leased_until FROM queue
                  WHERE kind = 'merge' AND status = 'claimed' AND owner IS NOT NULL
                    AND leased_until >= ?1
                  ORDER BY enqueued_at, key",
@@ -341,12 +343,13 @@ impl Store {
                     row.get(2)?,
                     row.get(3)?,
                     row.get(4)?,
+                    row.get(5)?,
                 ))
             })?;
             rows.collect::<Result<_, _>>()?
         };
         let mut leases = Vec::new();
-        for (key, repo, pr, owner, leased_until) in rows {
+        for (key, repo, pr, head_sha, owner, leased_until) in rows {
             if !scope.contains(&repo) {
                 continue;
             }
@@ -374,6 +377,7 @@ impl Store {
                 key,
                 repo,
                 pr: pr as u64,
+                head_sha,
                 owner,
                 run_id,
                 leased_until,
