@@ -802,6 +802,9 @@ fn resolve_inner(
         Some(path) => Some(Snapshot::load(path).map_err(|error| format!("{error:#}"))?),
         None => None,
     };
+    if let (Some(path), Some(snapshot)) = (&args.snapshot, &snapshot) {
+        snapshot.check_replay(path, spec.words, &repos)?;
+    }
     if repos.is_empty() {
         if let Some(snapshot) = &snapshot {
             for repo in &snapshot.repos {

@@ -12,7 +12,9 @@ pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyho
     let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let (sweep, poll) = (settings.sweep.clone(), settings.poll.clone());
     let now = settings.now;
-    // The lease owner: unique per process, so an overlapping run cannot finish our rows.
+    // The lease owner until the run is recorded; then its leases name the run (`run-N`), which
+    // is unique per store, so an overlapping run cannot finish our rows and the next run can
+    // tell whether we are still at work.
     let owner = format!("sweep-{}-{}", std::process::id(), now.timestamp_micros());
     let mut classifier = SweepClassifier::new(&sweep, &poll, !settings.dry_run, owner, now);
     run_engine(context, settings, "sweep", Mode::Sweep, &mut classifier)

@@ -195,6 +195,12 @@ fn rule_name(rule: Rule) -> &'static str {
 }
 
 impl Classifier for MergeClassifier<'_> {
+    /// A merge whose outcome is unknown still holds its PR back (it may have merged); a stale
+    /// sweep's write is `stale-sweep`'s to settle and changes nothing `poll` decides.
+    fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
+        write.is_merge()
+    }
+
     fn list(
         &mut self,
         client: &Client,

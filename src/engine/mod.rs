@@ -120,6 +120,22 @@ pub trait Classifier {
         Vec::new()
     }
 
+    /// Whether an earlier write of unknown outcome concerns this kind of run: one it settles
+    /// or would repeat. Those block their item; any other (a stale sweep's comment, for `poll`)
+    /// is mentioned in the recap's notes and the run goes on.
+    fn concerns(&self, _write: &UnknownWrite) -> bool {
+        true
+    }
+
+    /// Called once the run is recorded, with its id (a sweep names its leases after it).
+    fn started(&mut self, _run_id: i64) {}
+
+    /// Items of the listing this run leaves alone because another run still at work holds
+    /// them, each with the reason (whose lease, until when). They are unfinished, not read.
+    fn held_elsewhere(&mut self) -> Vec<(ItemRef, String)> {
+        Vec::new()
+    }
+
     /// Counters that summarise the run for a quick look, computed from its recap.
     fn counters(&self, _recap: &Recap) -> Option<Value> {
         None
@@ -324,6 +340,7 @@ fn writes_text(writes: &[Write]) -> String {
 impl Run<'_> {
     pub fn execute(mut self, classifier: &mut dyn Classifier) -> anyhow::Result<Recap> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
+        classifier.started(run_id);
         let mut progress = Progress {
             run_id,
             state: State {
@@ -440,6 +457,8 @@ impl Run<'_> {
         // The pool: explicit items, or each repository's list, in the order GitHub gave it.
 
         let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
+        // Items another run still at work holds: unfinished, never read by this run.
+        let mut held: BTreeSet<ItemRef> = BTreeSet::new();
         if state.stopped.is_some() {
         } else if let Some(only) = &self.settings.only {
             pool.extend(only.iter().cloned());
@@ -461,6 +480,13 @@ impl Run<'_> {
                 for note in classifier.notes() {
                     self.ui.status(&note);
                     notes.push(note);
+                }
+                for (item, reason) in classifier.held_elsewhere() {
+                    if !pool.contains(&item) {
+                        pool.push(item.clone());
+                    }
+                    state.unfinished(&item, &reason);
+                    held.insert(item);
                 }
                 if let (Scope::Org(org), Ok(_)) = (&scope, &result) {
                     if let Some(note) = org_search_note(self.client, org) {
@@ -510,6 +536,7 @@ impl Run<'_> {
         }
         let unknown = self.store.unknown_writes(&repos, self.now)?;
         let mut blocked: BTreeSet<ItemRef> = BTreeSet::new();
+        let mut mentioned: BTreeSet<ItemRef> = BTreeSet::new();
         for write in &unknown {
             let Ok(item) = write.item.parse::<ItemRef>() else {
                 continue;
@@ -520,6 +547,14 @@ impl Run<'_> {
                 .as_ref()
                 .is_some_and(|only| !only.contains(&item))
             {
+                continue;
+            }
+            if !classifier.concerns(write) {
+                if mentioned.insert(item.clone()) {
+                    let note = unconcerned_note(&item, write);
+                    self.ui.status(&note);
+                    notes.push(note);
+                }
                 continue;
             }
             if !pool.contains(&item) {
@@ -548,7 +583,7 @@ impl Run<'_> {
         if state.stopped.is_none() {
             let mut progress = self.ui.progress(pool.len(), "reading");
             for item in pool.iter() {
-                if blocked.contains(item) {
+                if blocked.contains(item) || held.contains(item) {
                     progress.advance(&item.to_string());
                     continue;
                 }
@@ -936,6 +971,16 @@ impl Run<'_> {
         progress.finish();
         Ok(())
     }
+}
+
+/// The recap's note on another kind of run's write of unknown outcome: who settles it.
+fn unconcerned_note(item: &ItemRef, write: &UnknownWrite) -> String {
+    format!(
+        "{item}: `{}` of run {} has an unknown outcome; `gh-sweep {}` settles it (or check by hand, then `gh-sweep recap --acknowledge {item}`); this run goes on",
+        write.action,
+        write.run_id,
+        write.settled_by()
+    )
 }
 
 /// [`Settings::settle_after`] as a duration on the clock of journal times.

@@ -17,7 +17,9 @@ use crate::policy::merge::{self, short, PollRules};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::Write;
 use crate::store::gate::{budget_on, gate_on};
-use crate::store::queue::{merge_key, Claim, NewRow, DEFAULT_LEASE_MINUTES};
+use crate::store::queue::{
+    merge_key, run_owner, Claim, Holder, Lease, NewRow, DEFAULT_LEASE_MINUTES,
+};
 use crate::store::{Store, UnknownWrite};
 
 pub struct SweepClassifier<'a> {
@@ -33,6 +35,8 @@ pub struct SweepClassifier<'a> {
     started: BTreeMap<ItemRef, DateTime<Utc>>,
     recovered: usize,
     notes: Vec<String>,
+    /// PRs another run still at work holds, with the reason: unfinished for this run.
+    held: Vec<(ItemRef, String)>,
     /// Permissions, merge settings, branch rules: read once per run.
     reads: MergeReads,
 }
@@ -55,6 +59,7 @@ impl<'a> SweepClassifier<'a> {
             started: BTreeMap::new(),
             recovered: 0,
             notes: Vec::new(),
+            held: Vec::new(),
             reads: MergeReads::default(),
         }
     }
@@ -103,6 +108,69 @@ impl<'a> SweepClassifier<'a> {
             }
         }
         Ok(due)
+    }
+
+    /// Other runs' live leases in `repo`: those of a run known to be over (its process is gone,
+    /// or it finished) are released at once (a dry run only says it would, and lists them as
+    /// what it would claim); a PR leased to a run that may still be at work is held, unfinished,
+    /// with whose lease it is and when it ends. Returns the rows a dry run would claim.
+    fn settle_leases(
+        &mut self,
+        store: &Store,
+        repo: &crate::item::RepoRef,
+    ) -> anyhow::Result<Vec<Lease>> {
+        let mut released: BTreeMap<(Option<i64>, Holder), Vec<String>> = BTreeMap::new();
+        let mut claimable = Vec::new();
+        for lease in store.leases(std::slice::from_ref(repo), self.now)? {
+            if lease.owner == self.owner {
+                continue;
+            }
+            let item = ItemRef::new(repo, lease.pr);
+            if lease.holder == Holder::Alive {
+                let holder = match lease.run_id {
+                    Some(run) => format!("run {run}"),
+                    None => format!("another sweep ({})", lease.owner),
+                };
+                let until = lease
+                    .leased_until
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                if !self.held.iter().any(|(held, _)| *held == item) {
+                    self.held.push((
+                        item,
+                        format!("leased to {holder} until {until} (that run is still at work)"),
+                    ));
+                }
+                continue;
+            }
+            if self.act && !store.release(&lease.key, &lease.owner, self.now)? {
+                // Another run released it first.
+                continue;
+            }
+            released
+                .entry((lease.run_id, lease.holder))
+                .or_default()
+                .push(item.to_string());
+            if !self.act {
+                claimable.push(lease);
+            }
+        }
+        for ((run, holder), items) in released {
+            let run = run.map_or_else(|| "a sweep".to_string(), |run| format!("run {run}"));
+            let why = match holder {
+                Holder::Finished => "which finished without handing them back",
+                _ => "whose process is gone (killed or crashed)",
+            };
+            let done = if self.act {
+                "released at once and swept now"
+            } else {
+                "a sweep releases them at once"
+            };
+            self.notes.push(format!(
+                "{}: leased to {run}, {why}; {done}",
+                items.join(", ")
+            ));
+        }
+        Ok(claimable)
     }
 
     /// Charges one attempt to the PR's budget.
@@ -299,6 +367,7 @@ impl Classifier for SweepClassifier<'_> {
             message: format!("the store: {error}"),
         };
         let repos = std::slice::from_ref(repo);
+        let stranded = self.settle_leases(store, repo).map_err(harness)?;
         let due = self.recover(store, repos).map_err(harness)?;
         if self.recovered > 0 {
             self.notes.push(format!(
@@ -314,6 +383,15 @@ impl Classifier for SweepClassifier<'_> {
                     ItemRef::new(repo, row.pr),
                     json!({ "key": row.key, "head_sha": row.head_sha }),
                 ));
+            }
+            for lease in stranded {
+                let item = ItemRef::new(repo, lease.pr);
+                if pool.iter().all(|(listed, _)| *listed != item) {
+                    pool.push((
+                        item,
+                        json!({ "key": lease.key, "head_sha": lease.head_sha }),
+                    ));
+                }
             }
             for (item, head) in due {
                 let key = merge_key(&item.repo, item.number, &head);
@@ -350,6 +428,21 @@ impl Classifier for SweepClassifier<'_> {
 
     fn notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
+    }
+
+    /// Only merges: a stale sweep's write is `stale-sweep`'s to settle, and a merge does not
+    /// repeat it.
+    fn concerns(&self, write: &UnknownWrite) -> bool {
+        write.is_merge()
+    }
+
+    fn started(&mut self, run_id: i64) {
+        // Leases name the run, so the next run can tell whether their holder is still at work.
+        self.owner = run_owner(run_id);
+    }
+
+    fn held_elsewhere(&mut self) -> Vec<(ItemRef, String)> {
+        std::mem::take(&mut self.held)
     }
 
     fn classify(
@@ -513,7 +606,7 @@ impl Classifier for SweepClassifier<'_> {
         store: &Store,
         write: &UnknownWrite,
     ) -> Result<Option<(String, String)>, ReadError> {
-        if !write.action.starts_with("merge ") {
+        if !write.is_merge() {
             return Ok(None);
         }
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;

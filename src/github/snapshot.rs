@@ -27,6 +27,10 @@ pub struct Snapshot {
     /// The repositories the run swept, so a replay needs no --repo.
     #[serde(default)]
     pub repos: Vec<String>,
+    /// The subcommand that read it (`classify stale`), so a replay by one that reads other
+    /// things is refused up front. Older snapshots do not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
     /// Keyed by `GET /path?query`.
     pub responses: BTreeMap<String, Recorded>,
 }
@@ -37,6 +41,7 @@ impl Snapshot {
             format: FORMAT.to_string(),
             captured_at,
             repos: Vec::new(),
+            command: None,
             responses: BTreeMap::new(),
         }
     }
@@ -64,9 +69,87 @@ impl Snapshot {
         Ok(snapshot)
     }
 
+    /// Whether `command` (its words, `classify stale`) over `repos` can replay this snapshot:
+    /// it must read what the capture read. Anything else would only find no answer for its
+    /// first request and stop as an outage; it is a usage error naming both sides instead.
+    pub fn check_replay(
+        &self,
+        path: &Path,
+        command: &str,
+        repos: &[crate::item::RepoRef],
+    ) -> Result<(), String> {
+        if let Some(captured) = &self.command {
+            if !same_reads(captured, command) {
+                return Err(format!(
+                    "the snapshot {} was captured by `gh-sweep {captured}`, which reads other things than `gh-sweep {command}`: replay it with `gh-sweep {captured} --snapshot {}`, or capture one with `gh-sweep {command} --save-snapshot PATH`",
+                    path.display(),
+                    path.display()
+                ));
+            }
+        }
+        if self.repos.is_empty() {
+            return Ok(());
+        }
+        let holds = |repo: &crate::item::RepoRef| {
+            let name = repo.to_string();
+            self.repos
+                .iter()
+                .any(|held| held.eq_ignore_ascii_case(&name))
+        };
+        if let Some(stranger) = repos.iter().find(|repo| !holds(repo)) {
+            return Err(format!(
+                "the snapshot {} holds what was read from {}, not from {stranger}: pass --repo {}, or leave --repo out",
+                path.display(),
+                self.repos.join(", "),
+                self.repos.join(" --repo ")
+            ));
+        }
+        Ok(())
+    }
+
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(self)?;
         crate::store::write_private(path, text.as_bytes())
             .with_context(|| format!("writing the snapshot {}", path.display()))
+    }
+}
+
+/// Subcommands whose read phase asks GitHub the same things: a snapshot one captured, the
+/// other replays (`stale-sweep` is `classify stale` plus writes).
+const SAME_READS: &[&[&str]] = &[&["stale-sweep", "classify stale"]];
+
+fn same_reads(captured: &str, replaying: &str) -> bool {
+    captured == replaying
+        || SAME_READS
+            .iter()
+            .any(|group| group.contains(&captured) && group.contains(&replaying))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_replays_only_what_reads_the_same_from_the_same_repositories() {
+        let mut snapshot = Snapshot::new(Utc::now());
+        snapshot.repos = vec!["octo/demo".into()];
+        let path = Path::new("snap.json");
+        let demo: crate::item::RepoRef = "Octo/Demo".parse().unwrap();
+        let other: crate::item::RepoRef = "octo/other".parse().unwrap();
+        // An older snapshot names no command: only its repositories are checked.
+        assert!(snapshot
+            .check_replay(path, "poll", std::slice::from_ref(&demo))
+            .is_ok());
+        snapshot.command = Some("classify stale".into());
+        assert!(snapshot
+            .check_replay(path, "stale-sweep", std::slice::from_ref(&demo))
+            .is_ok());
+        assert!(snapshot.check_replay(path, "classify stale", &[]).is_ok());
+        let error = snapshot.check_replay(path, "poll", &[demo]).unwrap_err();
+        assert!(error.contains("`gh-sweep classify stale`") && error.contains("`gh-sweep poll`"));
+        let error = snapshot
+            .check_replay(path, "stale-sweep", &[other])
+            .unwrap_err();
+        assert!(error.contains("octo/other") && error.contains("--repo octo/demo"));
     }
 }

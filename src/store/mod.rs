@@ -124,6 +124,15 @@ pub const IN_FLIGHT: Duration = Duration::from_secs(30 * 60);
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// The tables the migrations create, by name.
+fn expected_tables() -> Vec<&'static str> {
+    MIGRATIONS
+        .iter()
+        .flat_map(|sql| sql.split("CREATE TABLE ").skip(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect()
+}
+
 pub struct Store {
     pub(crate) connection: Connection,
     path: PathBuf,
@@ -212,6 +221,23 @@ pub struct UnknownWrite {
     pub intent_at: DateTime<Utc>,
 }
 
+impl UnknownWrite {
+    /// Whether it is a merge, which `sweep` settles; every other journaled write is a stale
+    /// sweep's (label, comment, close), which `stale-sweep` settles.
+    pub fn is_merge(&self) -> bool {
+        self.action.starts_with("merge ")
+    }
+
+    /// The subcommand that settles it by asking GitHub.
+    pub fn settled_by(&self) -> &'static str {
+        if self.is_merge() {
+            "sweep"
+        } else {
+            "stale-sweep"
+        }
+    }
+}
+
 fn now_text() -> String {
     Utc::now().to_rfc3339()
 }
@@ -281,7 +307,47 @@ impl Store {
                     Err(other) => other,
                 },
             })?;
+        store.check_tables()?;
         Ok(store)
+    }
+
+    /// Every table the migrations create is there: a file whose schema version says it is
+    /// current but that lost a table (damaged, or changed by another program) is refused up
+    /// front, naming the file, instead of failing mid-run on a raw SQL error.
+    fn check_tables(&self) -> anyhow::Result<()> {
+        let unusable = |detail: String| {
+            Fatal::Usage(format!(
+                "cannot use the database {}: {detail}; pass --db PATH to use another file",
+                self.path.display()
+            ))
+        };
+        let present: Vec<String> = {
+            let mut statement = self
+                .connection
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .map_err(|error| unusable(error.to_string()))?;
+            let rows = statement
+                .query_map([], |row| row.get(0))
+                .map_err(|error| unusable(error.to_string()))?;
+            rows.collect::<Result<_, _>>()
+                .map_err(|error| unusable(error.to_string()))?
+        };
+        let missing: Vec<&str> = expected_tables()
+            .into_iter()
+            .filter(|table| !present.iter().any(|name| name == table))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(unusable(format!(
+            "its schema version is {SCHEMA_VERSION} but it has no table {} (it was damaged or changed by another program)",
+            missing
+                .iter()
+                .map(|table| format!("`{table}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into())
     }
 
     /// Runs the migrations, one step per `BEGIN IMMEDIATE` transaction that reads the version
@@ -787,6 +853,25 @@ mod tests {
             .unknown_writes(&[repo], Utc::now())
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn the_expected_tables_are_those_a_new_store_has() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let mut statement = store
+            .connection
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap();
+        let present: Vec<String> = statement
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut expected = expected_tables();
+        expected.sort_unstable();
+        assert_eq!(present, expected);
+        assert!(expected.contains(&"queue") && expected.contains(&"journal"));
     }
 
     #[test]

@@ -59,6 +59,42 @@ pub struct NewRow<'a> {
     pub max_attempts: u32,
 }
 
+/// The lease owner that names run `run_id`: what lets the next run tell a lease of a run that
+/// died (released at once) from one of a run still at work (waited for).
+pub fn run_owner(run_id: i64) -> String {
+    format!("run-{run_id}")
+}
+
+/// The run a lease owner names, when it names one.
+fn owner_run(owner: &str) -> Option<i64> {
+    owner.strip_prefix("run-")?.parse().ok()
+}
+
+/// Who holds a live lease, as far as the store can tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Holder {
+    /// A run that may still be at work (or one the store cannot tell about): wait for it.
+    Alive,
+    /// A run of this machine whose process is gone (killed, crashed).
+    Dead,
+    /// A run that finished without handing the row back.
+    Finished,
+}
+
+/// A claimed row whose lease has not run out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    pub key: String,
+    pub repo: String,
+    pub pr: u64,
+    pub head_sha: Option<String>,
+    pub owner: String,
+    /// The run the owner names, when it names one.
+    pub run_id: Option<i64>,
+    pub leased_until: DateTime<Utc>,
+    pub holder: Holder,
+}
+
 /// The merge dedupe key: a new head is new work.
 pub fn merge_key(repo: &RepoRef, pr: u64, head_sha: &str) -> String {
     format!("merge:{repo}#{pr}@{head_sha}")
@@ -285,6 +321,70 @@ impl Store {
             .into_iter()
             .filter(|row| scope.contains(&row.repo))
             .collect())
+    }
+
+    /// Claimed merge rows of these repositories whose lease has not run out, oldest first, each
+    /// with what is known of the run holding it (the journal's dead-run check: a run of this
+    /// machine whose process is gone is dead).
+    pub fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Lease>> {
+        let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
+        type Row = (String, String, i64, Option<String>, String, String);
+        let rows: Vec<Row> = {
+            let mut statement = self.connection.prepare_cached(
+                "SELECT key, repo, pr, head_sha, owner, leased_until FROM queue
+                 WHERE kind = 'merge' AND status = 'claimed' AND owner IS NOT NULL
+                   AND leased_until >= ?1
+                 ORDER BY enqueued_at, key",
+            )?;
+            let rows = statement.query_map([text(now)], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                ))
+            })?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut leases = Vec::new();
+        for (key, repo, pr, head_sha, owner, leased_until) in rows {
+            if !scope.contains(&repo) {
+                continue;
+            }
+            let run_id = owner_run(&owner);
+            let run: Option<(bool, Option<i64>, Option<String>)> = match run_id {
+                Some(id) => self
+                    .connection
+                    .query_row(
+                        "SELECT finished_at IS NOT NULL, pid, host FROM runs WHERE id = ?1",
+                        [id],
+                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                    )
+                    .optional()?,
+                None => None,
+            };
+            let holder = match run {
+                Some((true, _, _)) => Holder::Finished,
+                Some((false, pid, host)) if !super::run_alive(pid, host.as_deref()) => Holder::Dead,
+                _ => Holder::Alive,
+            };
+            // A damaged time reads as a lease ending now: the row is claimable on the next run.
+            let leased_until = DateTime::parse_from_rfc3339(&leased_until)
+                .map_or(now, |time| time.with_timezone(&Utc));
+            leases.push(Lease {
+                key,
+                repo,
+                pr: pr as u64,
+                head_sha,
+                owner,
+                run_id,
+                leased_until,
+                holder,
+            });
+        }
+        Ok(leases)
     }
 
     /// Gives up on a row that will only fail again.
@@ -585,6 +685,70 @@ mod tests {
             "pending",
             "enqueued after the work started"
         );
+    }
+
+    #[test]
+    fn a_lease_tells_a_dead_or_finished_run_from_one_at_work() {
+        let (_dir, mut store) = open();
+        // A process that has exited: its pid names nothing in /proc.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = child.id();
+        child.wait().unwrap();
+        let host = super::super::host();
+        let runs = [
+            (1, None, i64::from(std::process::id())), // this process: at work
+            (2, None, i64::from(dead_pid)),           // killed
+            (
+                3,
+                Some("2026-10-12T12:00:00Z"),
+                i64::from(std::process::id()),
+            ), // finished
+        ];
+        for (id, finished, pid) in runs {
+            store
+                .connection
+                .execute(
+                    "INSERT INTO runs (id, command, argv, started_at, finished_at, pid, host)
+                     VALUES (?1, 'sweep', 'gh-sweep sweep', '2026-10-12T12:00:00Z', ?2, ?3, ?4)",
+                    params![id, finished, pid, host],
+                )
+                .unwrap();
+        }
+        let owners = [run_owner(1), run_owner(2), run_owner(3), "sweep-1-2".into()];
+        for (pr, owner) in (1..).zip(&owners) {
+            add(&store, pr, "h", now());
+            assert_eq!(claim(&mut store, owner, now()).unwrap().pr, pr);
+        }
+        let leases = store.leases(&[repo()], now()).unwrap();
+        let holders: Vec<(u64, Option<i64>, Holder)> = leases
+            .iter()
+            .map(|lease| (lease.pr, lease.run_id, lease.holder))
+            .collect();
+        assert_eq!(
+            holders,
+            vec![
+                (1, Some(1), Holder::Alive),
+                (2, Some(2), Holder::Dead),
+                (3, Some(3), Holder::Finished),
+                // An owner that names no run: nothing can be told, so it is waited for.
+                (4, None, Holder::Alive),
+            ]
+        );
+        assert_eq!(
+            leases[0].leased_until,
+            now() + Duration::minutes(DEFAULT_LEASE_MINUTES)
+        );
+        assert!(
+            store
+                .leases(&[repo()], now() + Duration::minutes(31))
+                .unwrap()
+                .is_empty(),
+            "a lease that ran out is no lease"
+        );
+        assert!(store
+            .leases(&["x/y".parse().unwrap()], now())
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
 
@@ -85,6 +85,58 @@ pub enum Fault {
     /// A maintainer transfers the issue of the request's path to this repository and number
     /// just before the request arrives (between gh-sweep's read and its write).
     Transfer { to_repo: String, to_number: u64 },
+    /// Hold the request, unanswered, until the test lets it go, then answer normally: a
+    /// request GitHub is still working on, at a point the test chooses (to kill the process
+    /// or start another run while it waits).
+    Park(Parking),
+}
+
+/// Where [`Fault::Park`] holds a request. GitHub works on a REST request for up to 10 seconds
+/// before it cuts it off ("Troubleshooting the REST API", Timeouts: docs.github.com/en/rest/
+/// using-the-rest-api/troubleshooting-the-rest-api): a parked request stands for one inside that
+/// window, stretched for as long as the test needs to act while it is pending. One the test
+/// never releases is let go after 20 s (below the client's default 30 s timeout), so no server
+/// thread hangs.
+#[derive(Clone, Debug, Default)]
+pub struct Parking(Arc<(Mutex<ParkingState>, Condvar)>);
+
+#[derive(Debug, Default)]
+struct ParkingState {
+    parked: u32,
+    released: bool,
+}
+
+impl Parking {
+    /// Waits until a request is parked here (panics after 30 s: the run never got there).
+    #[track_caller]
+    pub fn wait_parked(&self) {
+        let (state, signal) = &*self.0;
+        let guard = state.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, timeout) = signal
+            .wait_timeout_while(guard, Duration::from_secs(30), |state| state.parked == 0)
+            .unwrap_or_else(|p| p.into_inner());
+        assert!(
+            !timeout.timed_out() || guard.parked > 0,
+            "no request was parked within 30 s"
+        );
+    }
+
+    /// Lets every parked request (and any later one) go on.
+    pub fn release(&self) {
+        let (state, signal) = &*self.0;
+        state.lock().unwrap_or_else(|p| p.into_inner()).released = true;
+        signal.notify_all();
+    }
+
+    fn hold(&self) {
+        let (state, signal) = &*self.0;
+        let mut guard = state.lock().unwrap_or_else(|p| p.into_inner());
+        guard.parked += 1;
+        signal.notify_all();
+        let _ = signal
+            .wait_timeout_while(guard, Duration::from_secs(20), |state| !state.released)
+            .unwrap_or_else(|p| p.into_inner());
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -297,6 +349,9 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             hook();
         }
     }
+    if let Some(Fault::Park(parking)) = &fault {
+        parking.hold();
+    }
     let latency = shared.lock().map(|guard| guard.latency).unwrap_or_default();
     if !latency.is_zero() {
         thread::sleep(latency);
@@ -382,6 +437,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         | Some(Fault::Slow(_))
         | Some(Fault::Trickle(_))
         | Some(Fault::Transfer { .. })
+        | Some(Fault::Park(_))
         | None => {
             let mut answer = route(&mut guard, &request, base);
             // GitHub's conditional requests: an ETag on every successful read, and 304 with
