@@ -409,6 +409,22 @@ fn check_ranges(file: &FileConfig) -> Result<(), String> {
     Ok(())
 }
 
+/// A write cap of 0 would plan every write and send none, and its rerun line would carry the
+/// cap again: refused, naming where it came from.
+fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
+    match (flag, file) {
+        (Some(0), _) => Err(
+            "invalid --max-writes 0: a run capped at 0 writes sends nothing; use --dry-run to preview, or a cap of 1 or more"
+                .to_string(),
+        ),
+        (None, Some(0)) => Err(
+            "invalid max_writes = 0 in the config file: a run capped at 0 writes sends nothing; remove the key, or use 1 or more"
+                .to_string(),
+        ),
+        _ => Ok(()),
+    }
+}
+
 pub fn default_db(env: &Env) -> Result<PathBuf, String> {
     let state_home = env
         .get("XDG_STATE_HOME")
@@ -759,6 +775,7 @@ fn resolve_inner(
         (None, Some(value)) => value.parse::<Budget>()?,
         (None, None) => Budget::default(),
     };
+    check_max_writes(args.max_writes, file.max_writes)?;
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(

@@ -16,6 +16,8 @@ mod http_rules;
 mod inputs;
 #[path = "cli/merge_rules.rs"]
 mod merge_rules;
+#[path = "cli/output.rs"]
+mod output;
 #[path = "cli/poll.rs"]
 mod poll;
 #[path = "cli/readme.rs"]

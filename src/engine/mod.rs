@@ -339,8 +339,13 @@ impl Run<'_> {
                         notes.push(note);
                     }
                     Ok(None) | Err(ReadError::Item(_)) => {}
-                    Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
+                    Err(ReadError::Harness(message)) => {
                         state.stop(Stop::HarnessOutage, message);
+                        pool_complete = false;
+                        break;
+                    }
+                    Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::Auth, message);
                         pool_complete = false;
                         break;
                     }
@@ -391,17 +396,8 @@ impl Run<'_> {
                         }
                     }
                     Err(error) => {
-                        let (detail, code) = match error {
-                            ApiError::Item {
-                                status: Some(404), ..
-                            } => (
-                                format!("{name} was not found, or the token cannot see it"),
-                                Some(exit::AUTH),
-                            ),
-                            ApiError::Auth { message, .. } => (message, Some(exit::AUTH)),
-                            other => (format!("listing {name}: {other}"), None),
-                        };
-                        state.stop(Stop::HarnessOutage, detail);
+                        let (stop, detail, code) = listing_stop(&scope, &name, error);
+                        state.stop(stop, detail);
                         state.exit_override = code;
                         pool_complete = false;
                     }
@@ -501,8 +497,7 @@ impl Run<'_> {
                         break;
                     }
                     Err(ReadError::Auth(message)) => {
-                        state.stop(Stop::HarnessOutage, message);
-                        state.exit_override = Some(exit::AUTH);
+                        state.stop(Stop::Auth, message);
                         break;
                     }
                 }
@@ -669,6 +664,12 @@ impl Run<'_> {
                 let remote = plan.writes.iter().filter(|write| !write.is_local()).count() as u64;
                 if cap_reached || sent + remote > cap {
                     cap_reached = true;
+                    if state.stopped.is_none() {
+                        state.stop(
+                            Stop::WriteCap,
+                            format!("--max-writes {cap} reached after {sent} writes"),
+                        );
+                    }
                     state.unfinished(&item, "write cap reached");
                     continue;
                 }
@@ -691,8 +692,12 @@ impl Run<'_> {
                         state.failed(&item, Phase::Read, reason);
                         continue;
                     }
-                    Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
+                    Err(ReadError::Harness(message)) => {
                         state.stop(Stop::HarnessOutage, message);
+                        continue;
+                    }
+                    Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::Auth, message);
                         continue;
                     }
                 }
@@ -817,6 +822,42 @@ impl Run<'_> {
         }
         progress.finish();
         Ok(())
+    }
+}
+
+/// Why listing a scope stopped the run, and the exit code when the stop's own is not the
+/// one: a repository GitHub says is not there (404) exits 4 like a permission refusal (GitHub
+/// answers 404 for both); an organisation its search cannot see (422, "The listed users and
+/// repositories cannot be searched...") is a mistyped `--org`, a usage error.
+fn listing_stop(scope: &Scope, name: &str, error: ApiError) -> (Stop, String, Option<i32>) {
+    match (scope, error) {
+        (
+            Scope::Repo(_),
+            ApiError::Item {
+                status: Some(404), ..
+            },
+        ) => (
+            Stop::NotFound,
+            format!("{name} was not found, or the token cannot see it"),
+            None,
+        ),
+        (
+            Scope::Org(org),
+            ApiError::Item {
+                status: Some(422),
+                message,
+            },
+        ) => (
+            Stop::NotFound,
+            format!("{name} cannot be searched ({message}): check the spelling of --org {org}"),
+            Some(exit::USAGE),
+        ),
+        (_, ApiError::Auth { message, .. }) => (Stop::Auth, message, None),
+        (_, other) => (
+            Stop::HarnessOutage,
+            format!("listing {name}: {other}"),
+            None,
+        ),
     }
 }
 

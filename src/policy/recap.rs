@@ -19,6 +19,13 @@ pub enum Stop {
     WriteFailed,
     HarnessOutage,
     NotConfirmed,
+    /// GitHub refused the token (401) or the permission (403): exit 4.
+    Auth,
+    /// A `--repo` that is not there (or that the token cannot see), or an `--org` search
+    /// GitHub cannot run for the same reason.
+    NotFound,
+    /// `--max-writes` was reached with items left: not an error, but not finished either.
+    WriteCap,
 }
 
 impl Stop {
@@ -29,7 +36,16 @@ impl Stop {
             Stop::WriteFailed => "a write stopped the run",
             Stop::HarnessOutage => "harness outage",
             Stop::NotConfirmed => "not confirmed",
+            Stop::Auth => "authentication refused",
+            Stop::NotFound => "not found",
+            Stop::WriteCap => "write cap reached",
         }
+    }
+
+    /// A stop that is a failure: its reason also goes to stderr as `error: …`. Declining
+    /// writes and reaching the write cap are what the maintainer asked for.
+    pub fn is_error(self) -> bool {
+        !matches!(self, Stop::NotConfirmed | Stop::WriteCap)
     }
 }
 
@@ -243,6 +259,8 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
+        Some(Stop::Auth) | Some(Stop::NotFound) => crate::exit::AUTH,
+        Some(Stop::WriteCap) => crate::exit::WRITE_CAP,
         // A write of unknown outcome from an earlier run still blocks its item.
         None if facts.unknown_writes => crate::exit::WRITE_FAILED,
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,

@@ -1,0 +1,217 @@
+//! Issue 11, the maintainer's side of the terminal: the stop reason on stderr, exit codes and
+//! `stopped` values that mean what the table says, the JSON recap as one versioned line, and
+//! errors that say where a bad value came from.
+
+use crate::support::{items, marked, numbers, Fault, Test, REPO};
+
+/// The lines of stderr that start with `error: `.
+fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|line| line.starts_with("error: "))
+        .collect()
+}
+
+#[test]
+fn the_stop_reason_goes_to_stderr_whatever_quiet_or_json_say() {
+    for flags in [&["-q"][..], &["--json"][..], &["-q", "--json"][..], &[][..]] {
+        let test = Test::new(|world| {
+            world.open_issue(1, 74);
+        });
+        test.fail("GET", "/issues", Fault::Status(401), 5);
+        let mut args = vec!["stale-sweep", "--repo", REPO, "--yes"];
+        args.extend_from_slice(flags);
+        let outcome = test.run(&args);
+        outcome.expect_code(4);
+        let errors = error_lines(&outcome.stderr);
+        assert_eq!(
+            errors.len(),
+            1,
+            "{flags:?}: one error line\n{}",
+            outcome.stderr
+        );
+        assert!(
+            errors[0].contains("GitHub refused the token (401)"),
+            "{flags:?}: {}",
+            errors[0]
+        );
+        if flags.contains(&"--json") {
+            // The recap stays on stdout, and stdout stays JSON.
+            assert_eq!(outcome.json()["exit_code"], 4);
+        }
+    }
+}
+
+#[test]
+fn an_outage_names_its_cause_on_stderr_under_quiet() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.fail("GET", "/issues", Fault::Status(502), 10);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "-q"]);
+    outcome.expect_code(5);
+    let errors = error_lines(&outcome.stderr);
+    assert_eq!(errors.len(), 1, "{}", outcome.stderr);
+    assert!(errors[0].contains("502"), "{}", errors[0]);
+    assert!(
+        outcome.stdout.starts_with("run "),
+        "the counts stay on stdout: {}",
+        outcome.stdout
+    );
+}
+
+#[test]
+fn a_clean_run_prints_no_error_line() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 3);
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(0);
+    assert!(
+        error_lines(&outcome.stderr).is_empty(),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn a_refused_token_is_stopped_auth_in_the_json() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.fail("GET", "/issues", Fault::Status(401), 5);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    outcome.expect_code(4);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "auth", "{recap}");
+}
+
+#[test]
+fn a_refused_token_while_reading_an_item_is_stopped_auth() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.fail("GET", "/issues/1", Fault::Status(401), 5);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--only",
+        "octo/demo#1",
+    ]);
+    outcome.expect_code(4);
+    assert_eq!(outcome.json()["stopped"], "auth");
+}
+
+#[test]
+fn a_repository_that_is_not_there_is_stopped_not_found() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", "octo/nothere", "--yes", "--json"]);
+    outcome.expect_code(4);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "not_found", "{recap}");
+    let errors = error_lines(&outcome.stderr);
+    assert_eq!(errors.len(), 1, "{}", outcome.stderr);
+    assert!(errors[0].contains("octo/nothere"), "{}", errors[0]);
+}
+
+#[test]
+fn a_mistyped_org_is_a_usage_error_not_an_outage() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    let outcome = test.run(&["poll", "--org", "octp", "--json"]);
+    outcome.expect_code(2);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "not_found", "{recap}");
+    let errors = error_lines(&outcome.stderr);
+    assert_eq!(errors.len(), 1, "{}", outcome.stderr);
+    assert!(errors[0].contains("octp"), "{}", errors[0]);
+    assert!(
+        errors[0].contains("cannot be searched"),
+        "GitHub's own reason is kept: {}",
+        errors[0]
+    );
+    assert_eq!(test.requests().len(), 1, "one search, not retried");
+}
+
+#[test]
+fn a_run_capped_by_max_writes_exits_with_its_own_code() {
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.open_issue(number, 74);
+        }
+    });
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--max-writes",
+        "3",
+    ]);
+    outcome.expect_code(9);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "write_cap", "{recap}");
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=3));
+    assert_eq!(recap["unfinished_reason"], "write cap reached");
+    assert_eq!(recap["exit_code"], 9);
+    test.expect_writes(&marked(1));
+    // The stop is not an error: nothing went wrong, the cap did what it was asked.
+    assert!(
+        error_lines(&outcome.stderr).is_empty(),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn a_run_under_its_write_cap_still_exits_0() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--max-writes", "2"]);
+    outcome.expect_code(0);
+    test.expect_writes(&marked(1));
+}
+
+#[test]
+fn the_exit_code_of_a_capped_run_is_in_the_help_table() {
+    let test = Test::new(|_| {});
+    let outcome = test.run(&["--help"]);
+    assert!(
+        outcome
+            .stdout
+            .lines()
+            .any(|line| line.trim_start().starts_with("9 ") && line.contains("--max-writes")),
+        "{}",
+        outcome.stdout
+    );
+}
+
+#[test]
+fn max_writes_0_is_refused_before_anything_is_read() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    for source in ["flag", "config"] {
+        let outcome = if source == "flag" {
+            test.run(&["stale-sweep", "--repo", REPO, "--yes", "--max-writes", "0"])
+        } else {
+            test.config("max_writes = 0\n");
+            test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        };
+        outcome.expect_code(2);
+        assert!(
+            outcome.stderr.contains("max_writes") || outcome.stderr.contains("--max-writes"),
+            "{source}: {}",
+            outcome.stderr
+        );
+        assert!(test.all_requests().is_empty(), "{source}: nothing read");
+    }
+}
