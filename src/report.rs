@@ -90,7 +90,7 @@ pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
 }
 
 pub fn recap_json(recap: &Recap) -> String {
-    serde_json::to_string_pretty(recap).unwrap_or_else(|_| "{}".to_string())
+    serde_json::to_string(recap).unwrap_or_else(|_| "{}".to_string())
 }
 
 pub fn recap_counts(recap: &Recap) -> String {
@@ -166,8 +166,10 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
     let mut out = String::new();
     let dry = if recap.dry_run { " (dry run)" } else { "" };
     out.push_str(&format!(
-        "Recap of run {}: {}{dry}\n",
-        recap.run_id, recap.command
+        "Recap of run {}: {}{dry}{}\n",
+        recap.run_id,
+        recap.command,
+        ran_by_and_when(recap)
     ));
     if let (Some(stop), Some(detail)) = (recap.stopped, &recap.stop_detail) {
         let stop = serde_json::to_value(stop)
@@ -268,6 +270,21 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
         out.push_str(&format!("\nRerun what is left:\n  {rerun}\n"));
     }
     out.trim_end().to_string()
+}
+
+/// The first line's tail: `, gh-sweep 0.1.0, 2026-12-01T10:42:58Z to 2026-12-01T10:43:03Z`, so
+/// a log tells which gh-sweep ran when. A recap stored before these were kept has none.
+fn ran_by_and_when(recap: &Recap) -> String {
+    let mut out = String::new();
+    if !recap.version.is_empty() {
+        out.push_str(&format!(", gh-sweep {}", recap.version));
+    }
+    match (&recap.started_at, &recap.finished_at) {
+        (Some(started), Some(finished)) => out.push_str(&format!(", {started} to {finished}")),
+        (Some(started), None) => out.push_str(&format!(", started {started}")),
+        _ => {}
+    }
+    out
 }
 
 /// A table cell in Markdown: no pipes, no line breaks, no control characters.

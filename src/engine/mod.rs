@@ -302,6 +302,7 @@ fn writes_text(writes: &[Write]) -> String {
 impl Run<'_> {
     pub fn execute(self, classifier: &mut dyn Classifier) -> anyhow::Result<Recap> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
+        let started_at = Utc::now();
         let mut state = State {
             outcomes: BTreeMap::new(),
             stopped: None,
@@ -560,6 +561,8 @@ impl Run<'_> {
             })
             .collect();
         classifier.finish(self.store)?;
+        recap.started_at = Some(recap::time_text(started_at));
+        recap.finished_at = Some(recap::time_text(Utc::now()));
         self.store.finish_run(&recap)?;
         Ok(recap)
     }

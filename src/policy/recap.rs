@@ -95,8 +95,24 @@ pub struct Planned {
     pub writes: Vec<String>,
 }
 
+/// The version of the JSON recap's shape (README, "JSON recap"): raised when a field changes
+/// meaning or goes away; a field added does not break readers that ignore what they do not know.
+pub const SCHEMA: u32 = 1;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recap {
+    /// [`SCHEMA`]. A recap stored before it existed reads as 0.
+    #[serde(default)]
+    pub schema: u32,
+    /// The gh-sweep that ran it (`CARGO_PKG_VERSION`); empty in a recap stored before.
+    #[serde(default)]
+    pub version: String,
+    /// When the run started and finished, by the machine's clock (RFC 3339, UTC, seconds):
+    /// when things happened, even for a run whose rules used a snapshot's clock.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub finished_at: Option<String>,
     pub run_id: i64,
     pub command: String,
     /// The web address items link to (`https://github.com`, or an Enterprise host).
@@ -164,6 +180,11 @@ pub struct RunFacts<'a> {
     pub exit_override: Option<i32>,
     /// Items held back by an earlier write of unknown outcome: a write problem, exit 11.
     pub unknown_writes: bool,
+}
+
+/// A time as the recap prints it: RFC 3339 in UTC, to the second (`2026-12-01T10:42:58Z`).
+pub fn time_text(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 /// Quotes a shell word only when it needs it.
@@ -267,6 +288,10 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         None => crate::exit::SUCCESS,
     });
     Recap {
+        schema: SCHEMA,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: None,
+        finished_at: None,
         run_id: facts.run_id,
         command: facts.command.to_string(),
         web_url: String::new(),

@@ -215,3 +215,130 @@ fn max_writes_0_is_refused_before_anything_is_read() {
         assert!(test.all_requests().is_empty(), "{source}: nothing read");
     }
 }
+
+/// Every key path of a JSON value: `a`, `a.b`, `list[].c` (an array's objects merged).
+fn key_paths(
+    value: &serde_json::Value,
+    prefix: &str,
+    out: &mut std::collections::BTreeSet<String>,
+) {
+    match value {
+        serde_json::Value::Object(object) => {
+            for (key, inner) in object {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                out.insert(path.clone());
+                // `links` and `counters` are maps keyed by items and counter names: their keys
+                // are data, not schema.
+                if key != "links" && key != "counters" {
+                    key_paths(inner, &path, out);
+                }
+            }
+        }
+        serde_json::Value::Array(values) => {
+            for inner in values {
+                key_paths(inner, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn the_json_recap_is_one_line() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 3);
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--dry-run", "--json"]);
+    outcome.expect_code(0);
+    assert_eq!(outcome.stdout.lines().count(), 1, "{}", outcome.stdout);
+    assert_eq!(outcome.json()["schema"], 1);
+    test.expect_no_writes();
+
+    // `recap --json` and `recap --list --json` too: lines a `.jsonl` log can hold.
+    let again = test.run(&["recap", "--json"]);
+    assert_eq!(again.stdout.lines().count(), 1, "{}", again.stdout);
+    assert_eq!(again.json()["run_id"], outcome.json()["run_id"]);
+    let list = test.run(&["recap", "--list", "--json"]);
+    assert_eq!(list.stdout.lines().count(), 1, "{}", list.stdout);
+}
+
+#[test]
+fn the_recap_says_when_it_ran_and_which_gh_sweep_ran_it() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let before = chrono::Utc::now() - chrono::Duration::seconds(1);
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--dry-run", "--json"]);
+    let after = chrono::Utc::now() + chrono::Duration::seconds(1);
+    let recap = outcome.json();
+    assert_eq!(recap["version"], env!("CARGO_PKG_VERSION"));
+    let time = |key: &str| {
+        let text = recap[key]
+            .as_str()
+            .unwrap_or_else(|| panic!("{key}: {recap}"));
+        chrono::DateTime::parse_from_rfc3339(text)
+            .unwrap_or_else(|error| panic!("{key} = {text}: {error}"))
+            .with_timezone(&chrono::Utc)
+    };
+    let (started, finished) = (time("started_at"), time("finished_at"));
+    assert!(before <= started && started <= finished && finished <= after);
+
+    let text = test.run(&["recap"]);
+    let first = text.stdout.lines().next().unwrap_or_default().to_string();
+    assert!(
+        first.contains(&format!("gh-sweep {}", env!("CARGO_PKG_VERSION"))),
+        "{first}"
+    );
+    for key in ["started_at", "finished_at"] {
+        assert!(
+            first.contains(recap[key].as_str().unwrap_or("?")),
+            "{key} on the first line: {first}"
+        );
+    }
+}
+
+/// The JSON recap's fields are its stable interface (schema 1). Adding, renaming or removing
+/// one is a change of schema: update `tests/cli/recap-schema-1.txt` and the README's "JSON
+/// recap" section together, and raise `schema` when an existing field changes meaning.
+#[test]
+fn the_json_recap_keeps_its_schema() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 3);
+        world.open_issue(3, 74);
+    });
+    test.fail("GET", "/issues/3", Fault::Status(404), 20);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--dry-run",
+        "--json",
+        "--only",
+        "octo/demo#1-#3",
+    ]);
+    let recap = outcome.json();
+    let mut keys = std::collections::BTreeSet::new();
+    key_paths(&recap, "", &mut keys);
+    // Present only when they have something to say; listed all the same.
+    for optional in ["notes", "counters"] {
+        keys.insert(optional.to_string());
+    }
+    let expected: std::collections::BTreeSet<String> = include_str!("recap-schema-1.txt")
+        .lines()
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_string)
+        .collect();
+    let added: Vec<_> = keys.difference(&expected).collect();
+    let gone: Vec<_> = expected.difference(&keys).collect();
+    assert!(
+        added.is_empty() && gone.is_empty(),
+        "the JSON recap changed: added {added:?}, gone {gone:?}\n{recap}"
+    );
+    assert_eq!(recap["schema"], 1);
+}
