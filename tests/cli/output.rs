@@ -342,3 +342,43 @@ fn the_json_recap_keeps_its_schema() {
     );
     assert_eq!(recap["schema"], 1);
 }
+
+/// A TOML line without its comment (a `#` outside a string starts one), trimmed.
+fn without_comment(line: &str) -> &str {
+    let mut quoted = false;
+    for (at, c) in line.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            '#' if !quoted => return line[..at].trim_end(),
+            _ => {}
+        }
+    }
+    line.trim_end()
+}
+
+/// The README's `[stale]` table says it shows the defaults: it is what `--print-config` prints
+/// with no config file, key for key and in the same order (the README's comments aside).
+#[test]
+fn the_readme_stale_table_is_what_print_config_prints_with_no_config() {
+    let test = Test::new(|_| {});
+    std::fs::remove_file(test.config_path()).unwrap();
+    let outcome = test.run(&["stale-sweep", "--print-config"]);
+    outcome.expect_code(0);
+    assert!(test.all_requests().is_empty());
+    let printed: Vec<&str> = outcome.stdout.lines().collect();
+
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap_or_default();
+    let documented: Vec<&str> = readme
+        .lines()
+        .skip_while(|line| !line.starts_with("[stale]"))
+        .take_while(|line| !line.starts_with("```"))
+        .map(without_comment)
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert!(!documented.is_empty(), "the README has a [stale] table");
+    assert_eq!(
+        documented, printed,
+        "the README's [stale] table is not what `gh-sweep stale-sweep --print-config` prints with no config: paste its output into the README"
+    );
+}
