@@ -41,6 +41,11 @@ const ENV_NAMES: &[&str] = &[
     "CI",
     "GH_SWEEP_SWEEP_ENABLED",
     "GITHUB_STEP_SUMMARY",
+    // Read by clap for the flags they stand for; captured too, so that an error about a value
+    // can say it came from the variable.
+    "GH_SWEEP_ITEM_FAILURE_BUDGET",
+    "GH_SWEEP_CONFIG",
+    "GH_SWEEP_DB",
 ];
 
 impl Env {
@@ -407,6 +412,51 @@ fn check_ranges(file: &FileConfig) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Where a value given as a flag that clap also reads from a variable came from: the variable
+/// when it holds exactly this value (flags beat the environment, so a flag with another value
+/// would have won), else the flag.
+pub fn flag_or_variable(flag: &str, variable: &str, value: &str, env: &Env) -> String {
+    if env.get(variable) == Some(value) {
+        variable.to_string()
+    } else {
+        flag.to_string()
+    }
+}
+
+/// A file gh-sweep will write (the database, a snapshot, the job summary) must have a folder to
+/// go in, checked before anything is read: a typo in a path is not found after the writes were
+/// sent, and no folder is made up for it. `name` is where the path came from.
+fn check_output_folder(path: &Path, name: &str) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!(
+            "invalid {name} {}: it is a folder; name a file in it",
+            path.display()
+        ));
+    }
+    let Some(folder) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    else {
+        return Ok(());
+    };
+    if folder.is_dir() {
+        return Ok(());
+    }
+    if folder.exists() {
+        return Err(format!(
+            "invalid {name} {}: {} is not a folder",
+            path.display(),
+            folder.display()
+        ));
+    }
+    Err(format!(
+        "invalid {name} {}: the folder {} does not exist; create it (mkdir -p {}) or name a file in a folder that does",
+        path.display(),
+        folder.display(),
+        shell_quote(&folder.display().to_string())
+    ))
 }
 
 /// A write cap of 0 would plan every write and send none, and its rerun line would carry the
@@ -847,9 +897,19 @@ fn resolve_inner(
         None => chrono::Utc::now(),
     };
     let db = match &args.db {
-        Some(path) => path.clone(),
+        Some(path) => {
+            let name = flag_or_variable("--db", "GH_SWEEP_DB", &path.display().to_string(), env);
+            check_output_folder(path, &name)?;
+            path.clone()
+        }
         None => default_db(env)?,
     };
+    if let Some(path) = &args.save_snapshot {
+        check_output_folder(path, "--save-snapshot")?;
+    }
+    if let Some(summary) = env.get("GITHUB_STEP_SUMMARY") {
+        check_output_folder(Path::new(summary), "GITHUB_STEP_SUMMARY")?;
+    }
     let dry_run = args.dry_run || args.snapshot.is_some();
     if access == Access::Writes && !dry_run && !args.yes && !interactive {
         return Err(

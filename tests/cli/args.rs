@@ -27,7 +27,7 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
         (&["--frobnicate"], "unexpected argument '--frobnicate'"),
         (
             &["--db", "/dev/null/state.db"],
-            "cannot create the database folder /dev/null",
+            "invalid --db /dev/null/state.db: /dev/null is not a folder",
         ),
         (
             &["--item-failure-budget", "max(3, 10 %)"],

@@ -382,3 +382,78 @@ fn the_readme_stale_table_is_what_print_config_prints_with_no_config() {
         "the README's [stale] table is not what `gh-sweep stale-sweep --print-config` prints with no config: paste its output into the README"
     );
 }
+
+#[test]
+fn a_snapshot_path_in_a_missing_folder_is_refused_before_anything_is_read() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let path = test.dir.path().join("nowhere/snap.json");
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--save-snapshot",
+        path.to_str().unwrap(),
+    ]);
+    outcome.expect_code(2);
+    assert!(
+        outcome.stderr.contains("--save-snapshot") && outcome.stderr.contains("nowhere"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(test.all_requests().is_empty(), "nothing read");
+    test.expect_no_writes();
+}
+
+#[test]
+fn a_summary_path_in_a_missing_folder_is_refused_before_anything_is_read() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let path = test.dir.path().join("nowhere/summary.md");
+    let output = test
+        .command(&["stale-sweep", "--repo", REPO, "--yes"])
+        .env("GITHUB_STEP_SUMMARY", &path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("GITHUB_STEP_SUMMARY") && stderr.contains("nowhere"),
+        "{stderr}"
+    );
+    assert!(test.all_requests().is_empty(), "nothing read");
+    test.expect_no_writes();
+}
+
+#[test]
+fn a_db_in_a_missing_folder_is_an_error_naming_it() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 3);
+    });
+    let folder = test.dir.path().join("typo");
+    let db = folder.join("state.db");
+    let outcome = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    outcome.expect_code(2);
+    assert!(
+        outcome.stderr.contains("--db") && outcome.stderr.contains(folder.to_str().unwrap()),
+        "{}",
+        outcome.stderr
+    );
+    assert!(!folder.exists(), "no folder made up");
+    assert!(test.all_requests().is_empty(), "nothing read");
+
+    // The default place is gh-sweep's own: its folder is created.
+    let outcome = test.run(&["classify", "stale", "--repo", REPO]);
+    outcome.expect_code(0);
+    assert!(test.db_path().exists());
+}
