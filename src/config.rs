@@ -161,6 +161,30 @@ fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, candidate)| candidate)
 }
 
+/// The same key (or the closest one) in another section, with that section's prefix: a key put
+/// under the wrong table (`[poll] merge_method` is `sweep.merge_method`).
+fn in_another_section(key: &str, prefix: &str) -> Option<String> {
+    let sections: [(&str, &[&str]); 4] = [
+        ("", TOP_KEYS),
+        ("stale.", STALE_KEYS),
+        ("poll.", POLL_KEYS),
+        ("sweep.", SWEEP_KEYS),
+    ];
+    let others: Vec<&(&str, &[&str])> = sections
+        .iter()
+        .filter(|(section, _)| *section != prefix)
+        .collect();
+    others
+        .iter()
+        .find(|(_, known)| known.contains(&key))
+        .map(|(section, _)| format!("{section}{key}"))
+        .or_else(|| {
+            others.iter().find_map(|(section, known)| {
+                closest(key, known).map(|candidate| format!("{section}{candidate}"))
+            })
+        })
+}
+
 fn check_keys(
     table: &toml::Table,
     known: &[&str],
@@ -170,7 +194,9 @@ fn check_keys(
     for key in table.keys() {
         if !known.contains(&key.as_str()) {
             let hint = closest(key, known)
-                .map(|candidate| format!("; did you mean `{prefix}{candidate}`?"))
+                .map(|candidate| format!("{prefix}{candidate}"))
+                .or_else(|| in_another_section(key, prefix))
+                .map(|candidate| format!("; did you mean `{candidate}`?"))
                 .unwrap_or_default();
             return Err(format!(
                 "unknown key `{prefix}{key}` in {}{hint}",
@@ -182,8 +208,14 @@ fn check_keys(
 }
 
 fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
+    // The parser's own report (line, column, the line with a caret under the fault) keeps its
+    // line breaks: `main` prints a usage error's lines as lines.
     let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
-        format!("{} is not valid TOML: {}", path.display(), error.message())
+        format!(
+            "{} is not valid TOML: {}",
+            path.display(),
+            error.to_string().trim_end()
+        )
     })?;
     check_keys(&table, TOP_KEYS, "", path)?;
     if let Some(stale) = table.get("stale") {
@@ -214,12 +246,70 @@ fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
         check_keys(sweep, SWEEP_KEYS, "sweep.", path)?;
     }
     FileConfig::deserialize(table).map_err(|error| {
-        format!(
-            "invalid config {}: {}",
-            path.display(),
-            error.message().trim()
-        )
+        // Deserialized again from the text, the error knows where it is.
+        let located = toml::from_str::<FileConfig>(text)
+            .err()
+            .and_then(|error| located_type_error(text, &error));
+        match located {
+            Some(located) => format!("invalid config {}: {located}", path.display()),
+            None => format!(
+                "invalid config {}: {}",
+                path.display(),
+                error.message().trim()
+            ),
+        }
     })
+}
+
+/// A type error as a maintainer reads it: `` `[stale] days_before_stale` at line 3: expected a
+/// number, found the string "30" ``. None when the error has no place in the text.
+fn located_type_error(text: &str, error: &toml::de::Error) -> Option<String> {
+    let span = error.span()?;
+    let before = text.get(..span.start)?;
+    let line = before.matches('\n').count() + 1;
+    let line_text = text.lines().nth(line - 1)?;
+    let key = line_text.split_once('=')?.0.trim().trim_matches('"');
+    let section = before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('['))
+        .map(|header| format!("{} ", header.split('#').next().unwrap_or(header).trim()))
+        .unwrap_or_default();
+    Some(format!(
+        "`{section}{key}` at line {line}: {}",
+        plain_type_error(error.message().trim())
+    ))
+}
+
+/// serde's `invalid type: string "30", expected i64` as `expected a number, found the string
+/// "30"`; any other message as it is.
+fn plain_type_error(message: &str) -> String {
+    let Some((found, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.rsplit_once(", expected "))
+    else {
+        return message.to_string();
+    };
+    let expected = match expected {
+        "i64" | "u64" | "i32" | "u32" | "u16" | "u8" | "usize" | "an integer" => "a whole number",
+        "f64" | "f32" => "a number",
+        "a boolean" => "true or false",
+        "a sequence" => "a list",
+        other => other,
+    };
+    let found = if let Some(value) = found.strip_prefix("string ") {
+        format!("the string {value}")
+    } else if let Some(value) = found.strip_prefix("integer ") {
+        format!("the number {}", value.trim_matches('`'))
+    } else if let Some(value) = found.strip_prefix("floating point ") {
+        format!("the number {}", value.trim_matches('`'))
+    } else if let Some(value) = found.strip_prefix("boolean ") {
+        value.trim_matches('`').to_string()
+    } else {
+        found.to_string()
+    };
+    format!("expected {expected}, found {found}")
 }
 
 /// The `[stale]` table with `table`'s keys put over `rules`.
@@ -422,6 +512,23 @@ pub fn flag_or_variable(flag: &str, variable: &str, value: &str, env: &Env) -> S
         variable.to_string()
     } else {
         flag.to_string()
+    }
+}
+
+/// An error about the config path, saying when the path came from `GH_SWEEP_CONFIG`.
+fn config_source_error(error: String, args: &GlobalArgs, env: &Env) -> String {
+    let from_variable = args.config.as_ref().is_some_and(|path| {
+        flag_or_variable(
+            "--config",
+            "GH_SWEEP_CONFIG",
+            &path.display().to_string(),
+            env,
+        ) == "GH_SWEEP_CONFIG"
+    });
+    if from_variable {
+        format!("{error} (the path is GH_SWEEP_CONFIG's: fix or unset it)")
+    } else {
+        error
     }
 }
 
@@ -770,7 +877,8 @@ fn resolve_inner(
     cwd: &Path,
 ) -> Result<Settings, String> {
     let access = spec.access;
-    let config_path = find_config(args.config.as_deref(), env, cwd)?;
+    let config_path = find_config(args.config.as_deref(), env, cwd)
+        .map_err(|error| config_source_error(error, args, env))?;
     let file = match &config_path {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -821,7 +929,15 @@ fn resolve_inner(
     }
 
     let budget = match (&args.item_failure_budget, &file.item_failure_budget) {
-        (Some(flag), _) => flag.parse::<Budget>()?,
+        (Some(flag), _) => flag.parse::<Budget>().map_err(|error| {
+            let source = flag_or_variable(
+                "item_failure_budget",
+                "GH_SWEEP_ITEM_FAILURE_BUDGET",
+                flag,
+                env,
+            );
+            error.replacen("item_failure_budget", &source, 1)
+        })?,
         (None, Some(value)) => value.parse::<Budget>()?,
         (None, None) => Budget::default(),
     };

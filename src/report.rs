@@ -23,6 +23,12 @@ pub fn clean(text: &str) -> String {
         .collect()
 }
 
+/// [`clean`] line by line: the line breaks stay, everything else a control character is
+/// escaped. For text gh-sweep or the maintainer wrote, never GitHub's.
+pub fn clean_lines(text: &str) -> String {
+    text.lines().map(clean).collect::<Vec<_>>().join("\n")
+}
+
 /// Control characters, and the bidirectional controls (Unicode's "Trojan Source" set: LRE, RLE,
 /// PDF, LRO, RLO, LRI, RLI, FSI, PDI, and the LRM/RLM/ALM marks), which are format characters
 /// rather than controls but reorder what a terminal shows just as well.

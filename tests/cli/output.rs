@@ -457,3 +457,132 @@ fn a_db_in_a_missing_folder_is_an_error_naming_it() {
     outcome.expect_code(0);
     assert!(test.db_path().exists());
 }
+
+#[test]
+fn a_bad_budget_from_the_environment_names_the_variable() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO])
+        .env("GH_SWEEP_ITEM_FAILURE_BUDGET", "abc")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("invalid GH_SWEEP_ITEM_FAILURE_BUDGET `abc`"),
+        "{stderr}"
+    );
+    // Given as a flag, the flag's value is the one named (flags beat the environment).
+    let output = test
+        .command(&[
+            "classify",
+            "stale",
+            "--repo",
+            REPO,
+            "--item-failure-budget",
+            "xyz",
+        ])
+        .env("GH_SWEEP_ITEM_FAILURE_BUDGET", "3")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`xyz`") && !stderr.contains("GH_SWEEP_ITEM_FAILURE_BUDGET"),
+        "{stderr}"
+    );
+    assert!(test.all_requests().is_empty());
+}
+
+#[test]
+fn a_config_path_from_the_environment_names_the_variable() {
+    let test = Test::new(|_| {});
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO])
+        .env("GH_SWEEP_CONFIG", "nope.toml")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("nope.toml") && stderr.contains("GH_SWEEP_CONFIG"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_toml_type_error_names_the_key_and_the_line() {
+    let test = Test::new(|_| {});
+    std::fs::write(
+        test.config_path(),
+        "write_interval = 0\n[stale]\n\ndays_before_stale = \"30\"\n",
+    )
+    .unwrap();
+    let outcome = test.run(&["classify", "stale", "--repo", REPO]);
+    outcome.expect_code(2);
+    assert!(
+        outcome.stderr.contains(
+            "`[stale] days_before_stale` at line 4: expected a whole number, found the string \"30\""
+        ),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn a_toml_syntax_error_prints_real_line_breaks() {
+    let test = Test::new(|_| {});
+    std::fs::write(test.config_path(), "[stale]\ndays_before_stale = \n").unwrap();
+    let outcome = test.run(&["classify", "stale", "--repo", REPO]);
+    outcome.expect_code(2);
+    assert!(!outcome.stderr.contains("\\n"), "{}", outcome.stderr);
+    assert!(outcome.stderr.contains("line 2"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.lines().count() > 1,
+        "the parser's own lines: {}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn an_unknown_key_gets_a_did_you_mean_across_sections() {
+    let test = Test::new(|_| {});
+    for (text, expected) in [
+        (
+            "[poll]\nmerge_method = \"squash\"\n",
+            "unknown key `poll.merge_method` in .github/gh-sweep.toml; did you mean `sweep.merge_method`?",
+        ),
+        (
+            "days_before_stale = 3\n",
+            "did you mean `stale.days_before_stale`?",
+        ),
+        ("[stale]\nmax_writes = 3\n", "did you mean `max_writes`?"),
+    ] {
+        std::fs::write(test.config_path(), text).unwrap();
+        let outcome = test.run(&["classify", "stale", "--repo", REPO]);
+        outcome.expect_code(2);
+        assert!(outcome.stderr.contains(expected), "{text}: {}", outcome.stderr);
+    }
+}
+
+#[test]
+fn a_negative_max_writes_names_the_flag() {
+    let test = Test::new(|_| {});
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--dry-run",
+        "--max-writes",
+        "-3",
+    ]);
+    outcome.expect_code(2);
+    assert!(
+        outcome.stderr.contains("--max-writes") && outcome.stderr.contains("-3"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(test.all_requests().is_empty());
+}
