@@ -340,7 +340,10 @@ pub fn stale_table_in_effect(
                     workflow.display()
                 ))
             })?;
-        return Ok((crate::workflow::print(&table, workflow), warnings));
+        return Ok((
+            crate::workflow::print_with_notes(&table, workflow, &warnings),
+            warnings,
+        ));
     }
     let path = find_config(args.config.as_deref(), env, cwd).map_err(usage)?;
     let rules = match &path {

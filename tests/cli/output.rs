@@ -586,3 +586,95 @@ fn a_negative_max_writes_names_the_flag() {
     );
     assert!(test.all_requests().is_empty());
 }
+
+/// Writes `.github/workflows/stale.yml` with an actions/stale step taking `inputs`.
+fn stale_workflow(test: &Test, inputs: &str) {
+    let workflow = test.dir.path().join(".github/workflows/stale.yml");
+    std::fs::create_dir_all(workflow.parent().unwrap()).unwrap();
+    std::fs::write(
+        &workflow,
+        format!(
+            "on:\n  schedule:\n    - cron: '30 1 * * *'\njobs:\n  stale:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/stale@v9\n        with:\n{inputs}"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_name_that_is_no_input_of_actions_stale_is_unknown_with_a_did_you_mean() {
+    let test = Test::new(|_| {});
+    stale_workflow(&test, "          exempt-issue-label: pinned\n");
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+        "--print-config",
+    ]);
+    outcome.expect_code(2);
+    assert!(
+        outcome
+            .stderr
+            .contains("unknown input `exempt-issue-label`")
+            && outcome
+                .stderr
+                .contains("(did you mean `exempt-issue-labels`?)"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(
+        !outcome.stderr.contains("not supported"),
+        "{}",
+        outcome.stderr
+    );
+
+    // An input actions/stale has and gh-sweep does not is still named as such.
+    stale_workflow(&test, "          sort-by: updated\n");
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+        "--print-config",
+    ]);
+    outcome.expect_code(0);
+    assert!(outcome.stderr.contains("`sort-by`"), "{}", outcome.stderr);
+    assert!(
+        !outcome.stderr.contains("unknown input"),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn the_generated_config_carries_a_comment_for_each_input_it_could_not_carry() {
+    let test = Test::new(|_| {});
+    stale_workflow(
+        &test,
+        "          days-before-stale: 30\n          operations-per-run: 100\n          sort-by: updated\n",
+    );
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+        "--print-config",
+    ]);
+    outcome.expect_code(0);
+    let comments: Vec<&str> = outcome
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with('#'))
+        .collect();
+    for input in ["operations-per-run", "sort-by"] {
+        assert!(
+            comments
+                .iter()
+                .any(|line| line.contains(&format!("`{input}`"))),
+            "{input}: {}",
+            outcome.stdout
+        );
+    }
+    assert!(outcome.stdout.contains("days_before_stale = 30"));
+    // Still a config file gh-sweep reads.
+    std::fs::write(test.config_path(), &outcome.stdout).unwrap();
+    test.run(&["classify", "stale", "--repo", REPO, "--dry-run"])
+        .expect_code(0);
+}
