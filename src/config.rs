@@ -1055,20 +1055,34 @@ fn resolve_inner(
             rerun.push(shell_quote(&value));
         }
     };
-    flag(
+    // Values that came from the environment are left to it (the rerun runs where this run
+    // did, cron's environment included); only what was given as a flag is carried.
+    let from_flag = |flag: &str, variable: &str, value: Option<String>| {
+        value.filter(|value| flag_or_variable(flag, variable, value, env) == flag)
+    };
+    let config_flag = from_flag(
         "--config",
+        "GH_SWEEP_CONFIG",
         args.config.as_ref().map(|path| path.display().to_string()),
     );
+    let db_flag = from_flag(
+        "--db",
+        "GH_SWEEP_DB",
+        args.db.as_ref().map(|path| path.display().to_string()),
+    );
+    let budget_flag = from_flag(
+        "--item-failure-budget",
+        "GH_SWEEP_ITEM_FAILURE_BUDGET",
+        args.item_failure_budget.clone(),
+    );
+    flag("--config", config_flag);
     flag(
         "--from-workflow",
         spec.workflow.map(|path| path.display().to_string()),
     );
-    flag(
-        "--db",
-        args.db.as_ref().map(|path| path.display().to_string()),
-    );
+    flag("--db", db_flag);
     flag("--api-url", args.api_url.clone());
-    flag("--item-failure-budget", args.item_failure_budget.clone());
+    flag("--item-failure-budget", budget_flag);
     flag(
         "--write-interval",
         args.write_interval.map(|value| value.to_string()),
@@ -1077,6 +1091,10 @@ fn resolve_inner(
         "--max-writes",
         args.max_writes.map(|value| value.to_string()),
     );
+    // Pasted, `poll --confirm`'s rerun line asks again, as the first run did.
+    if spec.confirm {
+        rerun.push("--confirm".into());
+    }
     if args.json {
         rerun.push("--json".into());
     }

@@ -46,7 +46,11 @@ fn main() -> ExitCode {
             },
         },
         env,
-        argv: std::env::args().collect::<Vec<_>>().join(" "),
+        // Each word quoted for the shell as needed, so `recap --list` shows a line to paste.
+        argv: std::env::args()
+            .map(|word| gh_sweep::policy::recap::shell_quote(&word))
+            .collect::<Vec<_>>()
+            .join(" "),
     };
     let code = match dispatch(&cli, &context) {
         Ok(code) => code,

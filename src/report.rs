@@ -40,6 +40,15 @@ fn needs_escape(c: char) -> bool {
         )
 }
 
+/// `1 item`, `2 items`: a count and its noun, in the plural when it is not one.
+pub fn count(number: u64, noun: &str) -> String {
+    if number == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{number} {noun}s")
+    }
+}
+
 /// Plain tables pad their last column; trailing blanks only get in grep's way.
 fn render(table: &Table) -> String {
     table
@@ -197,7 +206,20 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
         heading(format!("Completed ({})", recap.completed.len()), |s| s
             .green())
     ));
-    if !recap.completed.is_empty() {
+    // A run that wrote shows what it sent for each item.
+    let wrote = recap.completed.iter().any(|item| !item.writes.is_empty());
+    if !recap.completed.is_empty() && wrote {
+        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES SENT"]);
+        for item in &recap.completed {
+            let writes = item.writes.join("; ");
+            row(
+                &mut completed,
+                &[&item.item, &item.disposition, &item.detail, &writes],
+            );
+        }
+        out.push_str(&render(&completed));
+        out.push('\n');
+    } else if !recap.completed.is_empty() {
         let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
         for item in &recap.completed {
             row(
@@ -232,8 +254,10 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
             "Within budget"
         };
         out.push_str(&format!(
-            "{verdict}: {} item failures, {} allowed (item_failure_budget = {})\n",
-            budget.failures, budget.allowed, budget.value
+            "{verdict}: {}, {} allowed (item_failure_budget = {})\n",
+            count(budget.failures, "item failure"),
+            budget.allowed,
+            budget.value
         ));
     }
 
@@ -395,11 +419,16 @@ pub fn runs(rows: &[RunRow], terminal: bool) -> String {
         let exit = row
             .exit_code
             .map_or("-".to_string(), |code| code.to_string());
+        // Stored with fractions of a second; shown to the second, in UTC with `Z`.
+        let started = chrono::DateTime::parse_from_rfc3339(&row.started_at).map_or_else(
+            |_| row.started_at.clone(),
+            |time| crate::policy::recap::time_text(time.with_timezone(&chrono::Utc)),
+        );
         self::row(
             &mut runs,
             &[
                 &id,
-                &row.started_at,
+                &started,
                 &row.argv,
                 row.stopped.as_deref().unwrap_or("-"),
                 &exit,

@@ -55,12 +55,14 @@ impl Ui {
     pub fn progress(&self, length: usize, message: &str) -> Progress {
         let enabled = self.stderr_terminal && !self.quiet && !self.verbose && !self.ci;
         let bar = ProgressBar::with_draw_target(Some(length as u64), ProgressDrawTarget::hidden());
+        // The label is the bar's prefix; the message is the detail (the item at hand), shown
+        // once after the count.
         if let Ok(style) =
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg:.dim}")
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {wide_msg:.dim}")
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        bar.set_message(message.to_string());
+        bar.set_prefix(message.to_string());
         Progress {
             bar,
             enabled,
@@ -73,7 +75,11 @@ impl Ui {
     pub fn confirm(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
         let theme = dialoguer::theme::SimpleTheme;
         let options = [
-            format!("Write all {writes} (on {} items)", labels.len()),
+            format!(
+                "Write all {} (on {})",
+                crate::report::count(writes as u64, "write"),
+                crate::report::count(labels.len() as u64, "item")
+            ),
             "Write nothing".to_string(),
             "Choose items".to_string(),
         ];

@@ -173,6 +173,8 @@ struct State {
     stopped: Option<Stop>,
     stop_detail: Option<String>,
     exit_override: Option<i32>,
+    /// The writes sent for each item that completed with writes, for the recap.
+    sent: BTreeMap<String, Vec<String>>,
 }
 
 impl State {
@@ -291,6 +293,21 @@ fn org_search_note(client: &Client, org: &str) -> Option<String> {
     })
 }
 
+/// What a classification would do: `would write: label +Stale; comment` for writes to GitHub,
+/// `would enqueue merge of abc1234` for an entry in gh-sweep's own queue (no write to GitHub).
+fn would_text(writes: &[Write]) -> String {
+    let (local, remote): (Vec<Write>, Vec<Write>) =
+        writes.iter().cloned().partition(Write::is_local);
+    let mut parts = Vec::new();
+    if !remote.is_empty() {
+        parts.push(format!("would write: {}", writes_text(&remote)));
+    }
+    for write in &local {
+        parts.push(format!("would {write}"));
+    }
+    parts.join("; ")
+}
+
 fn writes_text(writes: &[Write]) -> String {
     writes
         .iter()
@@ -308,6 +325,7 @@ impl Run<'_> {
             stopped: None,
             stop_detail: None,
             exit_override: None,
+            sent: BTreeMap::new(),
         };
 
         let mut pool: Vec<ItemRef> = Vec::new();
@@ -480,11 +498,7 @@ impl Run<'_> {
                         let detail = if plan.writes.is_empty() {
                             plan.reason.clone()
                         } else {
-                            format!(
-                                "{}; would write: {}",
-                                plan.reason,
-                                writes_text(&plan.writes)
-                            )
+                            format!("{}; {}", plan.reason, would_text(&plan.writes))
                         };
                         state.completed(item, &plan.disposition, &detail);
                     }
@@ -549,6 +563,11 @@ impl Run<'_> {
             exit_override: state.exit_override,
             unknown_writes: !blocked.is_empty(),
         });
+        for completed in &mut recap.completed {
+            if let Some(writes) = state.sent.remove(&completed.item) {
+                completed.writes = writes;
+            }
+        }
         recap.counters = classifier.counters(&recap);
         recap.notes = notes;
         write_rerun_file(&mut recap, &self.settings.rerun_prefix);
@@ -587,8 +606,9 @@ impl Run<'_> {
         if self.settings.dry_run {
             // The recap shows these items with their writes.
             self.ui.status(&format!(
-                "Dry run: {total} writes on {} items planned, none sent.",
-                plans.len()
+                "Dry run: {} on {} planned, none sent.",
+                report::count(total as u64, "write"),
+                report::count(plans.len() as u64, "item")
             ));
             for (plan, _, _) in &plans {
                 state.unfinished(&plan.item, "dry run");
@@ -602,8 +622,8 @@ impl Run<'_> {
         let ask = !self.settings.yes && (!all_local || self.settings.confirm);
         if ask || !all_local {
             self.ui.status(&format!(
-                "Planned writes ({total} on {} items):",
-                plans.len()
+                "Planned writes ({total} on {}):",
+                report::count(plans.len() as u64, "item")
             ));
             self.ui
                 .status(&report::plan(&rows, self.ui.stderr_terminal));
@@ -820,6 +840,10 @@ impl Run<'_> {
                 None => {
                     classifier.after_writes(self.store, &plan, &dates)?;
                     state.completed(&item, &plan.disposition, &plan.reason);
+                    state.sent.insert(
+                        item.to_string(),
+                        plan.writes.iter().map(ToString::to_string).collect(),
+                    );
                 }
             }
         }

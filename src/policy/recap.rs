@@ -70,6 +70,9 @@ pub struct Completed {
     pub item: String,
     pub disposition: String,
     pub detail: String,
+    /// The writes sent for it, in order (a run that wrote); absent when none were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,6 +230,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
                 item: item.to_string(),
                 disposition,
                 detail,
+                writes: Vec::new(),
             }),
             Outcome::Failed { phase, reason } => {
                 if phase == Phase::Read {

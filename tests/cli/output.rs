@@ -326,7 +326,7 @@ fn the_json_recap_keeps_its_schema() {
     let mut keys = std::collections::BTreeSet::new();
     key_paths(&recap, "", &mut keys);
     // Present only when they have something to say; listed all the same.
-    for optional in ["notes", "counters"] {
+    for optional in ["notes", "counters", "completed[].writes"] {
         keys.insert(optional.to_string());
     }
     let expected: std::collections::BTreeSet<String> = include_str!("recap-schema-1.txt")
@@ -677,4 +677,210 @@ fn the_generated_config_carries_a_comment_for_each_input_it_could_not_carry() {
     std::fs::write(test.config_path(), &outcome.stdout).unwrap();
     test.run(&["classify", "stale", "--repo", REPO, "--dry-run"])
         .expect_code(0);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_progress_bar_shows_its_label_once() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+        world.open_issue(3, 74);
+    });
+    // Slow reads, so the bar (shown once the work has taken 250 ms) appears.
+    for number in 1..=3 {
+        test.fail(
+            "GET",
+            &format!("/issues/{number}"),
+            Fault::Slow(std::time::Duration::from_millis(300)),
+            1,
+        );
+    }
+    let outcome = crate::terminal::on_terminal(
+        &test,
+        &[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--dry-run",
+            "--only",
+            "#1-#3",
+        ],
+        &[],
+    );
+    outcome.expect_code(0);
+    assert!(outcome.stderr.contains("/3"), "a bar: {:?}", outcome.stderr);
+    assert!(outcome.stderr.contains("reading ["), "{:?}", outcome.stderr);
+    for number in 1..=3 {
+        assert!(
+            !outcome.stderr.contains(&format!("#{number} [")),
+            "the item is the bar's detail, not its label too: {:?}",
+            outcome.stderr
+        );
+    }
+}
+
+#[test]
+fn counts_read_as_english() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    });
+    test.fail("GET", "/issues/2", Fault::Status(404), 20);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--dry-run",
+        "--only",
+        "#1,#2",
+    ]);
+    outcome.expect_code(8);
+    assert!(
+        outcome
+            .stdout
+            .contains("Within budget: 1 item failure, 3 allowed"),
+        "{}",
+        outcome.stdout
+    );
+    assert!(
+        outcome
+            .stderr
+            .contains("Dry run: 2 writes on 1 item planned, none sent."),
+        "{}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn classify_merge_says_it_would_enqueue_not_write() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    let outcome = test.run(&["classify", "merge", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let detail = outcome.json()["completed"][0]["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(detail.contains("would enqueue merge of"), "{detail}");
+    assert!(!detail.contains("would write"), "{detail}");
+}
+
+#[test]
+fn poll_counts_a_candidate_found_by_org_and_repo_once() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    let outcome = test.run(&["poll", "--org", "octo", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(items(&recap["completed"]), vec![format!("{REPO}#1")]);
+    assert_eq!(recap["counters"]["candidates"], 1, "{recap}");
+}
+
+#[test]
+fn the_rerun_line_of_poll_keeps_confirm() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    test.fail("GET", "/pulls/1", Fault::Status(502), 20);
+    let outcome = test.run(&["poll", "--repo", REPO, "--confirm", "--dry-run", "--json"]);
+    let recap = outcome.json();
+    let rerun = recap["rerun"].as_str().unwrap_or_default();
+    assert!(
+        crate::support::shell_words(rerun).contains(&"--confirm".to_string()),
+        "{recap}"
+    );
+}
+
+#[test]
+fn the_rerun_line_leaves_values_from_the_environment_to_the_environment() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let config = test.config_path();
+    let db = test.dir.path().join("elsewhere.db");
+    let output = test
+        .command(&["stale-sweep", "--repo", REPO, "--dry-run", "--json"])
+        .env("GH_SWEEP_ITEM_FAILURE_BUDGET", "5")
+        .env("GH_SWEEP_CONFIG", &config)
+        .env("GH_SWEEP_DB", &db)
+        .output()
+        .unwrap();
+    let recap: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        recap["rerun"],
+        "gh-sweep stale-sweep --repo octo/demo --json --only 'octo/demo#1'"
+    );
+    // Given as flags, they are carried.
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--dry-run",
+        "--json",
+        "--item-failure-budget",
+        "5",
+    ]);
+    assert_eq!(
+        outcome.json()["rerun"],
+        "gh-sweep stale-sweep --repo octo/demo --item-failure-budget 5 --json --only 'octo/demo#1'"
+    );
+}
+
+#[test]
+fn recap_list_shows_times_to_the_second_and_commands_that_paste() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 3);
+    });
+    test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--item-failure-budget",
+        "max(3, 10%)",
+    ])
+    .expect_code(0);
+    let outcome = test.run(&["recap", "--list"]);
+    outcome.expect_code(0);
+    let row = outcome
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    let started = row.split_whitespace().nth(1).unwrap_or_default();
+    assert!(
+        started.len() == 20
+            && started.ends_with('Z')
+            && chrono::DateTime::parse_from_rfc3339(started).is_ok(),
+        "RFC 3339 to the second, UTC: {row}"
+    );
+    assert!(row.contains("'max(3, 10%)'"), "quoted for the shell: {row}");
+}
+
+#[test]
+fn the_text_recap_shows_the_writes_sent_for_each_completed_item() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 3);
+    });
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
+    outcome.expect_code(0);
+    test.expect_writes(&marked(1));
+    let line = outcome
+        .stdout
+        .lines()
+        .find(|line| line.contains("octo/demo#1 "))
+        .unwrap_or_default()
+        .to_string();
+    assert!(line.contains("label +Stale; comment"), "{}", outcome.stdout);
+    let json = test.run(&["recap", "--json"]).json();
+    assert_eq!(
+        json["completed"][0]["writes"],
+        serde_json::json!(["label +Stale", "comment"]),
+        "{json}"
+    );
 }
