@@ -73,7 +73,7 @@ impl Ui {
 
     /// Asks which planned writes to send. Default: none.
     pub fn confirm(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
-        let theme = dialoguer::theme::SimpleTheme;
+        let theme = Questions;
         let options = [
             format!(
                 "Write all {} (on {})",
@@ -109,6 +109,40 @@ impl Ui {
             }
             _ => Ok(Choice::None),
         }
+    }
+}
+
+/// dialoguer's plain theme, but a prompt that is a question ends with its question mark rather
+/// than `?:`.
+struct Questions;
+
+impl dialoguer::theme::Theme for Questions {
+    fn format_prompt(&self, f: &mut dyn std::fmt::Write, prompt: &str) -> std::fmt::Result {
+        if prompt.ends_with('?') {
+            write!(f, "{prompt}")
+        } else {
+            write!(f, "{prompt}:")
+        }
+    }
+
+    fn format_input_prompt_selection(
+        &self,
+        f: &mut dyn std::fmt::Write,
+        prompt: &str,
+        sel: &str,
+    ) -> std::fmt::Result {
+        self.format_prompt(f, prompt)?;
+        write!(f, " {sel}")
+    }
+
+    fn format_multi_select_prompt_selection(
+        &self,
+        f: &mut dyn std::fmt::Write,
+        prompt: &str,
+        selections: &[&str],
+    ) -> std::fmt::Result {
+        self.format_prompt(f, prompt)?;
+        write!(f, " {}", selections.join(", "))
     }
 }
 

@@ -293,6 +293,43 @@ fn org_search_note(client: &Client, org: &str) -> Option<String> {
     })
 }
 
+/// The "Choose items" list: item, title, disposition and writes in aligned columns, as in the
+/// plan table above it (titles cut at 40 characters).
+fn choice_labels(rows: &[PlanRow]) -> Vec<String> {
+    let title = |row: &PlanRow| -> String {
+        let title = report::clean(&row.title);
+        if title.chars().count() > 40 {
+            title.chars().take(39).chain(['…']).collect()
+        } else {
+            title
+        }
+    };
+    let width = |cell: &dyn Fn(&PlanRow) -> String| {
+        rows.iter()
+            .map(|row| cell(row).chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let item_width = width(&|row| row.item.clone());
+    let title_width = width(&title);
+    let disposition_width = width(&|row| row.disposition.clone());
+    rows.iter()
+        .map(|row| {
+            let pad = |text: String, width: usize| {
+                let fill = width.saturating_sub(text.chars().count());
+                format!("{text}{}", " ".repeat(fill))
+            };
+            format!(
+                "{}  {}  {}  {}",
+                pad(row.item.clone(), item_width),
+                pad(title(row), title_width),
+                pad(row.disposition.clone(), disposition_width),
+                row.writes
+            )
+        })
+        .collect()
+}
+
 /// What a classification would do: `would write: label +Stale; comment` for writes to GitHub,
 /// `would enqueue merge of abc1234` for an entry in gh-sweep's own queue (no write to GitHub).
 fn would_text(writes: &[Write]) -> String {
@@ -631,10 +668,7 @@ impl Run<'_> {
         let chosen: Vec<bool> = if !ask {
             vec![true; plans.len()]
         } else {
-            let labels: Vec<String> = rows
-                .iter()
-                .map(|row| format!("{}  {}  ({})", row.item, row.disposition, row.writes))
-                .collect();
+            let labels = choice_labels(&rows);
             match self.ui.confirm(&labels, total)? {
                 Choice::All => vec![true; plans.len()],
                 Choice::None => vec![false; plans.len()],

@@ -884,3 +884,39 @@ fn the_text_recap_shows_the_writes_sent_for_each_completed_item() {
         "{json}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn the_prompt_reads_well_and_its_item_list_is_aligned_with_titles() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74).title = "Fix the frobnicator".into();
+        world.open_issue(12, 74).title = "Docs".into();
+    });
+    let outcome = crate::terminal::on_terminal(
+        &test,
+        &["stale-sweep", "--repo", REPO, "--json"],
+        &[
+            ("Send these writes?", &[b"\x1b[B", b"\r"]),
+            ("Space selects", &[b"\r"]),
+        ],
+    );
+    outcome.expect_code(3);
+    test.expect_no_writes();
+    assert!(
+        !outcome.stderr.contains("writes?:"),
+        "a question needs no colon: {:?}",
+        outcome.stderr
+    );
+    let list = outcome
+        .stderr
+        .split("Space selects")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    for line in [
+        format!("octo/demo#1   {:<19}  mark-stale", "Fix the frobnicator"),
+        format!("octo/demo#12  {:<19}  mark-stale", "Docs"),
+    ] {
+        assert!(list.contains(&line), "{line:?} in {list:?}");
+    }
+}
