@@ -920,3 +920,18 @@ fn the_prompt_reads_well_and_its_item_list_is_aligned_with_titles() {
         assert!(list.contains(&line), "{line:?} in {list:?}");
     }
 }
+
+#[test]
+fn a_db_from_the_environment_in_a_missing_folder_names_the_variable() {
+    let test = Test::new(|_| {});
+    let db = test.dir.path().join("typo/state.db");
+    let output = test
+        .command(&["classify", "stale", "--repo", REPO])
+        .env("GH_SWEEP_DB", &db)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("invalid GH_SWEEP_DB"), "{stderr}");
+    assert!(test.all_requests().is_empty());
+}
