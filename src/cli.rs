@@ -64,7 +64,13 @@ pub struct GlobalArgs {
     pub write_interval: Option<f64>,
 
     /// Send at most this many writes; items past the cap stay unfinished
-    #[arg(long, value_name = "N", global = true)]
+    #[arg(
+        long,
+        value_name = "N",
+        global = true,
+        allow_hyphen_values = true,
+        value_parser = write_cap
+    )]
     pub max_writes: Option<u64>,
 
     /// GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]
@@ -244,6 +250,13 @@ pub enum Shell {
     Zsh,
     Fish,
     Powershell,
+}
+
+/// `--max-writes N`: a whole number of writes. A negative one is named as this flag's bad
+/// value, not taken for an unknown flag (`-3`).
+fn write_cap(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| "use a whole number of writes, 1 or more".to_string())
 }
 
 #[cfg(test)]

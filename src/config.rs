@@ -41,6 +41,11 @@ const ENV_NAMES: &[&str] = &[
     "CI",
     "GH_SWEEP_SWEEP_ENABLED",
     "GITHUB_STEP_SUMMARY",
+    // Read by clap for the flags they stand for; captured too, so that an error about a value
+    // can say it came from the variable.
+    "GH_SWEEP_ITEM_FAILURE_BUDGET",
+    "GH_SWEEP_CONFIG",
+    "GH_SWEEP_DB",
 ];
 
 impl Env {
@@ -156,6 +161,30 @@ fn closest<'a>(key: &str, known: &[&'a str]) -> Option<&'a str> {
         .map(|(_, candidate)| candidate)
 }
 
+/// The same key (or the closest one) in another section, with that section's prefix: a key put
+/// under the wrong table (`[poll] merge_method` is `sweep.merge_method`).
+fn in_another_section(key: &str, prefix: &str) -> Option<String> {
+    let sections: [(&str, &[&str]); 4] = [
+        ("", TOP_KEYS),
+        ("stale.", STALE_KEYS),
+        ("poll.", POLL_KEYS),
+        ("sweep.", SWEEP_KEYS),
+    ];
+    let others: Vec<&(&str, &[&str])> = sections
+        .iter()
+        .filter(|(section, _)| *section != prefix)
+        .collect();
+    others
+        .iter()
+        .find(|(_, known)| known.contains(&key))
+        .map(|(section, _)| format!("{section}{key}"))
+        .or_else(|| {
+            others.iter().find_map(|(section, known)| {
+                closest(key, known).map(|candidate| format!("{section}{candidate}"))
+            })
+        })
+}
+
 fn check_keys(
     table: &toml::Table,
     known: &[&str],
@@ -165,7 +194,9 @@ fn check_keys(
     for key in table.keys() {
         if !known.contains(&key.as_str()) {
             let hint = closest(key, known)
-                .map(|candidate| format!("; did you mean `{prefix}{candidate}`?"))
+                .map(|candidate| format!("{prefix}{candidate}"))
+                .or_else(|| in_another_section(key, prefix))
+                .map(|candidate| format!("; did you mean `{candidate}`?"))
                 .unwrap_or_default();
             return Err(format!(
                 "unknown key `{prefix}{key}` in {}{hint}",
@@ -177,8 +208,14 @@ fn check_keys(
 }
 
 fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
+    // The parser's own report (line, column, the line with a caret under the fault) keeps its
+    // line breaks: `main` prints a usage error's lines as lines.
     let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
-        format!("{} is not valid TOML: {}", path.display(), error.message())
+        format!(
+            "{} is not valid TOML: {}",
+            path.display(),
+            error.to_string().trim_end()
+        )
     })?;
     check_keys(&table, TOP_KEYS, "", path)?;
     if let Some(stale) = table.get("stale") {
@@ -209,12 +246,70 @@ fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
         check_keys(sweep, SWEEP_KEYS, "sweep.", path)?;
     }
     FileConfig::deserialize(table).map_err(|error| {
-        format!(
-            "invalid config {}: {}",
-            path.display(),
-            error.message().trim()
-        )
+        // Deserialized again from the text, the error knows where it is.
+        let located = toml::from_str::<FileConfig>(text)
+            .err()
+            .and_then(|error| located_type_error(text, &error));
+        match located {
+            Some(located) => format!("invalid config {}: {located}", path.display()),
+            None => format!(
+                "invalid config {}: {}",
+                path.display(),
+                error.message().trim()
+            ),
+        }
     })
+}
+
+/// A type error as a maintainer reads it: `` `[stale] days_before_stale` at line 3: expected a
+/// number, found the string "30" ``. None when the error has no place in the text.
+fn located_type_error(text: &str, error: &toml::de::Error) -> Option<String> {
+    let span = error.span()?;
+    let before = text.get(..span.start)?;
+    let line = before.matches('\n').count() + 1;
+    let line_text = text.lines().nth(line - 1)?;
+    let key = line_text.split_once('=')?.0.trim().trim_matches('"');
+    let section = before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('['))
+        .map(|header| format!("{} ", header.split('#').next().unwrap_or(header).trim()))
+        .unwrap_or_default();
+    Some(format!(
+        "`{section}{key}` at line {line}: {}",
+        plain_type_error(error.message().trim())
+    ))
+}
+
+/// serde's `invalid type: string "30", expected i64` as `expected a number, found the string
+/// "30"`; any other message as it is.
+fn plain_type_error(message: &str) -> String {
+    let Some((found, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.rsplit_once(", expected "))
+    else {
+        return message.to_string();
+    };
+    let expected = match expected {
+        "i64" | "u64" | "i32" | "u32" | "u16" | "u8" | "usize" | "an integer" => "a whole number",
+        "f64" | "f32" => "a number",
+        "a boolean" => "true or false",
+        "a sequence" => "a list",
+        other => other,
+    };
+    let found = if let Some(value) = found.strip_prefix("string ") {
+        format!("the string {value}")
+    } else if let Some(value) = found.strip_prefix("integer ") {
+        format!("the number {}", value.trim_matches('`'))
+    } else if let Some(value) = found.strip_prefix("floating point ") {
+        format!("the number {}", value.trim_matches('`'))
+    } else if let Some(value) = found.strip_prefix("boolean ") {
+        value.trim_matches('`').to_string()
+    } else {
+        found.to_string()
+    };
+    format!("expected {expected}, found {found}")
 }
 
 /// The `[stale]` table with `table`'s keys put over `rules`.
@@ -245,7 +340,10 @@ pub fn stale_table_in_effect(
                     workflow.display()
                 ))
             })?;
-        return Ok((crate::workflow::print(&table, workflow), warnings));
+        return Ok((
+            crate::workflow::print_with_notes(&table, workflow, &warnings),
+            warnings,
+        ));
     }
     let path = find_config(args.config.as_deref(), env, cwd).map_err(usage)?;
     let rules = match &path {
@@ -407,6 +505,84 @@ fn check_ranges(file: &FileConfig) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Where a value given as a flag that clap also reads from a variable came from: the variable
+/// when it holds exactly this value (flags beat the environment, so a flag with another value
+/// would have won), else the flag.
+pub fn flag_or_variable(flag: &str, variable: &str, value: &str, env: &Env) -> String {
+    if env.get(variable) == Some(value) {
+        variable.to_string()
+    } else {
+        flag.to_string()
+    }
+}
+
+/// An error about the config path, saying when the path came from `GH_SWEEP_CONFIG`.
+fn config_source_error(error: String, args: &GlobalArgs, env: &Env) -> String {
+    let from_variable = args.config.as_ref().is_some_and(|path| {
+        flag_or_variable(
+            "--config",
+            "GH_SWEEP_CONFIG",
+            &path.display().to_string(),
+            env,
+        ) == "GH_SWEEP_CONFIG"
+    });
+    if from_variable {
+        format!("{error} (the path is GH_SWEEP_CONFIG's: fix or unset it)")
+    } else {
+        error
+    }
+}
+
+/// A file gh-sweep will write (the database, a snapshot, the job summary) must have a folder to
+/// go in, checked before anything is read: a typo in a path is not found after the writes were
+/// sent, and no folder is made up for it. `name` is where the path came from.
+fn check_output_folder(path: &Path, name: &str) -> Result<(), String> {
+    if path.is_dir() {
+        return Err(format!(
+            "invalid {name} {}: it is a folder; name a file in it",
+            path.display()
+        ));
+    }
+    let Some(folder) = path
+        .parent()
+        .filter(|parent| !parent.as_os_str().is_empty())
+    else {
+        return Ok(());
+    };
+    if folder.is_dir() {
+        return Ok(());
+    }
+    if folder.exists() {
+        return Err(format!(
+            "invalid {name} {}: {} is not a folder",
+            path.display(),
+            folder.display()
+        ));
+    }
+    Err(format!(
+        "invalid {name} {}: the folder {} does not exist; create it (mkdir -p {}) or name a file in a folder that does",
+        path.display(),
+        folder.display(),
+        shell_quote(&folder.display().to_string())
+    ))
+}
+
+/// A write cap of 0 would plan every write and send none, and its rerun line would carry the
+/// cap again: refused, naming where it came from.
+fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
+    match (flag, file) {
+        (Some(0), _) => Err(
+            "invalid --max-writes 0: a run capped at 0 writes sends nothing; use --dry-run to preview, or a cap of 1 or more"
+                .to_string(),
+        ),
+        (None, Some(0)) => Err(
+            "invalid max_writes = 0 in the config file: a run capped at 0 writes sends nothing; remove the key, or use 1 or more"
+                .to_string(),
+        ),
+        _ => Ok(()),
+    }
 }
 
 pub fn default_db(env: &Env) -> Result<PathBuf, String> {
@@ -704,7 +880,8 @@ fn resolve_inner(
     cwd: &Path,
 ) -> Result<Settings, String> {
     let access = spec.access;
-    let config_path = find_config(args.config.as_deref(), env, cwd)?;
+    let config_path = find_config(args.config.as_deref(), env, cwd)
+        .map_err(|error| config_source_error(error, args, env))?;
     let file = match &config_path {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -755,10 +932,19 @@ fn resolve_inner(
     }
 
     let budget = match (&args.item_failure_budget, &file.item_failure_budget) {
-        (Some(flag), _) => flag.parse::<Budget>()?,
+        (Some(flag), _) => flag.parse::<Budget>().map_err(|error| {
+            let source = flag_or_variable(
+                "item_failure_budget",
+                "GH_SWEEP_ITEM_FAILURE_BUDGET",
+                flag,
+                env,
+            );
+            error.replacen("item_failure_budget", &source, 1)
+        })?,
         (None, Some(value)) => value.parse::<Budget>()?,
         (None, None) => Budget::default(),
     };
+    check_max_writes(args.max_writes, file.max_writes)?;
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(
@@ -833,9 +1019,19 @@ fn resolve_inner(
         None => chrono::Utc::now(),
     };
     let db = match &args.db {
-        Some(path) => path.clone(),
+        Some(path) => {
+            let name = flag_or_variable("--db", "GH_SWEEP_DB", &path.display().to_string(), env);
+            check_output_folder(path, &name)?;
+            path.clone()
+        }
         None => default_db(env)?,
     };
+    if let Some(path) = &args.save_snapshot {
+        check_output_folder(path, "--save-snapshot")?;
+    }
+    if let Some(summary) = env.get("GITHUB_STEP_SUMMARY") {
+        check_output_folder(Path::new(summary), "GITHUB_STEP_SUMMARY")?;
+    }
     let dry_run = args.dry_run || args.snapshot.is_some();
     if access == Access::Writes && !dry_run && !args.yes && !interactive {
         return Err(
@@ -862,20 +1058,34 @@ fn resolve_inner(
             rerun.push(shell_quote(&value));
         }
     };
-    flag(
+    // Values that came from the environment are left to it (the rerun runs where this run
+    // did, cron's environment included); only what was given as a flag is carried.
+    let from_flag = |flag: &str, variable: &str, value: Option<String>| {
+        value.filter(|value| flag_or_variable(flag, variable, value, env) == flag)
+    };
+    let config_flag = from_flag(
         "--config",
+        "GH_SWEEP_CONFIG",
         args.config.as_ref().map(|path| path.display().to_string()),
     );
+    let db_flag = from_flag(
+        "--db",
+        "GH_SWEEP_DB",
+        args.db.as_ref().map(|path| path.display().to_string()),
+    );
+    let budget_flag = from_flag(
+        "--item-failure-budget",
+        "GH_SWEEP_ITEM_FAILURE_BUDGET",
+        args.item_failure_budget.clone(),
+    );
+    flag("--config", config_flag);
     flag(
         "--from-workflow",
         spec.workflow.map(|path| path.display().to_string()),
     );
-    flag(
-        "--db",
-        args.db.as_ref().map(|path| path.display().to_string()),
-    );
+    flag("--db", db_flag);
     flag("--api-url", args.api_url.clone());
-    flag("--item-failure-budget", args.item_failure_budget.clone());
+    flag("--item-failure-budget", budget_flag);
     flag(
         "--write-interval",
         args.write_interval.map(|value| value.to_string()),
@@ -884,6 +1094,10 @@ fn resolve_inner(
         "--max-writes",
         args.max_writes.map(|value| value.to_string()),
     );
+    // Pasted, `poll --confirm`'s rerun line asks again, as the first run did.
+    if spec.confirm {
+        rerun.push("--confirm".into());
+    }
     if args.json {
         rerun.push("--json".into());
     }

@@ -7,6 +7,7 @@ pub const CANCELLED: i32 = 3;
 pub const AUTH: i32 = 4;
 pub const HARNESS_OUTAGE: i32 = 5;
 pub const ITEM_FAILURES: i32 = 8;
+pub const WRITE_CAP: i32 = 9;
 pub const BUDGET_EXHAUSTED: i32 = 10;
 pub const WRITE_FAILED: i32 = 11;
 
@@ -17,9 +18,10 @@ Exit codes:
   1   unexpected error
   2   usage or configuration error; nothing was read
   3   cancelled: the maintainer declined some or all writes
-  4   authentication or permission refused
+  4   authentication or permission refused, or a --repo that is not there
   5   harness outage (rate limit, 5xx, timeouts); nothing written after it
   8   finished, with item failures within the budget
+  9   stopped at the --max-writes cap; the rerun line carries on with the rest
   10  item-failure budget exhausted; nothing written
   11  a write failed or its outcome is unknown; the run stopped there
 

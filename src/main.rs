@@ -46,7 +46,11 @@ fn main() -> ExitCode {
             },
         },
         env,
-        argv: std::env::args().collect::<Vec<_>>().join(" "),
+        // Each word quoted for the shell as needed, so `recap --list` shows a line to paste.
+        argv: std::env::args()
+            .map(|word| gh_sweep::policy::recap::shell_quote(&word))
+            .collect::<Vec<_>>()
+            .join(" "),
     };
     let code = match dispatch(&cli, &context) {
         Ok(code) => code,
@@ -78,7 +82,12 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
 
 /// Prints an error chain and its hint, and returns the exit code its kind calls for.
 fn report_error(error: &anyhow::Error) -> i32 {
-    eprintln!("error: {}", report::clean(&error.to_string()));
+    match error.downcast_ref::<Fatal>() {
+        // A usage error is about what the maintainer wrote (flags, config, files), never
+        // GitHub's text: its line breaks (a TOML parser's report) are printed as lines.
+        Some(Fatal::Usage(message)) => eprintln!("error: {}", report::clean_lines(message)),
+        _ => eprintln!("error: {}", report::clean(&error.to_string())),
+    }
     for cause in error.chain().skip(1) {
         eprintln!("  Caused by: {}", report::clean(&cause.to_string()));
     }

@@ -23,6 +23,12 @@ pub fn clean(text: &str) -> String {
         .collect()
 }
 
+/// [`clean`] line by line: the line breaks stay, everything else a control character is
+/// escaped. For text gh-sweep or the maintainer wrote, never GitHub's.
+pub fn clean_lines(text: &str) -> String {
+    text.lines().map(clean).collect::<Vec<_>>().join("\n")
+}
+
 /// Control characters, and the bidirectional controls (Unicode's "Trojan Source" set: LRE, RLE,
 /// PDF, LRO, RLO, LRI, RLI, FSI, PDI, and the LRM/RLM/ALM marks), which are format characters
 /// rather than controls but reorder what a terminal shows just as well.
@@ -32,6 +38,15 @@ fn needs_escape(c: char) -> bool {
             c,
             '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
         )
+}
+
+/// `1 item`, `2 items`: a count and its noun, in the plural when it is not one.
+pub fn count(number: u64, noun: &str) -> String {
+    if number == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{number} {noun}s")
+    }
 }
 
 /// Plain tables pad their last column; trailing blanks only get in grep's way.
@@ -90,7 +105,7 @@ pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
 }
 
 pub fn recap_json(recap: &Recap) -> String {
-    serde_json::to_string_pretty(recap).unwrap_or_else(|_| "{}".to_string())
+    serde_json::to_string(recap).unwrap_or_else(|_| "{}".to_string())
 }
 
 pub fn recap_counts(recap: &Recap) -> String {
@@ -166,8 +181,10 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
     let mut out = String::new();
     let dry = if recap.dry_run { " (dry run)" } else { "" };
     out.push_str(&format!(
-        "Recap of run {}: {}{dry}\n",
-        recap.run_id, recap.command
+        "Recap of run {}: {}{dry}{}\n",
+        recap.run_id,
+        recap.command,
+        ran_by_and_when(recap)
     ));
     if let (Some(stop), Some(detail)) = (recap.stopped, &recap.stop_detail) {
         let stop = serde_json::to_value(stop)
@@ -189,7 +206,20 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
         heading(format!("Completed ({})", recap.completed.len()), |s| s
             .green())
     ));
-    if !recap.completed.is_empty() {
+    // A run that wrote shows what it sent for each item.
+    let wrote = recap.completed.iter().any(|item| !item.writes.is_empty());
+    if !recap.completed.is_empty() && wrote {
+        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES SENT"]);
+        for item in &recap.completed {
+            let writes = item.writes.join("; ");
+            row(
+                &mut completed,
+                &[&item.item, &item.disposition, &item.detail, &writes],
+            );
+        }
+        out.push_str(&render(&completed));
+        out.push('\n');
+    } else if !recap.completed.is_empty() {
         let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
         for item in &recap.completed {
             row(
@@ -224,8 +254,10 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
             "Within budget"
         };
         out.push_str(&format!(
-            "{verdict}: {} item failures, {} allowed (item_failure_budget = {})\n",
-            budget.failures, budget.allowed, budget.value
+            "{verdict}: {}, {} allowed (item_failure_budget = {})\n",
+            count(budget.failures, "item failure"),
+            budget.allowed,
+            budget.value
         ));
     }
 
@@ -268,6 +300,21 @@ pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
         out.push_str(&format!("\nRerun what is left:\n  {rerun}\n"));
     }
     out.trim_end().to_string()
+}
+
+/// The first line's tail: `, gh-sweep 0.1.0, 2026-12-01T10:42:58Z to 2026-12-01T10:43:03Z`, so
+/// a log tells which gh-sweep ran when. A recap stored before these were kept has none.
+fn ran_by_and_when(recap: &Recap) -> String {
+    let mut out = String::new();
+    if !recap.version.is_empty() {
+        out.push_str(&format!(", gh-sweep {}", recap.version));
+    }
+    match (&recap.started_at, &recap.finished_at) {
+        (Some(started), Some(finished)) => out.push_str(&format!(", {started} to {finished}")),
+        (Some(started), None) => out.push_str(&format!(", started {started}")),
+        _ => {}
+    }
+    out
 }
 
 /// A table cell in Markdown: no pipes, no line breaks, no control characters.
@@ -372,11 +419,16 @@ pub fn runs(rows: &[RunRow], terminal: bool) -> String {
         let exit = row
             .exit_code
             .map_or("-".to_string(), |code| code.to_string());
+        // Stored with fractions of a second; shown to the second, in UTC with `Z`.
+        let started = chrono::DateTime::parse_from_rfc3339(&row.started_at).map_or_else(
+            |_| row.started_at.clone(),
+            |time| crate::policy::recap::time_text(time.with_timezone(&chrono::Utc)),
+        );
         self::row(
             &mut runs,
             &[
                 &id,
-                &row.started_at,
+                &started,
                 &row.argv,
                 row.stopped.as_deref().unwrap_or("-"),
                 &exit,

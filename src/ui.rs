@@ -55,12 +55,14 @@ impl Ui {
     pub fn progress(&self, length: usize, message: &str) -> Progress {
         let enabled = self.stderr_terminal && !self.quiet && !self.verbose && !self.ci;
         let bar = ProgressBar::with_draw_target(Some(length as u64), ProgressDrawTarget::hidden());
+        // The label is the bar's prefix; the message is the detail (the item at hand), shown
+        // once after the count.
         if let Ok(style) =
-            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {wide_msg:.dim}")
+            ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {wide_msg:.dim}")
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        bar.set_message(message.to_string());
+        bar.set_prefix(message.to_string());
         Progress {
             bar,
             enabled,
@@ -71,9 +73,13 @@ impl Ui {
 
     /// Asks which planned writes to send. Default: none.
     pub fn confirm(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
-        let theme = dialoguer::theme::SimpleTheme;
+        let theme = Questions;
         let options = [
-            format!("Write all {writes} (on {} items)", labels.len()),
+            format!(
+                "Write all {} (on {})",
+                crate::report::count(writes as u64, "write"),
+                crate::report::count(labels.len() as u64, "item")
+            ),
             "Write nothing".to_string(),
             "Choose items".to_string(),
         ];
@@ -103,6 +109,40 @@ impl Ui {
             }
             _ => Ok(Choice::None),
         }
+    }
+}
+
+/// dialoguer's plain theme, but a prompt that is a question ends with its question mark rather
+/// than `?:`.
+struct Questions;
+
+impl dialoguer::theme::Theme for Questions {
+    fn format_prompt(&self, f: &mut dyn std::fmt::Write, prompt: &str) -> std::fmt::Result {
+        if prompt.ends_with('?') {
+            write!(f, "{prompt}")
+        } else {
+            write!(f, "{prompt}:")
+        }
+    }
+
+    fn format_input_prompt_selection(
+        &self,
+        f: &mut dyn std::fmt::Write,
+        prompt: &str,
+        sel: &str,
+    ) -> std::fmt::Result {
+        self.format_prompt(f, prompt)?;
+        write!(f, " {sel}")
+    }
+
+    fn format_multi_select_prompt_selection(
+        &self,
+        f: &mut dyn std::fmt::Write,
+        prompt: &str,
+        selections: &[&str],
+    ) -> std::fmt::Result {
+        self.format_prompt(f, prompt)?;
+        write!(f, " {}", selections.join(", "))
     }
 }
 

@@ -25,6 +25,81 @@ const NOT_CARRIED: &[(&str, &str)] = &[
     ("delete-branch", "gh-sweep never deletes branches"),
 ];
 
+/// Every input of actions/stale (its `action.yml`, v10.2.0): a name outside this list is a typo,
+/// not an input gh-sweep has yet to learn.
+const ACTIONS_STALE_INPUTS: &[&str] = &[
+    "repo-token",
+    "stale-issue-message",
+    "stale-pr-message",
+    "close-issue-message",
+    "close-pr-message",
+    "days-before-stale",
+    "days-before-issue-stale",
+    "days-before-pr-stale",
+    "days-before-close",
+    "days-before-issue-close",
+    "days-before-pr-close",
+    "stale-issue-label",
+    "close-issue-label",
+    "exempt-issue-labels",
+    "close-issue-reason",
+    "stale-pr-label",
+    "close-pr-label",
+    "exempt-pr-labels",
+    "exempt-milestones",
+    "exempt-issue-milestones",
+    "exempt-pr-milestones",
+    "exempt-all-milestones",
+    "exempt-all-issue-milestones",
+    "exempt-all-pr-milestones",
+    "only-labels",
+    "any-of-labels",
+    "any-of-issue-labels",
+    "any-of-pr-labels",
+    "only-issue-labels",
+    "only-pr-labels",
+    "operations-per-run",
+    "remove-stale-when-updated",
+    "remove-issue-stale-when-updated",
+    "remove-pr-stale-when-updated",
+    "debug-only",
+    "ascending",
+    "sort-by",
+    "delete-branch",
+    "start-date",
+    "exempt-assignees",
+    "exempt-issue-assignees",
+    "exempt-pr-assignees",
+    "exempt-all-assignees",
+    "exempt-all-issue-assignees",
+    "exempt-all-pr-assignees",
+    "exempt-draft-pr",
+    "enable-statistics",
+    "labels-to-add-when-unstale",
+    "labels-to-remove-when-stale",
+    "labels-to-remove-when-unstale",
+    "ignore-updates",
+    "ignore-issue-updates",
+    "ignore-pr-updates",
+    "include-only-assigned",
+    "only-issue-types",
+];
+
+/// A name that is no input of actions/stale, with the closest one that is.
+fn unknown_input(name: &str, path: &Path) -> String {
+    let hint = ACTIONS_STALE_INPUTS
+        .iter()
+        .map(|input| (strsim::jaro_winkler(name, input), *input))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, input)| format!(" (did you mean `{input}`?)"))
+        .unwrap_or_default();
+    format!(
+        "unknown input `{name}` in {}: actions/stale has no such input{hint}",
+        path.display()
+    )
+}
+
 /// The `[stale]` table the workflow's actions/stale step asks for, and warnings for what was
 /// not carried over.
 pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), String> {
@@ -60,6 +135,9 @@ pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), String> {
         if let Some((_, why)) = NOT_CARRIED.iter().find(|(input, _)| *input == name) {
             warnings.push(format!("`{name}` is not carried over: {why}"));
             continue;
+        }
+        if !ACTIONS_STALE_INPUTS.contains(&name) {
+            return Err(unknown_input(name, path));
         }
         if !STALE_KEYS.contains(&key.as_str()) {
             warnings.push(format!(
@@ -104,6 +182,20 @@ pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), String> {
         table.insert(key, typed);
     }
     Ok((table, warnings))
+}
+
+/// [`print`], with a comment line for each input that was not carried over, so that the kept
+/// config still says what the workflow asked for and gh-sweep does not do.
+pub fn print_with_notes(table: &toml::Table, from: &Path, not_carried: &[String]) -> String {
+    let printed = print(table, from);
+    let Some((header, rest)) = printed.split_once('\n') else {
+        return printed;
+    };
+    let notes: String = not_carried
+        .iter()
+        .map(|note| format!("# {}\n", note.replace('\n', " ")))
+        .collect();
+    format!("{header}\n{notes}{rest}")
 }
 
 /// The table as the maintainer would paste it into `.github/gh-sweep.toml`.

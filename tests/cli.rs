@@ -18,6 +18,8 @@ mod inputs;
 mod leases;
 #[path = "cli/merge_rules.rs"]
 mod merge_rules;
+#[path = "cli/output.rs"]
+mod output;
 #[path = "cli/poll.rs"]
 mod poll;
 #[path = "cli/readme.rs"]

@@ -114,6 +114,7 @@ pub fn run_engine(
             eprintln!("Peak memory: {peak} KiB.");
         }
     }
+    print_stop(&recap);
     print_recap(ui, &recap);
     // Inside GitHub Actions every run also appears on the workflow's page.
     if let Some(summary) = context.env.get("GITHUB_STEP_SUMMARY") {
@@ -163,4 +164,18 @@ pub fn print_recap(ui: &Ui, recap: &crate::policy::recap::Recap) {
     } else {
         ui.data(&report::recap(recap, ui.stdout_terminal, ui.color));
     }
+}
+
+/// The reason a run stopped on a failure, as one line on stderr whatever `-q` and `--json` say,
+/// so that a log of stderr (cron's `2>>`) holds every failure; the recap stays on stdout.
+fn print_stop(recap: &crate::policy::recap::Recap) {
+    let Some(stop) = recap.stopped.filter(|stop| stop.is_error()) else {
+        return;
+    };
+    let detail = recap
+        .stop_detail
+        .as_deref()
+        .unwrap_or_else(|| stop.unfinished_reason());
+    let line: String = report::clean(detail).lines().collect::<Vec<_>>().join(" ");
+    eprintln!("error: {line}");
 }

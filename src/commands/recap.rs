@@ -41,7 +41,7 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
     if recap.list {
         let runs = store.runs(20)?;
         if context.ui.json {
-            context.ui.data(&serde_json::to_string_pretty(&runs)?);
+            context.ui.data(&serde_json::to_string(&runs)?);
         } else {
             context
                 .ui

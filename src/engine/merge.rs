@@ -34,6 +34,8 @@ pub struct MergeClassifier<'a> {
     observed: Vec<(ItemRef, Gate, DateTime<Utc>)>,
     candidates: u64,
     drafts_dropped: u64,
+    /// Every PR the searches found: one found by `--org` and by `--repo` is one candidate.
+    listed: std::collections::BTreeSet<ItemRef>,
     notes: Vec<String>,
     /// Permissions, branch rules: read once per run.
     reads: MergeReads,
@@ -49,6 +51,7 @@ impl<'a> MergeClassifier<'a> {
             observed: Vec::new(),
             candidates: 0,
             drafts_dropped: 0,
+            listed: std::collections::BTreeSet::new(),
             notes: Vec::new(),
             reads: MergeReads::default(),
         })
@@ -225,6 +228,9 @@ impl Classifier for MergeClassifier<'_> {
                     message: format!("a search result for `{query}` names no repository or number"),
                 });
             };
+            if !self.listed.insert(ItemRef::new(&repo, number)) {
+                continue;
+            }
             self.candidates += 1;
             // The query asked for non-drafts; drop any that is still marked one (seed 000).
             if !self.include_drafts && entry.get("draft").and_then(Value::as_bool) == Some(true) {

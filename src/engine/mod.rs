@@ -192,6 +192,10 @@ struct State {
     /// The item whose write was sent and whose outcome is not journaled yet: if the store
     /// fails now, that write's outcome is unknown.
     in_flight: Option<ItemRef>,
+    /// The writes sent for each item that completed with writes, for the recap.
+    sent: BTreeMap<String, Vec<String>>,
+    /// When the run started, for the recap.
+    started_at: DateTime<Utc>,
 }
 
 /// What a run has found so far, kept outside its phases so that a store failure in mid-run
@@ -329,6 +333,58 @@ fn org_search_note(client: &Client, org: &str) -> Option<String> {
     })
 }
 
+/// The "Choose items" list: item, title, disposition and writes in aligned columns, as in the
+/// plan table above it (titles cut at 40 characters).
+fn choice_labels(rows: &[PlanRow]) -> Vec<String> {
+    let title = |row: &PlanRow| -> String {
+        let title = report::clean(&row.title);
+        if title.chars().count() > 40 {
+            title.chars().take(39).chain(['…']).collect()
+        } else {
+            title
+        }
+    };
+    let width = |cell: &dyn Fn(&PlanRow) -> String| {
+        rows.iter()
+            .map(|row| cell(row).chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let item_width = width(&|row| row.item.clone());
+    let title_width = width(&title);
+    let disposition_width = width(&|row| row.disposition.clone());
+    rows.iter()
+        .map(|row| {
+            let pad = |text: String, width: usize| {
+                let fill = width.saturating_sub(text.chars().count());
+                format!("{text}{}", " ".repeat(fill))
+            };
+            format!(
+                "{}  {}  {}  {}",
+                pad(row.item.clone(), item_width),
+                pad(title(row), title_width),
+                pad(row.disposition.clone(), disposition_width),
+                row.writes
+            )
+        })
+        .collect()
+}
+
+/// What a classification would do: `would write: label +Stale; comment` for writes to GitHub,
+/// `would enqueue merge of abc1234` for an entry in gh-sweep's own queue (no write to GitHub).
+fn would_text(writes: &[Write]) -> String {
+    let (local, remote): (Vec<Write>, Vec<Write>) =
+        writes.iter().cloned().partition(Write::is_local);
+    let mut parts = Vec::new();
+    if !remote.is_empty() {
+        parts.push(format!("would write: {}", writes_text(&remote)));
+    }
+    for write in &local {
+        parts.push(format!("would {write}"));
+    }
+    parts.join("; ")
+}
+
 fn writes_text(writes: &[Write]) -> String {
     writes
         .iter()
@@ -349,6 +405,8 @@ impl Run<'_> {
                 stop_detail: None,
                 exit_override: None,
                 in_flight: None,
+                sent: BTreeMap::new(),
+                started_at: Utc::now(),
             },
             pool: Vec::new(),
             pool_complete: true,
@@ -445,8 +503,13 @@ impl Run<'_> {
                         notes.push(note);
                     }
                     Ok(None) | Err(ReadError::Item(_)) => {}
-                    Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
+                    Err(ReadError::Harness(message)) => {
                         state.stop(Stop::HarnessOutage, message);
+                        *pool_complete = false;
+                        break;
+                    }
+                    Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::Auth, message);
                         *pool_complete = false;
                         break;
                     }
@@ -506,17 +569,8 @@ impl Run<'_> {
                         }
                     }
                     Err(error) => {
-                        let (detail, code) = match error {
-                            ApiError::Item {
-                                status: Some(404), ..
-                            } => (
-                                format!("{name} was not found, or the token cannot see it"),
-                                Some(exit::AUTH),
-                            ),
-                            ApiError::Auth { message, .. } => (message, Some(exit::AUTH)),
-                            other => (format!("listing {name}: {other}"), None),
-                        };
-                        state.stop(Stop::HarnessOutage, detail);
+                        let (stop, detail, code) = listing_stop(&scope, &name, error);
+                        state.stop(stop, detail);
                         state.exit_override = code;
                         *pool_complete = false;
                     }
@@ -607,11 +661,7 @@ impl Run<'_> {
                         let detail = if plan.writes.is_empty() {
                             plan.reason.clone()
                         } else {
-                            format!(
-                                "{}; would write: {}",
-                                plan.reason,
-                                writes_text(&plan.writes)
-                            )
+                            format!("{}; {}", plan.reason, would_text(&plan.writes))
                         };
                         state.completed(item, &plan.disposition, &detail);
                     }
@@ -625,8 +675,7 @@ impl Run<'_> {
                         break;
                     }
                     Err(ReadError::Auth(message)) => {
-                        state.stop(Stop::HarnessOutage, message);
-                        state.exit_override = Some(exit::AUTH);
+                        state.stop(Stop::Auth, message);
                         break;
                     }
                 }
@@ -705,6 +754,11 @@ impl Run<'_> {
             exit_override: state.exit_override,
             unknown_writes: blocked,
         });
+        for completed in &mut recap.completed {
+            if let Some(writes) = state.sent.get(&completed.item) {
+                completed.writes = writes.clone();
+            }
+        }
         recap.counters = classifier.counters(&recap);
         recap.notes = notes;
         write_rerun_file(&mut recap, &self.settings.rerun_prefix);
@@ -716,6 +770,8 @@ impl Run<'_> {
                 self.client.html_url(&item).map(|url| (item, url))
             })
             .collect();
+        recap.started_at = Some(recap::time_text(state.started_at));
+        recap.finished_at = Some(recap::time_text(Utc::now()));
         recap
     }
 
@@ -739,8 +795,9 @@ impl Run<'_> {
         if self.settings.dry_run {
             // The recap shows these items with their writes.
             self.ui.status(&format!(
-                "Dry run: {total} writes on {} items planned, none sent.",
-                plans.len()
+                "Dry run: {} on {} planned, none sent.",
+                report::count(total as u64, "write"),
+                report::count(plans.len() as u64, "item")
             ));
             for (plan, _, _) in &plans {
                 state.unfinished(&plan.item, "dry run");
@@ -754,8 +811,8 @@ impl Run<'_> {
         let ask = !self.settings.yes && (!all_local || self.settings.confirm);
         if ask || !all_local {
             self.ui.status(&format!(
-                "Planned writes ({total} on {} items):",
-                plans.len()
+                "Planned writes ({total} on {}):",
+                report::count(plans.len() as u64, "item")
             ));
             self.ui
                 .status(&report::plan(&rows, self.ui.stderr_terminal));
@@ -763,10 +820,7 @@ impl Run<'_> {
         let chosen: Vec<bool> = if !ask {
             vec![true; plans.len()]
         } else {
-            let labels: Vec<String> = rows
-                .iter()
-                .map(|row| format!("{}  {}  ({})", row.item, row.disposition, row.writes))
-                .collect();
+            let labels = choice_labels(&rows);
             match self.ui.confirm(&labels, total)? {
                 Choice::All => vec![true; plans.len()],
                 Choice::None => vec![false; plans.len()],
@@ -819,6 +873,12 @@ impl Run<'_> {
                 let remote = plan.writes.iter().filter(|write| !write.is_local()).count() as u64;
                 if cap_reached || sent + remote > cap {
                     cap_reached = true;
+                    if state.stopped.is_none() {
+                        state.stop(
+                            Stop::WriteCap,
+                            format!("--max-writes {cap} reached after {sent} writes"),
+                        );
+                    }
                     state.unfinished(&item, "write cap reached");
                     continue;
                 }
@@ -841,8 +901,12 @@ impl Run<'_> {
                         state.failed(&item, Phase::Read, reason);
                         continue;
                     }
-                    Err(ReadError::Harness(message)) | Err(ReadError::Auth(message)) => {
+                    Err(ReadError::Harness(message)) => {
                         state.stop(Stop::HarnessOutage, message);
+                        continue;
+                    }
+                    Err(ReadError::Auth(message)) => {
+                        state.stop(Stop::Auth, message);
                         continue;
                     }
                 }
@@ -965,6 +1029,10 @@ impl Run<'_> {
                 None => {
                     classifier.after_writes(self.store, &plan, &dates)?;
                     state.completed(&item, &plan.disposition, &plan.reason);
+                    state.sent.insert(
+                        item.to_string(),
+                        plan.writes.iter().map(ToString::to_string).collect(),
+                    );
                 }
             }
         }
@@ -981,6 +1049,42 @@ fn unconcerned_note(item: &ItemRef, write: &UnknownWrite) -> String {
         write.run_id,
         write.settled_by()
     )
+}
+
+/// Why listing a scope stopped the run, and the exit code when the stop's own is not the
+/// one: a repository GitHub says is not there (404) exits 4 like a permission refusal (GitHub
+/// answers 404 for both); an organisation its search cannot see (422, "The listed users and
+/// repositories cannot be searched...") is a mistyped `--org`, a usage error.
+fn listing_stop(scope: &Scope, name: &str, error: ApiError) -> (Stop, String, Option<i32>) {
+    match (scope, error) {
+        (
+            Scope::Repo(_),
+            ApiError::Item {
+                status: Some(404), ..
+            },
+        ) => (
+            Stop::NotFound,
+            format!("{name} was not found, or the token cannot see it"),
+            None,
+        ),
+        (
+            Scope::Org(org),
+            ApiError::Item {
+                status: Some(422),
+                message,
+            },
+        ) => (
+            Stop::NotFound,
+            format!("{name} cannot be searched ({message}): check the spelling of --org {org}"),
+            Some(exit::USAGE),
+        ),
+        (_, ApiError::Auth { message, .. }) => (Stop::Auth, message, None),
+        (_, other) => (
+            Stop::HarnessOutage,
+            format!("listing {name}: {other}"),
+            None,
+        ),
+    }
 }
 
 /// [`Settings::settle_after`] as a duration on the clock of journal times.

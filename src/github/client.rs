@@ -1010,12 +1010,26 @@ fn describe_transport(error: &reqwest::Error, url: &str) -> String {
     }
 }
 
+/// GitHub's `message`, with the reasons of a 422's `errors[].message` after it (REST docs,
+/// "Client errors": a validation failure says what was wrong in `errors`).
 fn github_message(text: &str) -> Option<String> {
-    serde_json::from_str::<Value>(text)
-        .ok()?
-        .get("message")?
-        .as_str()
-        .map(str::to_string)
+    let body = serde_json::from_str::<Value>(text).ok()?;
+    let message = body.get("message")?.as_str()?.to_string();
+    let reasons: Vec<&str> = body
+        .get("errors")
+        .and_then(Value::as_array)
+        .map(|errors| {
+            errors
+                .iter()
+                .filter_map(|error| error.get("message").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if reasons.is_empty() {
+        Some(message)
+    } else {
+        Some(format!("{message}: {}", reasons.join("; ")))
+    }
 }
 
 fn next_link(headers: &HeaderMap) -> Option<String> {

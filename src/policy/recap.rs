@@ -19,6 +19,13 @@ pub enum Stop {
     WriteFailed,
     HarnessOutage,
     NotConfirmed,
+    /// GitHub refused the token (401) or the permission (403): exit 4.
+    Auth,
+    /// A `--repo` that is not there (or that the token cannot see), or an `--org` search
+    /// GitHub cannot run for the same reason.
+    NotFound,
+    /// `--max-writes` was reached with items left: not an error, but not finished either.
+    WriteCap,
 }
 
 impl Stop {
@@ -29,7 +36,16 @@ impl Stop {
             Stop::WriteFailed => "a write stopped the run",
             Stop::HarnessOutage => "harness outage",
             Stop::NotConfirmed => "not confirmed",
+            Stop::Auth => "authentication refused",
+            Stop::NotFound => "not found",
+            Stop::WriteCap => "write cap reached",
         }
+    }
+
+    /// A stop that is a failure: its reason also goes to stderr as `error: …`. Declining
+    /// writes and reaching the write cap are what the maintainer asked for.
+    pub fn is_error(self) -> bool {
+        !matches!(self, Stop::NotConfirmed | Stop::WriteCap)
     }
 }
 
@@ -54,6 +70,9 @@ pub struct Completed {
     pub item: String,
     pub disposition: String,
     pub detail: String,
+    /// The writes sent for it, in order (a run that wrote); absent when none were.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub writes: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,8 +98,24 @@ pub struct Planned {
     pub writes: Vec<String>,
 }
 
+/// The version of the JSON recap's shape (README, "JSON recap"): raised when a field changes
+/// meaning or goes away; a field added does not break readers that ignore what they do not know.
+pub const SCHEMA: u32 = 1;
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recap {
+    /// [`SCHEMA`]. A recap stored before it existed reads as 0.
+    #[serde(default)]
+    pub schema: u32,
+    /// The gh-sweep that ran it (`CARGO_PKG_VERSION`); empty in a recap stored before.
+    #[serde(default)]
+    pub version: String,
+    /// When the run started and finished, by the machine's clock (RFC 3339, UTC, seconds):
+    /// when things happened, even for a run whose rules used a snapshot's clock.
+    #[serde(default)]
+    pub started_at: Option<String>,
+    #[serde(default)]
+    pub finished_at: Option<String>,
     pub run_id: i64,
     pub command: String,
     /// The web address items link to (`https://github.com`, or an Enterprise host).
@@ -150,6 +185,11 @@ pub struct RunFacts<'a> {
     pub unknown_writes: bool,
 }
 
+/// A time as the recap prints it: RFC 3339 in UTC, to the second (`2026-12-01T10:42:58Z`).
+pub fn time_text(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
 /// Quotes a shell word only when it needs it.
 pub fn shell_quote(word: &str) -> String {
     let plain = !word.is_empty()
@@ -190,6 +230,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
                 item: item.to_string(),
                 disposition,
                 detail,
+                writes: Vec::new(),
             }),
             Outcome::Failed { phase, reason } => {
                 if phase == Phase::Read {
@@ -243,12 +284,18 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
+        Some(Stop::Auth) | Some(Stop::NotFound) => crate::exit::AUTH,
+        Some(Stop::WriteCap) => crate::exit::WRITE_CAP,
         // A write of unknown outcome from an earlier run still blocks its item.
         None if facts.unknown_writes => crate::exit::WRITE_FAILED,
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
         None => crate::exit::SUCCESS,
     });
     Recap {
+        schema: SCHEMA,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: None,
+        finished_at: None,
         run_id: facts.run_id,
         command: facts.command.to_string(),
         web_url: String::new(),

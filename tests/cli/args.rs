@@ -27,7 +27,7 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
         (&["--frobnicate"], "unexpected argument '--frobnicate'"),
         (
             &["--db", "/dev/null/state.db"],
-            "cannot create the database folder /dev/null",
+            "invalid --db /dev/null/state.db: /dev/null is not a folder",
         ),
         (
             &["--item-failure-budget", "max(3, 10 %)"],
@@ -58,7 +58,7 @@ fn bad_config_files_name_the_key_and_the_fix() {
     let cases: &[(&str, &str)] = &[
         ("[stale]\ndays_befor_stale = 3\n", "unknown key `stale.days_befor_stale` in .github/gh-sweep.toml; did you mean `stale.days_before_stale`?"),
         ("write_intervl = 2\n", "did you mean `write_interval`?"),
-        ("[stale]\ndays_before_stale = 'sixty'\n", "invalid type: string \"sixty\", expected i64"),
+        ("[stale]\ndays_before_stale = 'sixty'\n", "`[stale] days_before_stale` at line 8: expected a whole number, found the string \"sixty\""),
         ("[stale]\ndays_before_close = -2\n", "invalid [stale] days_before_close = -2: use a number of days (0 to 36500), or -1 for never"),
         ("[stale]\nclose_issue_reason = 'wontfix'\n", "use \"completed\" or \"not_planned\""),
         ("[stale\n", "is not valid TOML"),

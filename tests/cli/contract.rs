@@ -516,7 +516,7 @@ fn a_dry_run_writes_nothing_and_its_rerun_does_it_for_real() {
     assert!(
         outcome
             .stderr
-            .contains("Dry run: 2 writes on 1 items planned, none sent."),
+            .contains("Dry run: 2 writes on 1 item planned, none sent."),
         "{}",
         outcome.stderr
     );

@@ -443,6 +443,8 @@ fn a_workflow_of_actions_stale_moves_over() {
     );
     let expected =
         "# From the actions/stale step of .github/workflows/stale.yml (its inputs, in snake_case).
+# `repo-token` is not carried over: gh-sweep reads GH_TOKEN, GITHUB_TOKEN or `gh auth token`
+# `operations-per-run` is not carried over: use max_writes (or --max-writes) to cap writes
 [stale]
 days_before_close = 5
 days_before_stale = 30

@@ -16,7 +16,7 @@ const SPACE: &[u8] = b" ";
 
 /// Runs gh-sweep on a terminal; each step waits for `prompt` in what the terminal shows, then
 /// types `keys`.
-fn on_terminal(test: &Test, args: &[&str], steps: &[(&str, &[&[u8]])]) -> Outcome {
+pub(crate) fn on_terminal(test: &Test, args: &[&str], steps: &[(&str, &[&[u8]])]) -> Outcome {
     let (mut master, slave) = unsafe {
         let mut master = 0;
         let mut slave = 0;

@@ -610,6 +610,33 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
         .cloned()
         .unwrap_or_default()
         .replace('+', " ");
+    // An `org:` qualifier naming an owner GitHub does not know (or the token cannot see) is
+    // refused with 422 Validation Failed, GitHub's reason in `errors[].message` (answers
+    // recorded in changesets/action#252 and asottile/gh-perf-review#11, the latter for an
+    // `org:` query).
+    for term in q.split_whitespace() {
+        if let Some(org) = term.strip_prefix("org:") {
+            let known = world.repos.iter().any(|repo| {
+                repo.split_once('/')
+                    .is_some_and(|(owner, _)| owner.eq_ignore_ascii_case(org))
+            });
+            if !known {
+                return reply(
+                    422,
+                    json!({
+                        "message": "Validation Failed",
+                        "errors": [{
+                            "message": "The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.",
+                            "resource": "Search",
+                            "field": "q",
+                            "code": "invalid"
+                        }],
+                        "documentation_url": "https://docs.github.com/v3/search/"
+                    }),
+                );
+            }
+        }
+    }
     let mut matches: Vec<&super::world::Issue> = world.issues.iter().collect();
     for term in q.split_whitespace() {
         let (key, value) = term.split_once(':').unwrap_or((term, ""));
