@@ -58,6 +58,26 @@ mod tests {
     }
 
     #[test]
+    fn the_window_ends_exactly_at_its_length() {
+        let at = |age: Duration| {
+            backed_off(
+                &[Failure {
+                    head_sha: "pr-7-head".into(),
+                    failed_at: now() - age,
+                }],
+                "pr-7-head",
+                Duration::hours(6),
+                now(),
+            )
+        };
+        assert_eq!(at(Duration::hours(6)), None, "6 h old: the window is over");
+        assert_eq!(
+            at(Duration::hours(6) - Duration::seconds(1)).as_deref(),
+            Some("merge of pr-7-head failed 359 min ago; retry in 1 min")
+        );
+    }
+
+    #[test]
     fn a_failure_five_minutes_past_the_window_does_not_block() {
         let failures = [Failure {
             head_sha: "pr-7-head".into(),

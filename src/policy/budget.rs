@@ -122,6 +122,9 @@ mod tests {
             "max(3, 10)",
             "max(10%, 3)",
             "3.5",
+            // Rust's integer parser takes a leading `+`; the documented forms do not.
+            "+3",
+            "max(+3, 10%)",
         ] {
             let error = bad.parse::<Budget>().unwrap_err();
             assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
