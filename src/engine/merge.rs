@@ -165,12 +165,10 @@ impl<'a> MergeClassifier<'a> {
             Rule::ApprovedAtHead => {
                 let approval = self.reads.approval(client, item, head)?;
                 gate.approved_at = approval.since;
-                if let Err(why) = &approval.verdict {
-                    if why.ends_with("requested changes") {
-                        gate.blocked = Some(why.clone());
-                    }
+                if let merge::ApprovalVerdict::ChangesRequested { .. } = &approval.verdict {
+                    gate.blocked = approval.verdict.reason();
                 }
-                approval.verdict
+                approval.verdict.into_result()
             }
         })
     }

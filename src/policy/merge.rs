@@ -615,6 +615,37 @@ pub fn reviewers(reviews: &[Review]) -> Vec<String> {
         .collect()
 }
 
+/// The approval rule's verdict. What the guard does with it follows its kind (changes
+/// requested end a sweep, seed 001), never its words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalVerdict {
+    Approved,
+    /// Not approved at the head (yet), with the reason in words.
+    NotApproved(String),
+    /// A reviewer with write access requested changes.
+    ChangesRequested {
+        reviewer: String,
+    },
+}
+
+impl ApprovalVerdict {
+    /// Why the PR is not approved, in words; `None` when it is.
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            ApprovalVerdict::Approved => None,
+            ApprovalVerdict::NotApproved(why) => Some(why.clone()),
+            ApprovalVerdict::ChangesRequested { reviewer } => {
+                Some(format!("{reviewer} requested changes"))
+            }
+        }
+    }
+
+    /// The verdict as the other rules give theirs: passed, or the reason in words.
+    pub fn into_result(self) -> Result<(), String> {
+        self.reason().map_or(Ok(()), Err)
+    }
+}
+
 /// At least one approval of the head and no changes requested, counting only reviewers with
 /// write access. A reviewer whose access could not be read cannot be counted either way: that
 /// is a reason not to merge yet, never a guess.
@@ -622,7 +653,7 @@ pub fn approved_at_head(
     reviews: &[Review],
     head_sha: &str,
     access: &dyn Fn(&str) -> Access,
-) -> Result<(), String> {
+) -> ApprovalVerdict {
     let mut counted: Vec<&Review> = Vec::new();
     let mut strangers: Vec<(&Review, String)> = Vec::new();
     let mut unknown: Vec<(&Review, String)> = Vec::new();
@@ -637,7 +668,9 @@ pub fn approved_at_head(
         .iter()
         .find(|review| review.state == "CHANGES_REQUESTED")
     {
-        return Err(format!("{} requested changes", blocking.login));
+        return ApprovalVerdict::ChangesRequested {
+            reviewer: blocking.login.clone(),
+        };
     }
     if let Some((review, why)) = unknown.first() {
         let verdict = if review.state == "APPROVED" {
@@ -645,7 +678,7 @@ pub fn approved_at_head(
         } else {
             "request for changes"
         };
-        return Err(format!(
+        return ApprovalVerdict::NotApproved(format!(
             "{}'s {verdict} cannot be counted: {why}",
             review.login
         ));
@@ -658,10 +691,10 @@ pub fn approved_at_head(
         .iter()
         .any(|review| review.commit_id.as_deref() == Some(head_sha))
     {
-        return Ok(());
+        return ApprovalVerdict::Approved;
     }
     if !approvals.is_empty() {
-        return Err(format!(
+        return ApprovalVerdict::NotApproved(format!(
             "approval is on an older commit, not {}",
             short(head_sha)
         ));
@@ -672,9 +705,9 @@ pub fn approved_at_head(
         .map(|(review, role)| format!("{} ({role})", review.login))
         .collect();
     if uncounted.is_empty() {
-        Err("no approval".into())
+        ApprovalVerdict::NotApproved("no approval".into())
     } else {
-        Err(format!(
+        ApprovalVerdict::NotApproved(format!(
             "no approval from an account with write access (not counted: {})",
             uncounted.join(", ")
         ))
@@ -1121,30 +1154,43 @@ mod tests {
     #[test]
     fn approval_must_be_on_the_head_and_unopposed() {
         let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
-        assert_eq!(approved(&[review("ann", "APPROVED", "head", 0)]), Ok(()));
+        let not = |why: &str| ApprovalVerdict::NotApproved(why.into());
         assert_eq!(
-            approved(&[review("ann", "APPROVED", "old", 0)]).unwrap_err(),
-            "approval is on an older commit, not head"
+            approved(&[review("ann", "APPROVED", "head", 0)]),
+            ApprovalVerdict::Approved
+        );
+        assert_eq!(
+            approved(&[review("ann", "APPROVED", "old", 0)]),
+            not("approval is on an older commit, not head")
         );
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("bob", "CHANGES_REQUESTED", "old", 1),
         ];
-        assert_eq!(approved(&reviews).unwrap_err(), "bob requested changes");
+        let blocked = approved(&reviews);
+        assert_eq!(
+            blocked,
+            ApprovalVerdict::ChangesRequested {
+                reviewer: "bob".into()
+            }
+        );
+        assert_eq!(blocked.reason(), Some("bob requested changes".to_string()));
         // bob's newer approval replaces his request; a later comment changes nothing.
         let reviews = [
             review("bob", "CHANGES_REQUESTED", "old", 0),
             review("bob", "APPROVED", "head", 1),
             review("bob", "COMMENTED", "head", 2),
         ];
-        assert_eq!(approved(&reviews), Ok(()));
-        assert_eq!(approved(&[]).unwrap_err(), "no approval");
+        assert_eq!(approved(&reviews), ApprovalVerdict::Approved);
+        assert_eq!(approved(&reviews).reason(), None);
+        assert_eq!(approved(&[]), not("no approval"));
+        assert_eq!(approved(&[]).reason(), Some("no approval".to_string()));
         // A dismissal withdraws the verdict.
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("ann", "DISMISSED", "head", 1),
         ];
-        assert_eq!(approved(&reviews).unwrap_err(), "no approval");
+        assert_eq!(approved(&reviews), not("no approval"));
     }
 
     #[test]
@@ -1152,23 +1198,29 @@ mod tests {
         let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
         // A MEMBER with read access neither approves...
         assert_eq!(
-            approved(&[review("mallory", "APPROVED", "head", 0)]).unwrap_err(),
-            "no approval from an account with write access (not counted: mallory (read))"
+            approved(&[review("mallory", "APPROVED", "head", 0)]),
+            ApprovalVerdict::NotApproved(
+                "no approval from an account with write access (not counted: mallory (read))"
+                    .into()
+            )
         );
         // ...nor blocks.
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("mallory", "CHANGES_REQUESTED", "head", 1),
         ];
-        assert_eq!(approved(&reviews), Ok(()));
+        assert_eq!(approved(&reviews), ApprovalVerdict::Approved);
         // An unreadable permission is a reason, never a guess.
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("unknown", "APPROVED", "head", 1),
         ];
         assert_eq!(
-            approved(&reviews).unwrap_err(),
-            "unknown's approval cannot be counted: reading unknown's permission was refused (403)"
+            approved(&reviews),
+            ApprovalVerdict::NotApproved(
+                "unknown's approval cannot be counted: reading unknown's permission was refused (403)"
+                    .into()
+            )
         );
         assert_eq!(reviewers(&reviews), vec!["ann", "unknown"]);
         assert_eq!(

@@ -1,6 +1,7 @@
-//! The write journal keeps each write as data (JSON of its kind and values), not as the words
-//! the recap shows, so rewording a message cannot change what a crashed run's next run does;
-//! and a database whose journal was written as text by an earlier gh-sweep is still recovered.
+//! What the store keeps is data, not words: the write journal keeps each write as JSON of its
+//! kind and values, not as the words the recap shows, so rewording a message cannot change what
+//! a crashed run's next run does; a database whose journal was written as text by an earlier
+//! gh-sweep is still recovered; and the merge gate is blocked by the approval verdict's kind.
 
 use serde_json::{json, Value};
 
@@ -181,4 +182,33 @@ fn a_merge_journaled_as_text_before_the_upgrade_is_reconciled_not_resent() {
     );
     assert_eq!(items(&next.json()["completed"]), numbers(8..=8));
     test.expect_writes(&["PUT /repos/octo/demo/pulls/8/merge"]);
+}
+
+#[test]
+fn a_request_for_changes_seen_by_poll_blocks_the_merge_gate() {
+    let test = Test::new(|world| {
+        world.green_pr(7);
+        world.green_pr(8);
+        let now = world.now;
+        world.issue(7).review("bob", "CHANGES_REQUESTED", now);
+        // #8 is not approved at its head for another reason: it blocks nothing.
+        world.issue(8).reviews.clear();
+    });
+    let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    let mut statement = connection
+        .prepare("SELECT pr, blocked FROM merge_gate ORDER BY pr")
+        .unwrap();
+    let gates: Vec<(i64, Option<String>)> = statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        gates,
+        vec![(7, Some("bob requested changes".to_string())), (8, None)],
+        "{}",
+        outcome.json()
+    );
 }
