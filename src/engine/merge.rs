@@ -282,7 +282,7 @@ impl Classifier for MergeClassifier<'_> {
         let rows = store
             .queue_rows(&item.repo, item.number)
             .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
-        if let Some(row) = rows.iter().find(|row| merge::in_flight(&row.status)) {
+        if let Some(row) = rows.iter().find(|row| merge::in_flight(row.status)) {
             return Ok(skip(
                 item,
                 &title,

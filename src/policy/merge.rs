@@ -125,9 +125,67 @@ pub fn held(title: &str, labels: &[String], rules: &PollRules) -> Option<String>
         .map(|label| format!("label \"{label}\""))
 }
 
+/// Where a queue row is in its life (seed 002). Stored as its word, [`QueueStatus::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueStatus {
+    /// Waiting to be claimed.
+    Pending,
+    /// Leased to one worker until its lease ends.
+    Claimed,
+    /// Carried out (or folded into a row that was); kept, so the key says "already done".
+    Done,
+    /// Given up on: it would only fail again.
+    Abandoned,
+    /// A merge GitHub refused: the row the backoff reads.
+    Failed,
+}
+
+impl QueueStatus {
+    pub const ALL: [QueueStatus; 5] = [
+        QueueStatus::Pending,
+        QueueStatus::Claimed,
+        QueueStatus::Done,
+        QueueStatus::Abandoned,
+        QueueStatus::Failed,
+    ];
+
+    /// The word the queue's `status` column holds, and the recap shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueStatus::Pending => "pending",
+            QueueStatus::Claimed => "claimed",
+            QueueStatus::Done => "done",
+            QueueStatus::Abandoned => "abandoned",
+            QueueStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::str::FromStr for QueueStatus {
+    type Err = String;
+
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        QueueStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == word)
+            .ok_or_else(|| {
+                format!("a queue row's status is `{word}`, which gh-sweep does not know")
+            })
+    }
+}
+
+impl std::fmt::Display for QueueStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A merge already queued for this PR, by the status of its queue row.
-pub fn in_flight(status: &str) -> bool {
-    matches!(status, "pending" | "claimed" | "done")
+pub fn in_flight(status: QueueStatus) -> bool {
+    matches!(
+        status,
+        QueueStatus::Pending | QueueStatus::Claimed | QueueStatus::Done
+    )
 }
 
 pub fn short(sha: &str) -> &str {
@@ -931,10 +989,35 @@ mod tests {
     #[test]
     fn failed_is_not_in_flight_but_backs_off() {
         // Seed 000's bug: 'failed' missing from the in-flight statuses let every tick re-enqueue.
-        assert!(!in_flight("failed"));
-        for status in ["pending", "claimed", "done"] {
-            assert!(in_flight(status));
+        let flying: Vec<QueueStatus> = QueueStatus::ALL
+            .into_iter()
+            .filter(|status| in_flight(*status))
+            .collect();
+        assert_eq!(
+            flying,
+            vec![
+                QueueStatus::Pending,
+                QueueStatus::Claimed,
+                QueueStatus::Done
+            ]
+        );
+    }
+
+    #[test]
+    fn a_queue_status_reads_back_from_its_stored_word() {
+        let words: Vec<&str> = QueueStatus::ALL
+            .iter()
+            .map(|status| status.as_str())
+            .collect();
+        assert_eq!(words, ["pending", "claimed", "done", "abandoned", "failed"]);
+        for status in QueueStatus::ALL {
+            assert_eq!(status.as_str().parse::<QueueStatus>(), Ok(status));
+            assert_eq!(status.to_string(), status.as_str());
         }
+        assert_eq!(
+            "Pending".parse::<QueueStatus>(),
+            Err("a queue row's status is `Pending`, which gh-sweep does not know".to_string())
+        );
     }
 
     #[test]
