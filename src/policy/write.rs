@@ -1,4 +1,5 @@
-//! The writes a policy can ask for. Plain data: the engine sends them, the recap names them.
+//! The writes a policy can ask for, and what the journal keeps of each. Plain data: the engine
+//! sends them, the store journals them as data, the recap names them in words made here.
 
 use std::fmt;
 
