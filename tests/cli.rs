@@ -14,6 +14,8 @@ mod faults;
 mod http_rules;
 #[path = "cli/inputs.rs"]
 mod inputs;
+#[path = "cli/journal.rs"]
+mod journal;
 #[path = "cli/leases.rs"]
 mod leases;
 #[path = "cli/merge_rules.rs"]

@@ -168,12 +168,10 @@ impl<'a> MergeClassifier<'a> {
             Rule::ApprovedAtHead => {
                 let approval = self.reads.approval(client, item, head)?;
                 gate.approved_at = approval.since;
-                if let Err(why) = &approval.verdict {
-                    if why.ends_with("requested changes") {
-                        gate.blocked = Some(why.clone());
-                    }
+                if let merge::ApprovalVerdict::ChangesRequested { .. } = &approval.verdict {
+                    gate.blocked = approval.verdict.reason();
                 }
-                approval.verdict
+                approval.verdict.into_result()
             }
         })
     }
@@ -290,7 +288,7 @@ impl Classifier for MergeClassifier<'_> {
         let rows = store
             .queue_rows(&item.repo, item.number)
             .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
-        if let Some(row) = rows.iter().find(|row| merge::in_flight(&row.status)) {
+        if let Some(row) = rows.iter().find(|row| merge::in_flight(row.status)) {
             return Ok(skip(
                 item,
                 &title,

@@ -953,7 +953,7 @@ impl Run<'_> {
                     match self.store.journal_first_intent(
                         run_id,
                         &item,
-                        &write.journal_text(),
+                        &write.journal(),
                         read_at_utc,
                         self.now,
                     )? {
@@ -964,8 +964,7 @@ impl Run<'_> {
                         }
                     }
                 } else {
-                    self.store
-                        .journal_intent(run_id, &item, &write.journal_text())?
+                    self.store.journal_intent(run_id, &item, &write.journal())?
                 };
                 state.in_flight = Some(item.clone());
                 let result = github::send(self.client, &item, write);

@@ -40,7 +40,7 @@ pub struct Green {
 
 /// The approval rule's verdict and, when approved, the time of the newest counted approval.
 pub struct Approval {
-    pub verdict: Result<(), String>,
+    pub verdict: merge::ApprovalVerdict,
     pub since: Option<DateTime<Utc>>,
 }
 
@@ -87,8 +87,7 @@ impl MergeReads {
                 .unwrap_or_else(|| Access::Unknown("not read".into()))
         };
         let verdict = merge::approved_at_head(&reviews, head, &lookup);
-        let since = verdict
-            .is_ok()
+        let since = (verdict == merge::ApprovalVerdict::Approved)
             .then(|| merge::approved_since(&reviews, head, &lookup))
             .flatten();
         Ok(Approval { verdict, since })

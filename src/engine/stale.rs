@@ -12,7 +12,7 @@ use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client};
 use crate::item::{ItemRef, Scope};
 use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
-use crate::policy::write::Write;
+use crate::policy::write::{JournalWrite, Write};
 use crate::store::{Store, UnknownWrite};
 
 pub struct StaleClassifier<'a> {
@@ -244,31 +244,30 @@ impl Classifier for StaleClassifier<'_> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
         let issue = github::item(client, &item)?;
         let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
-        let action = write.action.as_str();
-        let happened = if let Some(marker) = action.strip_prefix("comment ") {
-            // The journal's time is our clock's, the comment's GitHub's: GitHub's `Date`
-            // says how far apart the two are, and the look-up reaches back by the slack too.
-            let skew = *self
-                .skew
-                .get_or_insert_with(|| client.server_clock().map(|(github, local)| local - github));
-            let since = stale::reconcile_since(write.intent_at, skew)
-                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-            github::comments_since(client, &item, &since)?
-                .iter()
-                .any(|comment| {
-                    comment
-                        .get("body")
-                        .and_then(Value::as_str)
-                        .is_some_and(|body| body.contains(marker))
-                })
-        } else if let Some(labels) = action.strip_prefix("label +") {
-            labels.split(", +").all(|label| facts.has_label(label))
-        } else if let Some(label) = action.strip_prefix("label -") {
-            !facts.has_label(label)
-        } else if action.starts_with("close") {
-            !facts.open
-        } else {
-            return Ok(None);
+        let happened = match &write.action {
+            JournalWrite::Comment { marker } => {
+                // The journal's time is our clock's, the comment's GitHub's: GitHub's `Date`
+                // says how far apart the two are, and the look-up reaches back by the slack too.
+                let skew = *self.skew.get_or_insert_with(|| {
+                    client.server_clock().map(|(github, local)| local - github)
+                });
+                let since = stale::reconcile_since(write.intent_at, skew)
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+                github::comments_since(client, &item, &since)?
+                    .iter()
+                    .any(|comment| {
+                        comment
+                            .get("body")
+                            .and_then(Value::as_str)
+                            .is_some_and(|body| body.contains(marker.as_str()))
+                    })
+            }
+            JournalWrite::AddLabels { labels } => labels.iter().all(|label| facts.has_label(label)),
+            JournalWrite::RemoveLabel { label } => !facts.has_label(label),
+            JournalWrite::Close { .. } => !facts.open,
+            JournalWrite::Merge { .. }
+            | JournalWrite::Enqueue { .. }
+            | JournalWrite::Unrecognised { .. } => return Ok(None),
         };
         Ok(Some(if happened {
             (

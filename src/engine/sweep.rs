@@ -13,7 +13,7 @@ use super::reads::MergeReads;
 use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, Scope};
-use crate::policy::merge::{self, short, PollRules};
+use crate::policy::merge::{self, short, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::Write;
 use crate::store::gate::{budget_on, gate_on};
@@ -86,7 +86,7 @@ impl<'a> SweepClassifier<'a> {
             let live = store
                 .queue_rows(&item.repo, item.number)?
                 .iter()
-                .any(|row| matches!(row.status.as_str(), "pending" | "claimed"));
+                .any(|row| matches!(row.status, QueueStatus::Pending | QueueStatus::Claimed));
             if live {
                 continue;
             }

@@ -125,9 +125,67 @@ pub fn held(title: &str, labels: &[String], rules: &PollRules) -> Option<String>
         .map(|label| format!("label \"{label}\""))
 }
 
+/// Where a queue row is in its life (seed 002). Stored as its word, [`QueueStatus::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueStatus {
+    /// Waiting to be claimed.
+    Pending,
+    /// Leased to one worker until its lease ends.
+    Claimed,
+    /// Carried out (or folded into a row that was); kept, so the key says "already done".
+    Done,
+    /// Given up on: it would only fail again.
+    Abandoned,
+    /// A merge GitHub refused: the row the backoff reads.
+    Failed,
+}
+
+impl QueueStatus {
+    pub const ALL: [QueueStatus; 5] = [
+        QueueStatus::Pending,
+        QueueStatus::Claimed,
+        QueueStatus::Done,
+        QueueStatus::Abandoned,
+        QueueStatus::Failed,
+    ];
+
+    /// The word the queue's `status` column holds, and the recap shows.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueStatus::Pending => "pending",
+            QueueStatus::Claimed => "claimed",
+            QueueStatus::Done => "done",
+            QueueStatus::Abandoned => "abandoned",
+            QueueStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::str::FromStr for QueueStatus {
+    type Err = String;
+
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        QueueStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == word)
+            .ok_or_else(|| {
+                format!("a queue row's status is `{word}`, which gh-sweep does not know")
+            })
+    }
+}
+
+impl std::fmt::Display for QueueStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A merge already queued for this PR, by the status of its queue row.
-pub fn in_flight(status: &str) -> bool {
-    matches!(status, "pending" | "claimed" | "done")
+pub fn in_flight(status: QueueStatus) -> bool {
+    matches!(
+        status,
+        QueueStatus::Pending | QueueStatus::Claimed | QueueStatus::Done
+    )
 }
 
 pub fn short(sha: &str) -> &str {
@@ -615,6 +673,37 @@ pub fn reviewers(reviews: &[Review]) -> Vec<String> {
         .collect()
 }
 
+/// The approval rule's verdict. What the guard does with it follows its kind (changes
+/// requested end a sweep, seed 001), never its words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalVerdict {
+    Approved,
+    /// Not approved at the head (yet), with the reason in words.
+    NotApproved(String),
+    /// A reviewer with write access requested changes.
+    ChangesRequested {
+        reviewer: String,
+    },
+}
+
+impl ApprovalVerdict {
+    /// Why the PR is not approved, in words; `None` when it is.
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            ApprovalVerdict::Approved => None,
+            ApprovalVerdict::NotApproved(why) => Some(why.clone()),
+            ApprovalVerdict::ChangesRequested { reviewer } => {
+                Some(format!("{reviewer} requested changes"))
+            }
+        }
+    }
+
+    /// The verdict as the other rules give theirs: passed, or the reason in words.
+    pub fn into_result(self) -> Result<(), String> {
+        self.reason().map_or(Ok(()), Err)
+    }
+}
+
 /// At least one approval of the head and no changes requested, counting only reviewers with
 /// write access. A reviewer whose access could not be read cannot be counted either way: that
 /// is a reason not to merge yet, never a guess.
@@ -622,7 +711,7 @@ pub fn approved_at_head(
     reviews: &[Review],
     head_sha: &str,
     access: &dyn Fn(&str) -> Access,
-) -> Result<(), String> {
+) -> ApprovalVerdict {
     let mut counted: Vec<&Review> = Vec::new();
     let mut strangers: Vec<(&Review, String)> = Vec::new();
     let mut unknown: Vec<(&Review, String)> = Vec::new();
@@ -637,7 +726,9 @@ pub fn approved_at_head(
         .iter()
         .find(|review| review.state == "CHANGES_REQUESTED")
     {
-        return Err(format!("{} requested changes", blocking.login));
+        return ApprovalVerdict::ChangesRequested {
+            reviewer: blocking.login.clone(),
+        };
     }
     if let Some((review, why)) = unknown.first() {
         let verdict = if review.state == "APPROVED" {
@@ -645,7 +736,7 @@ pub fn approved_at_head(
         } else {
             "request for changes"
         };
-        return Err(format!(
+        return ApprovalVerdict::NotApproved(format!(
             "{}'s {verdict} cannot be counted: {why}",
             review.login
         ));
@@ -658,10 +749,10 @@ pub fn approved_at_head(
         .iter()
         .any(|review| review.commit_id.as_deref() == Some(head_sha))
     {
-        return Ok(());
+        return ApprovalVerdict::Approved;
     }
     if !approvals.is_empty() {
-        return Err(format!(
+        return ApprovalVerdict::NotApproved(format!(
             "approval is on an older commit, not {}",
             short(head_sha)
         ));
@@ -672,9 +763,9 @@ pub fn approved_at_head(
         .map(|(review, role)| format!("{} ({role})", review.login))
         .collect();
     if uncounted.is_empty() {
-        Err("no approval".into())
+        ApprovalVerdict::NotApproved("no approval".into())
     } else {
-        Err(format!(
+        ApprovalVerdict::NotApproved(format!(
             "no approval from an account with write access (not counted: {})",
             uncounted.join(", ")
         ))
@@ -898,10 +989,35 @@ mod tests {
     #[test]
     fn failed_is_not_in_flight_but_backs_off() {
         // Seed 000's bug: 'failed' missing from the in-flight statuses let every tick re-enqueue.
-        assert!(!in_flight("failed"));
-        for status in ["pending", "claimed", "done"] {
-            assert!(in_flight(status));
+        let flying: Vec<QueueStatus> = QueueStatus::ALL
+            .into_iter()
+            .filter(|status| in_flight(*status))
+            .collect();
+        assert_eq!(
+            flying,
+            vec![
+                QueueStatus::Pending,
+                QueueStatus::Claimed,
+                QueueStatus::Done
+            ]
+        );
+    }
+
+    #[test]
+    fn a_queue_status_reads_back_from_its_stored_word() {
+        let words: Vec<&str> = QueueStatus::ALL
+            .iter()
+            .map(|status| status.as_str())
+            .collect();
+        assert_eq!(words, ["pending", "claimed", "done", "abandoned", "failed"]);
+        for status in QueueStatus::ALL {
+            assert_eq!(status.as_str().parse::<QueueStatus>(), Ok(status));
+            assert_eq!(status.to_string(), status.as_str());
         }
+        assert_eq!(
+            "Pending".parse::<QueueStatus>(),
+            Err("a queue row's status is `Pending`, which gh-sweep does not know".to_string())
+        );
     }
 
     #[test]
@@ -1121,30 +1237,43 @@ mod tests {
     #[test]
     fn approval_must_be_on_the_head_and_unopposed() {
         let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
-        assert_eq!(approved(&[review("ann", "APPROVED", "head", 0)]), Ok(()));
+        let not = |why: &str| ApprovalVerdict::NotApproved(why.into());
         assert_eq!(
-            approved(&[review("ann", "APPROVED", "old", 0)]).unwrap_err(),
-            "approval is on an older commit, not head"
+            approved(&[review("ann", "APPROVED", "head", 0)]),
+            ApprovalVerdict::Approved
+        );
+        assert_eq!(
+            approved(&[review("ann", "APPROVED", "old", 0)]),
+            not("approval is on an older commit, not head")
         );
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("bob", "CHANGES_REQUESTED", "old", 1),
         ];
-        assert_eq!(approved(&reviews).unwrap_err(), "bob requested changes");
+        let blocked = approved(&reviews);
+        assert_eq!(
+            blocked,
+            ApprovalVerdict::ChangesRequested {
+                reviewer: "bob".into()
+            }
+        );
+        assert_eq!(blocked.reason(), Some("bob requested changes".to_string()));
         // bob's newer approval replaces his request; a later comment changes nothing.
         let reviews = [
             review("bob", "CHANGES_REQUESTED", "old", 0),
             review("bob", "APPROVED", "head", 1),
             review("bob", "COMMENTED", "head", 2),
         ];
-        assert_eq!(approved(&reviews), Ok(()));
-        assert_eq!(approved(&[]).unwrap_err(), "no approval");
+        assert_eq!(approved(&reviews), ApprovalVerdict::Approved);
+        assert_eq!(approved(&reviews).reason(), None);
+        assert_eq!(approved(&[]), not("no approval"));
+        assert_eq!(approved(&[]).reason(), Some("no approval".to_string()));
         // A dismissal withdraws the verdict.
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("ann", "DISMISSED", "head", 1),
         ];
-        assert_eq!(approved(&reviews).unwrap_err(), "no approval");
+        assert_eq!(approved(&reviews), not("no approval"));
     }
 
     #[test]
@@ -1152,23 +1281,29 @@ mod tests {
         let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
         // A MEMBER with read access neither approves...
         assert_eq!(
-            approved(&[review("mallory", "APPROVED", "head", 0)]).unwrap_err(),
-            "no approval from an account with write access (not counted: mallory (read))"
+            approved(&[review("mallory", "APPROVED", "head", 0)]),
+            ApprovalVerdict::NotApproved(
+                "no approval from an account with write access (not counted: mallory (read))"
+                    .into()
+            )
         );
         // ...nor blocks.
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("mallory", "CHANGES_REQUESTED", "head", 1),
         ];
-        assert_eq!(approved(&reviews), Ok(()));
+        assert_eq!(approved(&reviews), ApprovalVerdict::Approved);
         // An unreadable permission is a reason, never a guess.
         let reviews = [
             review("ann", "APPROVED", "head", 0),
             review("unknown", "APPROVED", "head", 1),
         ];
         assert_eq!(
-            approved(&reviews).unwrap_err(),
-            "unknown's approval cannot be counted: reading unknown's permission was refused (403)"
+            approved(&reviews),
+            ApprovalVerdict::NotApproved(
+                "unknown's approval cannot be counted: reading unknown's permission was refused (403)"
+                    .into()
+            )
         );
         assert_eq!(reviewers(&reviews), vec!["ann", "unknown"]);
         assert_eq!(

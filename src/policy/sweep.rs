@@ -5,6 +5,8 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::policy::merge::ApprovalVerdict;
+
 /// The `[sweep]` table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(default, deny_unknown_fields)]
@@ -344,7 +346,7 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
 pub const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
 
 /// The guard's second part, from the fresh checks and reviews (the same rules as `poll`'s).
-pub fn verdict(green: Result<(), String>, approval: Result<(), String>) -> Option<Route> {
+pub fn verdict(green: Result<(), String>, approval: ApprovalVerdict) -> Option<Route> {
     if let Err(why) = green {
         return Some(Route::Defer {
             why,
@@ -353,9 +355,9 @@ pub fn verdict(green: Result<(), String>, approval: Result<(), String>) -> Optio
         });
     }
     match approval {
-        Ok(()) => None,
-        Err(why) if why.ends_with("requested changes") => Some(Route::ChangesRequested(why)),
-        Err(why) => Some(Route::Defer {
+        ApprovalVerdict::Approved => None,
+        ApprovalVerdict::ChangesRequested { .. } => approval.reason().map(Route::ChangesRequested),
+        ApprovalVerdict::NotApproved(why) => Some(Route::Defer {
             why,
             charged: true,
             not_green: false,
@@ -710,21 +712,42 @@ mod tests {
 
     #[test]
     fn changes_requested_ends_the_sweep_other_gaps_defer() {
-        assert_eq!(verdict(Ok(()), Ok(())), None);
+        use crate::policy::merge::ApprovalVerdict;
+        assert_eq!(verdict(Ok(()), ApprovalVerdict::Approved), None);
         assert_eq!(
-            verdict(Ok(()), Err("bob requested changes".into())),
+            verdict(
+                Ok(()),
+                ApprovalVerdict::ChangesRequested {
+                    reviewer: "bob".into()
+                }
+            ),
             Some(Route::ChangesRequested("bob requested changes".into()))
         );
         assert_eq!(
-            verdict(Err("check `ci` failed on x".into()), Ok(()))
+            verdict(
+                Err("check `ci` failed on x".into()),
+                ApprovalVerdict::Approved
+            )
+            .unwrap()
+            .disposition(),
+            "defer"
+        );
+        assert_eq!(
+            verdict(Ok(()), ApprovalVerdict::NotApproved("no approval".into()))
                 .unwrap()
                 .disposition(),
             "defer"
         );
+        // The route is the verdict's kind, whatever its words end with.
         assert_eq!(
-            verdict(Ok(()), Err("no approval".into()))
-                .unwrap()
-                .disposition(),
+            verdict(
+                Ok(()),
+                ApprovalVerdict::NotApproved(
+                    "bob's request for changes cannot be counted: bob requested changes".into()
+                )
+            )
+            .unwrap()
+            .disposition(),
             "defer"
         );
     }

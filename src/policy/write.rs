@@ -1,4 +1,5 @@
-//! The writes a policy can ask for. Plain data: the engine sends them, the recap names them.
+//! The writes a policy can ask for, and what the journal keeps of each. Plain data: the engine
+//! sends them, the store journals them as data, the recap names them in words made here.
 
 use std::fmt;
 
@@ -32,13 +33,88 @@ pub enum Write {
     },
 }
 
-impl Write {
-    /// How the journal names the write: enough to check on GitHub later whether it happened
-    /// (a comment by its marker).
-    pub fn journal_text(&self) -> String {
+/// What the store's journal keeps of a write, as data (JSON of this type), never as its
+/// words: enough to check on GitHub later whether it happened (a comment by its marker, a
+/// label by its name, a merge by being one). Rewording a message cannot change what a crashed
+/// run's next run does with it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum JournalWrite {
+    AddLabels {
+        labels: Vec<String>,
+    },
+    RemoveLabel {
+        label: String,
+    },
+    /// A comment by the marker it carries, not its body.
+    Comment {
+        marker: String,
+    },
+    Close {
+        reason: Option<String>,
+    },
+    /// `sha` is the head merged; in rows of journals kept as text (schema version 7 and
+    /// before) only its first 12 characters were kept.
+    Merge {
+        sha: String,
+        method: String,
+    },
+    Enqueue {
+        key: String,
+        head_sha: String,
+    },
+    /// A row neither this type nor the text of earlier versions describes (damaged, or of a
+    /// write no gh-sweep makes): kept as it was, never matched to a write, so its item stays
+    /// blocked until checked by hand.
+    Unrecognised {
+        text: String,
+    },
+}
+
+impl JournalWrite {
+    /// Reads a journal row: its JSON, or, when that is not this type, the row as it is.
+    pub fn from_stored(text: &str) -> JournalWrite {
+        serde_json::from_str(text).unwrap_or_else(|_| JournalWrite::Unrecognised {
+            text: text.to_string(),
+        })
+    }
+}
+
+/// The words for a journaled write, as the recap and the notes name it (the comment by its
+/// marker). The one place these words are made; [`Write`]'s own `Display` uses them too.
+impl fmt::Display for JournalWrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Write::Comment { marker, .. } => format!("comment {marker}"),
-            other => other.to_string(),
+            JournalWrite::AddLabels { labels } => write!(f, "label +{}", labels.join(", +")),
+            JournalWrite::RemoveLabel { label } => write!(f, "label -{label}"),
+            JournalWrite::Comment { marker } => write!(f, "comment {marker}"),
+            JournalWrite::Close {
+                reason: Some(reason),
+            } => write!(f, "close ({reason})"),
+            JournalWrite::Close { reason: None } => write!(f, "close"),
+            JournalWrite::Merge { sha, method } => {
+                write!(f, "merge {} ({method})", crate::policy::merge::short(sha))
+            }
+            JournalWrite::Enqueue { head_sha, .. } => write!(
+                f,
+                "enqueue merge of {}",
+                crate::policy::merge::short(head_sha)
+            ),
+            JournalWrite::Unrecognised { text } => write!(f, "{text}"),
+        }
+    }
+}
+
+impl Write {
+    /// What the journal keeps of the write.
+    pub fn journal(&self) -> JournalWrite {
+        match self.clone() {
+            Write::AddLabels { labels } => JournalWrite::AddLabels { labels },
+            Write::RemoveLabel { label } => JournalWrite::RemoveLabel { label },
+            Write::Comment { marker, .. } => JournalWrite::Comment { marker },
+            Write::Close { reason } => JournalWrite::Close { reason },
+            Write::Merge { sha, method } => JournalWrite::Merge { sha, method },
+            Write::Enqueue { key, head_sha } => JournalWrite::Enqueue { key, head_sha },
         }
     }
 
@@ -73,21 +149,9 @@ pub fn comment(message: &str, disposition: &str) -> Write {
 impl fmt::Display for Write {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Write::AddLabels { labels } => write!(f, "label +{}", labels.join(", +")),
-            Write::RemoveLabel { label } => write!(f, "label -{label}"),
+            // The plan names a comment without its invisible marker.
             Write::Comment { .. } => write!(f, "comment"),
-            Write::Close {
-                reason: Some(reason),
-            } => write!(f, "close ({reason})"),
-            Write::Close { reason: None } => write!(f, "close"),
-            Write::Merge { sha, method } => {
-                write!(f, "merge {} ({method})", crate::policy::merge::short(sha))
-            }
-            Write::Enqueue { head_sha, .. } => write!(
-                f,
-                "enqueue merge of {}",
-                crate::policy::merge::short(head_sha)
-            ),
+            other => other.journal().fmt(f),
         }
     }
 }
@@ -95,6 +159,87 @@ impl fmt::Display for Write {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn every_kind() -> Vec<Write> {
+        vec![
+            Write::AddLabels {
+                labels: vec!["Stale".into(), "needs info".into()],
+            },
+            Write::RemoveLabel {
+                label: "Stale".into(),
+            },
+            comment("This issue is stale.", "mark-stale"),
+            Write::Close {
+                reason: Some("not_planned".into()),
+            },
+            Write::Close { reason: None },
+            Write::Merge {
+                sha: "0123456789abcdef0123".into(),
+                method: "squash".into(),
+            },
+            Write::Enqueue {
+                key: "merge:o/r#7@0123456789abcdef0123".into(),
+                head_sha: "0123456789abcdef0123".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn the_words_of_each_write_are_unchanged() {
+        let words: Vec<(String, String)> = every_kind()
+            .iter()
+            .map(|write| (write.to_string(), write.journal().to_string()))
+            .collect();
+        let expected = [
+            ("label +Stale, +needs info", "label +Stale, +needs info"),
+            ("label -Stale", "label -Stale"),
+            ("comment", "comment <!-- gh-sweep:mark-stale -->"),
+            ("close (not_planned)", "close (not_planned)"),
+            ("close", "close"),
+            ("merge 0123456789ab (squash)", "merge 0123456789ab (squash)"),
+            (
+                "enqueue merge of 0123456789ab",
+                "enqueue merge of 0123456789ab",
+            ),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(plan, journal)| (plan.to_string(), journal.to_string()))
+            .collect();
+        assert_eq!(words, expected);
+    }
+
+    #[test]
+    fn the_journal_keeps_data_not_words() {
+        for write in every_kind() {
+            let journaled = write.journal();
+            let stored = serde_json::to_string(&journaled).unwrap();
+            // The words name the write around the values it carries (a label, the marker);
+            // the stored form holds the values alone. (A bare `close` is its kind's name.)
+            for words in [journaled.to_string(), write.to_string()] {
+                if words.contains(' ') {
+                    assert!(!stored.contains(&words), "{stored} holds `{words}`");
+                }
+            }
+            assert_eq!(JournalWrite::from_stored(&stored), journaled, "{stored}");
+        }
+        assert_eq!(
+            serde_json::to_value(comment("Closing.", "close").journal()).unwrap(),
+            serde_json::json!({"kind": "comment", "marker": "<!-- gh-sweep:close -->"}),
+            "a comment is kept by its marker, not its body"
+        );
+    }
+
+    #[test]
+    fn a_row_that_is_not_a_journaled_write_is_kept_as_it_is() {
+        for text in ["label +Stale", "{\"kind\": \"tweet\"}", ""] {
+            assert_eq!(
+                JournalWrite::from_stored(text),
+                JournalWrite::Unrecognised { text: text.into() }
+            );
+            assert_eq!(JournalWrite::from_stored(text).to_string(), text);
+        }
+    }
 
     #[test]
     fn marker_round_trips_through_a_comment() {

@@ -14,6 +14,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::exit::Fatal;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::recap::Recap;
+use crate::policy::write::{self, JournalWrite};
 
 pub mod gate;
 pub mod http_cache;
@@ -116,6 +117,29 @@ const MIGRATIONS: &[&str] = &[
         full_name TEXT NOT NULL,
         seen_at TEXT NOT NULL
      );",
+    // 7 -> 8: the journal keeps each write as data (JSON of `JournalWrite`), not as its words.
+    // Today's rows are read back from the words versions 1 to 7 wrote (`Write`'s text then);
+    // `GLOB` matches case-sensitively, as the words were compared. Words these versions never
+    // wrote are kept as they are, unrecognised (their item stays blocked until checked).
+    "UPDATE journal SET action = CASE
+        WHEN action GLOB 'comment <*' THEN
+            json_object('kind', 'comment', 'marker', substr(action, 9))
+        WHEN action GLOB 'label +*' THEN
+            json_object('kind', 'add-labels', 'labels',
+                json('[' || replace(json_quote(substr(action, 8)), ', +', '\",\"') || ']'))
+        WHEN action GLOB 'label -*' THEN
+            json_object('kind', 'remove-label', 'label', substr(action, 8))
+        WHEN action = 'close' THEN
+            json_object('kind', 'close', 'reason', NULL)
+        WHEN action GLOB 'close (*)' THEN
+            json_object('kind', 'close', 'reason', substr(action, 8, length(action) - 8))
+        WHEN action GLOB 'merge * (*)' THEN
+            json_object('kind', 'merge',
+                'sha', substr(action, 7, instr(action, ' (') - 7),
+                'method', substr(action, instr(action, ' (') + 2,
+                    length(action) - instr(action, ' (') - 2))
+        ELSE json_object('kind', 'unrecognised', 'text', action)
+     END;",
 ];
 
 /// How long a write without an outcome may belong to a run that is still at work. Past this
@@ -216,7 +240,7 @@ pub struct UnknownWrite {
     pub id: i64,
     pub run_id: i64,
     pub item: String,
-    pub action: String,
+    pub action: JournalWrite,
     /// When the intent was recorded, before the request left.
     pub intent_at: DateTime<Utc>,
 }
@@ -225,7 +249,7 @@ impl UnknownWrite {
     /// Whether it is a merge, which `sweep` settles; every other journaled write is a stale
     /// sweep's (label, comment, close), which `stale-sweep` settles.
     pub fn is_merge(&self) -> bool {
-        self.action.starts_with("merge ")
+        matches!(self.action, JournalWrite::Merge { .. })
     }
 
     /// The subcommand that settles it by asking GitHub.
@@ -240,6 +264,11 @@ impl UnknownWrite {
 
 fn now_text() -> String {
     Utc::now().to_rfc3339()
+}
+
+/// A write as the journal stores it: JSON of its kind and values.
+fn stored(action: &JournalWrite) -> anyhow::Result<String> {
+    serde_json::to_string(action).with_context(|| format!("journaling the write `{action}`"))
 }
 
 impl Store {
@@ -484,7 +513,13 @@ impl Store {
     }
 
     /// Records that a write is about to be sent. Committed before the request leaves.
-    pub fn journal_intent(&self, run_id: i64, item: &ItemRef, action: &str) -> anyhow::Result<i64> {
+    pub fn journal_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &JournalWrite,
+    ) -> anyhow::Result<i64> {
+        let action = stored(action)?;
         self.connection
             .execute(
                 "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -503,10 +538,11 @@ impl Store {
         &self,
         run_id: i64,
         item: &ItemRef,
-        action: &str,
+        action: &JournalWrite,
         read_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<Option<i64>> {
+        let action = stored(action)?;
         self.connection
             .execute_batch("BEGIN IMMEDIATE")
             .context("taking the store's write lock")?;
@@ -593,7 +629,7 @@ impl Store {
                     id: row.get(0)?,
                     run_id: row.get(1)?,
                     item: row.get(2)?,
-                    action: row.get(3)?,
+                    action: JournalWrite::from_stored(&row.get::<_, String>(3)?),
                     intent_at: DateTime::parse_from_rfc3339(&row.get::<_, String>(4)?)
                         .map_or(DateTime::<Utc>::MIN_UTC, |time| time.with_timezone(&Utc)),
                 };
@@ -621,32 +657,44 @@ impl Store {
     /// Whether gh-sweep's latest stale label on an item was put on by a run that never got to
     /// post the stale comment after it.
     pub fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool> {
-        // The latest label gh-sweep put on; a run still at work may be about to comment.
-        let labelled: Option<(i64, bool, Option<i64>, Option<String>)> = self
-            .connection
-            .query_row(
-                "SELECT journal.id, runs.finished_at IS NOT NULL, runs.pid, runs.host FROM journal
-                 JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = ?1 AND journal.outcome IN ('done', 'acknowledged')
-                   AND journal.action = ?2
-                 ORDER BY journal.id DESC LIMIT 1",
-                params![item.to_string(), format!("label +{label}")],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-            )
-            .optional()?;
-        let Some((labelled, finished, pid, host)) = labelled else {
-            return Ok(false);
+        let labelled = JournalWrite::AddLabels {
+            labels: vec![label.to_string()],
         };
-        if !finished && run_alive(pid, host.as_deref()) {
-            return Ok(false);
-        }
-        let commented: i64 = self.connection.query_row(
-            // An acknowledged write is done: the maintainer checked that it happened.
-            "SELECT COUNT(*) FROM journal WHERE item = ?1 AND outcome IN ('done', 'acknowledged') AND id > ?2 AND action = ?3",
-            params![item.to_string(), labelled, "comment <!-- gh-sweep:mark-stale -->"],
-            |row| row.get(0),
+        let commented = JournalWrite::Comment {
+            marker: write::marker("mark-stale"),
+        };
+        // An acknowledged write is done: the maintainer checked that it happened.
+        let mut statement = self.connection.prepare(
+            "SELECT journal.action, runs.finished_at IS NOT NULL, runs.pid, runs.host FROM journal
+             JOIN runs ON runs.id = journal.run_id
+             WHERE journal.item = ?1 AND journal.outcome IN ('done', 'acknowledged')
+             ORDER BY journal.id DESC",
         )?;
-        Ok(commented == 0)
+        let rows = statement.query_map([item.to_string()], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, bool>(1)?,
+                row.get::<_, Option<i64>>(2)?,
+                row.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        // Newest first: a stale comment seen before the latest label was posted after it.
+        let mut comment_after = false;
+        for row in rows {
+            let (action, finished, pid, host) = row?;
+            let action = JournalWrite::from_stored(&action);
+            if action == commented {
+                comment_after = true;
+            } else if action == labelled {
+                // The latest label gh-sweep put on; a run still at work may be about to
+                // comment.
+                if !finished && run_alive(pid, host.as_deref()) {
+                    return Ok(false);
+                }
+                return Ok(!comment_after);
+            }
+        }
+        Ok(false)
     }
 
     /// When gh-sweep put the stale label on an item, and its last write there.
@@ -772,6 +820,12 @@ pub struct RunRow {
 mod tests {
     use super::*;
 
+    fn close() -> JournalWrite {
+        JournalWrite::Close {
+            reason: Some("not_planned".into()),
+        }
+    }
+
     #[test]
     fn rows_follow_a_renamed_repository_by_its_id() {
         let dir = tempfile::tempdir().unwrap();
@@ -797,7 +851,7 @@ mod tests {
                 )
                 .unwrap();
             store
-                .journal_intent(run, &ItemRef::new(repo, pr), "comment")
+                .journal_intent(run, &ItemRef::new(repo, pr), &close())
                 .unwrap();
         }
         assert_eq!(store.follow_repository(7, &old).unwrap(), None);
@@ -828,9 +882,15 @@ mod tests {
             .start_run("stale-sweep", "gh-sweep stale-sweep")
             .unwrap();
         let item: ItemRef = "o/r#3".parse().unwrap();
-        let done = store.journal_intent(run, &item, "comment").unwrap();
+        let done = store
+            .journal_intent(
+                run,
+                &item,
+                &write::comment("Stale.", "mark-stale").journal(),
+            )
+            .unwrap();
         store.journal_outcome(done, "done", "").unwrap();
-        store.journal_intent(run, &item, "close").unwrap();
+        store.journal_intent(run, &item, &close()).unwrap();
         let repo: RepoRef = "o/r".parse().unwrap();
         assert!(
             store
@@ -847,7 +907,7 @@ mod tests {
             .unknown_writes(std::slice::from_ref(&repo), Utc::now())
             .unwrap();
         assert_eq!(unknown.len(), 1);
-        assert_eq!(unknown[0].action, "close");
+        assert_eq!(unknown[0].action, close());
         assert_eq!(store.acknowledge(&item).unwrap(), 1);
         assert!(store
             .unknown_writes(&[repo], Utc::now())
@@ -909,6 +969,22 @@ mod tests {
                          INSERT INTO stale_marks VALUES ('o/r#4', 'Stale', '2026-11-01T00:00:10Z', '2026-11-01T00:00:11Z');",
                     )
                     .unwrap();
+                // A journal row of every kind of write, as that version stored it: its words
+                // up to version 7, its JSON after.
+                for (item, outcome, write) in journal_rows() {
+                    let action = if version <= 7 {
+                        write.to_string()
+                    } else {
+                        serde_json::to_string(&write).unwrap()
+                    };
+                    connection
+                        .execute(
+                            "INSERT INTO journal (run_id, item, repo, action, intent_at, outcome)
+                             VALUES (1, ?1, 'o/r', ?2, '2026-11-01T00:00:40Z', ?3)",
+                            params![item, action, outcome],
+                        )
+                        .unwrap();
+                }
             }
             drop(connection);
             let store = Store::open(&path).unwrap();
@@ -919,11 +995,50 @@ mod tests {
             assert_eq!(migrated, SCHEMA_VERSION, "from version {version}");
             if version >= 1 {
                 let repo: RepoRef = "o/r".parse().unwrap();
+                let unknown: Vec<(String, JournalWrite, bool)> = store
+                    .unknown_writes(&[repo], Utc::now())
+                    .unwrap()
+                    .into_iter()
+                    .map(|write| (write.item.clone(), write.action.clone(), write.is_merge()))
+                    .collect();
+                let merge = journal_rows().pop().unwrap().2;
                 assert_eq!(
-                    store.unknown_writes(&[repo], Utc::now()).unwrap().len(),
-                    1,
+                    unknown,
+                    vec![
+                        (
+                            "o/r#3".to_string(),
+                            JournalWrite::Unrecognised {
+                                text: "comment".into()
+                            },
+                            false
+                        ),
+                        ("o/r#8".to_string(), merge, true),
+                    ],
                     "from version {version}"
                 );
+                let mut statement = store
+                    .connection
+                    .prepare("SELECT action FROM journal ORDER BY id")
+                    .unwrap();
+                let stored: Vec<JournalWrite> = statement
+                    .query_map([], |row| row.get::<_, String>(0))
+                    .unwrap()
+                    .map(|text| serde_json::from_str(&text.unwrap()).unwrap())
+                    .collect();
+                drop(statement);
+                let mut expected = vec![JournalWrite::Unrecognised {
+                    text: "comment".into(),
+                }];
+                expected.extend(journal_rows().into_iter().map(|(_, _, write)| write));
+                assert_eq!(stored, expected, "from version {version}");
+                for (item, unfinished) in [("o/r#5", true), ("o/r#6", false), ("o/r#7", false)] {
+                    let item: ItemRef = item.parse().unwrap();
+                    assert_eq!(
+                        store.mark_unfinished(&item, "Stale").unwrap(),
+                        unfinished,
+                        "{item} from version {version}"
+                    );
+                }
                 let item: ItemRef = "o/r#4".parse().unwrap();
                 assert!(store.stale_mark(&item, "stale").unwrap().is_some());
             }
@@ -939,6 +1054,51 @@ mod tests {
             };
             assert!(store.enqueue(&row, Utc::now()).unwrap());
         }
+    }
+
+    /// Journal rows of every kind of write gh-sweep journals, with their outcomes: #5's mark
+    /// lost its comment, #6's is finished, #8's merge has no known outcome.
+    fn journal_rows() -> Vec<(&'static str, Option<&'static str>, JournalWrite)> {
+        let label = |labels: &[&str]| JournalWrite::AddLabels {
+            labels: labels.iter().map(|label| label.to_string()).collect(),
+        };
+        let comment = |disposition| JournalWrite::Comment {
+            marker: write::marker(disposition),
+        };
+        vec![
+            ("o/r#5", Some("done"), label(&["Stale"])),
+            ("o/r#6", Some("done"), label(&["Stale"])),
+            ("o/r#6", Some("done"), comment("mark-stale")),
+            // (Words could not tell a label holding `, +` from two: JSON can.)
+            (
+                "o/r#7",
+                Some("done"),
+                label(&["Stale", "needs \"info\"", "more"]),
+            ),
+            (
+                "o/r#7",
+                Some("failed"),
+                JournalWrite::RemoveLabel {
+                    label: "Stale".into(),
+                },
+            ),
+            ("o/r#7", Some("done"), comment("close")),
+            ("o/r#7", Some("not sent"), close()),
+            (
+                "o/r#7",
+                Some("acknowledged"),
+                JournalWrite::Close { reason: None },
+            ),
+            (
+                "o/r#8",
+                Some("unknown"),
+                // Versions up to 7 kept a merge's head by its first 12 characters.
+                JournalWrite::Merge {
+                    sha: "0123456789ab".into(),
+                    method: "squash".into(),
+                },
+            ),
+        ]
     }
 
     #[cfg(unix)]

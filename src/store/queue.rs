@@ -11,6 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use super::Store;
 use crate::item::RepoRef;
 use crate::policy::backoff::Failure;
+use crate::policy::merge::QueueStatus;
 
 /// A leased row, handed to the worker that claimed it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +38,7 @@ pub struct Pending {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
     pub key: String,
-    pub status: String,
+    pub status: QueueStatus,
     pub head_sha: Option<String>,
 }
 
@@ -45,6 +46,22 @@ pub const DEFAULT_LEASE_MINUTES: i64 = 30;
 
 fn text(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// A row's status column: its word, and one gh-sweep does not know is an error naming it.
+impl rusqlite::types::FromSql for QueueStatus {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        value
+            .as_str()?
+            .parse()
+            .map_err(|why: String| rusqlite::types::FromSqlError::Other(why.into()))
+    }
+}
+
+impl rusqlite::types::ToSql for QueueStatus {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
 }
 
 /// What a new row says.
@@ -248,11 +265,11 @@ impl Store {
         &self,
         key: &str,
         owner: &str,
-        status: &str,
+        status: QueueStatus,
         error: Option<&str>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<bool> {
-        let failed_at = (status == "failed").then(|| text(now));
+        let failed_at = (status == QueueStatus::Failed).then(|| text(now));
         let changed = self.connection.execute(
             "UPDATE queue SET status = ?3, owner = CASE WHEN ?3 = 'pending' THEN NULL ELSE owner END,
                  leased_until = NULL, updated_at = ?4, failed_at = COALESCE(?5, failed_at),
@@ -265,12 +282,12 @@ impl Store {
 
     /// Marks a claimed row done. False when the caller no longer holds it.
     pub fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
-        self.close_row(key, owner, "done", None, now)
+        self.close_row(key, owner, QueueStatus::Done, None, now)
     }
 
     /// Hands a claimed row back at once (its attempt stays counted).
     pub fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
-        self.close_row(key, owner, "pending", None, now)
+        self.close_row(key, owner, QueueStatus::Pending, None, now)
     }
 
     /// Hands a claimed row back without counting the attempt: nothing was tried (GitHub was
@@ -281,7 +298,7 @@ impl Store {
         owner: &str,
         now: DateTime<Utc>,
     ) -> anyhow::Result<bool> {
-        let released = self.close_row(key, owner, "pending", None, now)?;
+        let released = self.close_row(key, owner, QueueStatus::Pending, None, now)?;
         if released {
             self.connection.execute(
                 "UPDATE queue SET attempts = MAX(attempts - 1, 0) WHERE key = ?1",
@@ -389,7 +406,7 @@ impl Store {
 
     /// Gives up on a row that will only fail again.
     pub fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
-        self.close_row(key, owner, "abandoned", None, now)
+        self.close_row(key, owner, QueueStatus::Abandoned, None, now)
     }
 
     /// Records a failed merge: the row the backoff reads.
@@ -400,7 +417,7 @@ impl Store {
         error: &str,
         now: DateTime<Utc>,
     ) -> anyhow::Result<bool> {
-        self.close_row(key, owner, "failed", Some(error), now)
+        self.close_row(key, owner, QueueStatus::Failed, Some(error), now)
     }
 
     /// After `done_key` completed, closes every other pending row of the same PR and kind that
@@ -422,7 +439,7 @@ impl Store {
 
     /// A row's status and attempts.
     #[cfg(test)]
-    pub fn queue_status(&self, key: &str) -> anyhow::Result<Option<(String, u32)>> {
+    pub fn queue_status(&self, key: &str) -> anyhow::Result<Option<(QueueStatus, u32)>> {
         Ok(self
             .connection
             .query_row(
@@ -437,6 +454,72 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The status words the store's SQL names, from its source: `status = 'w'` and
+    /// `status IN ('w', ...)`.
+    fn status_words_in_sql(source: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        for (index, _) in source.match_indices("status ") {
+            let rest = &source[index + "status ".len()..];
+            let list = if let Some(rest) = rest.strip_prefix("= '") {
+                &rest[..rest.find('\'').unwrap_or(0)]
+            } else if let Some(rest) = rest.strip_prefix("IN (") {
+                &rest[..rest.find(')').unwrap_or(0)]
+            } else {
+                continue;
+            };
+            words.extend(
+                list.split(',')
+                    .map(|word| word.trim().trim_matches('\'').to_string()),
+            );
+        }
+        words
+    }
+
+    #[test]
+    fn every_status_the_sql_names_is_a_queue_status() {
+        // Their code, not their tests.
+        let words: Vec<String> = [include_str!("queue.rs"), include_str!("gate.rs")]
+            .iter()
+            .flat_map(|source| status_words_in_sql(source.split("#[cfg(test)]").next().unwrap()))
+            .collect();
+        for word in &words {
+            assert!(word.parse::<QueueStatus>().is_ok(), "`{word}` in the SQL");
+        }
+        for status in QueueStatus::ALL {
+            assert!(
+                words.iter().any(|word| word == status.as_str()),
+                "{status} is never named"
+            );
+        }
+    }
+
+    #[test]
+    fn a_status_gh_sweep_does_not_know_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let repo: RepoRef = "o/r".parse().unwrap();
+        let key = merge_key(&repo, 1, "h");
+        let row = NewRow {
+            key: &key,
+            kind: "merge",
+            repo: &repo,
+            pr: 1,
+            head_sha: Some("h"),
+            max_attempts: 3,
+        };
+        store.enqueue(&row, now()).unwrap();
+        assert_eq!(
+            store.queue_rows(&repo, 1).unwrap()[0].status,
+            QueueStatus::Pending
+        );
+        store
+            .connection
+            .execute("UPDATE queue SET status = 'flying'", [])
+            .unwrap();
+        let error = format!("{:#}", store.queue_rows(&repo, 1).unwrap_err());
+        assert!(error.contains("`flying`"), "{error}");
+    }
 
     /// Seed 002's bound for rows whose kind has no budget of its own.
     const DEFAULT_MAX_ATTEMPTS: u32 = 3;
@@ -509,7 +592,10 @@ mod tests {
             !store.enqueue(&row, now()).unwrap(),
             "a done row is a fact, not re-enqueued"
         );
-        assert_eq!(store.queue_status(&key).unwrap(), Some(("done".into(), 1)));
+        assert_eq!(
+            store.queue_status(&key).unwrap(),
+            Some((QueueStatus::Done, 1))
+        );
         assert!(
             claim(&mut store, "w1", now()).is_none(),
             "done is never offered again"
@@ -534,7 +620,7 @@ mod tests {
         assert_eq!(claimed.key, second);
         assert_eq!(
             store.queue_status(&first).unwrap(),
-            Some(("pending".into(), 0))
+            Some((QueueStatus::Pending, 0))
         );
     }
 
@@ -584,7 +670,7 @@ mod tests {
         assert!(store.release(&key, "w2", now()).unwrap());
         assert_eq!(
             store.queue_status(&key).unwrap(),
-            Some(("pending".into(), 2))
+            Some((QueueStatus::Pending, 2))
         );
     }
 
@@ -599,7 +685,7 @@ mod tests {
         assert!(claim(&mut store, "w", now() + Duration::minutes(10)).is_none());
         assert_eq!(
             store.queue_status(&key).unwrap(),
-            Some(("abandoned".into(), 3))
+            Some((QueueStatus::Abandoned, 3))
         );
     }
 
@@ -628,7 +714,7 @@ mod tests {
         );
         assert_eq!(
             store.queue_status(&key).unwrap(),
-            Some(("pending".into(), 1))
+            Some((QueueStatus::Pending, 1))
         );
     }
 
@@ -674,15 +760,18 @@ mod tests {
                 .unwrap(),
             1
         );
-        assert_eq!(store.queue_status(&same_commit).unwrap().unwrap().0, "done");
+        assert_eq!(
+            store.queue_status(&same_commit).unwrap().unwrap().0,
+            QueueStatus::Done
+        );
         assert_eq!(
             store.queue_status(&waiting).unwrap().unwrap().0,
-            "pending",
+            QueueStatus::Pending,
             "names another commit"
         );
         assert_eq!(
             store.queue_status(&later).unwrap().unwrap().0,
-            "pending",
+            QueueStatus::Pending,
             "enqueued after the work started"
         );
     }

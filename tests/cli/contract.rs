@@ -1095,8 +1095,13 @@ fn a_mark_comment_already_on_the_item_is_not_posted_again() {
     // Journal rows of the comment gone, the label's kept: an interrupted mark, as far as the
     // store knows.
     let db = rusqlite::Connection::open(test.db_path()).unwrap();
-    db.execute("DELETE FROM journal WHERE action LIKE 'comment%'", [])
+    let deleted = db
+        .execute(
+            "DELETE FROM journal WHERE json_extract(action, '$.kind') = 'comment'",
+            [],
+        )
         .unwrap();
+    assert_eq!(deleted, 1, "the comment's journal row");
     drop(db);
     test.clear_log();
     test.run(&["stale-sweep", "--repo", REPO, "--yes"])

@@ -78,7 +78,10 @@ fn a_write_to_a_transferred_issue_is_not_sent_and_the_run_goes_on() {
     drop(world);
     assert_eq!(
         journal(&test, &format!("{REPO}#2")),
-        vec![("label +Stale".to_string(), "not sent".to_string())]
+        vec![(
+            r#"{"kind":"add-labels","labels":["Stale"]}"#.to_string(),
+            "not sent".to_string()
+        )]
     );
 }
 

@@ -1,0 +1,214 @@
+//! What the store keeps is data, not words: the write journal keeps each write as JSON of its
+//! kind and values, not as the words the recap shows, so rewording a message cannot change what
+//! a crashed run's next run does; a database whose journal was written as text by an earlier
+//! gh-sweep is still recovered; and the merge gate is blocked by the approval verdict's kind.
+
+use serde_json::{json, Value};
+
+use crate::support::{issue, items, numbers, Fault, Test, REPO, VIEWER};
+
+/// The journal's stored `action` column, in order.
+fn stored_actions(test: &Test) -> Vec<String> {
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    let mut statement = connection
+        .prepare("SELECT action FROM journal ORDER BY id")
+        .unwrap();
+    let rows = statement.query_map([], |row| row.get(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// Makes the database look as an earlier gh-sweep left it: schema version 7, whose journal
+/// named each write by its words. `texts` are the actions of the journal's rows, in order.
+fn as_text_schema(test: &Test, texts: &[&str]) {
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    let ids: Vec<i64> = {
+        let mut statement = connection
+            .prepare("SELECT id FROM journal ORDER BY id")
+            .unwrap();
+        let rows = statement.query_map([], |row| row.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert_eq!(ids.len(), texts.len(), "one text per journal row");
+    for (id, text) in ids.iter().zip(texts) {
+        connection
+            .execute(
+                "UPDATE journal SET action = ?2 WHERE id = ?1",
+                rusqlite::params![id, text],
+            )
+            .unwrap();
+    }
+    connection.execute_batch("PRAGMA user_version = 7").unwrap();
+}
+
+#[test]
+fn the_journal_keeps_each_write_as_data_not_its_words() {
+    let test = Test::new(|world| {
+        world.open_issue(2, 74); // idle: marked
+        world.stale_issue(3, 8, VIEWER); // stale long enough: closed
+        world.stale_issue(4, 9, VIEWER);
+        world.comment(4, "alice", 2, "still happening on 1.2"); // unmarked
+    });
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    test.expect_writes(&[
+        format!("POST {}/labels", issue(2)),
+        format!("POST {}/comments", issue(2)),
+        format!("POST {}/comments", issue(3)),
+        format!("PATCH {}", issue(3)),
+        format!("DELETE {}/labels/Stale", issue(4)),
+    ]);
+    let stored = stored_actions(&test);
+    let values: Vec<Value> = stored
+        .iter()
+        .map(|text| serde_json::from_str(text).unwrap_or_else(|_| panic!("not JSON: {text}")))
+        .collect();
+    assert_eq!(
+        values,
+        vec![
+            json!({"kind": "add-labels", "labels": ["Stale"]}),
+            json!({"kind": "comment", "marker": "<!-- gh-sweep:mark-stale -->"}),
+            json!({"kind": "comment", "marker": "<!-- gh-sweep:close -->"}),
+            json!({"kind": "close", "reason": "not_planned"}),
+            json!({"kind": "remove-label", "label": "Stale"}),
+        ]
+    );
+    for (text, words) in stored.iter().zip([
+        "label +Stale",
+        "comment <!--",
+        "comment <!--",
+        "close (not_planned)",
+        "label -Stale",
+    ]) {
+        assert!(!text.contains(words), "{text} holds the words {words}");
+    }
+}
+
+#[test]
+fn a_comment_journaled_as_text_before_the_upgrade_is_found_not_sent_again() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    });
+    test.fail("POST", "/issues/1/comments", Fault::ApplyThenDrop, 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    as_text_schema(
+        &test,
+        &["label +Stale", "comment <!-- gh-sweep:mark-stale -->"],
+    );
+    test.clear_log();
+    let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(0);
+    let recap = next.json();
+    assert_eq!(
+        recap["notes"][0],
+        "octo/demo#1: `comment <!-- gh-sweep:mark-stale -->` of run 1 had an unknown outcome; found on GitHub that it happened; recorded, not sent again"
+    );
+    test.expect_writes(&[
+        format!("POST {}/labels", issue(2)),
+        format!("POST {}/comments", issue(2)),
+    ]);
+    assert_eq!(test.world().world.issue(1).comments.len(), 1);
+}
+
+#[test]
+fn a_mark_journaled_as_text_before_the_upgrade_is_finished_with_its_comment_alone() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.fail("POST", "/issues/1/comments", Fault::Status(502), 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    as_text_schema(
+        &test,
+        &["label +Stale", "comment <!-- gh-sweep:mark-stale -->"],
+    );
+    test.clear_log();
+    let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(0);
+    let recap = next.json();
+    assert_eq!(items(&recap["completed"]), numbers(1..=1), "{recap}");
+    assert_eq!(
+        recap["completed"][0]["detail"],
+        "finishing an interrupted mark: its comment was never posted"
+    );
+    test.expect_writes(&[format!("POST {}/comments", issue(1))]);
+}
+
+#[test]
+fn a_write_journaled_as_text_that_nobody_can_check_is_named_in_its_words() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    test.fail("POST", "/issues/1/comments", Fault::Status(502), 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    as_text_schema(
+        &test,
+        &["label +Stale", "comment <!-- gh-sweep:mark-stale -->"],
+    );
+    test.fail("GET", "/issues/1", Fault::Status(404), 10);
+    test.clear_log();
+    let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(11);
+    let recap = next.json();
+    assert_eq!(
+        recap["failed"][0]["reason"],
+        "outcome unknown: check by hand (comment <!-- gh-sweep:mark-stale --> in run 1), then run `gh-sweep recap --acknowledge octo/demo#1`"
+    );
+    test.expect_no_writes();
+}
+
+#[test]
+fn a_merge_journaled_as_text_before_the_upgrade_is_reconciled_not_resent() {
+    let test = Test::new(|world| {
+        world.green_pr(7);
+        world.green_pr(8);
+    });
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    test.fail("PUT", "/pulls/7/merge", Fault::ApplyThenDrop, 1);
+    test.run(&["sweep", "--repo", REPO, "--yes"])
+        .expect_code(11);
+    as_text_schema(&test, &["merge pr-7-head (merge)"]);
+    test.clear_log();
+    let next = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+    next.expect_code(0);
+    assert!(
+        next.stderr.contains(
+            "octo/demo#7: `merge pr-7-head (merge)` of run 2 had an unknown outcome; GitHub shows it merged; recorded, not sent again"
+        ),
+        "{}",
+        next.stderr
+    );
+    assert_eq!(items(&next.json()["completed"]), numbers(8..=8));
+    test.expect_writes(&["PUT /repos/octo/demo/pulls/8/merge"]);
+}
+
+#[test]
+fn a_request_for_changes_seen_by_poll_blocks_the_merge_gate() {
+    let test = Test::new(|world| {
+        world.green_pr(7);
+        world.green_pr(8);
+        let now = world.now;
+        world.issue(7).review("bob", "CHANGES_REQUESTED", now);
+        // #8 is not approved at its head for another reason: it blocks nothing.
+        world.issue(8).reviews.clear();
+    });
+    let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    let mut statement = connection
+        .prepare("SELECT pr, blocked FROM merge_gate ORDER BY pr")
+        .unwrap();
+    let gates: Vec<(i64, Option<String>)> = statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        gates,
+        vec![(7, Some("bob requested changes".to_string())), (8, None)],
+        "{}",
+        outcome.json()
+    );
+}
