@@ -352,6 +352,40 @@ mod tests {
     }
 
     #[test]
+    fn a_run_without_a_stop_exits_by_what_it_found() {
+        let pool = items(&[1, 2]);
+        let mut outcomes = BTreeMap::new();
+        let keep = Outcome::Completed {
+            disposition: "keep".into(),
+            detail: String::new(),
+        };
+        outcomes.insert(pool[0].clone(), keep.clone());
+        outcomes.insert(pool[1].clone(), keep);
+        assert_eq!(
+            build(facts(&pool, &outcomes, None)).exit_code,
+            crate::exit::SUCCESS
+        );
+        // An earlier write of unknown outcome still blocks an item: a write problem.
+        let blocked = RunFacts {
+            unknown_writes: true,
+            ..facts(&pool, &outcomes, None)
+        };
+        assert_eq!(build(blocked).exit_code, crate::exit::WRITE_FAILED);
+        // An item failure within the budget.
+        outcomes.insert(
+            pool[1].clone(),
+            Outcome::Failed {
+                phase: Phase::Read,
+                reason: "404".into(),
+            },
+        );
+        assert_eq!(
+            build(facts(&pool, &outcomes, None)).exit_code,
+            crate::exit::ITEM_FAILURES
+        );
+    }
+
+    #[test]
     fn a_selector_too_long_for_the_command_line_goes_to_a_file() {
         // Every other item unfinished: no ranges, so the selector grows with the pool.
         let pool = items(&(1..=4000).collect::<Vec<_>>());
