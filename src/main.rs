@@ -52,6 +52,12 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => report_error(&error),
     };
+    // A run stopped by SIGINT or SIGTERM has printed and stored its recap; now it ends the
+    // way the signal asks, so the calling shell (and a loop in it) sees that signal.
+    if let Some(signal) = gh_sweep::signals::received() {
+        context.ui.restore_terminal();
+        gh_sweep::signals::end_by(signal);
+    }
     ExitCode::from(code.clamp(0, 255) as u8)
 }
 

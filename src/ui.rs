@@ -25,6 +25,8 @@ pub enum Choice {
     All,
     None,
     Some(Vec<usize>),
+    /// SIGINT or SIGTERM arrived at the prompt (Ctrl-C there, too).
+    Interrupted,
 }
 
 impl Ui {
@@ -69,8 +71,27 @@ impl Ui {
         }
     }
 
-    /// Asks which planned writes to send. Default: none.
+    /// Asks which planned writes to send. Default: none. A signal at the prompt (Ctrl-C, which
+    /// the prompt's raw mode turns into a key, or SIGTERM) is [`Choice::Interrupted`].
     pub fn confirm(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
+        let prompting = crate::signals::prompting();
+        let choice = self.ask(labels, writes);
+        drop(prompting);
+        match choice {
+            // `main` shows the cursor again before the process ends.
+            Err(_) if crate::signals::received().is_some() => Ok(Choice::Interrupted),
+            other => other,
+        }
+    }
+
+    /// Undoes what a prompt cut short leaves on the terminal: the hidden cursor.
+    pub fn restore_terminal(&self) {
+        if self.stderr_terminal {
+            let _ = console::Term::stderr().show_cursor();
+        }
+    }
+
+    fn ask(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
         let theme = dialoguer::theme::SimpleTheme;
         let options = [
             format!("Write all {writes} (on {} items)", labels.len()),

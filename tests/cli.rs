@@ -20,6 +20,9 @@ mod merge_rules;
 mod poll;
 #[path = "cli/readme.rs"]
 mod readme;
+#[cfg(unix)]
+#[path = "cli/signals.rs"]
+mod signals;
 #[path = "cli/snapshot.rs"]
 mod snapshot;
 #[path = "cli/stale.rs"]

@@ -19,6 +19,8 @@ pub enum Stop {
     WriteFailed,
     HarnessOutage,
     NotConfirmed,
+    /// SIGINT or SIGTERM: the run stopped at the next safe point.
+    Interrupted,
 }
 
 impl Stop {
@@ -29,6 +31,7 @@ impl Stop {
             Stop::WriteFailed => "a write stopped the run",
             Stop::HarnessOutage => "harness outage",
             Stop::NotConfirmed => "not confirmed",
+            Stop::Interrupted => "interrupted",
         }
     }
 }
@@ -243,6 +246,8 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
+        // The engine sets the signal's own code; SIGINT's when it did not.
+        Some(Stop::Interrupted) => crate::exit::INTERRUPTED,
         // A write of unknown outcome from an earlier run still blocks its item.
         None if facts.unknown_writes => crate::exit::WRITE_FAILED,
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,

@@ -85,6 +85,46 @@ pub enum Fault {
     /// A maintainer transfers the issue of the request's path to this repository and number
     /// just before the request arrives (between gh-sweep's read and its write).
     Transfer { to_repo: String, to_number: u64 },
+    /// Hold the request until the test releases the gate, then answer normally: GitHub's
+    /// answer is only late (like `Slow`), but the test decides when, so it can act at a known
+    /// point while gh-sweep waits for that answer (a signal sent during a write).
+    Park(Gate),
+}
+
+/// Where a parked request waits: the test learns when one has arrived and lets it go.
+#[derive(Clone, Debug, Default)]
+pub struct Gate(Arc<(Mutex<(bool, bool)>, std::sync::Condvar)>);
+
+impl Gate {
+    /// Blocks until a request is parked here (at most 20 s, then the test fails).
+    pub fn wait_arrived(&self) {
+        let (lock, signal) = &*self.0;
+        let guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let (guard, timeout) = signal
+            .wait_timeout_while(guard, Duration::from_secs(20), |(arrived, _)| !*arrived)
+            .unwrap_or_else(|p| p.into_inner());
+        assert!(
+            !timeout.timed_out() || guard.0,
+            "no request reached the gate"
+        );
+    }
+
+    /// Lets the parked request (and any later one) through.
+    pub fn release(&self) {
+        let (lock, signal) = &*self.0;
+        lock.lock().unwrap_or_else(|p| p.into_inner()).1 = true;
+        signal.notify_all();
+    }
+
+    fn hold(&self) {
+        let (lock, signal) = &*self.0;
+        let mut guard = lock.lock().unwrap_or_else(|p| p.into_inner());
+        guard.0 = true;
+        signal.notify_all();
+        let _ = signal
+            .wait_timeout_while(guard, Duration::from_secs(60), |(_, released)| !*released)
+            .unwrap_or_else(|p| p.into_inner());
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -284,6 +324,9 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     if let Some(Fault::Slow(delay)) = &fault {
         thread::sleep(*delay);
     }
+    if let Some(Fault::Park(gate)) = &fault {
+        gate.hold();
+    }
     let latency = shared.lock().map(|guard| guard.latency).unwrap_or_default();
     if !latency.is_zero() {
         thread::sleep(latency);
@@ -369,6 +412,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         | Some(Fault::Slow(_))
         | Some(Fault::Trickle(_))
         | Some(Fault::Transfer { .. })
+        | Some(Fault::Park(_))
         | None => {
             let mut answer = route(&mut guard, &request, base);
             // GitHub's conditional requests: an ETag on every successful read, and 304 with
