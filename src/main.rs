@@ -27,9 +27,15 @@ fn main() -> ExitCode {
     let env = config::Env::capture();
     let stdin_terminal = std::io::stdin().is_terminal();
     let stderr_terminal = std::io::stderr().is_terminal();
+    // At a terminal with stderr redirected (`2>log`) a maintainer is still there to ask.
+    let prompt_on_tty = stdin_terminal
+        && !stderr_terminal
+        && std::io::stdout().is_terminal()
+        && ui::tty_available();
     let context = Context {
         ui: ui::Ui {
-            interactive: stdin_terminal && stderr_terminal,
+            interactive: stdin_terminal && (stderr_terminal || prompt_on_tty),
+            prompt_on_tty,
             stderr_terminal,
             stdout_terminal: std::io::stdout().is_terminal(),
             quiet: cli.global.quiet,

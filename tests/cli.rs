@@ -34,3 +34,6 @@ mod sweep;
 #[cfg(unix)]
 #[path = "cli/terminal.rs"]
 mod terminal;
+#[cfg(unix)]
+#[path = "cli/tty.rs"]
+mod tty;
