@@ -259,3 +259,4 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -f -a "bash zsh fish powershell"

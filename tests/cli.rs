@@ -6,6 +6,9 @@ mod support;
 
 #[path = "cli/args.rs"]
 mod args;
+#[cfg(unix)]
+#[path = "cli/completion.rs"]
+mod completion;
 #[path = "cli/contract.rs"]
 mod contract;
 #[path = "cli/faults.rs"]
