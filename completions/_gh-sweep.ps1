@@ -52,7 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
-            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand''s page, `--out-dir DIR` writes them all')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -293,6 +293,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;man' {
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g. ~/.local/share/man/man1')
             [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
             [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
@@ -325,7 +326,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
-            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand''s page, `--out-dir DIR` writes them all')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }

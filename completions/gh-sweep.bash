@@ -643,12 +643,16 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__man)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --out-dir --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --out-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

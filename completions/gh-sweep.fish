@@ -51,7 +51,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "sweep" -d 'Merge 
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`'
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
@@ -229,6 +229,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l json -
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l out-dir -d 'Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g. ~/.local/share/man/man1' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
@@ -255,7 +256,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'

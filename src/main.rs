@@ -75,11 +75,7 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
         Command::Sweep => commands::sweep::run(context, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
-        Command::Man => {
-            let page = commands::completions::man()?;
-            context.ui.data(String::from_utf8_lossy(&page).trim_end());
-            Ok(exit::SUCCESS)
-        }
+        Command::Man(args) => commands::completions::run_man(context, args),
         Command::Completions { shell } => {
             let text = commands::completions::render(*shell);
             context.ui.data(String::from_utf8_lossy(&text).trim_end());

@@ -254,3 +254,96 @@ fn zsh_tab(test: &Test, functions: &Path, line: &str, expected: &[&str]) -> Stri
     let _ = child.wait();
     shown
 }
+
+/// The man pages `gh-sweep man --out-dir DIR` writes: one per subcommand, each naming only pages
+/// that exist, each with ENVIRONMENT, FILES and EXIT STATUS, and the same as the committed ones
+/// in `completions/` (regenerate with `cargo run -- man --out-dir completions`).
+#[test]
+fn every_subcommand_has_a_man_page_and_the_committed_pages_match() {
+    let test = Test::new(|_| {});
+    let out = test.dir.path().join("man1");
+    std::fs::create_dir_all(&out).unwrap();
+    test.run(&["man", "--out-dir", out.to_str().unwrap()])
+        .expect_code(0);
+    let read = |dir: &Path| -> std::collections::BTreeMap<String, String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "1"))
+            .map(|path| {
+                (
+                    path.file_name().unwrap().to_string_lossy().to_string(),
+                    std::fs::read_to_string(&path).unwrap(),
+                )
+            })
+            .collect()
+    };
+    let pages = read(&out);
+    let names: Vec<&str> = pages.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "gh-sweep-classify-merge.1",
+            "gh-sweep-classify-stale.1",
+            "gh-sweep-classify.1",
+            "gh-sweep-completions.1",
+            "gh-sweep-man.1",
+            "gh-sweep-poll.1",
+            "gh-sweep-recap.1",
+            "gh-sweep-stale-sweep.1",
+            "gh-sweep-sweep.1",
+            "gh-sweep.1",
+        ]
+    );
+    for (name, page) in &pages {
+        // Every page another page names exists.
+        for (at, _) in page.match_indices("(1)") {
+            let start = page[..at]
+                .rfind(|c: char| c.is_whitespace() || c == '>')
+                .map_or(0, |start| start + 1);
+            let named = format!(
+                "{}.1",
+                page[start..at]
+                    .replace("\\-", "-")
+                    .replace("\\fB", "")
+                    .replace("\\fR", "")
+            );
+            assert!(
+                pages.contains_key(&named),
+                "{name} names {named}, which is not a page"
+            );
+        }
+        for section in [".SH ENVIRONMENT", ".SH FILES", ".SH \"EXIT STATUS\""] {
+            assert!(page.contains(section), "{name} has no {section}");
+        }
+        assert!(page.contains("GH_TOKEN"), "{name}: the token variables");
+        assert!(page.contains("130"), "{name}: the exit codes");
+    }
+    for (page, option) in [
+        ("gh-sweep-stale-sweep.1", "\\-\\-from\\-workflow"),
+        ("gh-sweep-stale-sweep.1", "\\-\\-dry\\-run"),
+        ("gh-sweep-classify-stale.1", "\\-\\-print\\-config"),
+        ("gh-sweep-poll.1", "\\-\\-confirm"),
+        ("gh-sweep-classify-merge.1", "\\-\\-org"),
+        ("gh-sweep-recap.1", "\\-\\-markdown"),
+    ] {
+        assert!(pages[page].contains(option), "{page} lists {option}");
+    }
+    // `gh-sweep man SUBCOMMAND` prints one page.
+    let one = test.run(&["man", "classify", "stale"]);
+    one.expect_code(0);
+    assert_eq!(one.stdout, pages["gh-sweep-classify-stale.1"]);
+    let bad = test.run(&["man", "frobnicate"]);
+    bad.expect_code(2);
+    assert!(
+        bad.stderr.contains("no man page for `frobnicate`") && bad.stderr.contains("stale-sweep"),
+        "{}",
+        bad.stderr
+    );
+
+    let committed = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("completions"));
+    assert!(
+        committed == pages,
+        "the man pages in completions/ are stale: run `cargo run -- man --out-dir completions`"
+    );
+}
