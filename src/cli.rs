@@ -116,8 +116,9 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "WHEN", global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 
-    /// The run's clock, as RFC 3339 (for replaying a situation; defaults to now)
-    #[arg(long, value_name = "TIME", global = true, hide = true)]
+    /// The run's clock, as RFC 3339, to replay a situation: classify and dry runs only (a run
+    /// that may write uses the real clock) [default: now]
+    #[arg(long, value_name = "TIME", global = true)]
     pub now: Option<String>,
 }
 

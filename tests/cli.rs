@@ -6,6 +6,8 @@ mod support;
 
 #[path = "cli/args.rs"]
 mod args;
+#[path = "cli/clock.rs"]
+mod clock;
 #[cfg(unix)]
 #[path = "cli/completion.rs"]
 mod completion;

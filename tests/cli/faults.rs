@@ -397,7 +397,7 @@ fn killed_mid_sweep_the_next_sweep_merges_each_pr_once() {
         kill_after(&test, &["sweep", "--repo", REPO, "--yes"], delay);
         // The dead run's leases hold its PRs for 30 minutes; the next sweep after that settles them.
         let later = (chrono::Utc::now() + chrono::Duration::minutes(31)).to_rfc3339();
-        let finish = test.run(&["sweep", "--repo", REPO, "--yes", "--json", "--now", &later]);
+        let finish = test.run_at(&later, &["sweep", "--repo", REPO, "--yes", "--json"]);
         assert!(
             matches!(finish.code, 0),
             "seed {seed}: {}\n{}",
