@@ -85,7 +85,7 @@ pub fn install() -> std::io::Result<()> {
         if signals.forever().next().is_some() {
             if let Some(signal) = received() {
                 eprintln!(
-                    "\n{} received: stopping before the next write; the write in flight finishes and is recorded, then the recap is printed (send it again to end at once)",
+                    "\n{} received: finishing what is in flight (a read, or an item's writes), then the recap; send it again to end at once",
                     signal.name()
                 );
             }

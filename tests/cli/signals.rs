@@ -70,7 +70,7 @@ fn spawn(test: &Test, args: &[&str]) -> (Child, Arc<Mutex<String>>, Arc<Mutex<St
 }
 
 /// What the signal's first delivery prints, once the run knows to stop.
-const NOTICED: &str = "stopping before the next write";
+const NOTICED: &str = "finishing what is in flight";
 
 #[test]
 fn a_signal_during_the_writes_finishes_the_write_in_flight_prints_the_recap_and_ends_by_it() {
@@ -243,4 +243,53 @@ fn a_signal_at_the_prompt_writes_nothing_and_ends_with_the_recap() {
         let stored = test.run(&["recap", "--json"]).json();
         assert_eq!(stored["stopped"], "interrupted", "{name}");
     }
+}
+
+#[test]
+fn a_signal_during_the_reads_stops_before_the_next_item_and_writes_nothing() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        world.green_pr(2);
+    });
+    let gate = Gate::default();
+    test.fail("GET", "/pulls/1/files", Fault::Park(gate.clone()), 1);
+    let (mut child, stdout, stderr) = spawn(&test, &["poll", "--repo", REPO, "--json"]);
+    gate.wait_arrived();
+    kill(&child, libc::SIGTERM);
+    wait_for(&stderr, NOTICED);
+    gate.release();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    let stdout = stdout.lock().unwrap().clone();
+    let recap: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+    assert_eq!(recap["stopped"], "interrupted");
+    assert_eq!(recap["exit_code"], 143);
+    assert_eq!(items(&recap["unfinished"]), numbers(1..=2));
+    // The second PR was never read.
+    assert!(
+        !test
+            .requests()
+            .iter()
+            .any(|request| request.path.contains("/pulls/2/")),
+        "{:?}",
+        test.requests()
+            .iter()
+            .map(|request| request.line())
+            .collect::<Vec<_>>()
+    );
+    // Nothing was enqueued: the next tick finds both to enqueue.
+    let next = test.run(&["poll", "--repo", REPO, "--json"]);
+    next.expect_code(0);
+    let next = next.json();
+    assert_eq!(
+        next["completed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|entry| entry["disposition"] == "enqueue-merge")
+            .count(),
+        2,
+        "{next}"
+    );
 }
