@@ -30,9 +30,14 @@ impl State {
     }
 }
 
-/// Sleeps `wait` (the pacing between writes), waking early when a signal arrives. Returns
-/// whether one did.
-pub(super) fn sleep(wait: Duration) -> bool {
+/// Sleeps `wait` (the pacing between writes). When `stoppable` (nothing of the item is
+/// written yet), wakes early if a signal arrives and returns true; otherwise the whole wait is
+/// kept, so the pacing holds between an item's writes.
+pub(super) fn sleep(wait: Duration, stoppable: bool) -> bool {
+    if !stoppable {
+        std::thread::sleep(wait);
+        return false;
+    }
     let until = Instant::now() + wait;
     loop {
         if crate::signals::received().is_some() {

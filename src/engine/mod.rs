@@ -746,7 +746,7 @@ impl Run<'_> {
                     }
                     // A signal during the wait before the item's first write stops the run
                     // there; once the item's writes have begun, they are finished.
-                    if interrupt::sleep(wait) && first_remote {
+                    if interrupt::sleep(wait, first_remote) {
                         interrupted = true;
                         break;
                     }

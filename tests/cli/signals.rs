@@ -293,3 +293,28 @@ fn a_signal_during_the_reads_stops_before_the_next_item_and_writes_nothing() {
         "{next}"
     );
 }
+
+#[test]
+fn a_signal_during_the_pacing_wait_before_an_item_stops_the_run_there() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        world.green_pr(2);
+    });
+    test.config("write_interval = 11\n");
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    test.clear_log();
+    let (mut child, stdout, stderr) = spawn(&test, &["sweep", "--repo", REPO, "--yes", "--json"]);
+    // Without a terminal, a wait of 10 s or more is announced before it starts; the
+    // signal comes during it.
+    wait_for(&stderr, "octo/demo#2: waiting");
+    kill(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    let stdout = stdout.lock().unwrap().clone();
+    let recap: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+    assert_eq!(recap["stopped"], "interrupted");
+    assert_eq!(items(&recap["completed"]), numbers(1..=1));
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=2));
+    test.expect_writes(&["PUT /repos/octo/demo/pulls/1/merge"]);
+}
