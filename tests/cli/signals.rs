@@ -193,8 +193,19 @@ fn at_the_prompt(
     wait_for(&screen, "Send these writes?");
     act(&child, &mut master);
     let status = child.wait().unwrap();
-    // What the terminal shows arrives a moment after the process ends.
-    std::thread::sleep(Duration::from_millis(100));
+    // What the terminal shows may arrive a moment after the process ends: wait for the cursor
+    // to be shown again after the prompt hid it (or 5 s, and the caller's assertion fails).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        let text = screen.lock().unwrap().clone();
+        if text
+            .rfind("\x1b[?25l")
+            .is_some_and(|hidden| text[hidden..].contains("\x1b[?25h"))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
     let screen = screen.lock().unwrap().clone();
     let stdout = stdout.lock().unwrap().clone();
     (status.signal().unwrap_or(-1), stdout, screen)
