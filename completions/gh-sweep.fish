@@ -37,7 +37,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l save-snapshot -d 'Sav
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l json -d 'Print the recap as one JSON object'
@@ -51,7 +51,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "sweep" -d 'Merge 
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`'
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
@@ -67,7 +67,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l save-s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -89,7 +89,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l save-snapshot
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l confirm -d 'Ask before enqueueing (enqueueing is local, so it is not asked by default)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -110,7 +110,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l save-snapsho
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l json -d 'Print the recap as one JSON object'
@@ -130,7 +130,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l json -d 'Print the recap as one JSON object'
@@ -154,7 +154,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
@@ -176,7 +176,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l json -d 'Print the recap as one JSON object'
@@ -200,7 +200,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l save-snapsho
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l list -d 'List recent runs, one line each'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l markdown -d 'Print the recap as Markdown (for an issue comment or a job summary)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
@@ -222,13 +222,14 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l save-s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l out-dir -d 'Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g. ~/.local/share/man/man1' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
@@ -242,7 +243,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l save-snapshot 
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l now -d 'The run\'s clock, as RFC 3339 (for replaying a situation; defaults to now)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l json -d 'Print the recap as one JSON object'
@@ -255,7 +256,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -f -a "bash zsh fish powershell"

@@ -87,6 +87,19 @@ checks = [
  ("finish-mark", "src/engine/stale.rs", "        let mark_unfinished = known.is_none()", "        let mark_unfinished = false && known.is_none()"),
  ("finish-mark-live-run", "src/store/mod.rs", "        if !finished && run_alive(pid, host.as_deref()) {\n            return Ok(false);\n        }\n        let commented", "        let _ = (finished, pid, host);\n        let commented"),
  ("oldest-first", "src/github/mod.rs", "state=open&sort=created&direction=asc&per_page=100", "state=open&per_page=100"),
+ # Issue 11: signals, the terminal, the clock, completions and man pages.
+ ("signal-reads", "src/engine/mod.rs", "if state.interrupted(&format!(\"before reading {item}\")) {", "if false {"),
+ ("signal-writes", "src/engine/mod.rs", "if state.interrupted(&format!(\"before the writes of {item}\")) {", "if false {"),
+ ("signal-pacing", "src/engine/mod.rs", "interrupt::sleep(wait, first_remote)", "interrupt::sleep(wait, false)"),
+ ("signal-reraise", "src/main.rs", "        gh_sweep::signals::end_by(signal);", "        let _ = signal;"),
+ ("signal-cursor", "src/main.rs", "        context.ui.restore_terminal();\n        gh_sweep", "        gh_sweep"),
+ ("signal-echo", "src/signals.rs", "if !first && !AT_PROMPT.load(Ordering::SeqCst) {", "if !first {"),
+ ("tty-prompt", "src/main.rs", "interactive: stdin_terminal && (stderr_terminal || prompt_on_tty),", "interactive: stdin_terminal && stderr_terminal,"),
+ ("tty-plan", "src/ui.rs", "        if self.prompt_on_tty {\n            // The plan table", "        if false {\n            // The plan table"),
+ ("now-writes", "src/config.rs", "if args.now.is_some() && access != Access::ReadOnly && !dry_run {", "if false {"),
+ ("bash-names", "src/commands/completions.rs", ".replace(\"gh__subcmd__sweep\", \"gh__sweep\")", ".replace(\"gh__subcmd__sweep\", \"gh__subcmd__sweep\")"),
+ ("fish-values", "src/commands/completions.rs", "        Shell::Fish => fish_positional_values(out, &command),", "        Shell::Fish => out,"),
+ ("man-no-help", "src/commands/completions.rs", "Cli::command().disable_help_subcommand(true)", "Cli::command()"),
 ]
 only = sys.argv[1:]
 for name, path, old, new in checks:

@@ -122,8 +122,9 @@ pub struct GlobalArgs {
     #[arg(long, value_name = "WHEN", global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
 
-    /// The run's clock, as RFC 3339 (for replaying a situation; defaults to now)
-    #[arg(long, value_name = "TIME", global = true, hide = true)]
+    /// The run's clock, as RFC 3339, to replay a situation: classify and dry runs only (a run
+    /// that may write uses the real clock) [default: now]
+    #[arg(long, value_name = "TIME", global = true)]
     pub now: Option<String>,
 }
 
@@ -171,8 +172,22 @@ pub enum Command {
         shell: Shell,
     },
 
-    /// Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`
-    Man,
+    /// Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`;
+    /// `gh-sweep man stale-sweep` prints a subcommand's page, `--out-dir DIR` writes them all
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print, e.g. `stale-sweep` or `classify stale` [default: the
+    /// main page]
+    #[arg(value_name = "SUBCOMMAND", conflicts_with = "out_dir")]
+    pub subcommand: Vec<String>,
+
+    /// Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g.
+    /// ~/.local/share/man/man1
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

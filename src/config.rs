@@ -46,6 +46,7 @@ const ENV_NAMES: &[&str] = &[
     "GH_SWEEP_ITEM_FAILURE_BUDGET",
     "GH_SWEEP_CONFIG",
     "GH_SWEEP_DB",
+    "GH_SWEEP_TEST_NOW",
 ];
 
 impl Env {
@@ -860,6 +861,23 @@ impl<'a> Spec<'a> {
     }
 }
 
+/// The clock gh-sweep's own tests move between two sweeps (a backoff window passing), from
+/// `GH_SWEEP_TEST_NOW`: honoured only by debug builds, which the tests run; a release build
+/// refuses it, so an installed gh-sweep has no clock but the real one and `--now`.
+fn test_clock(env: &Env) -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
+    let Some(text) = env.get("GH_SWEEP_TEST_NOW") else {
+        return Ok(None);
+    };
+    if !cfg!(debug_assertions) {
+        return Err(
+            "GH_SWEEP_TEST_NOW is for gh-sweep's own tests (debug builds): unset it, and pass --now to classify or a dry run".to_string(),
+        );
+    }
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|time| Some(time.with_timezone(&chrono::Utc)))
+        .map_err(|_| format!("invalid GH_SWEEP_TEST_NOW `{text}`: use an RFC 3339 time"))
+}
+
 /// Resolves and validates all settings. `interactive` is whether a maintainer can answer a
 /// prompt (stdin and stderr are terminals).
 pub fn resolve(
@@ -1033,6 +1051,18 @@ fn resolve_inner(
         check_output_folder(Path::new(summary), "GITHUB_STEP_SUMMARY")?;
     }
     let dry_run = args.dry_run || args.snapshot.is_some();
+    // A clock of one's choosing would put wrong dates on real writes (and in the journal that
+    // settles them): only runs that write nothing take one.
+    if args.now.is_some() && access != Access::ReadOnly && !dry_run {
+        return Err(
+            "--now moves the run's clock, which only classify and dry runs may do: drop --now, or add --dry-run"
+                .to_string(),
+        );
+    }
+    let now = match test_clock(env)? {
+        Some(clock) => clock,
+        None => now,
+    };
     if access == Access::Writes && !dry_run && !args.yes && !interactive {
         return Err(
             "refusing to write without a terminal to confirm on: pass --yes to write, or --dry-run to preview"
@@ -1132,7 +1162,7 @@ fn resolve_inner(
         rerun_prefix: rerun.join(" "),
         warnings,
         now,
-        now_given: args.now.is_some(),
+        now_given: args.now.is_some() || env.get("GH_SWEEP_TEST_NOW").is_some(),
     })
 }
 

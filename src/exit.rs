@@ -10,6 +10,11 @@ pub const ITEM_FAILURES: i32 = 8;
 pub const WRITE_CAP: i32 = 9;
 pub const BUDGET_EXHAUSTED: i32 = 10;
 pub const WRITE_FAILED: i32 = 11;
+/// Not returned but ended by: after its recap, a run stopped by SIGINT ends by SIGINT, which a
+/// shell reports as 128 + 2. The recap records this code.
+pub const INTERRUPTED: i32 = 130;
+/// The same for SIGTERM: 128 + 15.
+pub const TERMINATED: i32 = 143;
 
 /// The table printed by `--help` and in the README.
 pub const HELP: &str = "\
@@ -24,6 +29,9 @@ Exit codes:
   9   stopped at the --max-writes cap; the rerun line carries on with the rest
   10  item-failure budget exhausted; nothing written
   11  a write failed or its outcome is unknown; the run stopped there
+  130 interrupted (Ctrl-C, SIGINT): stopped before the next write, recap printed and stored,
+      then ended by the signal
+  143 terminated (SIGTERM): the same
 
 Token: GH_TOKEN, else GITHUB_TOKEN for github.com and *.ghe.com; GH_ENTERPRISE_TOKEN,
 else GITHUB_ENTERPRISE_TOKEN for Enterprise Server; else `gh auth token --hostname HOST`.

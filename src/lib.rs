@@ -10,6 +10,7 @@ pub mod github;
 pub mod item;
 pub mod policy;
 pub mod report;
+pub mod signals;
 pub mod store;
 pub mod ui;
 pub mod workflow;

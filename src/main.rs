@@ -27,9 +27,15 @@ fn main() -> ExitCode {
     let env = config::Env::capture();
     let stdin_terminal = std::io::stdin().is_terminal();
     let stderr_terminal = std::io::stderr().is_terminal();
+    // At a terminal with stderr redirected (`2>log`) a maintainer is still there to ask.
+    let prompt_on_tty = stdin_terminal
+        && !stderr_terminal
+        && std::io::stdout().is_terminal()
+        && ui::tty_available();
     let context = Context {
         ui: ui::Ui {
-            interactive: stdin_terminal && stderr_terminal,
+            interactive: stdin_terminal && (stderr_terminal || prompt_on_tty),
+            prompt_on_tty,
             stderr_terminal,
             stdout_terminal: std::io::stdout().is_terminal(),
             quiet: cli.global.quiet,
@@ -56,6 +62,12 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => report_error(&error),
     };
+    // A run stopped by SIGINT or SIGTERM has printed and stored its recap; now it ends the
+    // way the signal asks, so the calling shell (and a loop in it) sees that signal.
+    if let Some(signal) = gh_sweep::signals::received() {
+        context.ui.restore_terminal();
+        gh_sweep::signals::end_by(signal);
+    }
     ExitCode::from(code.clamp(0, 255) as u8)
 }
 
@@ -67,11 +79,7 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
         Command::Sweep => commands::sweep::run(context, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
-        Command::Man => {
-            let page = commands::completions::man()?;
-            context.ui.data(String::from_utf8_lossy(&page).trim_end());
-            Ok(exit::SUCCESS)
-        }
+        Command::Man(args) => commands::completions::run_man(context, args),
         Command::Completions { shell } => {
             let text = commands::completions::render(*shell);
             context.ui.data(String::from_utf8_lossy(&text).trim_end());

@@ -8,10 +8,14 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 pub struct Ui {
-    /// A maintainer can answer a prompt: stdin and stderr are terminals.
+    /// A maintainer can answer a prompt: stdin and stderr are terminals (or stdin and stdout,
+    /// see `prompt_on_tty`).
     pub interactive: bool,
     pub stderr_terminal: bool,
     pub stdout_terminal: bool,
+    /// stdin and stdout are a terminal but stderr is redirected (`2>log`): a maintainer is
+    /// there, so the plan and the prompt go to the terminal itself (`/dev/tty`).
+    pub prompt_on_tty: bool,
     pub quiet: bool,
     pub verbose: bool,
     pub json: bool,
@@ -25,6 +29,8 @@ pub enum Choice {
     All,
     None,
     Some(Vec<usize>),
+    /// SIGINT or SIGTERM arrived at the prompt (Ctrl-C there, too).
+    Interrupted,
 }
 
 impl Ui {
@@ -71,9 +77,50 @@ impl Ui {
         }
     }
 
-    /// Asks which planned writes to send. Default: none.
+    /// Asks which planned writes to send. Default: none. A signal at the prompt (Ctrl-C, which
+    /// the prompt's raw mode turns into a key, or SIGTERM) is [`Choice::Interrupted`].
     pub fn confirm(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
+        let prompting = crate::signals::prompting();
+        let choice = self.ask(labels, writes);
+        drop(prompting);
+        match choice {
+            // `main` shows the cursor again before the process ends.
+            Err(_) if crate::signals::received().is_some() => Ok(Choice::Interrupted),
+            other => other,
+        }
+    }
+
+    /// Undoes what a prompt cut short leaves on the terminal: the hidden cursor.
+    pub fn restore_terminal(&self) {
+        if self.stderr_terminal || self.prompt_on_tty {
+            let _ = self.prompt_term().show_cursor();
+        }
+    }
+
+    /// Where the prompt is drawn and its keys read: stderr, or the terminal itself when
+    /// stderr is redirected.
+    fn prompt_term(&self) -> console::Term {
+        #[cfg(unix)]
+        if self.prompt_on_tty {
+            if let Some(tty) = open_tty() {
+                if let Ok(read) = tty.try_clone() {
+                    return console::Term::read_write_pair(read, tty);
+                }
+            }
+        }
+        console::Term::stderr()
+    }
+
+    fn ask(&self, labels: &[String], writes: usize) -> std::io::Result<Choice> {
         let theme = Questions;
+        let term = self.prompt_term();
+        if self.prompt_on_tty {
+            // The plan table went to the redirected stderr: show what is asked here too.
+            term.write_line("Planned writes:")?;
+            for label in labels {
+                term.write_line(&format!("  {}", crate::report::clean(label)))?;
+            }
+        }
         let options = [
             format!(
                 "Write all {} (on {})",
@@ -87,7 +134,7 @@ impl Ui {
             .with_prompt("Send these writes?")
             .items(&options)
             .default(1)
-            .interact_opt()
+            .interact_on_opt(&term)
             .map_err(std::io::Error::other)?;
         match picked {
             Some(0) => Ok(Choice::All),
@@ -100,7 +147,7 @@ impl Ui {
                             .map(|label| crate::report::clean(label))
                             .collect::<Vec<_>>(),
                     )
-                    .interact_opt()
+                    .interact_on_opt(&term)
                     .map_err(std::io::Error::other)?;
                 Ok(match chosen {
                     Some(chosen) if !chosen.is_empty() => Choice::Some(chosen),
@@ -180,5 +227,27 @@ impl Progress {
 
     pub fn finish(self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// The process's controlling terminal, for reading and writing, when it has one.
+#[cfg(unix)]
+fn open_tty() -> Option<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .ok()
+}
+
+/// Whether a prompt can use the controlling terminal (`/dev/tty`).
+pub fn tty_available() -> bool {
+    #[cfg(unix)]
+    {
+        open_tty().is_some()
+    }
+    #[cfg(not(unix))]
+    {
+        false
     }
 }

@@ -6,6 +6,11 @@ mod support;
 
 #[path = "cli/args.rs"]
 mod args;
+#[path = "cli/clock.rs"]
+mod clock;
+#[cfg(unix)]
+#[path = "cli/completion.rs"]
+mod completion;
 #[path = "cli/contract.rs"]
 mod contract;
 #[path = "cli/faults.rs"]
@@ -26,6 +31,9 @@ mod output;
 mod poll;
 #[path = "cli/readme.rs"]
 mod readme;
+#[cfg(unix)]
+#[path = "cli/signals.rs"]
+mod signals;
 #[path = "cli/snapshot.rs"]
 mod snapshot;
 #[path = "cli/stale.rs"]
@@ -37,6 +45,9 @@ mod sweep;
 #[cfg(unix)]
 #[path = "cli/terminal.rs"]
 mod terminal;
+#[cfg(unix)]
+#[path = "cli/tty.rs"]
+mod tty;
 
 /// A test file under `tests/cli/` that is not named above is never compiled, and its tests
 /// never run: every one must be a module here.

@@ -36,6 +36,12 @@ pub fn run_engine(
     for warning in &settings.warnings {
         ui.warn(warning);
     }
+    // From here on, Ctrl-C and SIGTERM stop the run at its next safe point with a recap.
+    if let Err(error) = crate::signals::install() {
+        ui.warn(&format!(
+            "cannot catch Ctrl-C and SIGTERM ({error}): they will end the run without a recap"
+        ));
+    }
     let (mut client, now) = match &settings.snapshot {
         Some((path, snapshot)) => {
             let now = snapshot.captured_at;

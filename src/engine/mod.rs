@@ -3,13 +3,13 @@
 //! build the recap. What to do with an item is decided by a [`Classifier`], whose decisions
 //! come from the pure policies.
 
+mod interrupt;
 pub mod merge;
 pub mod reads;
 pub mod stale;
 pub mod sweep;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::thread;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -637,6 +637,9 @@ impl Run<'_> {
         if state.stopped.is_none() {
             let mut progress = self.ui.progress(pool.len(), "reading");
             for item in pool.iter() {
+                if state.interrupted(&format!("before reading {item}")) {
+                    break;
+                }
                 if blocked.contains(item) || held.contains(item) {
                     progress.advance(&item.to_string());
                     continue;
@@ -817,6 +820,9 @@ impl Run<'_> {
             self.ui
                 .status(&report::plan(&rows, self.ui.stderr_terminal));
         }
+        if state.interrupted("before the prompt; nothing was written") {
+            return Ok(());
+        }
         let chosen: Vec<bool> = if !ask {
             vec![true; plans.len()]
         } else {
@@ -827,6 +833,10 @@ impl Run<'_> {
                 Choice::Some(indices) => (0..plans.len())
                     .map(|index| indices.contains(&index))
                     .collect(),
+                Choice::Interrupted => {
+                    state.interrupted("at the prompt; nothing was written");
+                    return Ok(());
+                }
             }
         };
         if chosen.iter().any(|chosen| !chosen) {
@@ -867,6 +877,9 @@ impl Run<'_> {
                 continue;
             }
             if state.stopped.is_some_and(|stop| stop != Stop::NotConfirmed) {
+                continue;
+            }
+            if state.interrupted(&format!("before the writes of {item}")) {
                 continue;
             }
             if let Some(cap) = self.settings.max_writes {
@@ -918,6 +931,7 @@ impl Run<'_> {
             let mut failed = None;
             let mut first_remote = true;
             let mut overtaken = false;
+            let mut interrupted = false;
             for write in &plan.writes {
                 progress.advance(&format!("{item}: {write}"));
                 if let Write::Enqueue { key, head_sha } = write {
@@ -944,7 +958,12 @@ impl Run<'_> {
                             self.ui.status(&format!("{item}: {note}"));
                         }
                     }
-                    thread::sleep(wait);
+                    // A signal during the wait before the item's first write stops the run
+                    // there; once the item's writes have begun, they are finished.
+                    if interrupt::sleep(wait, first_remote) {
+                        interrupted = true;
+                        break;
+                    }
                 }
                 // The item's first write checks, atomically, that no other run has written to
                 // it since it was read: two overlapping runs never both write one item.
@@ -1006,6 +1025,10 @@ impl Run<'_> {
             }
             if overtaken {
                 state.unfinished(&item, "written by another run since it was read");
+                continue;
+            }
+            if interrupted {
+                state.interrupted(&format!("before the writes of {item}"));
                 continue;
             }
             match failed {

@@ -26,6 +26,8 @@ pub enum Stop {
     NotFound,
     /// `--max-writes` was reached with items left: not an error, but not finished either.
     WriteCap,
+    /// SIGINT or SIGTERM: the run stopped at the next safe point.
+    Interrupted,
 }
 
 impl Stop {
@@ -39,6 +41,7 @@ impl Stop {
             Stop::Auth => "authentication refused",
             Stop::NotFound => "not found",
             Stop::WriteCap => "write cap reached",
+            Stop::Interrupted => "interrupted",
         }
     }
 
@@ -286,6 +289,8 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
         Some(Stop::Auth) | Some(Stop::NotFound) => crate::exit::AUTH,
         Some(Stop::WriteCap) => crate::exit::WRITE_CAP,
+        // The engine sets the signal's own code; SIGINT's when it did not.
+        Some(Stop::Interrupted) => crate::exit::INTERRUPTED,
         // A write of unknown outcome from an earlier run still blocks its item.
         None if facts.unknown_writes => crate::exit::WRITE_FAILED,
         None if !failed.is_empty() => crate::exit::ITEM_FAILURES,

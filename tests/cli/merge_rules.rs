@@ -24,6 +24,13 @@ fn sweep(test: &Test, extra: &[&str]) -> Value {
     test.run(&args).json()
 }
 
+/// A sweep with its clock at `now` (a backoff window passed): `--now` is for classify and dry
+/// runs only.
+fn sweep_at(test: &Test, now: &str) -> Value {
+    test.run_at(now, &["sweep", "--repo", REPO, "--yes", "--json"])
+        .json()
+}
+
 fn classify(test: &Test) -> Value {
     let outcome = test.run(&["classify", "merge", "--repo", REPO, "--json"]);
     outcome.expect_code(0);
@@ -506,13 +513,13 @@ fn rule_5_merge_methods_and_the_merge_queue_are_known_before_any_attempt() {
         "parameters": {"required_approving_review_count": 0, "allowed_merge_methods": ["rebase"]},
     }));
     test.config("[sweep]\nmerge_method = 'squash'\n");
-    let recap = sweep(&test, &["--now", &later(10)]);
+    let recap = sweep_at(&test, &later(10));
     assert!(
         outcome_of(&recap, 1).1.contains("it allows rebase"),
         "{recap}"
     );
     test.config("[sweep]\nmerge_method = 'rebase'\n");
-    let recap = sweep(&test, &["--now", &later(20)]);
+    let recap = sweep_at(&test, &later(20));
     assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
     test.expect_writes(&[merge(1), merge(2), merge(3)]);
 }
@@ -535,7 +542,7 @@ fn rule_5_a_branch_that_requires_the_merge_queue_is_reported_and_never_retried()
     // Not retried: the next sweeps, hours later, read nothing about it.
     test.clear_log();
     for hours in [1, 3, 8] {
-        let recap = sweep(&test, &["--now", &later(hours * 60)]);
+        let recap = sweep_at(&test, &later(hours * 60));
         assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
     }
     assert!(test.requests().is_empty(), "{:?}", test.requests());
@@ -613,7 +620,7 @@ fn rule_5_each_405_is_told_apart() {
     // #2 and #3 are tried again after the backoff; #1 is not.
     test.clear_log();
     test.run(&["poll", "--repo", REPO]).expect_code(0);
-    let recap = sweep(&test, &["--now", &later(24 * 60)]);
+    let recap = sweep_at(&test, &later(24 * 60));
     let tried: Vec<String> = completed(&recap)
         .into_iter()
         .map(|(item, _, _)| item)

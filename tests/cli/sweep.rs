@@ -1,5 +1,6 @@
 //! `sweep` end to end (seeds 001 and 002): the executor and the lost-trigger recovery. Each of
-//! seed 001's service tests is one here; time moves with the hidden `--now`.
+//! seed 001's service tests is one here; time moves with `GH_SWEEP_TEST_NOW` (the tests'
+//! clock: `--now` is for classify and dry runs).
 
 use chrono::{Duration, Utc};
 use serde_json::Value;
@@ -18,6 +19,13 @@ fn sweep(test: &Test, extra: &[&str]) -> Value {
     let mut args = vec!["sweep", "--repo", REPO, "--yes", "--json"];
     args.extend_from_slice(extra);
     test.run(&args).json()
+}
+
+/// A sweep with its clock at `now` (a backoff window passed): `--now` is for classify and dry
+/// runs only.
+fn sweep_at(test: &Test, now: &str) -> Value {
+    test.run_at(now, &["sweep", "--repo", REPO, "--yes", "--json"])
+        .json()
 }
 
 fn dispositions(recap: &Value) -> Vec<(String, String)> {
@@ -155,10 +163,10 @@ fn a_cleared_ci_flag_merges_once_github_is_green_after_one_backoff() {
     }
     // Inside the backoff (5 minutes after the first attempt) nothing is tried.
     test.clear_log();
-    let early = sweep(&test, &["--now", &later(2)]);
+    let early = sweep_at(&test, &later(2));
     assert!(early["completed"].as_array().unwrap().is_empty(), "{early}");
     assert!(test.requests().is_empty(), "not even a read");
-    let recap = sweep(&test, &["--now", &later(6)]);
+    let recap = sweep_at(&test, &later(6));
     assert_eq!(
         dispositions(&recap),
         vec![("octo/demo#7".into(), "merge".into())]
@@ -186,15 +194,15 @@ fn a_stranded_merged_marker_blocks_until_it_expires_then_exactly_one_merge_happe
         blocked["completed"].as_array().unwrap().is_empty(),
         "{blocked}"
     );
-    let still = sweep(&test, &["--now", &later(45)]);
+    let still = sweep_at(&test, &later(45));
     assert!(still["completed"].as_array().unwrap().is_empty(), "{still}");
     test.expect_no_writes();
-    let recap = sweep(&test, &["--now", &later(55)]);
+    let recap = sweep_at(&test, &later(55));
     assert_eq!(
         dispositions(&recap),
         vec![("octo/demo#7".into(), "merge".into())]
     );
-    sweep(&test, &["--now", &later(180)]);
+    sweep_at(&test, &later(180));
     test.expect_writes(&[merge(7)]);
 }
 
@@ -232,7 +240,7 @@ fn changes_requested_at_the_head_defers_and_clears_the_approval() {
     assert_eq!(approved, None, "the approval is cleared");
     // That ends the sweep for this PR: later sweeps read nothing about it.
     test.clear_log();
-    sweep(&test, &["--now", &later(24 * 60)]);
+    sweep_at(&test, &later(24 * 60));
     assert!(test.requests().is_empty());
     test.expect_no_writes();
 }
@@ -253,7 +261,7 @@ fn a_closed_pr_spends_its_budget() {
     // Reopened with the same approval: the budget stays spent.
     test.world().world.issue(7).state = "open".into();
     test.clear_log();
-    sweep(&test, &["--now", &later(24 * 60)]);
+    sweep_at(&test, &later(24 * 60));
     assert!(test.requests().is_empty());
     test.expect_no_writes();
 }
@@ -284,7 +292,7 @@ fn a_recorded_merge_and_a_condition_inside_the_settle_are_left_alone() {
     assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
     assert!(test.requests().is_empty());
     // Past the settle, #2's lost trigger is recovered; #1's merge is still recorded.
-    let recap = sweep(&test, &["--now", &later(3)]);
+    let recap = sweep_at(&test, &later(3));
     assert_eq!(
         dispositions(&recap),
         vec![("octo/demo#2".into(), "merge".into())]
@@ -332,15 +340,7 @@ fn a_merge_that_failed_without_applying_is_checked_then_tried_again() {
     test.run(&["sweep", "--repo", REPO, "--yes"])
         .expect_code(11);
     test.clear_log();
-    let next = test.run(&[
-        "sweep",
-        "--repo",
-        REPO,
-        "--yes",
-        "--json",
-        "--now",
-        &later(6),
-    ]);
+    let next = test.run_at(&later(6), &["sweep", "--repo", REPO, "--yes", "--json"]);
     next.expect_code(0);
     assert!(
         next.stderr.contains("GitHub shows it not merged"),

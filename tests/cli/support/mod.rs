@@ -313,3 +313,30 @@ pub fn items(group: &Value) -> Vec<String> {
 pub fn numbers(range: std::ops::RangeInclusive<u64>) -> Vec<String> {
     range.map(|n| format!("{REPO}#{n}")).collect()
 }
+
+impl Test {
+    /// Runs gh-sweep with its clock at `now` (`GH_SWEEP_TEST_NOW`, which only debug builds
+    /// honour): time passing between two runs that write, where `--now` is refused.
+    pub fn run_at(&self, now: &str, args: &[&str]) -> Outcome {
+        let output = self
+            .command(args)
+            .env("GH_SWEEP_TEST_NOW", now)
+            .output()
+            .unwrap();
+        let outcome = Outcome {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+        };
+        assert!(
+            !outcome.stdout.contains(TOKEN) && !outcome.stderr.contains(TOKEN),
+            "the token leaked into the output"
+        );
+        assert!(
+            !outcome.stderr.contains("panicked"),
+            "gh-sweep panicked:\n{}",
+            outcome.stderr
+        );
+        outcome
+    }
+}

@@ -1,0 +1,331 @@
+//! Ctrl-C (SIGINT) and SIGTERM end a run with its recap: at the prompt and during the writes.
+//! The signal point is deterministic: a write parked at the fake GitHub until the test lets it
+//! go, or the prompt seen on a real pseudo-terminal.
+
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::support::server::Parking as Gate;
+use crate::support::{issue, items, marked, numbers, Fault, Test, REPO};
+
+fn two_idle_issues() -> Test {
+    Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    })
+}
+
+/// Everything read from `source`, as it arrives.
+fn collect(mut source: impl Read + Send + 'static) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&text);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(count) = source.read(&mut buffer) {
+            if count == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..count]));
+        }
+    });
+    text
+}
+
+#[track_caller]
+fn wait_for(text: &Arc<Mutex<String>>, wanted: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !text.lock().unwrap().contains(wanted) {
+        assert!(
+            Instant::now() < deadline,
+            "no {wanted:?} in:\n{}",
+            text.lock().unwrap()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn kill(child: &Child, signal: i32) {
+    let result = unsafe { libc::kill(child.id() as i32, signal) };
+    assert_eq!(result, 0, "kill");
+}
+
+/// A run without a terminal (`--yes`), its stdout and stderr collected as they come.
+fn spawn(test: &Test, args: &[&str]) -> (Child, Arc<Mutex<String>>, Arc<Mutex<String>>) {
+    let mut child = test
+        .std_command(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let stderr = collect(child.stderr.take().unwrap());
+    (child, stdout, stderr)
+}
+
+/// What the signal's first delivery prints, once the run knows to stop.
+const NOTICED: &str = "finishing what is in flight";
+
+#[test]
+fn a_signal_during_the_writes_finishes_the_write_in_flight_prints_the_recap_and_ends_by_it() {
+    for (signal, code) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        let test = two_idle_issues();
+        let gate = Gate::default();
+        test.fail(
+            "POST",
+            &format!("{}/labels", issue(1)),
+            Fault::Park(gate.clone()),
+            1,
+        );
+        let (mut child, stdout, stderr) =
+            spawn(&test, &["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        gate.wait_parked();
+        kill(&child, signal);
+        wait_for(&stderr, NOTICED);
+        gate.release();
+        let status = child.wait().unwrap();
+        assert_eq!(
+            status.signal(),
+            Some(signal),
+            "ended by the signal ({status:?})\nstderr:\n{}",
+            stderr.lock().unwrap()
+        );
+        let stdout = stdout.lock().unwrap().clone();
+        let recap: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+        assert_eq!(recap["stopped"], "interrupted", "{recap}");
+        assert_eq!(recap["exit_code"], code);
+        // The item whose write was in flight is finished; the next one is not reached.
+        assert_eq!(items(&recap["completed"]), numbers(1..=1));
+        assert_eq!(items(&recap["unfinished"]), numbers(2..=2));
+        assert_eq!(recap["unfinished_reason"], "interrupted");
+        let rerun = recap["rerun"].as_str().unwrap();
+        assert!(rerun.ends_with("--only 'octo/demo#2'"), "{rerun}");
+        test.expect_writes(&marked(1));
+
+        // The store holds the run as finished, and `recap` shows it.
+        let stored = test.run(&["recap", "--json"]);
+        stored.expect_code(0);
+        let stored = stored.json();
+        assert_eq!(stored["run_id"], recap["run_id"]);
+        assert_eq!(stored["stopped"], "interrupted");
+        assert_eq!(items(&stored["unfinished"]), numbers(2..=2));
+
+        // The rerun line finishes the rest.
+        test.clear_log();
+        test.run_line(rerun, &["--yes"]).expect_code(0);
+        test.expect_writes(&marked(2));
+    }
+}
+
+#[test]
+fn a_second_signal_ends_at_once() {
+    let test = two_idle_issues();
+    let gate = Gate::default();
+    test.fail(
+        "POST",
+        &format!("{}/labels", issue(1)),
+        Fault::Park(gate.clone()),
+        1,
+    );
+    let (mut child, stdout, stderr) =
+        spawn(&test, &["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    gate.wait_parked();
+    kill(&child, libc::SIGINT);
+    wait_for(&stderr, NOTICED);
+    kill(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    gate.release();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    assert_eq!(stdout.lock().unwrap().as_str(), "", "no recap");
+    // The label was parked when the process ended: once let go, GitHub applies it; nothing
+    // after it was sent.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while test.writes().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    test.expect_writes(&marked(1)[..1]);
+}
+
+/// Runs gh-sweep on a pseudo-terminal (stdin and stderr), waits for the prompt, then `act`s.
+fn at_the_prompt(
+    test: &Test,
+    act: impl FnOnce(&Child, &mut std::fs::File),
+) -> (i32, String, String) {
+    let (mut master, slave) = unsafe {
+        let mut master = 0;
+        let mut slave = 0;
+        let size = libc::winsize {
+            ws_row: 40,
+            ws_col: 120,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let result = libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        );
+        assert_eq!(result, 0, "openpty");
+        (
+            std::fs::File::from(OwnedFd::from_raw_fd(master)),
+            OwnedFd::from_raw_fd(slave),
+        )
+    };
+    let mut child = test
+        .std_command(&["stale-sweep", "--repo", REPO, "--json"])
+        .env("TERM", "xterm")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stderr(Stdio::from(slave))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = collect(child.stdout.take().unwrap());
+    let screen = collect(master.try_clone().unwrap());
+    wait_for(&screen, "Send these writes?");
+    act(&child, &mut master);
+    let status = child.wait().unwrap();
+    // What the terminal shows may arrive a moment after the process ends: wait for the cursor
+    // to be shown again after the prompt hid it (or 5 s, and the caller's assertion fails).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        let text = screen.lock().unwrap().clone();
+        if text
+            .rfind("\x1b[?25l")
+            .is_some_and(|hidden| text[hidden..].contains("\x1b[?25h"))
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let screen = screen.lock().unwrap().clone();
+    let stdout = stdout.lock().unwrap().clone();
+    (status.signal().unwrap_or(-1), stdout, screen)
+}
+
+#[test]
+fn a_signal_at_the_prompt_writes_nothing_and_ends_with_the_recap() {
+    let ctrl_c = |_: &Child, terminal: &mut std::fs::File| {
+        terminal.write_all(b"\x03").unwrap();
+        terminal.flush().unwrap();
+    };
+    let term = |child: &Child, _: &mut std::fs::File| kill(child, libc::SIGTERM);
+    type Act<'a> = &'a dyn Fn(&Child, &mut std::fs::File);
+    let cases: [(&str, i32, i64, Act); 2] = [
+        ("Ctrl-C", libc::SIGINT, 130, &ctrl_c),
+        ("SIGTERM", libc::SIGTERM, 143, &term),
+    ];
+    for (name, signal, code, act) in cases {
+        let test = two_idle_issues();
+        let (ended_by, stdout, screen) =
+            at_the_prompt(&test, |child, terminal| act(child, terminal));
+        assert_eq!(ended_by, signal, "{name}: ended by the signal\n{screen}");
+        let recap: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|error| panic!("{name}: no JSON recap ({error}):\n{stdout}\n{screen}"));
+        assert_eq!(recap["stopped"], "interrupted", "{name}");
+        assert_eq!(recap["exit_code"], code, "{name}");
+        assert_eq!(items(&recap["unfinished"]), numbers(1..=2), "{name}");
+        assert_eq!(recap["unfinished_reason"], "interrupted", "{name}");
+        assert!(
+            recap["rerun"]
+                .as_str()
+                .unwrap()
+                .ends_with("--only 'octo/demo#1,#2'"),
+            "{name}: {}",
+            recap["rerun"]
+        );
+        test.expect_no_writes();
+        // The prompt hid the cursor; it is shown again before the end.
+        let hidden = screen
+            .rfind("\x1b[?25l")
+            .expect("the prompt hides the cursor");
+        assert!(
+            screen[hidden..].contains("\x1b[?25h"),
+            "{name}: the cursor stays hidden:\n{screen:?}"
+        );
+        let stored = test.run(&["recap", "--json"]).json();
+        assert_eq!(stored["stopped"], "interrupted", "{name}");
+    }
+}
+
+#[test]
+fn a_signal_during_the_reads_stops_before_the_next_item_and_writes_nothing() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        world.green_pr(2);
+    });
+    let gate = Gate::default();
+    test.fail("GET", "/pulls/1/files", Fault::Park(gate.clone()), 1);
+    let (mut child, stdout, stderr) = spawn(&test, &["poll", "--repo", REPO, "--json"]);
+    gate.wait_parked();
+    kill(&child, libc::SIGTERM);
+    wait_for(&stderr, NOTICED);
+    gate.release();
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    let stdout = stdout.lock().unwrap().clone();
+    let recap: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+    assert_eq!(recap["stopped"], "interrupted");
+    assert_eq!(recap["exit_code"], 143);
+    assert_eq!(items(&recap["unfinished"]), numbers(1..=2));
+    // The second PR was never read.
+    assert!(
+        !test
+            .requests()
+            .iter()
+            .any(|request| request.path.contains("/pulls/2/")),
+        "{:?}",
+        test.requests()
+            .iter()
+            .map(|request| request.line())
+            .collect::<Vec<_>>()
+    );
+    // Nothing was enqueued: the next tick finds both to enqueue.
+    let next = test.run(&["poll", "--repo", REPO, "--json"]);
+    next.expect_code(0);
+    let next = next.json();
+    assert_eq!(
+        next["completed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|entry| entry["disposition"] == "enqueue-merge")
+            .count(),
+        2,
+        "{next}"
+    );
+}
+
+#[test]
+fn a_signal_during_the_pacing_wait_before_an_item_stops_the_run_there() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        world.green_pr(2);
+    });
+    test.config("write_interval = 11\n");
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    test.clear_log();
+    let (mut child, stdout, stderr) = spawn(&test, &["sweep", "--repo", REPO, "--yes", "--json"]);
+    // Without a terminal, a wait of 10 s or more is announced before it starts; the
+    // signal comes during it.
+    wait_for(&stderr, "octo/demo#2: waiting");
+    kill(&child, libc::SIGINT);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    let stdout = stdout.lock().unwrap().clone();
+    let recap: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+    assert_eq!(recap["stopped"], "interrupted");
+    assert_eq!(items(&recap["completed"]), numbers(1..=1));
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=2));
+    test.expect_writes(&["PUT /repos/octo/demo/pulls/1/merge"]);
+}

@@ -1,0 +1,107 @@
+//! A run at a terminal whose stderr is redirected (`gh-sweep ... 2>log`): stdin and stdout are
+//! the terminal, so a maintainer is there, and the prompt goes to the terminal itself
+//! (`/dev/tty`), as ssh and gpg ask for passwords.
+
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::support::{marked, Test, REPO};
+
+const ENTER: &[u8] = b"\r";
+const UP: &[u8] = b"\x1b[A";
+
+#[test]
+fn with_stderr_redirected_a_run_at_a_terminal_still_asks_there() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    });
+    let (mut master, slave) = unsafe {
+        let mut master = 0;
+        let mut slave = 0;
+        let size = libc::winsize {
+            ws_row: 40,
+            ws_col: 120,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let result = libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        );
+        assert_eq!(result, 0, "openpty");
+        (
+            std::fs::File::from(OwnedFd::from_raw_fd(master)),
+            OwnedFd::from_raw_fd(slave),
+        )
+    };
+    let log = test.dir.path().join("stderr.log");
+    let mut command = test.std_command(&["stale-sweep", "--repo", REPO]);
+    command
+        .env("TERM", "xterm")
+        .stdin(Stdio::from(slave.try_clone().unwrap()))
+        .stdout(Stdio::from(slave))
+        .stderr(std::fs::File::create(&log).unwrap());
+    // The terminal is the child's controlling terminal, as a shell's is: its own session,
+    // with the terminal on stdin made controlling, so `/dev/tty` is that terminal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
+    let screen = Arc::new(Mutex::new(String::new()));
+    let mut reader = master.try_clone().unwrap();
+    let sink = Arc::clone(&screen);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(count) = reader.read(&mut buffer) {
+            if count == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..count]));
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !screen.lock().unwrap().contains("Send these writes?") {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!(
+                "ended ({status:?}) without asking:\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+        }
+        assert!(Instant::now() < deadline, "no prompt on the terminal");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The plan is on the terminal too, so the maintainer sees what is asked.
+    assert!(
+        screen
+            .lock()
+            .unwrap()
+            .contains("octo/demo#2  Issue 2  mark-stale"),
+        "{}",
+        screen.lock().unwrap()
+    );
+    for key in [UP, ENTER] {
+        master.write_all(key).unwrap();
+        master.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("Send these writes?"), "{stderr}");
+    test.expect_writes(&[marked(1), marked(2)].concat());
+}
