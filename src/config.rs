@@ -806,6 +806,8 @@ pub struct Settings {
     pub search_interval: Duration,
     pub api_base: String,
     pub db: PathBuf,
+    /// Whether `--db` (or `GH_SWEEP_DB`) named the database, rather than the default.
+    pub db_given: bool,
     /// The snapshot to replay, loaded and checked.
     pub snapshot: Option<(PathBuf, Snapshot)>,
     pub save_snapshot: Option<PathBuf>,
@@ -1150,6 +1152,7 @@ fn resolve_inner(
         timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
         search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
         api_base,
+        db_given: args.db.is_some(),
         db,
         snapshot: args.snapshot.clone().zip(snapshot),
         save_snapshot: args.save_snapshot.clone(),

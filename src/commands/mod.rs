@@ -75,7 +75,12 @@ pub fn run_engine(
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
     }
-    let mut store = Store::open(&settings.db)?;
+    // A snapshot replay leaves the maintainer's state alone unless a database is named.
+    let mut store = if settings.snapshot.is_some() && !settings.db_given {
+        Store::in_memory()?
+    } else {
+        Store::open(&settings.db)?
+    };
     for warning in &store.warnings {
         ui.warn(warning);
     }

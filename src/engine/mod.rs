@@ -522,8 +522,11 @@ impl Run<'_> {
         let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
         // Items another run still at work holds: unfinished, never read by this run.
         let mut held: BTreeSet<ItemRef> = BTreeSet::new();
+        // A snapshot holds its pool's list, not each item's own read: there `--only` picks from
+        // the saved pool (so a rerun line pasted with `--snapshot` replays those items).
+        let from_snapshot = self.settings.snapshot.is_some();
         if state.stopped.is_some() {
-        } else if let Some(only) = &self.settings.only {
+        } else if let Some(only) = self.settings.only.as_ref().filter(|_| !from_snapshot) {
             pool.extend(only.iter().cloned());
         } else {
             let scopes = self
@@ -577,6 +580,21 @@ impl Run<'_> {
                 }
                 if state.stopped.is_some() {
                     break;
+                }
+            }
+            if let (Some(only), true) = (&self.settings.only, from_snapshot) {
+                pool.retain(|item| only.contains(item));
+                for item in only {
+                    if !listed.contains_key(item) && !pool.contains(item) {
+                        pool.push(item.clone());
+                        state.failed(
+                            item,
+                            Phase::Read,
+                            "not in the snapshot's pool: it was not open when the snapshot was saved".to_string(),
+                        );
+                        // Never read: the snapshot has no answer for it.
+                        held.insert(item.clone());
+                    }
                 }
             }
         }

@@ -272,6 +272,22 @@ fn stored(action: &JournalWrite) -> anyhow::Result<String> {
 }
 
 impl Store {
+    /// A store that lives as long as the process: for replaying a snapshot, which must leave
+    /// nothing in the maintainer's own state (no run in `recap --list`, no journal).
+    pub fn in_memory() -> anyhow::Result<Self> {
+        let connection = Connection::open_in_memory().context("opening an in-memory store")?;
+        connection
+            .execute_batch("PRAGMA foreign_keys = ON")
+            .context("opening an in-memory store")?;
+        let mut store = Store {
+            connection,
+            path: PathBuf::from(":memory:"),
+            warnings: Vec::new(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
     pub fn open(path: &Path) -> anyhow::Result<Self> {
         if let Some(parent) = path
             .parent()

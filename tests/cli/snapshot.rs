@@ -194,3 +194,83 @@ fn a_saved_snapshot_replays_the_same_decisions_offline() {
         );
     }
 }
+
+#[test]
+fn only_selects_from_a_snapshots_pool_and_its_rerun_line_replays() {
+    // The bundled demo: the rerun line it prints, pasted with `--snapshot` again, replays
+    // those items from the saved pool (a snapshot holds the pool's list, not each item's
+    // own read, which `--only` reads live).
+    let test = Test::new(|_| {});
+    let snapshot = fixture("demo-snapshot.json");
+    let config = fixture("demo.toml");
+    let args = [
+        "stale-sweep",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+        "--json",
+    ];
+    let first = test.run(&args).json();
+    let rerun = first["rerun"].as_str().unwrap().to_string();
+    let again = test
+        .run_line(&rerun, &["--snapshot", snapshot.to_str().unwrap()])
+        .json();
+    let mut left = items(&first["failed"]);
+    left.extend(items(&first["unfinished"]));
+    let mut replayed = items(&again["failed"]);
+    replayed.extend(items(&again["unfinished"]));
+    left.sort();
+    replayed.sort();
+    assert_eq!(replayed, left, "{again:#}");
+    assert!(
+        again["failed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|failed| !failed["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("holds no answer")),
+        "{again:#}"
+    );
+    // An item the snapshot never listed is that item's failure, named.
+    let stranger = test
+        .run(&[&args[..], &["--only", "octo/demo#999"]].concat())
+        .json();
+    assert_eq!(items(&stranger["failed"]), ["octo/demo#999"]);
+    assert!(stranger["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("not in the snapshot's pool"));
+    assert!(test.requests().is_empty(), "a snapshot run sends nothing");
+}
+
+#[test]
+fn a_snapshot_replay_leaves_the_state_database_alone_unless_one_is_named() {
+    let test = Test::new(|_| {});
+    let snapshot = fixture("demo-snapshot.json");
+    let config = fixture("demo.toml");
+    let args = [
+        "stale-sweep",
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ];
+    test.run(&args).expect_code(8);
+    assert!(
+        !test.db_path().exists(),
+        "the demo wrote nothing to {}",
+        test.db_path().display()
+    );
+    let listed = test.run(&["recap", "--list", "--json"]);
+    assert!(!listed.stdout.contains("stale-sweep"), "{}", listed.stdout);
+    // Named, the database keeps the run as any other.
+    let db = test.dir.path().join("demo.db");
+    test.run(&[&args[..], &["--db", db.to_str().unwrap()]].concat())
+        .expect_code(8);
+    let kept = test.run(&["recap", "--db", db.to_str().unwrap(), "--json"]);
+    kept.expect_code(0);
+    assert_eq!(kept.json()["command"], "stale-sweep");
+}
