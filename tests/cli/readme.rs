@@ -59,3 +59,48 @@ fn the_scheduling_examples_run_as_written() {
         format!("PUT /repos/{REPO}/pulls/2/merge"),
     ]);
 }
+
+#[test]
+fn the_scheduling_examples_find_gh_sweep_where_they_run() {
+    // A workflow runs in the swept repository's checkout, not gh-sweep's: `--path .` would
+    // build the wrong crate. Cron's PATH is /usr/bin:/bin and a systemd unit wants an absolute
+    // ExecStart: both must name where gh-sweep is.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("<!-- examples:start -->").unwrap();
+    let end = readme.find("<!-- examples:end -->").unwrap();
+    let examples = &readme[start..end];
+    assert!(
+        !examples.contains("cargo install --locked --path ."),
+        "{examples}"
+    );
+    assert!(
+        examples.contains("cargo install --locked --git "),
+        "{examples}"
+    );
+    let crontab = examples
+        .split("```crontab")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap();
+    assert!(
+        crontab
+            .lines()
+            .any(|line| line.starts_with("PATH=/") && line.contains("/.cargo/bin")),
+        "{crontab}"
+    );
+    for line in examples
+        .lines()
+        .filter(|line| line.starts_with("ExecStart="))
+    {
+        let program = line
+            .trim_start_matches("ExecStart=")
+            .split(' ')
+            .next()
+            .unwrap();
+        assert!(
+            program.starts_with('/') || program.starts_with("%h/"),
+            "{line}"
+        );
+    }
+}
