@@ -156,6 +156,12 @@ mod tests {
     }
 
     #[test]
+    fn a_run_of_three_is_the_shortest_range() {
+        assert_eq!(format(&set("o/r", &[1, 2, 3])), "o/r#1-#3");
+        assert_eq!(format(&set("o/r", &[1, 2, 4])), "o/r#1,#2,#4");
+    }
+
+    #[test]
     fn formats_several_repos() {
         let mut items = set("o/r", &[1, 2]);
         items.extend(set("o/s", &[7]));
