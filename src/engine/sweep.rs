@@ -13,6 +13,7 @@ use super::reads::MergeReads;
 use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, Scope};
+use crate::policy::disposition::Disposition;
 use crate::policy::merge::{self, short, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::Write;
@@ -199,11 +200,7 @@ impl<'a> SweepClassifier<'a> {
                 }
             }
         }
-        let disposition = if charged {
-            "defer"
-        } else {
-            "defer (no attempt spent)"
-        };
+        let disposition = Disposition::Defer { charged };
         Ok(plan(item, title, disposition, why, Vec::new()))
     }
 
@@ -213,7 +210,7 @@ impl<'a> SweepClassifier<'a> {
         store: &Store,
         item: &ItemRef,
         title: &str,
-        disposition: &str,
+        disposition: Disposition,
         why: String,
         gate: Option<Gate>,
     ) -> Result<Plan, ReadError> {
@@ -338,14 +335,14 @@ impl SweepClassifier<'_> {
 fn plan(
     item: &ItemRef,
     title: &str,
-    disposition: &str,
+    disposition: Disposition,
     reason: String,
     writes: Vec<Write>,
 ) -> Plan {
     Plan {
         item: item.clone(),
         title: title.to_string(),
-        disposition: disposition.to_string(),
+        disposition,
         reason,
         writes,
     }
@@ -534,7 +531,7 @@ impl Classifier for SweepClassifier<'_> {
         Ok(plan(
             item,
             &title,
-            "merge",
+            Disposition::Merge,
             reason,
             vec![Write::Merge {
                 sha: head,

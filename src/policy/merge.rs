@@ -60,6 +60,17 @@ pub enum Rule {
     ApprovedAtHead,
 }
 
+impl Rule {
+    /// The rule's name, as `[poll] rules` spells it and the recap shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::DocsOnly => "docs-only",
+            Rule::Green => "green",
+            Rule::ApprovedAtHead => "approved-at-head",
+        }
+    }
+}
+
 /// How a skipped or neutral check run counts.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -890,6 +901,14 @@ pub fn refusal(message: &str) -> (String, bool) {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn a_rule_is_named_as_the_config_spells_it() {
+        for rule in [Rule::DocsOnly, Rule::Green, Rule::ApprovedAtHead] {
+            let spelled = serde_json::to_value(rule).unwrap();
+            assert_eq!(spelled, rule.name(), "{rule:?}");
+        }
+    }
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 10, 12, 12, 0, 0).unwrap()

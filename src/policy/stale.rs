@@ -327,6 +327,7 @@ pub struct History {
     pub own_writes: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
+/// What the stale rules decided; its words are rendered in `policy::disposition`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Disposition {
     MarkStale,
@@ -335,19 +336,6 @@ pub enum Disposition {
     Keep,
     Exempt(String),
     Skip(String),
-}
-
-impl std::fmt::Display for Disposition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Disposition::MarkStale => write!(f, "mark-stale"),
-            Disposition::Close => write!(f, "close"),
-            Disposition::Unmark => write!(f, "unmark"),
-            Disposition::Keep => write!(f, "keep"),
-            Disposition::Exempt(why) => write!(f, "exempt: {why}"),
-            Disposition::Skip(why) => write!(f, "skip: {why}"),
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::policy::disposition::{Disposition, Skip};
 use crate::policy::merge::ApprovalVerdict;
 
 /// The `[sweep]` table.
@@ -245,16 +246,15 @@ pub enum Route {
 }
 
 impl Route {
-    pub fn disposition(&self) -> &'static str {
+    pub fn disposition(&self) -> Disposition {
         match self {
-            Route::Merged => "skip: already merged",
-            Route::NotOpen => "skip: not open",
-            Route::HeadMoved { .. } => "skip: head moved",
-            Route::Held(_) => "skip: held",
-            Route::ChangesRequested(_) => "skip: changes requested",
-            Route::MergeQueue(_) => "skip: merge queue",
-            Route::Defer { charged: true, .. } => "defer",
-            Route::Defer { charged: false, .. } => "defer (no attempt spent)",
+            Route::Merged => Disposition::Skip(Skip::AlreadyMerged),
+            Route::NotOpen => Disposition::Skip(Skip::NotOpen),
+            Route::HeadMoved { .. } => Disposition::Skip(Skip::HeadMoved),
+            Route::Held(_) => Disposition::Skip(Skip::Held),
+            Route::ChangesRequested(_) => Disposition::Skip(Skip::ChangesRequested),
+            Route::MergeQueue(_) => Disposition::Skip(Skip::MergeQueue),
+            Route::Defer { charged, .. } => Disposition::Defer { charged: *charged },
         }
     }
 
@@ -405,6 +405,9 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
     use proptest::prelude::*;
+
+    const DEFER: Disposition = Disposition::Defer { charged: true };
+    const DEFER_FREE: Disposition = Disposition::Defer { charged: false };
 
     fn t(minute: i64) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 9, 23, 22, 0, 0).unwrap() + Duration::minutes(minute)
@@ -649,7 +652,7 @@ mod tests {
             ..pull("pr-7-head")
         })
         .unwrap();
-        assert_eq!(computing.disposition(), "defer (no attempt spent)");
+        assert_eq!(computing.disposition(), DEFER_FREE);
         let dirty = guard(&PullState {
             mergeable_state: Some("dirty"),
             ..pull("pr-7-head")
@@ -664,7 +667,7 @@ mod tests {
             ..pull("pr-7-head")
         })
         .unwrap();
-        assert_eq!(behind.disposition(), "defer");
+        assert_eq!(behind.disposition(), DEFER);
         // `blocked` is never merged, though an admin's token would get it merged.
         let blocked = guard(&PullState {
             mergeable_state: Some("blocked"),
@@ -673,7 +676,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             (blocked.disposition(), blocked.reason()),
-            ("defer", BLOCKED.to_string())
+            (DEFER, BLOCKED.to_string())
         );
         for state in ["unstable", "draft", "something-new"] {
             assert_eq!(
@@ -683,7 +686,7 @@ mod tests {
                 })
                 .unwrap()
                 .disposition(),
-                "defer",
+                DEFER,
                 "{state}"
             );
         }
@@ -699,7 +702,7 @@ mod tests {
             ..pull("pr-7-head")
         })
         .unwrap();
-        assert_eq!(unknown.disposition(), "defer (no attempt spent)");
+        assert_eq!(unknown.disposition(), DEFER_FREE);
         assert!(
             guard(&PullState {
                 draft: None,
@@ -730,13 +733,13 @@ mod tests {
             )
             .unwrap()
             .disposition(),
-            "defer"
+            DEFER
         );
         assert_eq!(
             verdict(Ok(()), ApprovalVerdict::NotApproved("no approval".into()))
                 .unwrap()
                 .disposition(),
-            "defer"
+            DEFER
         );
         // The route is the verdict's kind, whatever its words end with.
         assert_eq!(
@@ -748,7 +751,7 @@ mod tests {
             )
             .unwrap()
             .disposition(),
-            "defer"
+            DEFER
         );
     }
 
