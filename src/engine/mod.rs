@@ -22,7 +22,7 @@ use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
-use crate::policy::write::Write;
+use crate::policy::write::{Settled, Write};
 use crate::report::{self, PlanRow};
 use crate::store::queue::NewRow;
 use crate::store::Store;
@@ -84,14 +84,14 @@ pub trait Classifier {
     ) -> Result<Vec<(ItemRef, Value)>, ApiError>;
 
     /// Settles an earlier write whose outcome is unknown by asking GitHub, if this kind of
-    /// sweep knows how: `Some((outcome, what was found))`. `None` leaves the item blocked until
-    /// a maintainer checks it by hand.
+    /// sweep knows how: `Some((what was found, in words))`. `None` leaves the item blocked
+    /// until a maintainer checks it by hand.
     fn reconcile(
         &mut self,
         _client: &Client,
         _store: &Store,
         _write: &UnknownWrite,
-    ) -> Result<Option<(String, String)>, ReadError> {
+    ) -> Result<Option<(Settled, String)>, ReadError> {
         Ok(None)
     }
 
@@ -500,14 +500,13 @@ impl Run<'_> {
         if self.mode == Mode::Sweep && !self.settings.dry_run {
             for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
                 match classifier.reconcile(self.client, self.store, &write) {
-                    Ok(Some((outcome, _)))
-                        if outcome == "failed"
-                            && Utc::now() - write.intent_at < settle_after(self.settings) =>
+                    Ok(Some((Settled::DidNotHappen, _)))
+                        if Utc::now() - write.intent_at < settle_after(self.settings) =>
                     {
                         settles_at.insert(write.id, write.intent_at + settle_after(self.settings));
                     }
-                    Ok(Some((outcome, found))) => {
-                        self.store.resolve_journal(write.id, &outcome, &found)?;
+                    Ok(Some((settled, found))) => {
+                        self.store.resolve_journal(write.id, settled, &found)?;
                         let note = format!(
                             "{}: `{}` of run {} had an unknown outcome; {found}",
                             write.item, write.action, write.run_id

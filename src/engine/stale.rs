@@ -13,7 +13,7 @@ use crate::github::{self, model, ApiError, Client};
 use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
-use crate::policy::write::{JournalWrite, Write};
+use crate::policy::write::{JournalWrite, Settled, Write};
 use crate::store::{Store, UnknownWrite};
 
 pub struct StaleClassifier<'a> {
@@ -241,7 +241,7 @@ impl Classifier for StaleClassifier<'_> {
         client: &Client,
         _store: &Store,
         write: &UnknownWrite,
-    ) -> Result<Option<(String, String)>, ReadError> {
+    ) -> Result<Option<(Settled, String)>, ReadError> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
         let issue = github::item(client, &item)?;
         let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
@@ -272,12 +272,12 @@ impl Classifier for StaleClassifier<'_> {
         };
         Ok(Some(if happened {
             (
-                "done".to_string(),
+                Settled::Happened,
                 "found on GitHub that it happened; recorded, not sent again".to_string(),
             )
         } else {
             (
-                "failed".to_string(),
+                Settled::DidNotHappen,
                 "found on GitHub that it did not happen; the item is swept again".to_string(),
             )
         }))

@@ -16,7 +16,7 @@ use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::merge::{self, short, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
-use crate::policy::write::Write;
+use crate::policy::write::{Settled, Write};
 use crate::store::gate::{budget_on, gate_on};
 use crate::store::queue::{
     merge_key, run_owner, Claim, Holder, Lease, NewRow, DEFAULT_LEASE_MINUTES,
@@ -602,7 +602,7 @@ impl Classifier for SweepClassifier<'_> {
         client: &Client,
         store: &Store,
         write: &UnknownWrite,
-    ) -> Result<Option<(String, String)>, ReadError> {
+    ) -> Result<Option<(Settled, String)>, ReadError> {
         if !write.is_merge() {
             return Ok(None);
         }
@@ -614,13 +614,13 @@ impl Classifier for SweepClassifier<'_> {
             Self::stored(store.settle_merged(&item, self.now))?;
             Self::stored(self.charge(store, &item))?;
             return Ok(Some((
-                "done".into(),
+                Settled::Happened,
                 "GitHub shows it merged; recorded, not sent again".into(),
             )));
         }
         Self::stored(store.reopen_claims(&item, self.now))?;
         Ok(Some((
-            "failed".into(),
+            Settled::DidNotHappen,
             "GitHub shows it not merged; it is swept again like any other".into(),
         )))
     }

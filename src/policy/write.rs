@@ -71,6 +71,26 @@ pub enum JournalWrite {
     },
 }
 
+/// What asking GitHub found of a write whose outcome was unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// GitHub shows it done: recorded, never sent again.
+    Happened,
+    /// GitHub shows it not done: the item is swept again like any other.
+    DidNotHappen,
+}
+
+impl Settled {
+    /// The journal's outcome for it, the word a write answered at once would have got. The
+    /// one place it is spelled.
+    pub fn journal_word(self) -> &'static str {
+        match self {
+            Settled::Happened => "done",
+            Settled::DidNotHappen => "failed",
+        }
+    }
+}
+
 impl JournalWrite {
     /// Reads a journal row: its JSON, or, when that is not this type, the row as it is.
     pub fn from_stored(text: &str) -> JournalWrite {
@@ -159,6 +179,12 @@ impl fmt::Display for Write {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_settled_write_is_journaled_as_a_write_answered_at_once() {
+        assert_eq!(Settled::Happened.journal_word(), "done");
+        assert_eq!(Settled::DidNotHappen.journal_word(), "failed");
+    }
 
     fn every_kind() -> Vec<Write> {
         vec![
