@@ -11,10 +11,11 @@ use serde_json::{json, Value};
 
 use super::reads::MergeReads;
 use super::{Classifier, Plan, ReadError};
+use crate::exit::Fatal;
 use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
-use crate::policy::merge::{self, short, PollRules, QueueStatus};
+use crate::policy::merge::{self, short, MergeMethod, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::{Settled, Write};
 use crate::store::gate::{budget_on, gate_on};
@@ -25,6 +26,8 @@ use crate::store::{Store, UnknownWrite};
 
 pub struct SweepClassifier<'a> {
     rules: &'a SweepRules,
+    /// `rules.merge_method`, read once.
+    method: MergeMethod,
     poll: &'a PollRules,
     /// False for a dry run: list what would be claimed, lease nothing, record nothing.
     act: bool,
@@ -49,8 +52,9 @@ impl<'a> SweepClassifier<'a> {
         act: bool,
         owner: String,
         now: DateTime<Utc>,
-    ) -> Self {
-        SweepClassifier {
+    ) -> Result<Self, Fatal> {
+        Ok(SweepClassifier {
+            method: rules.method().map_err(Fatal::Usage)?,
             rules,
             poll,
             act,
@@ -62,7 +66,7 @@ impl<'a> SweepClassifier<'a> {
             notes: Vec::new(),
             held: Vec::new(),
             reads: MergeReads::default(),
-        }
+        })
     }
 
     fn stored<T>(result: anyhow::Result<T>) -> Result<T, ReadError> {
@@ -507,12 +511,9 @@ impl Classifier for SweepClassifier<'_> {
             return self.follow(store, item, &title, &head, gate, route);
         }
         let settings = self.reads.settings(client, &item.repo)?;
-        if let Err(why) = merge::method_allowed(
-            &self.rules.merge_method,
-            &item.repo.to_string(),
-            &settings,
-            &rules,
-        ) {
+        if let Err(why) =
+            merge::method_allowed(self.method, &item.repo.to_string(), &settings, &rules)
+        {
             return self.defer(store, item, &title, why, false);
         }
         // The checks and the approval, read fresh; the same rules as poll's.
@@ -535,7 +536,7 @@ impl Classifier for SweepClassifier<'_> {
             reason,
             vec![Write::Merge {
                 sha: head,
-                method: self.rules.merge_method.clone(),
+                method: self.method.to_string(),
             }],
         ))
     }

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::policy::disposition::{Disposition, Skip};
-use crate::policy::merge::ApprovalVerdict;
+use crate::policy::merge::{ApprovalVerdict, MergeMethod};
 
 /// The `[sweep]` table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -51,13 +51,13 @@ impl SweepRules {
         if self.backoff_minutes.is_empty() {
             return Err("invalid [sweep] backoff_minutes = []: give at least one number of minutes, e.g. [5, 10, 20]".into());
         }
-        if !matches!(self.merge_method.as_str(), "merge" | "squash" | "rebase") {
-            return Err(format!(
-                "invalid [sweep] merge_method = \"{}\": use \"merge\", \"squash\" or \"rebase\"",
-                self.merge_method
-            ));
-        }
+        self.method()?;
         Ok(())
+    }
+
+    /// `merge_method` as a method; the error names the bad value.
+    pub fn method(&self) -> Result<MergeMethod, String> {
+        MergeMethod::from_config(&self.merge_method)
     }
 
     /// The wait after `attempts` attempts: none before the first, then the schedule, capped.
@@ -408,6 +408,24 @@ mod tests {
 
     const DEFER: Disposition = Disposition::Defer { charged: true };
     const DEFER_FREE: Disposition = Disposition::Defer { charged: false };
+
+    #[test]
+    fn the_merge_method_is_read_from_the_config_word() {
+        assert_eq!(SweepRules::default().method(), Ok(MergeMethod::Merge));
+        let squash = SweepRules {
+            merge_method: "squash".into(),
+            ..SweepRules::default()
+        };
+        assert_eq!(squash.method(), Ok(MergeMethod::Squash));
+        let bad = SweepRules {
+            merge_method: "fast-forward".into(),
+            ..SweepRules::default()
+        };
+        assert_eq!(
+            bad.validate(),
+            Err(r#"invalid [sweep] merge_method = "fast-forward": use "merge", "squash" or "rebase""#.into())
+        );
+    }
 
     fn t(minute: i64) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 9, 23, 22, 0, 0).unwrap() + Duration::minutes(minute)
