@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::stale::CloseReason;
+
 /// One change a run makes: a request to GitHub, or a row in the store's queue.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -19,7 +21,7 @@ pub enum Write {
         marker: String,
     },
     Close {
-        reason: Option<String>,
+        reason: Option<CloseReason>,
     },
     /// `PUT /pulls/{n}/merge` with `sha` = the checked head: GitHub refuses if the head moved.
     Merge {
@@ -132,7 +134,9 @@ impl Write {
             Write::AddLabels { labels } => JournalWrite::AddLabels { labels },
             Write::RemoveLabel { label } => JournalWrite::RemoveLabel { label },
             Write::Comment { marker, .. } => JournalWrite::Comment { marker },
-            Write::Close { reason } => JournalWrite::Close { reason },
+            Write::Close { reason } => JournalWrite::Close {
+                reason: reason.map(|reason| reason.word().to_string()),
+            },
             Write::Merge { sha, method } => JournalWrite::Merge { sha, method },
             Write::Enqueue { key, head_sha } => JournalWrite::Enqueue { key, head_sha },
         }
@@ -196,7 +200,7 @@ mod tests {
             },
             comment("This issue is stale.", "mark-stale"),
             Write::Close {
-                reason: Some("not_planned".into()),
+                reason: Some(CloseReason::NotPlanned),
             },
             Write::Close { reason: None },
             Write::Merge {
