@@ -16,6 +16,6 @@ pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyho
     // is unique per store, so an overlapping run cannot finish our rows and the next run can
     // tell whether we are still at work.
     let owner = format!("sweep-{}-{}", std::process::id(), now.timestamp_micros());
-    let mut classifier = SweepClassifier::new(&sweep, &poll, !settings.dry_run, owner, now);
+    let mut classifier = SweepClassifier::new(&sweep, &poll, !settings.dry_run, owner, now)?;
     run_engine(context, settings, "sweep", Mode::Sweep, &mut classifier)
 }

@@ -16,8 +16,8 @@ use crate::exit::Fatal;
 use crate::github::{self, model, ApiError, Client, SEARCH_CAP};
 use crate::item::{ItemRef, Scope};
 use crate::policy::backoff;
+use crate::policy::disposition::{Disposition, Skip};
 use crate::policy::merge::{self, PollRules, Rule};
-use crate::policy::recap::Recap;
 use crate::policy::sweep::Gate;
 use crate::policy::write::Write;
 use crate::store::queue::merge_key;
@@ -177,21 +177,13 @@ impl<'a> MergeClassifier<'a> {
     }
 }
 
-fn skip(item: &ItemRef, title: &str, why: &str, reason: String) -> Plan {
+fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
     Plan {
         item: item.clone(),
         title: title.to_string(),
-        disposition: format!("skip: {why}"),
+        disposition: Disposition::Skip(why),
         reason,
         writes: Vec::new(),
-    }
-}
-
-fn rule_name(rule: Rule) -> &'static str {
-    match rule {
-        Rule::DocsOnly => "docs-only",
-        Rule::Green => "green",
-        Rule::ApprovedAtHead => "approved-at-head",
     }
 }
 
@@ -268,21 +260,26 @@ impl Classifier for MergeClassifier<'_> {
             if self.record {
                 self.block(store, item, &why, now)?;
             }
-            return Ok(skip(item, &title, "held", why));
+            return Ok(skip(item, &title, Skip::Held, why));
         }
         if facts.merged {
             return Ok(skip(
                 item,
                 &title,
-                "already merged",
+                Skip::AlreadyMerged,
                 "merged on GitHub".into(),
             ));
         }
         if !facts.open {
-            return Ok(skip(item, &title, "not open", "the PR is not open".into()));
+            return Ok(skip(
+                item,
+                &title,
+                Skip::NotOpen,
+                "the PR is not open".into(),
+            ));
         }
         if facts.draft == Some(true) {
-            return Ok(skip(item, &title, "draft", "the PR is a draft".into()));
+            return Ok(skip(item, &title, Skip::Draft, "the PR is a draft".into()));
         }
         // 2. In flight: the queue, no GitHub call.
         let rows = store
@@ -292,7 +289,7 @@ impl Classifier for MergeClassifier<'_> {
             return Ok(skip(
                 item,
                 &title,
-                "in flight",
+                Skip::InFlight,
                 format!("{} is {}", row.key, row.status),
             ));
         }
@@ -312,7 +309,7 @@ impl Classifier for MergeClassifier<'_> {
                 return Ok(skip(
                     item,
                     &title,
-                    "already merged",
+                    Skip::AlreadyMerged,
                     "merged on GitHub (the search index still shows it open)".into(),
                 ));
             }
@@ -320,7 +317,7 @@ impl Classifier for MergeClassifier<'_> {
                 return Ok(skip(
                     item,
                     &title,
-                    "not open",
+                    Skip::NotOpen,
                     "the PR is closed (the search index still shows it open)".into(),
                 ));
             }
@@ -329,7 +326,7 @@ impl Classifier for MergeClassifier<'_> {
                 return Ok(skip(
                     item,
                     &title,
-                    "draft",
+                    Skip::Draft,
                     "the PR is a draft (confirmed by reading it)".into(),
                 ));
             }
@@ -343,7 +340,7 @@ impl Classifier for MergeClassifier<'_> {
             ));
         }
         if let Some(why) = backoff::backed_off(&failures, &head, window, now) {
-            return Ok(skip(item, &title, "backed off", why));
+            return Ok(skip(item, &title, Skip::BackedOff, why));
         }
         // 4. The eligibility rules, in order; the first unmet one is the answer. When only the
         // checks are missing, the approval is still read, so that the gate knows the PR and
@@ -385,17 +382,12 @@ impl Classifier for MergeClassifier<'_> {
             return Ok(Plan {
                 item: item.clone(),
                 title,
-                disposition: format!("ineligible: {}", rule_name(rule)),
+                disposition: Disposition::Ineligible(rule),
                 reason: why,
                 writes: Vec::new(),
             });
         }
-        let names: Vec<&str> = self
-            .rules
-            .rules
-            .iter()
-            .map(|rule| rule_name(*rule))
-            .collect();
+        let names: Vec<&str> = self.rules.rules.iter().map(|rule| rule.name()).collect();
         let mut reason = format!("{} at {}", names.join(", "), merge::short(&head));
         for note in ignored {
             reason.push_str(&format!("; {note}"));
@@ -403,7 +395,7 @@ impl Classifier for MergeClassifier<'_> {
         Ok(Plan {
             item: item.clone(),
             title,
-            disposition: "enqueue-merge".into(),
+            disposition: Disposition::EnqueueMerge,
             reason,
             writes: vec![Write::Enqueue {
                 key: merge_key(&item.repo, item.number, &head),
@@ -425,29 +417,67 @@ impl Classifier for MergeClassifier<'_> {
         Ok(())
     }
 
-    fn counters(&self, recap: &Recap) -> Option<Value> {
-        let count = |prefix: &str| {
-            recap
-                .completed
-                .iter()
-                .filter(|c| c.disposition.starts_with(prefix))
-                .count()
-        };
-        let mut ineligible: BTreeMap<String, usize> = BTreeMap::new();
-        for completed in &recap.completed {
-            if let Some(rule) = completed.disposition.strip_prefix("ineligible: ") {
-                *ineligible.entry(rule.to_string()).or_default() += 1;
+    fn counters(&self, completed: &[&Disposition], failed: usize) -> Option<Value> {
+        let count = |wanted: Disposition| completed.iter().filter(|d| ***d == wanted).count();
+        let mut ineligible: BTreeMap<&str, usize> = BTreeMap::new();
+        for disposition in completed {
+            if let Disposition::Ineligible(rule) = disposition {
+                *ineligible.entry(rule.name()).or_default() += 1;
             }
         }
         Some(json!({
             "candidates": self.candidates,
-            "drafts_dropped": self.drafts_dropped + count("skip: draft") as u64,
-            "held": count("skip: held"),
-            "in_flight": count("skip: in flight"),
-            "backed_off": count("skip: backed off"),
+            "drafts_dropped": self.drafts_dropped + count(Disposition::Skip(Skip::Draft)) as u64,
+            "held": count(Disposition::Skip(Skip::Held)),
+            "in_flight": count(Disposition::Skip(Skip::InFlight)),
+            "backed_off": count(Disposition::Skip(Skip::BackedOff)),
             "ineligible": ineligible,
-            "enqueued": count("enqueue-merge"),
-            "failed": recap.failed.len(),
+            "enqueued": count(Disposition::EnqueueMerge),
+            "failed": failed,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::stale;
+
+    #[test]
+    fn the_counters_count_dispositions_by_variant() {
+        let rules = PollRules::default();
+        let mut classifier = MergeClassifier::new(&rules, false, false).unwrap();
+        classifier.candidates = 12;
+        classifier.drafts_dropped = 1;
+        let completed = [
+            Disposition::Skip(Skip::Held),
+            Disposition::Skip(Skip::Held),
+            Disposition::Skip(Skip::Draft),
+            Disposition::Skip(Skip::InFlight),
+            Disposition::Skip(Skip::BackedOff),
+            Disposition::Ineligible(Rule::Green),
+            Disposition::Ineligible(Rule::Green),
+            Disposition::Ineligible(Rule::DocsOnly),
+            Disposition::EnqueueMerge,
+            // Counted by none: no counter stands for them.
+            Disposition::Skip(Skip::AlreadyMerged),
+            Disposition::Skip(Skip::NotOpen),
+            Disposition::Merge,
+            Disposition::Stale(stale::Disposition::Skip("held".into())),
+        ];
+        let completed: Vec<&Disposition> = completed.iter().collect();
+        assert_eq!(
+            classifier.counters(&completed, 2),
+            Some(json!({
+                "candidates": 12,
+                "drafts_dropped": 2,
+                "held": 2,
+                "in_flight": 1,
+                "backed_off": 1,
+                "ineligible": { "docs-only": 1, "green": 2 },
+                "enqueued": 1,
+                "failed": 2,
+            }))
+        );
     }
 }

@@ -19,9 +19,10 @@ use crate::config::Settings;
 use crate::exit;
 use crate::github::{self, ApiError, Client, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
+use crate::policy::disposition::Disposition;
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
-use crate::policy::write::Write;
+use crate::policy::write::{Settled, Write};
 use crate::report::{self, PlanRow};
 use crate::store::queue::NewRow;
 use crate::store::Store;
@@ -46,7 +47,7 @@ fn parse_all<T>(
 pub struct Plan {
     pub item: ItemRef,
     pub title: String,
-    pub disposition: String,
+    pub disposition: Disposition,
     pub reason: String,
     pub writes: Vec<Write>,
 }
@@ -83,14 +84,14 @@ pub trait Classifier {
     ) -> Result<Vec<(ItemRef, Value)>, ApiError>;
 
     /// Settles an earlier write whose outcome is unknown by asking GitHub, if this kind of
-    /// sweep knows how: `Some((outcome, what was found))`. `None` leaves the item blocked until
-    /// a maintainer checks it by hand.
+    /// sweep knows how: `Some((what was found, in words))`. `None` leaves the item blocked
+    /// until a maintainer checks it by hand.
     fn reconcile(
         &mut self,
         _client: &Client,
         _store: &Store,
         _write: &UnknownWrite,
-    ) -> Result<Option<(String, String)>, ReadError> {
+    ) -> Result<Option<(Settled, String)>, ReadError> {
         Ok(None)
     }
 
@@ -136,8 +137,9 @@ pub trait Classifier {
         Vec::new()
     }
 
-    /// Counters that summarise the run for a quick look, computed from its recap.
-    fn counters(&self, _recap: &Recap) -> Option<Value> {
+    /// Counters that summarise the run for a quick look: from the dispositions of the items
+    /// it completed, in pool order, and how many items failed.
+    fn counters(&self, _completed: &[&Disposition], _failed: usize) -> Option<Value> {
         None
     }
 
@@ -223,11 +225,22 @@ impl State {
         self.stop_detail = Some(detail);
     }
 
-    fn completed(&mut self, item: &ItemRef, disposition: &str, detail: &str) {
+    fn completed(&mut self, item: &ItemRef, disposition: &Disposition, detail: &str) {
         self.outcomes.insert(
             item.clone(),
             Outcome::Completed {
-                disposition: disposition.to_string(),
+                disposition: disposition.clone(),
+                detail: detail.to_string(),
+            },
+        );
+    }
+
+    /// Completed without its writes: re-read before writing, it is now decided otherwise.
+    fn changed(&mut self, item: &ItemRef, now: &Disposition, detail: &str) {
+        self.outcomes.insert(
+            item.clone(),
+            Outcome::Changed {
+                now: now.clone(),
                 detail: detail.to_string(),
             },
         );
@@ -487,14 +500,13 @@ impl Run<'_> {
         if self.mode == Mode::Sweep && !self.settings.dry_run {
             for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
                 match classifier.reconcile(self.client, self.store, &write) {
-                    Ok(Some((outcome, _)))
-                        if outcome == "failed"
-                            && Utc::now() - write.intent_at < settle_after(self.settings) =>
+                    Ok(Some((Settled::DidNotHappen, _)))
+                        if Utc::now() - write.intent_at < settle_after(self.settings) =>
                     {
                         settles_at.insert(write.id, write.intent_at + settle_after(self.settings));
                     }
-                    Ok(Some((outcome, found))) => {
-                        self.store.resolve_journal(write.id, &outcome, &found)?;
+                    Ok(Some((settled, found))) => {
+                        self.store.resolve_journal(write.id, settled, &found)?;
                         let note = format!(
                             "{}: `{}` of run {} had an unknown outcome; {found}",
                             write.item, write.action, write.run_id
@@ -720,7 +732,7 @@ impl Run<'_> {
             .iter()
             .map(|(plan, _, _)| Planned {
                 item: plan.item.to_string(),
-                disposition: plan.disposition.clone(),
+                disposition: plan.disposition.to_string(),
                 detail: plan.reason.clone(),
                 writes: plan.writes.iter().map(ToString::to_string).collect(),
             })
@@ -780,7 +792,10 @@ impl Run<'_> {
                 completed.writes = writes.clone();
             }
         }
-        recap.counters = classifier.counters(&recap);
+        recap.counters = classifier.counters(
+            &completed_dispositions(pool, &state.outcomes),
+            recap.failed.len(),
+        );
         recap.notes = notes;
         write_rerun_file(&mut recap, &self.settings.rerun_prefix);
         recap.web_url = crate::config::web_url(&self.settings.api_base);
@@ -808,7 +823,7 @@ impl Run<'_> {
             .map(|(plan, _, _)| PlanRow {
                 item: plan.item.to_string(),
                 title: plan.title.clone(),
-                disposition: plan.disposition.clone(),
+                disposition: plan.disposition.to_string(),
                 writes: writes_text(&plan.writes),
             })
             .collect();
@@ -920,11 +935,7 @@ impl Run<'_> {
                 read_at_utc = Utc::now();
                 match classifier.classify(self.client, self.store, &item, None, Utc::now()) {
                     Ok(fresh) if fresh.disposition != plan.disposition => {
-                        state.completed(
-                            &item,
-                            &format!("changed since read: now {}", fresh.disposition),
-                            &fresh.reason,
-                        );
+                        state.changed(&item, &fresh.disposition, &fresh.reason);
                         continue;
                     }
                     Ok(fresh) => fresh,
@@ -1081,6 +1092,21 @@ impl Run<'_> {
     }
 }
 
+/// The dispositions of the pool's completed items, in pool order: what the recap's `completed`
+/// shows, as types. An item that changed since it was read completed with no disposition of
+/// its own.
+fn completed_dispositions<'a>(
+    pool: &[ItemRef],
+    outcomes: &'a BTreeMap<ItemRef, Outcome>,
+) -> Vec<&'a Disposition> {
+    pool.iter()
+        .filter_map(|item| match outcomes.get(item) {
+            Some(Outcome::Completed { disposition, .. }) => Some(disposition),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The recap's note on another kind of run's write of unknown outcome: who settles it.
 fn unconcerned_note(item: &ItemRef, write: &UnknownWrite) -> String {
     format!(
@@ -1168,5 +1194,43 @@ fn write_rerun_file(recap: &mut recap::Recap, prefix: &str) {
             recap::shell_quote(&file.selector)
         ));
         recap.rerun_file = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::disposition::Skip;
+
+    #[test]
+    fn completed_dispositions_follow_the_pool_and_leave_out_changed_items() {
+        let item = |number| ItemRef::new(&"o/r".parse().unwrap(), number);
+        let mut outcomes = BTreeMap::new();
+        let completed = |disposition| Outcome::Completed {
+            disposition,
+            detail: String::new(),
+        };
+        outcomes.insert(item(3), completed(Disposition::EnqueueMerge));
+        outcomes.insert(item(1), completed(Disposition::Skip(Skip::Held)));
+        outcomes.insert(
+            item(2),
+            Outcome::Changed {
+                now: Disposition::Skip(Skip::InFlight),
+                detail: String::new(),
+            },
+        );
+        outcomes.insert(
+            item(4),
+            Outcome::Unfinished {
+                reason: "dry run".into(),
+            },
+        );
+        // Not in the pool: not in the recap either.
+        outcomes.insert(item(9), completed(Disposition::Merge));
+        let pool = [item(3), item(2), item(1), item(4)];
+        assert_eq!(
+            completed_dispositions(&pool, &outcomes),
+            [&Disposition::EnqueueMerge, &Disposition::Skip(Skip::Held)]
+        );
     }
 }

@@ -11,8 +11,9 @@ use serde_json::Value;
 use super::{Classifier, Plan, ReadError};
 use crate::github::{self, model, ApiError, Client};
 use crate::item::{ItemRef, Scope};
+use crate::policy::disposition::Disposition;
 use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
-use crate::policy::write::{JournalWrite, Write};
+use crate::policy::write::{JournalWrite, Settled, Write};
 use crate::store::{Store, UnknownWrite};
 
 pub struct StaleClassifier<'a> {
@@ -204,7 +205,7 @@ impl Classifier for StaleClassifier<'_> {
                     return Ok(Plan {
                         item: item.clone(),
                         title: facts.title,
-                        disposition: decision.disposition.to_string(),
+                        disposition: decision.disposition.into(),
                         reason: decision.reason,
                         writes: decision.writes,
                     });
@@ -226,7 +227,7 @@ impl Classifier for StaleClassifier<'_> {
         Ok(Plan {
             item: item.clone(),
             title: facts.title,
-            disposition: decision.disposition.to_string(),
+            disposition: decision.disposition.into(),
             reason: decision.reason,
             writes: decision.writes,
         })
@@ -240,7 +241,7 @@ impl Classifier for StaleClassifier<'_> {
         client: &Client,
         _store: &Store,
         write: &UnknownWrite,
-    ) -> Result<Option<(String, String)>, ReadError> {
+    ) -> Result<Option<(Settled, String)>, ReadError> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
         let issue = github::item(client, &item)?;
         let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
@@ -271,12 +272,12 @@ impl Classifier for StaleClassifier<'_> {
         };
         Ok(Some(if happened {
             (
-                "done".to_string(),
+                Settled::Happened,
                 "found on GitHub that it happened; recorded, not sent again".to_string(),
             )
         } else {
             (
-                "failed".to_string(),
+                Settled::DidNotHappen,
                 "found on GitHub that it did not happen; the item is swept again".to_string(),
             )
         }))
@@ -302,7 +303,7 @@ impl Classifier for StaleClassifier<'_> {
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
         let labelled = plan.writes.iter().position(|write| {
-            matches!(write, Write::AddLabels { labels } if plan.disposition == "mark-stale" && !labels.is_empty())
+            matches!(write, Write::AddLabels { labels } if matches!(plan.disposition, Disposition::Stale(stale::Disposition::MarkStale)) && !labels.is_empty())
         });
         match (labelled, plan.writes.first()) {
             (Some(index), _) => {
@@ -313,7 +314,11 @@ impl Classifier for StaleClassifier<'_> {
                 let last = dates.last().copied().unwrap_or(labeled_at);
                 store.record_stale_mark(&plan.item, &labels[0], labeled_at, last)
             }
-            _ if plan.disposition == "unmark" || plan.disposition == "close" => {
+            _ if matches!(
+                plan.disposition,
+                Disposition::Stale(stale::Disposition::Unmark | stale::Disposition::Close)
+            ) =>
+            {
                 store.forget_stale_mark(&plan.item)
             }
             _ => Ok(()),

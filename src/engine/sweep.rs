@@ -11,11 +11,13 @@ use serde_json::{json, Value};
 
 use super::reads::MergeReads;
 use super::{Classifier, Plan, ReadError};
+use crate::exit::Fatal;
 use crate::github::{self, model, ApiError, Client, WriteError};
 use crate::item::{ItemRef, Scope};
-use crate::policy::merge::{self, short, PollRules, QueueStatus};
+use crate::policy::disposition::Disposition;
+use crate::policy::merge::{self, short, MergeMethod, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
-use crate::policy::write::Write;
+use crate::policy::write::{Settled, Write};
 use crate::store::gate::{budget_on, gate_on};
 use crate::store::queue::{
     merge_key, run_owner, Claim, Holder, Lease, NewRow, DEFAULT_LEASE_MINUTES,
@@ -24,6 +26,8 @@ use crate::store::{Store, UnknownWrite};
 
 pub struct SweepClassifier<'a> {
     rules: &'a SweepRules,
+    /// `rules.merge_method`, read once.
+    method: MergeMethod,
     poll: &'a PollRules,
     /// False for a dry run: list what would be claimed, lease nothing, record nothing.
     act: bool,
@@ -48,8 +52,9 @@ impl<'a> SweepClassifier<'a> {
         act: bool,
         owner: String,
         now: DateTime<Utc>,
-    ) -> Self {
-        SweepClassifier {
+    ) -> Result<Self, Fatal> {
+        Ok(SweepClassifier {
+            method: rules.method().map_err(Fatal::Usage)?,
             rules,
             poll,
             act,
@@ -61,7 +66,7 @@ impl<'a> SweepClassifier<'a> {
             notes: Vec::new(),
             held: Vec::new(),
             reads: MergeReads::default(),
-        }
+        })
     }
 
     fn stored<T>(result: anyhow::Result<T>) -> Result<T, ReadError> {
@@ -199,11 +204,7 @@ impl<'a> SweepClassifier<'a> {
                 }
             }
         }
-        let disposition = if charged {
-            "defer"
-        } else {
-            "defer (no attempt spent)"
-        };
+        let disposition = Disposition::Defer { charged };
         Ok(plan(item, title, disposition, why, Vec::new()))
     }
 
@@ -213,7 +214,7 @@ impl<'a> SweepClassifier<'a> {
         store: &Store,
         item: &ItemRef,
         title: &str,
-        disposition: &str,
+        disposition: Disposition,
         why: String,
         gate: Option<Gate>,
     ) -> Result<Plan, ReadError> {
@@ -338,14 +339,14 @@ impl SweepClassifier<'_> {
 fn plan(
     item: &ItemRef,
     title: &str,
-    disposition: &str,
+    disposition: Disposition,
     reason: String,
     writes: Vec<Write>,
 ) -> Plan {
     Plan {
         item: item.clone(),
         title: title.to_string(),
-        disposition: disposition.to_string(),
+        disposition,
         reason,
         writes,
     }
@@ -510,12 +511,9 @@ impl Classifier for SweepClassifier<'_> {
             return self.follow(store, item, &title, &head, gate, route);
         }
         let settings = self.reads.settings(client, &item.repo)?;
-        if let Err(why) = merge::method_allowed(
-            &self.rules.merge_method,
-            &item.repo.to_string(),
-            &settings,
-            &rules,
-        ) {
+        if let Err(why) =
+            merge::method_allowed(self.method, &item.repo.to_string(), &settings, &rules)
+        {
             return self.defer(store, item, &title, why, false);
         }
         // The checks and the approval, read fresh; the same rules as poll's.
@@ -534,11 +532,11 @@ impl Classifier for SweepClassifier<'_> {
         Ok(plan(
             item,
             &title,
-            "merge",
+            Disposition::Merge,
             reason,
             vec![Write::Merge {
                 sha: head,
-                method: self.rules.merge_method.clone(),
+                method: self.method.to_string(),
             }],
         ))
     }
@@ -605,7 +603,7 @@ impl Classifier for SweepClassifier<'_> {
         client: &Client,
         store: &Store,
         write: &UnknownWrite,
-    ) -> Result<Option<(String, String)>, ReadError> {
+    ) -> Result<Option<(Settled, String)>, ReadError> {
         if !write.is_merge() {
             return Ok(None);
         }
@@ -617,13 +615,13 @@ impl Classifier for SweepClassifier<'_> {
             Self::stored(store.settle_merged(&item, self.now))?;
             Self::stored(self.charge(store, &item))?;
             return Ok(Some((
-                "done".into(),
+                Settled::Happened,
                 "GitHub shows it merged; recorded, not sent again".into(),
             )));
         }
         Self::stored(store.reopen_claims(&item, self.now))?;
         Ok(Some((
-            "failed".into(),
+            Settled::DidNotHappen,
             "GitHub shows it not merged; it is swept again like any other".into(),
         )))
     }

@@ -353,7 +353,7 @@ pub fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Wri
         Write::Close { reason } => {
             let mut body = json!({ "state": "closed" });
             if let Some(reason) = reason {
-                body["state_reason"] = json!(reason);
+                body["state_reason"] = json!(reason.word());
             }
             client.write(Method::PATCH, &path, Some(&body)).map(Some)
         }

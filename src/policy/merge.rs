@@ -60,6 +60,57 @@ pub enum Rule {
     ApprovedAtHead,
 }
 
+/// How `sweep` merges: `[sweep] merge_method`, sent as GitHub's `merge_method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MergeMethod {
+    Merge,
+    Squash,
+    Rebase,
+}
+
+impl MergeMethod {
+    pub const ALL: [MergeMethod; 3] =
+        [MergeMethod::Merge, MergeMethod::Squash, MergeMethod::Rebase];
+
+    /// The word the config and GitHub use for it; the one place it is spelled.
+    pub fn word(self) -> &'static str {
+        match self {
+            MergeMethod::Merge => "merge",
+            MergeMethod::Squash => "squash",
+            MergeMethod::Rebase => "rebase",
+        }
+    }
+
+    /// `[sweep] merge_method`'s word as a method; the error names the bad value.
+    pub fn from_config(word: &str) -> Result<MergeMethod, String> {
+        MergeMethod::ALL
+            .into_iter()
+            .find(|method| method.word() == word)
+            .ok_or_else(|| {
+                format!(
+                    "invalid [sweep] merge_method = \"{word}\": use \"merge\", \"squash\" or \"rebase\""
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for MergeMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+impl Rule {
+    /// The rule's name, as `[poll] rules` spells it and the recap shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::DocsOnly => "docs-only",
+            Rule::Green => "green",
+            Rule::ApprovedAtHead => "approved-at-head",
+        }
+    }
+}
+
 /// How a skipped or neutral check run counts.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -818,19 +869,19 @@ pub struct MergeSettings {
 
 /// Whether `method` may be used: the repository's settings intersected with the rules'.
 pub fn method_allowed(
-    method: &str,
+    method: MergeMethod,
     repo: &str,
     settings: &MergeSettings,
     rules: &BranchRules,
 ) -> Result<(), String> {
     let allowed: Vec<&str> = [
-        ("merge", settings.merge),
-        ("squash", settings.squash),
-        ("rebase", settings.rebase),
+        (MergeMethod::Merge, settings.merge),
+        (MergeMethod::Squash, settings.squash),
+        (MergeMethod::Rebase, settings.rebase),
     ]
     .into_iter()
     .filter(|(_, allowed)| *allowed != Some(false))
-    .map(|(name, _)| name)
+    .map(|(method, _)| method.word())
     .filter(|name| {
         rules.allowed_methods.as_ref().is_none_or(|methods| {
             methods
@@ -839,7 +890,7 @@ pub fn method_allowed(
         })
     })
     .collect();
-    if allowed.contains(&method) {
+    if allowed.contains(&method.word()) {
         return Ok(());
     }
     let list = if allowed.is_empty() {
@@ -890,6 +941,31 @@ pub fn refusal(message: &str) -> (String, bool) {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn a_merge_method_is_read_from_its_config_word_and_written_back_as_it() {
+        for method in MergeMethod::ALL {
+            assert_eq!(MergeMethod::from_config(method.word()), Ok(method));
+            assert_eq!(method.to_string(), method.word());
+        }
+        let words: Vec<&str> = MergeMethod::ALL.iter().map(|m| m.word()).collect();
+        assert_eq!(words, ["merge", "squash", "rebase"]);
+        assert_eq!(
+            MergeMethod::from_config("Squash"),
+            Err(
+                r#"invalid [sweep] merge_method = "Squash": use "merge", "squash" or "rebase""#
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_rule_is_named_as_the_config_spells_it() {
+        for rule in [Rule::DocsOnly, Rule::Green, Rule::ApprovedAtHead] {
+            let spelled = serde_json::to_value(rule).unwrap();
+            assert_eq!(spelled, rule.name(), "{rule:?}");
+        }
+    }
 
     fn now() -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 10, 12, 12, 0, 0).unwrap()
@@ -1333,11 +1409,11 @@ mod tests {
         };
         let rules = BranchRules::default();
         assert_eq!(
-            method_allowed("merge", "o/r", &settings, &rules).unwrap_err(),
+            method_allowed(MergeMethod::Merge, "o/r", &settings, &rules).unwrap_err(),
             "merge_method \"merge\" is not allowed on o/r (it allows squash, rebase): set [sweep] merge_method"
         );
         assert_eq!(
-            method_allowed("rebase", "o/r", &settings, &rules),
+            method_allowed(MergeMethod::Rebase, "o/r", &settings, &rules),
             Ok(()),
             "unknown is not refused"
         );
@@ -1345,8 +1421,11 @@ mod tests {
             allowed_methods: Some(vec!["SQUASH".into()]),
             ..BranchRules::default()
         };
-        assert_eq!(method_allowed("squash", "o/r", &settings, &rules), Ok(()));
-        assert!(method_allowed("rebase", "o/r", &settings, &rules).is_err());
+        assert_eq!(
+            method_allowed(MergeMethod::Squash, "o/r", &settings, &rules),
+            Ok(())
+        );
+        assert!(method_allowed(MergeMethod::Rebase, "o/r", &settings, &rules).is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 pub mod backoff;
 pub mod budget;
+pub mod disposition;
 pub mod merge;
 pub mod pacing;
 pub mod recap;

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use super::budget::Budget;
+use super::disposition::{self, Disposition};
 use super::selector;
 use crate::item::ItemRef;
 
@@ -63,9 +64,22 @@ pub enum Phase {
 /// What became of one item.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    Completed { disposition: String, detail: String },
-    Failed { phase: Phase, reason: String },
-    Unfinished { reason: String },
+    Completed {
+        disposition: Disposition,
+        detail: String,
+    },
+    /// Completed without its writes: a re-read before writing found it decided otherwise.
+    Changed {
+        now: Disposition,
+        detail: String,
+    },
+    Failed {
+        phase: Phase,
+        reason: String,
+    },
+    Unfinished {
+        reason: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,7 +245,13 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
                 detail,
             } => completed.push(Completed {
                 item: item.to_string(),
-                disposition,
+                disposition: disposition.to_string(),
+                detail,
+                writes: Vec::new(),
+            }),
+            Outcome::Changed { now, detail } => completed.push(Completed {
+                item: item.to_string(),
+                disposition: disposition::changed_since_read(&now),
                 detail,
                 writes: Vec::new(),
             }),
@@ -325,6 +345,9 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::stale;
+
+    const KEEP: Disposition = Disposition::Stale(stale::Disposition::Keep);
 
     fn items(numbers: &[u64]) -> Vec<ItemRef> {
         numbers
@@ -399,7 +422,7 @@ mod tests {
             outcomes.insert(
                 item.clone(),
                 Outcome::Completed {
-                    disposition: "keep".into(),
+                    disposition: KEEP,
                     detail: String::new(),
                 },
             );
@@ -430,7 +453,7 @@ mod tests {
         outcomes.insert(
             pool[0].clone(),
             Outcome::Completed {
-                disposition: "keep".into(),
+                disposition: KEEP,
                 detail: "idle 3 days < 60".into(),
             },
         );
@@ -461,7 +484,7 @@ mod tests {
         outcomes.insert(
             pool[0].clone(),
             Outcome::Completed {
-                disposition: "close".into(),
+                disposition: stale::Disposition::Close.into(),
                 detail: String::new(),
             },
         );
@@ -486,13 +509,46 @@ mod tests {
     }
 
     #[test]
+    fn a_completed_item_shows_its_disposition_in_words() {
+        let pool = items(&[1, 2]);
+        let mut outcomes = BTreeMap::new();
+        outcomes.insert(
+            pool[0].clone(),
+            Outcome::Completed {
+                disposition: Disposition::Ineligible(crate::policy::merge::Rule::Green),
+                detail: "check `ci` failed".into(),
+            },
+        );
+        outcomes.insert(
+            pool[1].clone(),
+            Outcome::Changed {
+                now: stale::Disposition::Keep.into(),
+                detail: "updated since".into(),
+            },
+        );
+        let recap = build(facts(&pool, &outcomes, None));
+        let words: Vec<(&str, &str)> = recap
+            .completed
+            .iter()
+            .map(|c| (c.disposition.as_str(), c.detail.as_str()))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                ("ineligible: green", "check `ci` failed"),
+                ("changed since read: now keep", "updated since"),
+            ]
+        );
+    }
+
+    #[test]
     fn a_clean_run_has_no_budget_and_no_rerun() {
         let pool = items(&[1]);
         let mut outcomes = BTreeMap::new();
         outcomes.insert(
             pool[0].clone(),
             Outcome::Completed {
-                disposition: "keep".into(),
+                disposition: KEEP,
                 detail: String::new(),
             },
         );

@@ -132,6 +132,11 @@ fn string_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>
 }
 
 impl StaleRules {
+    /// `close_issue_reason` as a reason; the error names the bad value.
+    pub fn close_reason(&self) -> Result<CloseReason, String> {
+        CloseReason::from_config(&self.close_issue_reason)
+    }
+
     /// Checks values serde cannot: day counts, the close reason, the start date.
     pub fn validate(&self) -> Result<(), String> {
         let days = [
@@ -151,15 +156,7 @@ impl StaleRules {
                 }
             }
         }
-        if !matches!(
-            self.close_issue_reason.as_str(),
-            "completed" | "not_planned"
-        ) {
-            return Err(format!(
-                "invalid [stale] close_issue_reason = \"{}\": use \"completed\" or \"not_planned\"",
-                self.close_issue_reason
-            ));
-        }
+        self.close_reason()?;
         for (key, label) in [
             ("stale_issue_label", &self.stale_issue_label),
             ("stale_pr_label", &self.stale_pr_label),
@@ -327,6 +324,44 @@ pub struct History {
     pub own_writes: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
+/// How a stale issue is closed: `[stale] close_issue_reason`, sent as GitHub's `state_reason`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    Completed,
+    NotPlanned,
+}
+
+impl CloseReason {
+    pub const ALL: [CloseReason; 2] = [CloseReason::Completed, CloseReason::NotPlanned];
+
+    /// The word the config and GitHub use for it; the one place it is spelled.
+    pub fn word(self) -> &'static str {
+        match self {
+            CloseReason::Completed => "completed",
+            CloseReason::NotPlanned => "not_planned",
+        }
+    }
+
+    /// `[stale] close_issue_reason`'s word as a reason; the error names the bad value.
+    pub fn from_config(word: &str) -> Result<CloseReason, String> {
+        CloseReason::ALL
+            .into_iter()
+            .find(|reason| reason.word() == word)
+            .ok_or_else(|| {
+                format!(
+                    "invalid [stale] close_issue_reason = \"{word}\": use \"completed\" or \"not_planned\""
+                )
+            })
+    }
+}
+
+impl Serialize for CloseReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.word())
+    }
+}
+
+/// What the stale rules decided; its words are rendered in `policy::disposition`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Disposition {
     MarkStale,
@@ -335,19 +370,6 @@ pub enum Disposition {
     Keep,
     Exempt(String),
     Skip(String),
-}
-
-impl std::fmt::Display for Disposition {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Disposition::MarkStale => write!(f, "mark-stale"),
-            Disposition::Close => write!(f, "close"),
-            Disposition::Unmark => write!(f, "unmark"),
-            Disposition::Keep => write!(f, "keep"),
-            Disposition::Exempt(why) => write!(f, "exempt: {why}"),
-            Disposition::Skip(why) => write!(f, "skip: {why}"),
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -515,7 +537,15 @@ pub fn decide(
     if facts.has_label(&label) {
         let history =
             history.ok_or_else(|| format!("the \"{label}\" label's history was not read"))?;
-        return Ok(decide_stale(facts, history, rules, viewer, now, &label));
+        // Issues close with a reason, PRs without (GitHub's `state_reason` is for issues).
+        let reason = if facts.is_pr {
+            None
+        } else {
+            Some(rules.close_reason()?)
+        };
+        return Ok(decide_stale(
+            facts, history, rules, viewer, now, &label, reason,
+        ));
     }
 
     let stale_days = rules.stale_days(facts.is_pr);
@@ -628,6 +658,7 @@ fn decide_stale(
     viewer: Option<&str>,
     now: DateTime<Utc>,
     label: &str,
+    reason: Option<CloseReason>,
 ) -> Decision {
     let since = history.label_added_at;
     let human = history
@@ -726,9 +757,7 @@ fn decide_stale(
             labels: vec![close_label.clone()],
         });
     }
-    writes.push(Write::Close {
-        reason: (!facts.is_pr).then(|| rules.close_issue_reason.clone()),
-    });
+    writes.push(Write::Close { reason });
     Decision {
         disposition: Disposition::Close,
         reason: format!("stale for {stale_for} days >= {close_days}"),
@@ -875,7 +904,7 @@ mod tests {
         assert_eq!(
             decision.writes.last(),
             Some(&Write::Close {
-                reason: Some("not_planned".into())
+                reason: Some(CloseReason::NotPlanned)
             })
         );
     }
@@ -1089,6 +1118,28 @@ mod tests {
             ..StaleRules::default()
         };
         assert!(exemption(&issue(100), &rules).is_some());
+    }
+
+    #[test]
+    fn a_close_reason_is_read_from_its_config_word_and_sent_as_it() {
+        for reason in CloseReason::ALL {
+            assert_eq!(CloseReason::from_config(reason.word()), Ok(reason));
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.word());
+        }
+        let words: Vec<&str> = CloseReason::ALL.iter().map(|r| r.word()).collect();
+        assert_eq!(words, ["completed", "not_planned"]);
+        assert_eq!(
+            StaleRules::default().close_reason(),
+            Ok(CloseReason::NotPlanned)
+        );
+        let rules = StaleRules {
+            close_issue_reason: "wontfix".into(),
+            ..StaleRules::default()
+        };
+        assert_eq!(
+            rules.validate(),
+            Err(r#"invalid [stale] close_issue_reason = "wontfix": use "completed" or "not_planned""#.into())
+        );
     }
 
     #[test]

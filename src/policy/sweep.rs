@@ -5,7 +5,8 @@
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::policy::merge::ApprovalVerdict;
+use crate::policy::disposition::{Disposition, Skip};
+use crate::policy::merge::{ApprovalVerdict, MergeMethod};
 
 /// The `[sweep]` table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -50,13 +51,13 @@ impl SweepRules {
         if self.backoff_minutes.is_empty() {
             return Err("invalid [sweep] backoff_minutes = []: give at least one number of minutes, e.g. [5, 10, 20]".into());
         }
-        if !matches!(self.merge_method.as_str(), "merge" | "squash" | "rebase") {
-            return Err(format!(
-                "invalid [sweep] merge_method = \"{}\": use \"merge\", \"squash\" or \"rebase\"",
-                self.merge_method
-            ));
-        }
+        self.method()?;
         Ok(())
+    }
+
+    /// `merge_method` as a method; the error names the bad value.
+    pub fn method(&self) -> Result<MergeMethod, String> {
+        MergeMethod::from_config(&self.merge_method)
     }
 
     /// The wait after `attempts` attempts: none before the first, then the schedule, capped.
@@ -245,16 +246,15 @@ pub enum Route {
 }
 
 impl Route {
-    pub fn disposition(&self) -> &'static str {
+    pub fn disposition(&self) -> Disposition {
         match self {
-            Route::Merged => "skip: already merged",
-            Route::NotOpen => "skip: not open",
-            Route::HeadMoved { .. } => "skip: head moved",
-            Route::Held(_) => "skip: held",
-            Route::ChangesRequested(_) => "skip: changes requested",
-            Route::MergeQueue(_) => "skip: merge queue",
-            Route::Defer { charged: true, .. } => "defer",
-            Route::Defer { charged: false, .. } => "defer (no attempt spent)",
+            Route::Merged => Disposition::Skip(Skip::AlreadyMerged),
+            Route::NotOpen => Disposition::Skip(Skip::NotOpen),
+            Route::HeadMoved { .. } => Disposition::Skip(Skip::HeadMoved),
+            Route::Held(_) => Disposition::Skip(Skip::Held),
+            Route::ChangesRequested(_) => Disposition::Skip(Skip::ChangesRequested),
+            Route::MergeQueue(_) => Disposition::Skip(Skip::MergeQueue),
+            Route::Defer { charged, .. } => Disposition::Defer { charged: *charged },
         }
     }
 
@@ -405,6 +405,27 @@ mod tests {
     use super::*;
     use chrono::TimeZone;
     use proptest::prelude::*;
+
+    const DEFER: Disposition = Disposition::Defer { charged: true };
+    const DEFER_FREE: Disposition = Disposition::Defer { charged: false };
+
+    #[test]
+    fn the_merge_method_is_read_from_the_config_word() {
+        assert_eq!(SweepRules::default().method(), Ok(MergeMethod::Merge));
+        let squash = SweepRules {
+            merge_method: "squash".into(),
+            ..SweepRules::default()
+        };
+        assert_eq!(squash.method(), Ok(MergeMethod::Squash));
+        let bad = SweepRules {
+            merge_method: "fast-forward".into(),
+            ..SweepRules::default()
+        };
+        assert_eq!(
+            bad.validate(),
+            Err(r#"invalid [sweep] merge_method = "fast-forward": use "merge", "squash" or "rebase""#.into())
+        );
+    }
 
     fn t(minute: i64) -> DateTime<Utc> {
         Utc.with_ymd_and_hms(2026, 9, 23, 22, 0, 0).unwrap() + Duration::minutes(minute)
@@ -649,7 +670,7 @@ mod tests {
             ..pull("pr-7-head")
         })
         .unwrap();
-        assert_eq!(computing.disposition(), "defer (no attempt spent)");
+        assert_eq!(computing.disposition(), DEFER_FREE);
         let dirty = guard(&PullState {
             mergeable_state: Some("dirty"),
             ..pull("pr-7-head")
@@ -664,7 +685,7 @@ mod tests {
             ..pull("pr-7-head")
         })
         .unwrap();
-        assert_eq!(behind.disposition(), "defer");
+        assert_eq!(behind.disposition(), DEFER);
         // `blocked` is never merged, though an admin's token would get it merged.
         let blocked = guard(&PullState {
             mergeable_state: Some("blocked"),
@@ -673,7 +694,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             (blocked.disposition(), blocked.reason()),
-            ("defer", BLOCKED.to_string())
+            (DEFER, BLOCKED.to_string())
         );
         for state in ["unstable", "draft", "something-new"] {
             assert_eq!(
@@ -683,7 +704,7 @@ mod tests {
                 })
                 .unwrap()
                 .disposition(),
-                "defer",
+                DEFER,
                 "{state}"
             );
         }
@@ -699,7 +720,7 @@ mod tests {
             ..pull("pr-7-head")
         })
         .unwrap();
-        assert_eq!(unknown.disposition(), "defer (no attempt spent)");
+        assert_eq!(unknown.disposition(), DEFER_FREE);
         assert!(
             guard(&PullState {
                 draft: None,
@@ -730,13 +751,13 @@ mod tests {
             )
             .unwrap()
             .disposition(),
-            "defer"
+            DEFER
         );
         assert_eq!(
             verdict(Ok(()), ApprovalVerdict::NotApproved("no approval".into()))
                 .unwrap()
                 .disposition(),
-            "defer"
+            DEFER
         );
         // The route is the verdict's kind, whatever its words end with.
         assert_eq!(
@@ -748,7 +769,7 @@ mod tests {
             )
             .unwrap()
             .disposition(),
-            "defer"
+            DEFER
         );
     }
 

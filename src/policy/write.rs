@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::stale::CloseReason;
+
 /// One change a run makes: a request to GitHub, or a row in the store's queue.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -19,7 +21,7 @@ pub enum Write {
         marker: String,
     },
     Close {
-        reason: Option<String>,
+        reason: Option<CloseReason>,
     },
     /// `PUT /pulls/{n}/merge` with `sha` = the checked head: GitHub refuses if the head moved.
     Merge {
@@ -71,6 +73,26 @@ pub enum JournalWrite {
     },
 }
 
+/// What asking GitHub found of a write whose outcome was unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settled {
+    /// GitHub shows it done: recorded, never sent again.
+    Happened,
+    /// GitHub shows it not done: the item is swept again like any other.
+    DidNotHappen,
+}
+
+impl Settled {
+    /// The journal's outcome for it, the word a write answered at once would have got. The
+    /// one place it is spelled.
+    pub fn journal_word(self) -> &'static str {
+        match self {
+            Settled::Happened => "done",
+            Settled::DidNotHappen => "failed",
+        }
+    }
+}
+
 impl JournalWrite {
     /// Reads a journal row: its JSON, or, when that is not this type, the row as it is.
     pub fn from_stored(text: &str) -> JournalWrite {
@@ -112,7 +134,9 @@ impl Write {
             Write::AddLabels { labels } => JournalWrite::AddLabels { labels },
             Write::RemoveLabel { label } => JournalWrite::RemoveLabel { label },
             Write::Comment { marker, .. } => JournalWrite::Comment { marker },
-            Write::Close { reason } => JournalWrite::Close { reason },
+            Write::Close { reason } => JournalWrite::Close {
+                reason: reason.map(|reason| reason.word().to_string()),
+            },
             Write::Merge { sha, method } => JournalWrite::Merge { sha, method },
             Write::Enqueue { key, head_sha } => JournalWrite::Enqueue { key, head_sha },
         }
@@ -160,6 +184,12 @@ impl fmt::Display for Write {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_settled_write_is_journaled_as_a_write_answered_at_once() {
+        assert_eq!(Settled::Happened.journal_word(), "done");
+        assert_eq!(Settled::DidNotHappen.journal_word(), "failed");
+    }
+
     fn every_kind() -> Vec<Write> {
         vec![
             Write::AddLabels {
@@ -170,7 +200,7 @@ mod tests {
             },
             comment("This issue is stale.", "mark-stale"),
             Write::Close {
-                reason: Some("not_planned".into()),
+                reason: Some(CloseReason::NotPlanned),
             },
             Write::Close { reason: None },
             Write::Merge {

@@ -8,6 +8,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use super::Store;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::sweep::{self, Budget, Gate};
+use crate::policy::write::Settled;
 
 fn time(text: Option<String>) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(&text?)
@@ -178,14 +179,60 @@ impl Store {
     }
 
     /// Settles a journal row whose outcome was unknown, once GitHub has been asked.
-    pub fn resolve_journal(&self, id: i64, outcome: &str, detail: &str) -> anyhow::Result<()> {
-        self.journal_outcome(id, outcome, detail)
+    pub fn resolve_journal(&self, id: i64, found: Settled, detail: &str) -> anyhow::Result<()> {
+        self.journal_outcome(id, found.journal_word(), detail)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::write::JournalWrite;
+
+    #[test]
+    fn a_settled_write_is_journaled_with_its_word_and_no_longer_unknown() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        let item: ItemRef = "o/r#3".parse().unwrap();
+        let label = JournalWrite::RemoveLabel {
+            label: "Stale".into(),
+        };
+        let happened = store.journal_intent(run, &item, &label).unwrap();
+        let close = JournalWrite::Close { reason: None };
+        let did_not = store.journal_intent(run, &item, &close).unwrap();
+        store
+            .connection
+            .execute("UPDATE runs SET finished_at = started_at", [])
+            .unwrap();
+        let repos = ["o/r".parse::<RepoRef>().unwrap()];
+        assert_eq!(store.unknown_writes(&repos, Utc::now()).unwrap().len(), 2);
+        store
+            .resolve_journal(happened, Settled::Happened, "found")
+            .unwrap();
+        store
+            .resolve_journal(did_not, Settled::DidNotHappen, "not found")
+            .unwrap();
+        assert!(store.unknown_writes(&repos, Utc::now()).unwrap().is_empty());
+        let mut rows = store
+            .connection
+            .prepare("SELECT outcome, detail FROM journal ORDER BY id")
+            .unwrap();
+        let rows: Vec<(String, String)> = rows
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                ("done".to_string(), "found".to_string()),
+                ("failed".to_string(), "not found".to_string())
+            ]
+        );
+    }
 
     #[test]
     fn a_damaged_budget_row_reads_as_fresh() {
