@@ -384,7 +384,7 @@ mod tests {
         let pool = items(&[1, 2]);
         let mut outcomes = BTreeMap::new();
         let keep = Outcome::Completed {
-            disposition: "keep".into(),
+            disposition: KEEP,
             detail: String::new(),
         };
         outcomes.insert(pool[0].clone(), keep.clone());
