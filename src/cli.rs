@@ -51,6 +51,10 @@ const CLASSIFY_STALE_EXAMPLES: &str =
   $ gh-sweep classify stale --from-workflow .github/workflows/stale.yml --print-config
 ";
 
+const CLASSIFY_EXAMPLES: &str = "  $ gh-sweep classify stale --repo octo/demo
+  $ gh-sweep classify merge --repo octo/demo
+";
+
 const CLASSIFY_MERGE_EXAMPLES: &str = "  # Why is my PR not merging?
   $ gh-sweep classify merge --repo octo/demo --only 7
 
@@ -249,7 +253,7 @@ pub enum Command {
     Sweep,
 
     /// The read phase alone: print every item's disposition and why. Writes nothing
-    #[command(subcommand)]
+    #[command(subcommand, after_help = examples(CLASSIFY_EXAMPLES))]
     Classify(ClassifyCommand),
 
     /// Print a stored run's recap (default: the latest)

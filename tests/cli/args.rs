@@ -295,6 +295,7 @@ fn every_subcommand_help_has_examples_that_parse() {
         &["stale-sweep"][..],
         &["poll"],
         &["sweep"],
+        &["classify"],
         &["classify", "stale"],
         &["classify", "merge"],
         &["recap"],
