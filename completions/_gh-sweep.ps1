@@ -21,8 +21,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'gh-sweep' {
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -58,8 +58,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;stale-sweep' {
             [CompletionResult]::new('--from-workflow', '--from-workflow', [CompletionResultType]::ParameterName, 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file''s')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -86,8 +86,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;poll' {
             [CompletionResult]::new('--org', '--org', [CompletionResultType]::ParameterName, 'Every repository of this organisation (repeatable), found with the search API')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -113,8 +113,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;sweep' {
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -139,8 +139,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;classify' {
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -169,8 +169,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;classify;stale' {
             [CompletionResult]::new('--from-workflow', '--from-workflow', [CompletionResultType]::ParameterName, 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file''s')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -197,8 +197,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;classify;merge' {
             [CompletionResult]::new('--org', '--org', [CompletionResultType]::ParameterName, 'Every repository of this organisation (repeatable), found with the search API')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -239,8 +239,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;recap' {
             [CompletionResult]::new('--acknowledge', '--acknowledge', [CompletionResultType]::ParameterName, 'Mark an item''s writes of unknown outcome as checked by hand, so sweeps write to it again')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -267,8 +267,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;completions' {
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')
@@ -294,8 +294,8 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;man' {
             [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g. ~/.local/share/man/man1')
-            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
-            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as OWNER/NAME (repeatable)')
+            [CompletionResult]::new('-R', '-R ', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
+            [CompletionResult]::new('--repo', '--repo', [CompletionResultType]::ParameterName, 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh''s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only these items, as the recap prints them: ''o/r#12,#15,#40-#44''; ''@FILE'' reads them from a file (commas or line breaks between them), ''-'' from standard input')
             [CompletionResult]::new('--item-failure-budget', '--item-failure-budget', [CompletionResultType]::ParameterName, 'Item failures tolerated in the read phase: N, P% of the pool, or ''max(N, P%)'' [default: max(3, 10%)]')
             [CompletionResult]::new('--write-interval', '--write-interval', [CompletionResultType]::ParameterName, 'Seconds between two writes [default: 1]')

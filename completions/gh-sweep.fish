@@ -24,7 +24,7 @@ function __fish_gh_sweep_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -54,7 +54,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d '
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -76,7 +76,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s v -l v
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -97,7 +97,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l json -d 'Prin
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -117,7 +117,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l json -d 'Pri
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -141,7 +141,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -163,7 +163,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -187,7 +187,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l acknowledge -d 'Mark an item\'s writes of unknown outcome as checked by hand, so sweeps write to it again' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -209,7 +209,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l json -d 'Pri
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l write-interval -d 'Seconds between two writes [default: 1]' -r
@@ -230,7 +230,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l v
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l out-dir -d 'Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g. ~/.local/share/man/man1' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as OWNER/NAME (repeatable)' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l write-interval -d 'Seconds between two writes [default: 1]' -r

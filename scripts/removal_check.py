@@ -100,6 +100,15 @@ checks = [
  ("bash-names", "src/commands/completions.rs", ".replace(\"gh__subcmd__sweep\", \"gh__sweep\")", ".replace(\"gh__subcmd__sweep\", \"gh__subcmd__sweep\")"),
  ("fish-values", "src/commands/completions.rs", "        Shell::Fish => fish_positional_values(out, &command),", "        Shell::Fish => out,"),
  ("man-no-help", "src/commands/completions.rs", "Cli::command().disable_help_subcommand(true)", "Cli::command()"),
+ # Issue 11, points 20 and 9: gh's habits, recap --json --markdown.
+ ("repo-host", "src/config.rs", "host.filter(|host| *host != api_host)", "host.filter(|_| false)"),
+ ("clone-cron", "src/config.rs", "if access != Access::ReadOnly && !args.dry_run && !interactive {", "if false {"),
+ ("clone-gh-resolved", "src/config.rs", "\"gh-resolved\" => remotes[index].2 = Some(value.trim().to_string()),", "\"gh-resolved\" => {}"),
+ ("clone-ambiguous", "src/config.rs", "        1 => Ok(candidates.into_iter().next()),", "        _ if true => Ok(candidates.into_iter().next()),"),
+ ("clone-host", "src/config.rs", "if host == web_host && remotes[index].1.is_none() {", "if remotes[index].1.is_none() {"),
+ ("only-bare-number", "src/policy/selector.rs", "None if part.starts_with(|c: char| c.is_ascii_digit()) => (\"\", part),", "None if false => (\"\", part),"),
+ ("only-open-range-end", "src/policy/selector.rs", "let end = end.strip_prefix('#').unwrap_or(end);", "let end = end.strip_prefix('#').unwrap_or(\"x\");"),
+ ("recap-json-markdown", "src/commands/recap.rs", "if recap.markdown && args.json {", "if false {"),
 ]
 only = sys.argv[1:]
 for name, path, old, new in checks:

@@ -7,6 +7,94 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::exit::HELP as AFTER_HELP;
 
+const STALE_SWEEP_EXAMPLES: &str = "  # What the rules would do, and why; nothing is written
+  $ gh-sweep stale-sweep --repo octo/demo --dry-run
+
+  # On a terminal: show the planned writes and ask (default: no)
+  $ gh-sweep stale-sweep --repo octo/demo
+
+  # From cron: write without asking, one JSON line per run
+  $ gh-sweep stale-sweep --repo octo/demo --yes --json
+
+  # Take the rules from an actions/stale workflow
+  $ gh-sweep stale-sweep --repo octo/demo --from-workflow .github/workflows/stale.yml --dry-run
+
+  # Again, only the items a recap left: paste its rerun line
+  $ gh-sweep stale-sweep --repo octo/demo --only 'octo/demo#12,#15,#40-#44'
+";
+
+const POLL_EXAMPLES: &str = "  # One tick over a repository: enqueue what is eligible
+  $ gh-sweep poll --repo octo/demo
+
+  # Every repository of an organisation, from cron
+  $ gh-sweep poll --org octo --json
+
+  # Ask before enqueueing
+  $ gh-sweep poll --repo octo/demo --confirm
+";
+
+const SWEEP_EXAMPLES: &str = "  # What would be merged, leasing nothing
+  $ gh-sweep sweep --repo octo/demo --dry-run
+
+  # From cron: merge without asking
+  $ gh-sweep sweep --repo octo/demo --yes --json
+";
+
+const CLASSIFY_STALE_EXAMPLES: &str =
+    "  # Every issue and PR's disposition by the stale rules, and why
+  $ gh-sweep classify stale --repo octo/demo
+
+  # The same on a saved snapshot, reading nothing from GitHub
+  $ gh-sweep classify stale --snapshot fixtures/demo-snapshot.json
+
+  # The [stale] table in effect, from a workflow
+  $ gh-sweep classify stale --from-workflow .github/workflows/stale.yml --print-config
+";
+
+const CLASSIFY_EXAMPLES: &str = "  $ gh-sweep classify stale --repo octo/demo
+  $ gh-sweep classify merge --repo octo/demo
+";
+
+const CLASSIFY_MERGE_EXAMPLES: &str = "  # Why is my PR not merging?
+  $ gh-sweep classify merge --repo octo/demo --only 7
+
+  # Every open PR of an organisation
+  $ gh-sweep classify merge --org octo
+";
+
+const RECAP_EXAMPLES: &str = "  # The latest run's recap
+  $ gh-sweep recap
+
+  # Recent runs, one line each, then one of them as Markdown
+  $ gh-sweep recap --list
+  $ gh-sweep recap 12 --markdown
+
+  # A write of unknown outcome, checked by hand
+  $ gh-sweep recap --acknowledge 'octo/demo#12'
+";
+
+const COMPLETIONS_EXAMPLES: &str =
+    "  $ gh-sweep completions bash > ~/.local/share/bash-completion/completions/gh-sweep
+  $ gh-sweep completions zsh > ~/.zfunc/_gh-sweep
+  $ gh-sweep completions fish > ~/.config/fish/completions/gh-sweep.fish
+";
+
+const MAN_EXAMPLES: &str = "  $ gh-sweep man > ~/.local/share/man/man1/gh-sweep.1
+  $ gh-sweep man stale-sweep
+  $ gh-sweep man --out-dir ~/.local/share/man/man1
+";
+
+/// A subcommand's help epilogue: its examples (gh's habit: real command lines, each one
+/// accepted as written; a test parses them), then the exit codes.
+fn examples(list: &str) -> String {
+    format!("Examples:\n{list}\n{AFTER_HELP}")
+}
+
+/// The examples alone, for subcommands whose exit is always 0 or 2.
+fn examples_only(list: &str) -> String {
+    format!("Examples:\n{list}")
+}
+
 /// Batch sweeps over GitHub issues and pull requests: classify a pool, confirm, write each
 /// thing at most once, and end with a recap and a command line that reruns what is left.
 #[derive(Debug, Parser)]
@@ -22,8 +110,14 @@ pub struct Cli {
 /// Options every subcommand takes, before or after its name.
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
-    /// Repository to sweep, as OWNER/NAME (repeatable)
-    #[arg(long = "repo", short = 'R', value_name = "OWNER/NAME", global = true)]
+    /// Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh's -R takes it (repeatable)
+    /// [default: inside a git clone, the repository gh would use]
+    #[arg(
+        long = "repo",
+        short = 'R',
+        value_name = "[HOST/]OWNER/NAME",
+        global = true
+    )]
     pub repos: Vec<String>,
 
     /// Only these items, as the recap prints them: 'o/r#12,#15,#40-#44'; '@FILE' reads them
@@ -136,7 +230,7 @@ pub enum Command {
     /// Oldest items first; bots and gh-sweep's own writes never count as activity, the token
     /// user's own words do; locked items are left alone; the close clock starts when the stale
     /// label was put on.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = examples(STALE_SWEEP_EXAMPLES))]
     StaleSweep(StaleArgs),
 
     /// One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge
@@ -145,7 +239,7 @@ pub enum Command {
     /// held label), a merge already in flight, the backoff after a failed merge of the same
     /// head; only then the eligibility rules of [poll] (docs-only, green, approved at the
     /// head), failing closed. An eligible PR is enqueued once per head. Made for cron.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = examples(POLL_EXAMPLES))]
     Poll(PollArgs),
 
     /// Merge what poll queued, and recover approved PRs whose trigger was lost
@@ -155,18 +249,19 @@ pub enum Command {
     /// held, mergeable), asks, then merges with `sha` = the checked head. A refused merge (405,
     /// 409) is that PR's failed attempt; an unknown outcome stops the run and is settled by
     /// reading the PR on the next sweep, never by merging again blindly.
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = examples(SWEEP_EXAMPLES))]
     Sweep,
 
     /// The read phase alone: print every item's disposition and why. Writes nothing
-    #[command(subcommand)]
+    #[command(subcommand, after_help = examples(CLASSIFY_EXAMPLES))]
     Classify(ClassifyCommand),
 
     /// Print a stored run's recap (default: the latest)
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = examples(RECAP_EXAMPLES))]
     Recap(RecapArgs),
 
     /// Print shell completions for SHELL
+    #[command(after_help = examples_only(COMPLETIONS_EXAMPLES))]
     Completions {
         #[arg(value_enum)]
         shell: Shell,
@@ -174,6 +269,7 @@ pub enum Command {
 
     /// Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`;
     /// `gh-sweep man stale-sweep` prints a subcommand's page, `--out-dir DIR` writes them all
+    #[command(after_help = examples_only(MAN_EXAMPLES))]
     Man(ManArgs),
 }
 
@@ -193,12 +289,12 @@ pub struct ManArgs {
 #[derive(Debug, Subcommand)]
 pub enum ClassifyCommand {
     /// Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = examples(CLASSIFY_STALE_EXAMPLES))]
     Stale(StaleArgs),
 
     /// Explain for every open PR why `poll` would or would not enqueue its merge: the first
     /// unmet condition, in words. Reads the queue, never changes it
-    #[command(after_help = AFTER_HELP)]
+    #[command(after_help = examples(CLASSIFY_MERGE_EXAMPLES))]
     Merge(OrgArgs),
 }
 
@@ -243,7 +339,7 @@ pub struct RecapArgs {
     pub list: bool,
 
     /// Print the recap as Markdown (for an issue comment or a job summary)
-    #[arg(long, conflicts_with = "list")]
+    #[arg(long, conflicts_with_all = ["list", "json"])]
     pub markdown: bool,
 
     /// Mark an item's writes of unknown outcome as checked by hand, so sweeps write to it again

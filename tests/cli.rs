@@ -15,6 +15,8 @@ mod completion;
 mod contract;
 #[path = "cli/faults.rs"]
 mod faults;
+#[path = "cli/gh_habits.rs"]
+mod gh_habits;
 #[path = "cli/http_rules.rs"]
 mod http_rules;
 #[path = "cli/inputs.rs"]

@@ -18,6 +18,14 @@ fn db_path(context: &Context, args: &GlobalArgs) -> Result<PathBuf, Fatal> {
 }
 
 pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::Result<i32> {
+    // clap sees the conflict when `--json` follows `recap`; a global `--json` before it
+    // reaches here as a plain value, so the same refusal is made here.
+    if recap.markdown && args.json {
+        return Err(Fatal::Usage(
+            "the argument '--json' cannot be used with '--markdown': pick one".to_string(),
+        )
+        .into());
+    }
     let path = db_path(context, args)?;
     if !path.exists() {
         return Err(Fatal::Usage(format!(

@@ -65,9 +65,13 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
     }
     for part in text.split(',') {
         let part = part.trim();
-        let (repo_text, numbers) = part
-            .split_once('#')
-            .ok_or_else(|| invalid(part, "has no `#NUMBER`".to_string()))?;
+        // A bare number (`12`, `2-10`) is `#12` of the run's single --repo, as `gh issue view
+        // 12` is an item of the current repository.
+        let (repo_text, numbers) = match part.split_once('#') {
+            Some(split) => split,
+            None if part.starts_with(|c: char| c.is_ascii_digit()) => ("", part),
+            None => return Err(invalid(part, "has no `#NUMBER`".to_string())),
+        };
         if !repo_text.is_empty() {
             repo = Some(
                 repo_text
@@ -83,9 +87,8 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
         };
         let (start, end) = match numbers.split_once('-') {
             Some((start, end)) => {
-                let end = end
-                    .strip_prefix('#')
-                    .ok_or_else(|| invalid(part, "has a range whose end lacks `#`".to_string()))?;
+                // `#2-#10` as the recap prints it, or `#2-10` as people write it.
+                let end = end.strip_prefix('#').unwrap_or(end);
                 let start = parse_number(start).map_err(|why| invalid(part, why))?;
                 let end = parse_number(end).map_err(|why| invalid(part, why))?;
                 if end < start {
@@ -120,6 +123,16 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
         }
     }
     Ok(items)
+}
+
+/// Whether the selector's first item names no repository (`12`, `#12`), so it needs the run's
+/// single repository to mean anything.
+pub fn needs_default_repo(text: &str) -> bool {
+    let first = text.split(',').next().unwrap_or_default().trim();
+    match first.split_once('#') {
+        Some((repo, _)) => repo.is_empty(),
+        None => true,
+    }
 }
 
 /// The most items one selector may name, across all its parts.
@@ -177,6 +190,27 @@ mod tests {
     }
 
     #[test]
+    fn bare_numbers_and_open_range_ends_are_items_of_the_single_repo() {
+        let single = repo("o/r");
+        assert_eq!(parse("12", Some(&single)).unwrap(), set("o/r", &[12]));
+        assert_eq!(
+            parse("#12,#15", Some(&single)).unwrap(),
+            set("o/r", &[12, 15])
+        );
+        assert_eq!(
+            parse("12,15,20-22", Some(&single)).unwrap(),
+            set("o/r", &[12, 15, 20, 21, 22])
+        );
+        assert_eq!(
+            parse("o/r#2-10", None).unwrap(),
+            set("o/r", &[2, 3, 4, 5, 6, 7, 8, 9, 10])
+        );
+        assert_eq!(parse("o/r#2-10", None), parse("o/r#2-#10", None));
+        // Printed back, a range keeps the recap's own form.
+        assert_eq!(format(&parse("o/r#2-10", None).unwrap()), "o/r#2-#10");
+    }
+
+    #[test]
     fn rejects_bad_selectors_naming_the_part() {
         for (bad, part) in [
             ("x#", "`x#`"),
@@ -184,7 +218,10 @@ mod tests {
             ("o/r#9-#3", "`o/r#9-#3`"),
             ("#4", "`#4`"),
             ("o/r#1,,#2", "``"),
-            ("o/r#1-3", "`o/r#1-3`"),
+            ("o/r#1-#", "`o/r#1-#`"),
+            ("o/r#3-1", "`o/r#3-1`"),
+            ("4", "`4`"),
+            ("o/r", "`o/r`"),
             ("", "no items"),
         ] {
             let error = parse(bad, None).unwrap_err();

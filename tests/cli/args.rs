@@ -1,7 +1,7 @@
 //! Command lines and config files as data: valid and invalid, with the expected outcome. A bad
 //! one exits 2 with an error naming the value, and no request is sent.
 
-use crate::support::{Test, REPO};
+use crate::support::{shell_words, Test, REPO};
 
 #[test]
 fn bad_command_lines_name_the_value_and_send_nothing() {
@@ -264,4 +264,70 @@ fn colour_follows_the_flag_then_no_color_then_the_terminal() {
         "{}",
         bad.stderr
     );
+}
+
+#[test]
+fn recap_json_and_markdown_are_a_usage_conflict() {
+    let test = Test::new(|_| {});
+    for args in [
+        &["recap", "--json", "--markdown"][..],
+        &["--json", "recap", "--markdown"],
+        &["recap", "--markdown", "--json"],
+        &["recap", "--list", "--markdown"],
+    ] {
+        let outcome = test.run(args);
+        assert_eq!(outcome.code, 2, "{args:?}: {}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains("cannot be used with"),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+    }
+}
+
+/// Every subcommand's `--help` ends with examples, as gh's do, and each example is a command
+/// line gh-sweep accepts, for that subcommand.
+#[test]
+fn every_subcommand_help_has_examples_that_parse() {
+    use clap::Parser;
+    let test = Test::new(|_| {});
+    for words in [
+        &["stale-sweep"][..],
+        &["poll"],
+        &["sweep"],
+        &["classify"],
+        &["classify", "stale"],
+        &["classify", "merge"],
+        &["recap"],
+        &["completions"],
+        &["man"],
+    ] {
+        let mut args = words.to_vec();
+        args.push("--help");
+        let outcome = test.run(&args);
+        outcome.expect_code(0);
+        let section = outcome
+            .stdout
+            .split_once("\nExamples:\n")
+            .map(|(_, rest)| rest)
+            .unwrap_or_else(|| panic!("{words:?} --help has no Examples:\n{}", outcome.stdout));
+        let lines: Vec<&str> = section
+            .lines()
+            .take_while(|line| line.is_empty() || line.starts_with("  "))
+            .filter_map(|line| line.trim().strip_prefix("$ "))
+            .collect();
+        assert!(!lines.is_empty(), "{words:?}: no `$ gh-sweep ...` lines");
+        let prefix = format!("gh-sweep {}", words.join(" "));
+        for line in lines {
+            assert!(line.starts_with(&prefix), "{words:?}: {line}");
+            // What the shell does with the output (`> FILE`, `| jq`) is not gh-sweep's.
+            let argv: Vec<String> = shell_words(line)
+                .into_iter()
+                .take_while(|word| !word.starts_with('>') && word != "|")
+                .collect();
+            if let Err(error) = gh_sweep::cli::Cli::try_parse_from(&argv) {
+                panic!("{words:?}: example `{line}` does not parse: {error}");
+            }
+        }
+    }
 }
