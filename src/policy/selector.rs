@@ -169,6 +169,27 @@ mod tests {
     }
 
     #[test]
+    fn an_error_about_a_long_selector_quotes_its_start_only() {
+        let long = format!("o/r#1-#60000,#60001-#120000{}", ",#1".repeat(40));
+        let error = parse(&long, None).unwrap_err();
+        assert!(
+            error.starts_with(
+                "invalid --only `o/r#1-#60000,#60001-#120000,#1,#1,#1,#1,#1,#1,#1,#1,#1,#1,#1…`"
+            ),
+            "{error}"
+        );
+        assert!(
+            error.contains("…`: names more than 100000 items in all"),
+            "{error}"
+        );
+        // A range of exactly the cap is one item too many only past it.
+        assert_eq!(parse("o/r#1-#100000", None).unwrap().len(), 100_000);
+        assert!(parse("o/r#1-#100001", None)
+            .unwrap_err()
+            .contains("is a range of more than 100000 items"));
+    }
+
+    #[test]
     fn a_run_of_three_is_the_shortest_range() {
         assert_eq!(format(&set("o/r", &[1, 2, 3])), "o/r#1-#3");
         assert_eq!(format(&set("o/r", &[1, 2, 4])), "o/r#1,#2,#4");

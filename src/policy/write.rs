@@ -215,6 +215,20 @@ mod tests {
     }
 
     #[test]
+    fn only_an_enqueue_stays_local() {
+        let enqueue = Write::Enqueue {
+            key: "k".into(),
+            head_sha: "pr-1-head".into(),
+        };
+        assert!(enqueue.is_local());
+        assert!(!comment("stale", "mark-stale").is_local());
+        assert!(!Write::RemoveLabel {
+            label: "Stale".into()
+        }
+        .is_local());
+    }
+
+    #[test]
     fn the_words_of_each_write_are_unchanged() {
         let words: Vec<(String, String)> = every_kind()
             .iter()
