@@ -370,6 +370,40 @@ fn write_cap(text: &str) -> Result<u64, String> {
         .map_err(|_| "use a whole number of writes, 1 or more".to_string())
 }
 
+/// The options every subcommand takes on its command line that mean something to `recap`,
+/// `completions` and `man`; any other given there does nothing, and is refused.
+fn options_used_by(subcommand: &str) -> Option<&'static [&'static str]> {
+    match subcommand {
+        "recap" => Some(&["db", "json", "color", "quiet", "verbose"]),
+        "completions" | "man" => Some(&["color", "quiet", "verbose"]),
+        _ => None,
+    }
+}
+
+/// A flag given on the command line that does nothing for the subcommand it was given to
+/// (`recap --dry-run`, `completions bash --repo o/r`): the message that names it. Values from
+/// the environment are not the command line's and are never refused here.
+pub fn unused_option(matches: &clap::ArgMatches) -> Option<String> {
+    let (name, sub) = matches.subcommand()?;
+    let used = options_used_by(name)?;
+    let command = <Cli as clap::CommandFactory>::command();
+    for argument in command.get_arguments() {
+        let id = argument.get_id().as_str();
+        if !argument.is_global_set() || used.contains(&id) {
+            continue;
+        }
+        if sub.value_source(id) == Some(clap::parser::ValueSource::CommandLine) {
+            let flag = argument
+                .get_long()
+                .map_or_else(|| id.to_string(), |long| format!("--{long}"));
+            return Some(format!(
+                "`{flag}` does nothing with `gh-sweep {name}`: drop it (see `gh-sweep {name} --help`)"
+            ));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

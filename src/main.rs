@@ -4,16 +4,24 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use gh_sweep::cli::{self, Cli, Command};
 use gh_sweep::commands::{self, Context};
 use gh_sweep::exit::{self, Fatal};
 use gh_sweep::{config, report, ui};
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = <Cli as clap::CommandFactory>::command()
+        .try_get_matches()
+        .and_then(|matches| {
+            <Cli as clap::FromArgMatches>::from_arg_matches(&matches).map(|cli| (cli, matches))
+        });
+    let cli = match parsed {
+        Ok((_, matches)) if cli::unused_option(&matches).is_some() => {
+            let message = cli::unused_option(&matches).unwrap_or_default();
+            eprintln!("error: {message}");
+            return ExitCode::from(exit::USAGE as u8);
+        }
+        Ok((cli, _)) => cli,
         Err(error) => {
             let code = if error.use_stderr() {
                 exit::USAGE

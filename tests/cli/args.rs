@@ -331,3 +331,54 @@ fn every_subcommand_help_has_examples_that_parse() {
         }
     }
 }
+
+#[test]
+fn a_flag_that_does_nothing_for_its_subcommand_is_refused() {
+    // Every option is accepted before or after any subcommand's name, but one that means
+    // nothing to `recap`, `completions` or `man` is an error naming it, not silence.
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    test.run(&["classify", "stale", "--repo", REPO])
+        .expect_code(0);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["recap", "--dry-run", "--snapshot", "/nonexistent"],
+            "`--dry-run` does nothing with `gh-sweep recap`",
+        ),
+        (
+            &["--yes", "recap"],
+            "`--yes` does nothing with `gh-sweep recap`",
+        ),
+        (
+            &["completions", "bash", "--repo", REPO],
+            "`--repo` does nothing with `gh-sweep completions`",
+        ),
+        (
+            &["man", "--only", "o/r#1"],
+            "`--only` does nothing with `gh-sweep man`",
+        ),
+    ];
+    for (args, expected) in cases {
+        let outcome = test.run(args);
+        assert_eq!(outcome.code, 2, "{args:?}: {}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains(expected),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+    }
+    // What recap uses is fine, and a value from the environment is not the command line's.
+    test.run(&["recap", "--json", "-q"]).expect_code(0);
+    let from_env = test
+        .command(&["recap"])
+        .env("GH_SWEEP_ITEM_FAILURE_BUDGET", "3")
+        .output()
+        .unwrap();
+    assert_eq!(
+        from_env.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&from_env.stderr)
+    );
+}
