@@ -5,7 +5,6 @@
 //! with a note (`apt-get install zsh fish` brings them).
 
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Stdio;
@@ -163,28 +162,7 @@ fn zsh_completes_subcommands_their_flags_and_flag_values() {
 /// on (the line, completed, or the list of candidates), once every `expected` word is there
 /// (or after 10 s).
 fn zsh_tab(test: &Test, functions: &Path, line: &str, expected: &[&str]) -> String {
-    let (mut master, slave) = unsafe {
-        let mut master = 0;
-        let mut slave = 0;
-        let size = libc::winsize {
-            ws_row: 40,
-            ws_col: 200,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let result = libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        );
-        assert_eq!(result, 0, "openpty");
-        (
-            std::fs::File::from(OwnedFd::from_raw_fd(master)),
-            OwnedFd::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = crate::support::open_pty(200);
     let mut command = std::process::Command::new("zsh");
     command
         .args(["-f", "-i"])

@@ -3,7 +3,6 @@
 //! go, or the prompt seen on a real pseudo-terminal.
 
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
@@ -158,28 +157,7 @@ fn at_the_prompt(
     test: &Test,
     act: impl FnOnce(&Child, &mut std::fs::File),
 ) -> (i32, String, String) {
-    let (mut master, slave) = unsafe {
-        let mut master = 0;
-        let mut slave = 0;
-        let size = libc::winsize {
-            ws_row: 40,
-            ws_col: 120,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let result = libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        );
-        assert_eq!(result, 0, "openpty");
-        (
-            std::fs::File::from(OwnedFd::from_raw_fd(master)),
-            OwnedFd::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = crate::support::open_pty(120);
     let mut child = test
         .std_command(&["stale-sweep", "--repo", REPO, "--json"])
         .env("TERM", "xterm")

@@ -2,7 +2,6 @@
 //! a pipe, and the test answers the prompt with keystrokes once it has appeared.
 
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,28 +16,7 @@ const SPACE: &[u8] = b" ";
 /// Runs gh-sweep on a terminal; each step waits for `prompt` in what the terminal shows, then
 /// types `keys`.
 pub(crate) fn on_terminal(test: &Test, args: &[&str], steps: &[(&str, &[&[u8]])]) -> Outcome {
-    let (mut master, slave) = unsafe {
-        let mut master = 0;
-        let mut slave = 0;
-        let size = libc::winsize {
-            ws_row: 40,
-            ws_col: 120,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let result = libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        );
-        assert_eq!(result, 0, "openpty");
-        (
-            std::fs::File::from(OwnedFd::from_raw_fd(master)),
-            OwnedFd::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = crate::support::open_pty(120);
     let mut command = test.std_command(args);
     let child = command
         .env("TERM", "xterm")
@@ -176,22 +154,7 @@ fn poll_asks_before_enqueueing_only_with_confirm() {
 
 /// Runs gh-sweep with stdout (and stdin, stderr) on a terminal and returns what it showed.
 fn shown_on_terminal(mut command: std::process::Command) -> String {
-    let (master, slave) = unsafe {
-        let mut master = 0;
-        let mut slave = 0;
-        let result = libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        );
-        assert_eq!(result, 0, "openpty");
-        (
-            std::fs::File::from(OwnedFd::from_raw_fd(master)),
-            OwnedFd::from_raw_fd(slave),
-        )
-    };
+    let (master, slave) = crate::support::open_pty(80);
     let mut child = command
         .env("TERM", "xterm")
         .stdin(Stdio::from(slave.try_clone().unwrap()))

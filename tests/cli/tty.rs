@@ -3,7 +3,6 @@
 //! (`/dev/tty`), as ssh and gpg ask for passwords.
 
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -20,28 +19,7 @@ fn with_stderr_redirected_a_run_at_a_terminal_still_asks_there() {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
     });
-    let (mut master, slave) = unsafe {
-        let mut master = 0;
-        let mut slave = 0;
-        let size = libc::winsize {
-            ws_row: 40,
-            ws_col: 120,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        let result = libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        );
-        assert_eq!(result, 0, "openpty");
-        (
-            std::fs::File::from(OwnedFd::from_raw_fd(master)),
-            OwnedFd::from_raw_fd(slave),
-        )
-    };
+    let (mut master, slave) = crate::support::open_pty(120);
     let log = test.dir.path().join("stderr.log");
     let mut command = test.std_command(&["stale-sweep", "--repo", REPO]);
     command

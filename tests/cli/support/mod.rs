@@ -340,3 +340,34 @@ impl Test {
         outcome
     }
 }
+
+/// A pseudo-terminal `columns` wide and 40 rows high: the master end the test reads and types
+/// on, and the slave end a child process gets as its terminal.
+#[cfg(unix)]
+pub fn open_pty(columns: u16) -> (std::fs::File, std::os::fd::OwnedFd) {
+    use std::os::fd::{FromRawFd, OwnedFd};
+    let mut master = 0;
+    let mut slave = 0;
+    let size = libc::winsize {
+        ws_row: 40,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two fresh descriptors into `master` and `slave`, which are owned
+    // from here on and by nothing else.
+    unsafe {
+        let result = libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        );
+        assert_eq!(result, 0, "openpty");
+        (
+            std::fs::File::from(OwnedFd::from_raw_fd(master)),
+            OwnedFd::from_raw_fd(slave),
+        )
+    }
+}
