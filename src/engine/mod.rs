@@ -22,7 +22,7 @@ use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
-use crate::policy::write::{Settled, Write};
+use crate::policy::write::{Settled, Write, WriteOutcome};
 use crate::report::{self, PlanRow};
 use crate::store::queue::NewRow;
 use crate::store::Store;
@@ -1020,7 +1020,8 @@ impl Run<'_> {
                 sent += 1;
                 match result {
                     Ok(written) => {
-                        self.store.journal_outcome(journal, "done", "")?;
+                        self.store
+                            .journal_outcome(journal, WriteOutcome::Done, "")?;
                         state.in_flight = None;
                         dates.push(
                             written
@@ -1030,11 +1031,11 @@ impl Run<'_> {
                     }
                     Err(error) => {
                         let outcome = if error.outcome_unknown {
-                            "unknown"
+                            WriteOutcome::Unknown
                         } else if error.moved() {
-                            "not sent"
+                            WriteOutcome::NotSent
                         } else {
-                            "failed"
+                            WriteOutcome::Failed
                         };
                         self.store
                             .journal_outcome(journal, outcome, &error.message)?;

@@ -83,12 +83,42 @@ pub enum Settled {
 }
 
 impl Settled {
-    /// The journal's outcome for it, the word a write answered at once would have got. The
-    /// one place it is spelled.
+    /// The journal's outcome for it: what a write answered at once would have got.
+    pub fn outcome(self) -> WriteOutcome {
+        match self {
+            Settled::Happened => WriteOutcome::Done,
+            Settled::DidNotHappen => WriteOutcome::Failed,
+        }
+    }
+
+    /// The journal's word for it.
+    pub fn journal_word(self) -> &'static str {
+        self.outcome().journal_word()
+    }
+}
+
+/// What became of a write the journal recorded the intent of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// GitHub answered that it was done.
+    Done,
+    /// No answer, or a 5xx: it may or may not have happened.
+    Unknown,
+    /// A redirect: the item moved, and the write was not followed there.
+    NotSent,
+    /// GitHub refused it: nothing was written by it.
+    Failed,
+}
+
+impl WriteOutcome {
+    /// The word the journal's `outcome` column keeps (and its SQL compares): the one place
+    /// each is spelled.
     pub fn journal_word(self) -> &'static str {
         match self {
-            Settled::Happened => "done",
-            Settled::DidNotHappen => "failed",
+            WriteOutcome::Done => "done",
+            WriteOutcome::Unknown => "unknown",
+            WriteOutcome::NotSent => "not sent",
+            WriteOutcome::Failed => "failed",
         }
     }
 }
@@ -186,6 +216,16 @@ mod tests {
 
     #[test]
     fn a_settled_write_is_journaled_as_a_write_answered_at_once() {
+        // The store's SQL compares these words ('done', 'unknown', ...): they are stable.
+        let words: Vec<&str> = [
+            WriteOutcome::Done,
+            WriteOutcome::Unknown,
+            WriteOutcome::NotSent,
+            WriteOutcome::Failed,
+        ]
+        .map(WriteOutcome::journal_word)
+        .to_vec();
+        assert_eq!(words, ["done", "unknown", "not sent", "failed"]);
         assert_eq!(Settled::Happened.journal_word(), "done");
         assert_eq!(Settled::DidNotHappen.journal_word(), "failed");
     }

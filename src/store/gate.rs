@@ -180,7 +180,7 @@ impl Store {
 
     /// Settles a journal row whose outcome was unknown, once GitHub has been asked.
     pub fn resolve_journal(&self, id: i64, found: Settled, detail: &str) -> anyhow::Result<()> {
-        self.journal_outcome(id, found.journal_word(), detail)
+        self.journal_outcome(id, found.outcome(), detail)
     }
 }
 

@@ -606,11 +606,16 @@ impl Store {
 
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
     /// or `unknown`.
-    pub fn journal_outcome(&self, id: i64, outcome: &str, detail: &str) -> anyhow::Result<()> {
+    pub fn journal_outcome(
+        &self,
+        id: i64,
+        outcome: crate::policy::write::WriteOutcome,
+        detail: &str,
+    ) -> anyhow::Result<()> {
         self.connection
             .execute(
                 "UPDATE journal SET outcome = ?2, outcome_at = ?3, detail = ?4 WHERE id = ?1",
-                params![id, outcome, now_text(), detail],
+                params![id, outcome.journal_word(), now_text(), detail],
             )
             .context("journaling a write's outcome")?;
         Ok(())
@@ -905,7 +910,9 @@ mod tests {
                 &write::comment("Stale.", "mark-stale").journal(),
             )
             .unwrap();
-        store.journal_outcome(done, "done", "").unwrap();
+        store
+            .journal_outcome(done, crate::policy::write::WriteOutcome::Done, "")
+            .unwrap();
         store.journal_intent(run, &item, &close()).unwrap();
         let repo: RepoRef = "o/r".parse().unwrap();
         assert!(
