@@ -22,7 +22,7 @@ use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
-use crate::policy::write::{Settled, Write, WriteOutcome};
+use crate::policy::write::{self, Settled, Write, WriteOutcome};
 use crate::report::{self, PlanRow};
 use crate::store::queue::NewRow;
 use crate::store::Store;
@@ -499,12 +499,21 @@ impl Run<'_> {
         let mut settles_at: BTreeMap<i64, DateTime<Utc>> = BTreeMap::new();
         if self.mode == Mode::Sweep && !self.settings.dry_run {
             for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
-                match classifier.reconcile(self.client, self.store, &write) {
-                    Ok(Some((Settled::DidNotHappen, _)))
-                        if Utc::now() - write.intent_at < settle_after(self.settings) =>
-                    {
-                        settles_at.insert(write.id, write.intent_at + settle_after(self.settings));
-                    }
+                let finding = classifier.reconcile(self.client, self.store, &write);
+                let pending = match &finding {
+                    Ok(Some((settled, _))) => write::pending_until(
+                        *settled,
+                        write.intent_at,
+                        Utc::now(),
+                        settle_after(self.settings),
+                    ),
+                    _ => None,
+                };
+                if let Some(at) = pending {
+                    settles_at.insert(write.id, at);
+                    continue;
+                }
+                match finding {
                     Ok(Some((settled, found))) => {
                         self.store.resolve_journal(write.id, settled, &found)?;
                         let note = format!(

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use chrono::{DateTime, Utc};
+
 use super::stale::CloseReason;
 
 /// One change a run makes: a request to GitHub, or a row in the store's queue.
@@ -95,6 +97,20 @@ impl Settled {
     pub fn journal_word(self) -> &'static str {
         self.outcome().journal_word()
     }
+}
+
+/// Whether a finding about a write of unknown outcome is proof yet: `Some(when)` while it is
+/// not. Finding it on GitHub always is; not finding it is proof only once `settle_after` has
+/// passed since it was sent, since GitHub may still be carrying out a request the client gave
+/// up on (issue 10). Times are on the journal's clock.
+pub fn pending_until(
+    settled: Settled,
+    sent_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+    settle_after: chrono::Duration,
+) -> Option<DateTime<Utc>> {
+    let proof_at = sent_at + settle_after;
+    (settled == Settled::DidNotHappen && now < proof_at).then_some(proof_at)
 }
 
 /// What became of a write the journal recorded the intent of.
@@ -213,6 +229,25 @@ impl fmt::Display for Write {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn not_finding_a_write_is_proof_only_after_the_settle_time() {
+        let sent = DateTime::parse_from_rfc3339("2026-12-01T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let wait = chrono::Duration::seconds(120);
+        let later = |seconds| sent + chrono::Duration::seconds(seconds);
+        assert_eq!(
+            pending_until(Settled::DidNotHappen, sent, later(30), wait),
+            Some(later(120))
+        );
+        assert_eq!(
+            pending_until(Settled::DidNotHappen, sent, later(120), wait),
+            None
+        );
+        // Found: proof at once.
+        assert_eq!(pending_until(Settled::Happened, sent, later(1), wait), None);
+    }
 
     #[test]
     fn a_settled_write_is_journaled_as_a_write_answered_at_once() {
