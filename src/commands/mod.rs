@@ -97,7 +97,8 @@ pub fn run_engine(
         ui.status(note);
     }
     let recap = Run {
-        client: &client,
+        reader: &client,
+        writer: &client,
         store: &mut store,
         settings: &settings,
         ui,

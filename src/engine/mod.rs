@@ -17,11 +17,13 @@ use serde_json::Value;
 
 use crate::config::Settings;
 use crate::exit;
-use crate::github::{self, ApiError, Client, WriteError};
+use crate::github::model::PullFacts;
+use crate::github::{self, ApiError, Reader, WriteError, Writer};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
+use crate::policy::stale::ItemFacts;
 use crate::policy::write::{self, Settled, Write, WriteOutcome};
 use crate::report::{self, PlanRow};
 use crate::store::queue::NewRow;
@@ -29,17 +31,15 @@ use crate::store::Store;
 use crate::store::UnknownWrite;
 use crate::ui::{Choice, Ui};
 
-/// Parses every entry of a list GitHub returned into plain facts; a malformed entry is the
-/// item's own failure.
-fn parse_all<T>(
-    values: Vec<Value>,
-    parse: fn(&Value) -> Result<T, String>,
-) -> Result<Vec<T>, ReadError> {
-    values
-        .iter()
-        .map(parse)
-        .collect::<Result<_, _>>()
-        .map_err(ReadError::Item)
+/// An item of the pool as its listing showed it, for its classification. An entry that did
+/// not parse is the item's own failure when it is classified.
+pub enum Listed {
+    /// From a repository's list of open issues and PRs.
+    Issue(Result<ItemFacts, String>),
+    /// From a PR search.
+    Pull(Result<PullFacts, String>),
+    /// A merge taken from the queue: the head it was queued for, where the row names one.
+    Queued { head_sha: Option<String> },
 }
 
 /// A classified item and the writes its disposition needs.
@@ -78,17 +78,17 @@ pub trait Classifier {
     /// The pool of one repository or organisation: each item with its list entry.
     fn list(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         store: &mut Store,
         scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Value)>, ApiError>;
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError>;
 
     /// Settles an earlier write whose outcome is unknown by asking GitHub, if this kind of
     /// sweep knows how: `Some((what was found, in words))`. `None` leaves the item blocked
     /// until a maintainer checks it by hand.
     fn reconcile(
         &mut self,
-        _client: &Client,
+        _github: &dyn Reader,
         _store: &Store,
         _write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
@@ -147,10 +147,10 @@ pub trait Classifier {
     /// one; without it the item is read on its own.
     fn classify(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         store: &Store,
         item: &ItemRef,
-        listed: Option<&Value>,
+        listed: Option<&Listed>,
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError>;
 
@@ -174,7 +174,10 @@ pub enum Mode {
 }
 
 pub struct Run<'a> {
-    pub client: &'a Client,
+    /// GitHub's facts, through the reader port.
+    pub reader: &'a dyn Reader,
+    /// Where the writes go.
+    pub writer: &'a dyn Writer,
     pub store: &'a mut Store,
     pub settings: &'a Settings,
     pub ui: &'a Ui,
@@ -267,13 +270,13 @@ impl State {
 /// line). Best effort: a repository that cannot be read is left as given, and its listing
 /// says why. Returns the notes for the recap.
 pub fn canonicalise_repos(
-    client: &Client,
+    client: &dyn Reader,
     store: &mut Store,
     settings: &mut Settings,
 ) -> anyhow::Result<Vec<String>> {
     let mut notes = Vec::new();
     for given in settings.repos.clone() {
-        let Ok(found) = github::repository(client, &given) else {
+        let Ok(found) = client.repository(&given) else {
             continue;
         };
         let canonical = found.full_name;
@@ -337,8 +340,8 @@ pub fn canonicalise_repos(
 
 /// The recap's note when an organisation has more repositories than one search looks at.
 /// Best effort: when the count cannot be read, nothing is said.
-fn org_search_note(client: &Client, org: &str) -> Option<String> {
-    let count = github::org_repository_count(client, org).ok()?;
+fn org_search_note(client: &dyn Reader, org: &str) -> Option<String> {
+    let count = client.org_repository_count(org).ok()?;
     (count > github::SEARCH_REPOSITORY_CAP).then(|| {
         format!(
             "organisation {org} has {count} repositories; GitHub's search looks at no more than 4,000 of them, so PRs in the others may be missing from this pool: list those repositories with --repo"
@@ -499,7 +502,7 @@ impl Run<'_> {
         let mut settles_at: BTreeMap<i64, DateTime<Utc>> = BTreeMap::new();
         if self.mode == Mode::Sweep && !self.settings.dry_run {
             for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
-                let finding = classifier.reconcile(self.client, self.store, &write);
+                let finding = classifier.reconcile(self.reader, self.store, &write);
                 let pending = match &finding {
                     Ok(Some((settled, _))) => write::pending_until(
                         *settled,
@@ -540,7 +543,7 @@ impl Run<'_> {
 
         // The pool: explicit items, or each repository's list, in the order GitHub gave it.
 
-        let mut listed: BTreeMap<ItemRef, Value> = BTreeMap::new();
+        let mut listed: BTreeMap<ItemRef, Listed> = BTreeMap::new();
         // Items another run still at work holds: unfinished, never read by this run.
         let mut held: BTreeSet<ItemRef> = BTreeSet::new();
         // A snapshot holds its pool's list, not each item's own read: there `--only` picks from
@@ -563,7 +566,7 @@ impl Run<'_> {
                     Scope::Org(org) => format!("organisation {org}"),
                 };
                 let listed_at = Utc::now();
-                let result = classifier.list(self.client, self.store, &scope);
+                let result = classifier.list(self.reader, self.store, &scope);
                 for note in classifier.notes() {
                     self.ui.status(&note);
                     notes.push(note);
@@ -576,7 +579,7 @@ impl Run<'_> {
                     held.insert(item);
                 }
                 if let (Scope::Org(org), Ok(_)) = (&scope, &result) {
-                    if let Some(note) = org_search_note(self.client, org) {
+                    if let Some(note) = org_search_note(self.reader, org) {
                         self.ui.status(&note);
                         notes.push(note);
                     }
@@ -697,7 +700,7 @@ impl Run<'_> {
                 }
                 progress.advance(&item.to_string());
                 let read_at = read_times.get(item).copied().unwrap_or_else(Utc::now);
-                match classifier.classify(self.client, self.store, item, listed.get(item), self.now)
+                match classifier.classify(self.reader, self.store, item, listed.get(item), self.now)
                 {
                     Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
                         let detail = if plan.writes.is_empty() {
@@ -812,7 +815,7 @@ impl Run<'_> {
             .iter()
             .filter_map(|item| {
                 let item = item.to_string();
-                self.client.html_url(&item).map(|url| (item, url))
+                self.writer.html_url(&item).map(|url| (item, url))
             })
             .collect();
         recap.started_at = Some(recap::time_text(state.started_at));
@@ -894,7 +897,7 @@ impl Run<'_> {
             .filter(|(_, chosen)| **chosen)
             .map(|((plan, _, _), _)| plan.writes.iter().filter(|write| !write.is_local()).count())
             .sum();
-        if let Some((left, reset)) = self.client.remaining("core") {
+        if let Some((left, reset)) = self.writer.remaining("core") {
             if remote > 0 && left < remote as i64 && reset > Utc::now() {
                 state.stop(
                     Stop::HarnessOutage,
@@ -942,7 +945,7 @@ impl Run<'_> {
             let mut read_at_utc = read_at_utc;
             let plan = if read_at.elapsed() > self.settings.recheck_after {
                 read_at_utc = Utc::now();
-                match classifier.classify(self.client, self.store, &item, None, Utc::now()) {
+                match classifier.classify(self.reader, self.store, &item, None, Utc::now()) {
                     Ok(fresh) if fresh.disposition != plan.disposition => {
                         state.changed(&item, &fresh.disposition, &fresh.reason);
                         continue;
@@ -1024,7 +1027,7 @@ impl Run<'_> {
                     self.store.journal_intent(run_id, &item, &write.journal())?
                 };
                 state.in_flight = Some(item.clone());
-                let result = github::send(self.client, &item, write);
+                let result = self.writer.send(&item, write);
                 sent_at.push(started.elapsed());
                 sent += 1;
                 match result {
