@@ -9,7 +9,7 @@ pub mod stale_sweep;
 pub mod sweep;
 
 use crate::config::{self, Env, Settings};
-use crate::engine::{Classifier, Mode, Run};
+use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
@@ -96,6 +96,14 @@ pub fn run_engine(
     for note in &notes {
         ui.status(note);
     }
+    let mut prompt = crate::engine::Prompt(ui);
+    let confirm: &mut dyn Confirm = if settings.dry_run {
+        &mut DryRun
+    } else if settings.yes {
+        &mut AssumeYes
+    } else {
+        &mut prompt
+    };
     let recap = Run {
         reader: &client,
         writer: &client,
@@ -108,7 +116,7 @@ pub fn run_engine(
         argv: context.argv.clone(),
         notes,
     }
-    .execute(classifier)?;
+    .execute(classifier, confirm)?;
 
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
         recording.repos = settings.repos.iter().map(ToString::to_string).collect();
