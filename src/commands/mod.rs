@@ -9,7 +9,7 @@ pub mod stale_sweep;
 pub mod sweep;
 
 use crate::config::{self, Env, Settings};
-use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Run};
+use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
@@ -87,9 +87,9 @@ pub fn run_engine(
     if settings.snapshot.is_none() {
         client.set_cache(Box::new(SqliteCache::open(&settings.db)?));
     }
-    let mut settings = settings;
+    let mut options = engine_options(&settings);
     let notes = if settings.snapshot.is_none() {
-        crate::engine::canonicalise_repos(&client, &mut store, &mut settings)?
+        crate::engine::canonicalise_repos(&client, &mut store, &mut options)?
     } else {
         Vec::new()
     };
@@ -108,7 +108,7 @@ pub fn run_engine(
         reader: &client,
         writer: &client,
         store: &mut store,
-        settings: &settings,
+        options: &options,
         ui,
         now,
         command,
@@ -119,7 +119,7 @@ pub fn run_engine(
     .execute(classifier, confirm)?;
 
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
-        recording.repos = settings.repos.iter().map(ToString::to_string).collect();
+        recording.repos = options.repos.iter().map(ToString::to_string).collect();
         recording.command = Some(command.to_string());
         recording.save(path)?;
         ui.status(&format!("Saved what this run read to {}.", path.display()));
@@ -151,6 +151,27 @@ pub fn run_engine(
         }
     }
     Ok(recap.exit_code)
+}
+
+/// What the engine takes of the resolved settings.
+fn engine_options(settings: &Settings) -> Options {
+    Options {
+        repos: settings.repos.clone(),
+        orgs: settings.orgs.clone(),
+        only: settings.only.clone(),
+        from_snapshot: settings.snapshot.is_some(),
+        dry_run: settings.dry_run,
+        confirm_local: settings.confirm,
+        budget: settings.budget,
+        max_writes: settings.max_writes,
+        recheck_after: settings.recheck_after,
+        write_interval: settings.write_interval,
+        settle_after: settings.settle_after,
+        attempts_per_trigger: settings.sweep.attempts_per_trigger,
+        db: settings.db.clone(),
+        rerun_prefix: settings.rerun_prefix.clone(),
+        web_url: config::web_url(&settings.api_base),
+    }
 }
 
 /// This process's peak resident memory, where the system says (Linux's VmHWM).

@@ -103,7 +103,7 @@ impl Run<'_> {
         let all_local = pending
             .iter()
             .all(|pending| pending.plan.writes.iter().all(Write::is_local));
-        let ask = confirm.asks() && (!all_local || self.settings.confirm);
+        let ask = confirm.asks() && (!all_local || self.options.confirm_local);
         if ask || !all_local {
             self.ui
                 .status(&format!("Planned writes ({total} on {items}):"));

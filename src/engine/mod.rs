@@ -19,7 +19,12 @@ mod state;
 pub mod sweep;
 mod write;
 
-use std::collections::BTreeMap;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
@@ -27,8 +32,9 @@ pub use classifier::{Classifier, Listed, Plan, ReadError};
 pub use confirm::{AssumeYes, Confirm, DryRun, Prompt};
 pub use pool::canonicalise_repos;
 
-use crate::config::Settings;
 use crate::github::{Reader, Writer};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::budget::Budget;
 use crate::policy::recap::{Planned, Recap};
 use crate::store::Store;
 use crate::ui::Ui;
@@ -43,13 +49,47 @@ pub enum Mode {
     Sweep,
 }
 
+/// What the engine takes of the settings: the pool, the budget, the limits on writing, and
+/// what the recap names. Built once from the resolved settings by the command.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub repos: Vec<RepoRef>,
+    /// Organisations whose repositories make the pool (`poll`, `classify merge`).
+    pub orgs: Vec<String>,
+    /// `--only`: these items and no others.
+    pub only: Option<BTreeSet<ItemRef>>,
+    /// The run replays a snapshot: `--only` picks from its saved pool.
+    pub from_snapshot: bool,
+    /// Nothing is sent (and earlier writes of unknown outcome are not settled).
+    pub dry_run: bool,
+    /// Ask before local writes too (`poll --confirm`).
+    pub confirm_local: bool,
+    pub budget: Budget,
+    pub max_writes: Option<u64>,
+    /// An item read longer ago than this is read again before its writes.
+    pub recheck_after: Duration,
+    /// The least time between two writes.
+    pub write_interval: Duration,
+    /// How long after a write of unknown outcome was sent "not found on GitHub" proves it did
+    /// not happen.
+    pub settle_after: Duration,
+    /// How many tries a queued merge gets.
+    pub attempts_per_trigger: u32,
+    /// The store's file: a long rerun selector is written beside it.
+    pub db: PathBuf,
+    /// The command line a rerun starts with (everything but `--only`).
+    pub rerun_prefix: String,
+    /// GitHub's web address, for the recap's links.
+    pub web_url: String,
+}
+
 pub struct Run<'a> {
     /// GitHub's facts, through the reader port.
     pub reader: &'a dyn Reader,
     /// Where the writes go.
     pub writer: &'a dyn Writer,
     pub store: &'a mut Store,
-    pub settings: &'a Settings,
+    pub options: &'a Options,
     pub ui: &'a Ui,
     pub now: DateTime<Utc>,
     pub command: &'a str,
@@ -100,7 +140,7 @@ impl Run<'_> {
         confirm: &mut dyn Confirm,
         progress: &mut Progress,
     ) -> anyhow::Result<Recap> {
-        let settles_at = if self.mode == Mode::Sweep && !self.settings.dry_run {
+        let settles_at = if self.mode == Mode::Sweep && !self.options.dry_run {
             self.reconcile(classifier, progress)?
         } else {
             BTreeMap::new()

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{DateTime, Utc};
 
 use super::state::Progress;
+use super::Options;
 use super::{Classifier, Listed, Run};
-use crate::config::Settings;
 use crate::exit;
 use crate::github::{self, ApiError, Reader};
 use crate::item::{ItemRef, RepoRef, Scope};
@@ -36,25 +36,25 @@ impl Run<'_> {
         let mut listing = Listing::default();
         // A snapshot holds its pool's list, not each item's own read: there `--only` picks
         // from the saved pool (so a rerun line pasted with `--snapshot` replays those items).
-        let from_snapshot = self.settings.snapshot.is_some();
+        let from_snapshot = self.options.from_snapshot;
         if progress.state.stopped.is_some() {
-        } else if let Some(only) = self.settings.only.as_ref().filter(|_| !from_snapshot) {
+        } else if let Some(only) = self.options.only.as_ref().filter(|_| !from_snapshot) {
             progress.pool.extend(only.iter().cloned());
         } else {
             let scopes = self
-                .settings
+                .options
                 .repos
                 .iter()
                 .cloned()
                 .map(Scope::Repo)
-                .chain(self.settings.orgs.iter().cloned().map(Scope::Org));
+                .chain(self.options.orgs.iter().cloned().map(Scope::Org));
             for scope in scopes {
                 self.list_scope(classifier, progress, &mut listing, &scope);
                 if progress.state.stopped.is_some() {
                     break;
                 }
             }
-            if let (Some(only), true) = (&self.settings.only, from_snapshot) {
+            if let (Some(only), true) = (&self.options.only, from_snapshot) {
                 pick_from_snapshot(only, progress, &mut listing);
             }
         }
@@ -120,7 +120,7 @@ impl Run<'_> {
         progress: &mut Progress,
         settles_at: &BTreeMap<i64, DateTime<Utc>>,
     ) -> anyhow::Result<BTreeSet<ItemRef>> {
-        let mut repos: Vec<RepoRef> = self.settings.repos.clone();
+        let mut repos: Vec<RepoRef> = self.options.repos.clone();
         for item in progress.pool.iter() {
             if !repos.contains(&item.repo) {
                 repos.push(item.repo.clone());
@@ -134,7 +134,7 @@ impl Run<'_> {
                 continue;
             };
             if self
-                .settings
+                .options
                 .only
                 .as_ref()
                 .is_some_and(|only| !only.contains(&item))
@@ -208,10 +208,10 @@ fn blocked_reason(
 pub fn canonicalise_repos(
     client: &dyn Reader,
     store: &mut Store,
-    settings: &mut Settings,
+    options: &mut Options,
 ) -> anyhow::Result<Vec<String>> {
     let mut notes = Vec::new();
-    for given in settings.repos.clone() {
+    for given in options.repos.clone() {
         let Ok(found) = client.repository(&given) else {
             continue;
         };
@@ -232,7 +232,7 @@ pub fn canonicalise_repos(
             ));
         }
         let mut repos = Vec::new();
-        for repo in settings.repos.drain(..) {
+        for repo in options.repos.drain(..) {
             let repo = if repo == given {
                 canonical.clone()
             } else {
@@ -242,9 +242,9 @@ pub fn canonicalise_repos(
                 repos.push(repo);
             }
         }
-        settings.repos = repos;
-        if let Some(only) = &settings.only {
-            settings.only = Some(
+        options.repos = repos;
+        if let Some(only) = &options.only {
+            options.only = Some(
                 only.iter()
                     .map(|item| {
                         if item.repo == given {
@@ -258,7 +258,7 @@ pub fn canonicalise_repos(
         }
         let given = given.to_string();
         let canonical = canonical.to_string();
-        settings.rerun_prefix = settings
+        options.rerun_prefix = options
             .rerun_prefix
             .split(' ')
             .map(|word| {

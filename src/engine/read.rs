@@ -48,7 +48,7 @@ impl Run<'_> {
                 bar.advance(&item.to_string());
                 continue;
             }
-            if self.settings.budget.exhausted(failures, pool.len()) {
+            if self.options.budget.exhausted(failures, pool.len()) {
                 state.stop(
                     Stop::BudgetExhausted,
                     self.budget_spent(failures, pool.len()),
@@ -91,7 +91,7 @@ impl Run<'_> {
             }
         }
         // The last item's failure may be the one that spends the budget.
-        if state.stopped.is_none() && self.settings.budget.exhausted(failures, pool.len()) {
+        if state.stopped.is_none() && self.options.budget.exhausted(failures, pool.len()) {
             state.stop(
                 Stop::BudgetExhausted,
                 self.budget_spent(failures, pool.len()),
@@ -105,8 +105,8 @@ impl Run<'_> {
     fn budget_spent(&self, failures: u64, pool: usize) -> String {
         format!(
             "{failures} items failed, more than item_failure_budget = {} allows for {pool} items ({})",
-            self.settings.budget,
-            self.settings.budget.allowed(pool)
+            self.options.budget,
+            self.options.budget.allowed(pool)
         )
     }
 }

@@ -65,19 +65,19 @@ impl Run<'_> {
         notes: Vec<String>,
         blocked: bool,
     ) -> Recap {
-        let rerun_file_path = rerun_file_path(&self.settings.db, run_id);
+        let rerun_file_path = rerun_file_path(&self.options.db, run_id);
         let mut recap = recap::build(RunFacts {
             run_id,
             command: self.command,
-            dry_run: self.settings.dry_run,
+            dry_run: self.options.dry_run,
             pool,
             pool_complete,
             outcomes: &state.outcomes,
             stopped: state.stopped,
             stop_detail: state.stop_detail.clone(),
-            budget: self.settings.budget,
+            budget: self.options.budget,
             planned,
-            rerun_prefix: &self.settings.rerun_prefix,
+            rerun_prefix: &self.options.rerun_prefix,
             rerun_file_path: &rerun_file_path,
             exit_override: state.exit_override,
             unknown_writes: blocked,
@@ -92,8 +92,8 @@ impl Run<'_> {
             recap.failed.len(),
         );
         recap.notes = notes;
-        write_rerun_file(&mut recap, &self.settings.rerun_prefix);
-        recap.web_url = crate::config::web_url(&self.settings.api_base);
+        write_rerun_file(&mut recap, &self.options.rerun_prefix);
+        recap.web_url = self.options.web_url.clone();
         recap.links = pool
             .iter()
             .filter_map(|item| {

@@ -22,7 +22,7 @@ impl Run<'_> {
         progress: &mut Progress,
     ) -> anyhow::Result<BTreeMap<i64, DateTime<Utc>>> {
         let mut settles_at = BTreeMap::new();
-        for write in self.store.unknown_writes(&self.settings.repos, self.now)? {
+        for write in self.store.unknown_writes(&self.options.repos, self.now)? {
             let finding = classifier.reconcile(self.reader, self.store, &write);
             let pending = match &finding {
                 Ok(Some((settled, _))) => {
@@ -60,7 +60,7 @@ impl Run<'_> {
 
     /// `settle_after` as a duration on the clock of journal times.
     fn settle_after(&self) -> chrono::Duration {
-        chrono::Duration::from_std(self.settings.settle_after)
+        chrono::Duration::from_std(self.options.settle_after)
             .unwrap_or_else(|_| chrono::Duration::days(1))
     }
 }

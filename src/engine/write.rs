@@ -121,7 +121,7 @@ impl Run<'_> {
     /// Whether `--max-writes` leaves no room for the item's writes (the first time, the run
     /// stops there; later items are unfinished too).
     fn over_cap(&self, state: &mut State, pace: &mut Pace, plan: &Plan) -> bool {
-        let Some(cap) = self.settings.max_writes else {
+        let Some(cap) = self.options.max_writes else {
             return false;
         };
         let remote = plan.writes.iter().filter(|write| !write.is_local()).count() as u64;
@@ -147,7 +147,7 @@ impl Run<'_> {
         state: &mut State,
         pending: Pending,
     ) -> Option<(Plan, DateTime<Utc>)> {
-        if pending.read.elapsed() <= self.settings.recheck_after {
+        if pending.read.elapsed() <= self.options.recheck_after {
             return Some((pending.plan, pending.read_at));
         }
         let item = &pending.plan.item;
@@ -195,7 +195,7 @@ impl Run<'_> {
                     repo: &item.repo,
                     pr: item.number,
                     head_sha: Some(head_sha),
-                    max_attempts: self.settings.sweep.attempts_per_trigger,
+                    max_attempts: self.options.attempts_per_trigger,
                 };
                 self.store.enqueue(&row, Utc::now())?;
                 dates.push(Utc::now());
@@ -269,7 +269,7 @@ impl Run<'_> {
         let (wait, why) = pacing::wait(
             &pace.sent_at,
             pace.started.elapsed(),
-            self.settings.write_interval,
+            self.options.write_interval,
         );
         if wait.is_zero() {
             return false;
