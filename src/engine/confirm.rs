@@ -140,7 +140,7 @@ impl Run<'_> {
 
 /// The "Choose items" list: item, title, disposition and writes in aligned columns, as in the
 /// plan table above it (titles cut at 40 characters).
-fn choice_labels(rows: &[PlanRow]) -> Vec<String> {
+pub(super) fn choice_labels(rows: &[PlanRow]) -> Vec<String> {
     let title = |row: &PlanRow| -> String {
         let title = report::clean(&row.title);
         if title.chars().count() > 40 {

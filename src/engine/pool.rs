@@ -276,7 +276,7 @@ pub fn canonicalise_repos(
 
 /// The recap's note when an organisation has more repositories than one search looks at.
 /// Best effort: when the count cannot be read, nothing is said.
-fn org_search_note(client: &dyn Reader, org: &str) -> Option<String> {
+pub(super) fn org_search_note(client: &dyn Reader, org: &str) -> Option<String> {
     let count = client.org_repository_count(org).ok()?;
     (count > github::SEARCH_REPOSITORY_CAP).then(|| {
         format!(

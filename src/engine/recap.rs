@@ -124,7 +124,7 @@ fn completed_dispositions<'a>(
 
 /// Where the selector of a run's rerun line goes when it is too long for the command line: a
 /// `rerun` folder beside the database, one file per run.
-fn rerun_file_path(db: &std::path::Path, run_id: i64) -> String {
+pub(super) fn rerun_file_path(db: &std::path::Path, run_id: i64) -> String {
     let folder = db
         .parent()
         .filter(|parent| !parent.as_os_str().is_empty())
@@ -139,7 +139,7 @@ fn rerun_file_path(db: &std::path::Path, run_id: i64) -> String {
 /// Writes a long rerun selector to its file, one item range per line. If it cannot be written,
 /// the rerun line carries the selector inline after all (long, but nothing is lost) and says
 /// why in a note.
-fn write_rerun_file(recap: &mut recap::Recap, prefix: &str) {
+pub(super) fn write_rerun_file(recap: &mut recap::Recap, prefix: &str) {
     let Some(file) = &recap.rerun_file else {
         return;
     };
