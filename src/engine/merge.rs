@@ -114,7 +114,7 @@ impl<'a> MergeClassifier<'a> {
     /// Marks a PR the gate already knows as blocked, without any read.
     fn block(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         why: &str,
         now: DateTime<Utc>,
@@ -197,7 +197,7 @@ impl Classifier for MergeClassifier<'_> {
     fn list(
         &mut self,
         client: &Client,
-        _store: &mut Store,
+        _store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
         let query = self.query(scope);
@@ -239,7 +239,7 @@ impl Classifier for MergeClassifier<'_> {
     fn classify(
         &mut self,
         client: &Client,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Value>,
         now: DateTime<Utc>,
@@ -404,13 +404,13 @@ impl Classifier for MergeClassifier<'_> {
         })
     }
 
-    fn finish(&mut self, store: &Store) -> anyhow::Result<()> {
+    fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
         store.record_gates(&std::mem::take(&mut self.observed))
     }
 
     fn after_writes(
         &mut self,
-        _store: &Store,
+        _store: &dyn Store,
         _plan: &Plan,
         _dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {

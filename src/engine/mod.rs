@@ -79,7 +79,7 @@ pub trait Classifier {
     fn list(
         &mut self,
         client: &Client,
-        store: &mut Store,
+        store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Value)>, ApiError>;
 
@@ -89,7 +89,7 @@ pub trait Classifier {
     fn reconcile(
         &mut self,
         _client: &Client,
-        _store: &Store,
+        _store: &dyn Store,
         _write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
         Ok(None)
@@ -99,7 +99,7 @@ pub trait Classifier {
     /// Returns whether the run goes on (a refused merge is that PR's failed attempt).
     fn after_refused_write(
         &mut self,
-        _store: &Store,
+        _store: &dyn Store,
         _plan: &Plan,
         _error: &WriteError,
     ) -> anyhow::Result<bool> {
@@ -112,7 +112,7 @@ pub trait Classifier {
     }
 
     /// Called once at the end of the run, after the recap is built.
-    fn finish(&mut self, _store: &Store) -> anyhow::Result<()> {
+    fn finish(&mut self, _store: &dyn Store) -> anyhow::Result<()> {
         Ok(())
     }
 
@@ -148,7 +148,7 @@ pub trait Classifier {
     fn classify(
         &mut self,
         client: &Client,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Value>,
         now: DateTime<Utc>,
@@ -158,7 +158,7 @@ pub trait Classifier {
     /// each write, where it said.
     fn after_writes(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()>;
@@ -175,7 +175,7 @@ pub enum Mode {
 
 pub struct Run<'a> {
     pub client: &'a Client,
-    pub store: &'a mut Store,
+    pub store: &'a mut dyn Store,
     pub settings: &'a Settings,
     pub ui: &'a Ui,
     pub now: DateTime<Utc>,
@@ -212,11 +212,9 @@ struct Progress {
     blocked: bool,
 }
 
-/// Whether an error came from the store (SQLite) rather than from anything else.
+/// Whether an error came from the store rather than from anything else.
 fn store_failure(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|cause| cause.downcast_ref::<rusqlite::Error>().is_some())
+    crate::store::is_failure(error)
 }
 
 impl State {
@@ -268,7 +266,7 @@ impl State {
 /// says why. Returns the notes for the recap.
 pub fn canonicalise_repos(
     client: &Client,
-    store: &mut Store,
+    store: &mut dyn Store,
     settings: &mut Settings,
 ) -> anyhow::Result<Vec<String>> {
     let mut notes = Vec::new();

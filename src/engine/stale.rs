@@ -47,7 +47,7 @@ impl<'a> StaleClassifier<'a> {
     fn history(
         &self,
         client: &Client,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         facts: &ItemFacts,
     ) -> Result<Option<History>, ReadError> {
@@ -154,7 +154,7 @@ impl Classifier for StaleClassifier<'_> {
     fn list(
         &mut self,
         client: &Client,
-        _store: &mut Store,
+        _store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
         let Scope::Repo(repo) = scope else {
@@ -176,7 +176,7 @@ impl Classifier for StaleClassifier<'_> {
     fn classify(
         &mut self,
         client: &Client,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Value>,
         now: DateTime<Utc>,
@@ -239,7 +239,7 @@ impl Classifier for StaleClassifier<'_> {
     fn reconcile(
         &mut self,
         client: &Client,
-        _store: &Store,
+        _store: &dyn Store,
         write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
@@ -289,7 +289,7 @@ impl Classifier for StaleClassifier<'_> {
     /// depends on it. Any other refusal stops the run.
     fn after_refused_write(
         &mut self,
-        _store: &Store,
+        _store: &dyn Store,
         _plan: &Plan,
         error: &github::WriteError,
     ) -> anyhow::Result<bool> {
@@ -298,7 +298,7 @@ impl Classifier for StaleClassifier<'_> {
 
     fn after_writes(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
