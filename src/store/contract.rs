@@ -318,6 +318,68 @@ fn finish_run_recap_round_trip(store: &mut dyn Store) {
     assert_eq!(store.runs(1).unwrap().len(), 1);
 }
 
+/// Gate entries read back as recorded, in one transaction for a run's observations; the
+/// merged marker survives a later observation; a budget reads back, a missing one is fresh.
+fn gate_and_budget_round_trip(store: &mut dyn Store) {
+    let seven = ItemRef::new(&repo(), 7);
+    let eight = ItemRef::new(&repo(), 8);
+    let gate = |head: &str| Gate {
+        head_sha: head.into(),
+        approved_at: Some(now() - Duration::hours(1)),
+        ci_passed_at: Some(now() - Duration::minutes(5)),
+        blocked: None,
+        merged_at: None,
+    };
+    store
+        .record_gates(&[
+            (seven.clone(), gate("a"), now()),
+            (eight.clone(), gate("b"), now()),
+        ])
+        .unwrap();
+    assert_eq!(store.gate(&seven).unwrap(), Some(gate("a")));
+    assert_eq!(
+        store.gates(&[repo()]).unwrap(),
+        vec![(seven.clone(), gate("a")), (eight.clone(), gate("b"))]
+    );
+    store.record_merged(&seven, "a", now()).unwrap();
+    store.record_gate(&seven, &gate("a"), now()).unwrap();
+    let kept = store.gate(&seven).unwrap().unwrap();
+    assert_eq!(kept.merged_at, Some(now()), "the merged marker is kept");
+    assert_eq!(store.budget(&eight).unwrap(), Budget::default());
+    let budget = Budget {
+        attempts: 3,
+        last: Some(now()),
+        watermark: Some(now() - Duration::hours(1)),
+    };
+    store.record_budget(&eight, &budget).unwrap();
+    assert_eq!(store.budget(&eight).unwrap(), budget);
+}
+
+/// Rows kept under a repository's old name move to its new one when its id is seen renamed.
+fn rows_follow_a_renamed_repository(store: &mut dyn Store) {
+    assert_eq!(store.follow_repository(42, &repo()).unwrap(), None);
+    let key = add(store, 7, "a", 3, 0);
+    let item = ItemRef::new(&repo(), 7);
+    store.record_gate(&item, &Gate::default(), now()).unwrap();
+    store
+        .record_stale_mark(&item, "Stale", now(), now())
+        .unwrap();
+    let renamed: RepoRef = "o/renamed".parse().unwrap();
+    assert_eq!(
+        store.follow_repository(42, &renamed).unwrap().as_deref(),
+        Some("o/r")
+    );
+    assert_eq!(store.follow_repository(42, &renamed).unwrap(), None);
+    let moved = ItemRef::new(&renamed, 7);
+    let rows = store.queue_rows(&renamed, 7).unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].key, key.replace("o/r#", "o/renamed#"));
+    assert!(store.queue_rows(&repo(), 7).unwrap().is_empty());
+    assert!(store.gate(&moved).unwrap().is_some());
+    assert!(store.gate(&item).unwrap().is_none());
+    assert!(store.stale_mark(&moved, "Stale").unwrap().is_some());
+}
+
 /// A test per check for a backend, each on a fresh store from `$fresh` (which returns what must
 /// live as long as the store, and the store).
 macro_rules! contract {
@@ -351,6 +413,8 @@ contract!(
         journal_intent_outcome_unknown,
         stale_mark_record_forget,
         finish_run_recap_round_trip,
+        gate_and_budget_round_trip,
+        rows_follow_a_renamed_repository,
     ]
 );
 
@@ -364,5 +428,7 @@ contract!(
         journal_intent_outcome_unknown,
         stale_mark_record_forget,
         finish_run_recap_round_trip,
+        gate_and_budget_round_trip,
+        rows_follow_a_renamed_repository,
     ]
 );
