@@ -13,8 +13,7 @@ use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
-use crate::store::http_cache::SqliteCache;
-use crate::store::Store;
+use crate::store::{self, Location};
 use crate::ui::Ui;
 
 /// What every command gets from `main`.
@@ -76,20 +75,21 @@ pub fn run_engine(
         eprintln!("Using the config file {}.", path.display());
     }
     // A snapshot replay leaves the maintainer's state alone unless a database is named.
-    let mut store = if settings.snapshot.is_some() && !settings.db_given {
-        Store::in_memory()?
+    let location = if settings.snapshot.is_some() && !settings.db_given {
+        Location::Memory
     } else {
-        Store::open(&settings.db)?
+        Location::File(settings.db.clone())
     };
-    for warning in &store.warnings {
+    let mut store = store::open(&location)?;
+    for warning in store.warnings() {
         ui.warn(warning);
     }
     if settings.snapshot.is_none() {
-        client.set_cache(Box::new(SqliteCache::open(&settings.db)?));
+        client.set_cache(store.response_cache()?);
     }
     let mut options = engine_options(&settings);
     let notes = if settings.snapshot.is_none() {
-        crate::engine::canonicalise_repos(&client, &mut store, &mut options)?
+        crate::engine::canonicalise_repos(&client, store.as_mut(), &mut options)?
     } else {
         Vec::new()
     };
@@ -107,7 +107,7 @@ pub fn run_engine(
     let recap = Run {
         reader: &client,
         writer: &client,
-        store: &mut store,
+        store: store.as_mut(),
         options: &options,
         ui,
         now,

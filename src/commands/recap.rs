@@ -8,7 +8,7 @@ use crate::cli::{GlobalArgs, RecapArgs};
 use crate::exit::Fatal;
 use crate::item::ItemRef;
 use crate::report;
-use crate::store::Store;
+use crate::store::{self, Location};
 
 fn db_path(context: &Context, args: &GlobalArgs) -> Result<PathBuf, Fatal> {
     match &args.db {
@@ -34,8 +34,8 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         ))
         .into());
     }
-    let store = Store::open(&path)?;
-    for warning in &store.warnings {
+    let store = store::open(&Location::File(path.clone()))?;
+    for warning in store.warnings() {
         context.ui.warn(warning);
     }
     if let Some(item) = &recap.acknowledge {

@@ -61,7 +61,7 @@ pub trait Classifier {
     fn list(
         &mut self,
         github: &dyn Reader,
-        store: &mut Store,
+        store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError>;
 
@@ -71,7 +71,7 @@ pub trait Classifier {
     fn reconcile(
         &mut self,
         _github: &dyn Reader,
-        _store: &Store,
+        _store: &dyn Store,
         _write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
         Ok(None)
@@ -81,7 +81,7 @@ pub trait Classifier {
     /// Returns whether the run goes on (a refused merge is that PR's failed attempt).
     fn after_refused_write(
         &mut self,
-        _store: &Store,
+        _store: &dyn Store,
         _plan: &Plan,
         _error: &WriteError,
     ) -> anyhow::Result<bool> {
@@ -94,7 +94,7 @@ pub trait Classifier {
     }
 
     /// Called once at the end of the run, after the recap is built.
-    fn finish(&mut self, _store: &Store) -> anyhow::Result<()> {
+    fn finish(&mut self, _store: &dyn Store) -> anyhow::Result<()> {
         Ok(())
     }
 
@@ -130,7 +130,7 @@ pub trait Classifier {
     fn classify(
         &mut self,
         github: &dyn Reader,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
@@ -140,7 +140,7 @@ pub trait Classifier {
     /// each write, where it said.
     fn after_writes(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()>;

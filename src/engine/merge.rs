@@ -115,7 +115,7 @@ impl<'a> MergeClassifier<'a> {
     /// Marks a PR the gate already knows as blocked, without any read.
     fn block(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         why: &str,
         now: DateTime<Utc>,
@@ -192,7 +192,7 @@ impl Classifier for MergeClassifier<'_> {
     fn list(
         &mut self,
         github: &dyn Reader,
-        _store: &mut Store,
+        _store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let query = self.query(scope);
@@ -224,7 +224,7 @@ impl Classifier for MergeClassifier<'_> {
     fn classify(
         &mut self,
         github: &dyn Reader,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
@@ -389,13 +389,13 @@ impl Classifier for MergeClassifier<'_> {
         })
     }
 
-    fn finish(&mut self, store: &Store) -> anyhow::Result<()> {
+    fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
         store.record_gates(&std::mem::take(&mut self.observed))
     }
 
     fn after_writes(
         &mut self,
-        _store: &Store,
+        _store: &dyn Store,
         _plan: &Plan,
         _dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {

@@ -88,7 +88,7 @@ pub struct Run<'a> {
     pub reader: &'a dyn Reader,
     /// Where the writes go.
     pub writer: &'a dyn Writer,
-    pub store: &'a mut Store,
+    pub store: &'a mut dyn Store,
     pub options: &'a Options,
     pub ui: &'a Ui,
     pub now: DateTime<Utc>,

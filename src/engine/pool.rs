@@ -207,7 +207,7 @@ fn blocked_reason(
 /// says why. Returns the notes for the recap.
 pub fn canonicalise_repos(
     client: &dyn Reader,
-    store: &mut Store,
+    store: &mut dyn Store,
     options: &mut Options,
 ) -> anyhow::Result<Vec<String>> {
     let mut notes = Vec::new();

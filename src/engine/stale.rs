@@ -46,7 +46,7 @@ impl<'a> StaleClassifier<'a> {
     fn history(
         &self,
         github: &dyn Reader,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         facts: &ItemFacts,
     ) -> Result<Option<History>, ReadError> {
@@ -142,7 +142,7 @@ impl Classifier for StaleClassifier<'_> {
     fn list(
         &mut self,
         github: &dyn Reader,
-        _store: &mut Store,
+        _store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let Scope::Repo(repo) = scope else {
@@ -165,7 +165,7 @@ impl Classifier for StaleClassifier<'_> {
     fn classify(
         &mut self,
         github: &dyn Reader,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
@@ -223,7 +223,7 @@ impl Classifier for StaleClassifier<'_> {
     fn reconcile(
         &mut self,
         github: &dyn Reader,
-        _store: &Store,
+        _store: &dyn Store,
         write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
@@ -267,7 +267,7 @@ impl Classifier for StaleClassifier<'_> {
     /// depends on it. Any other refusal stops the run.
     fn after_refused_write(
         &mut self,
-        _store: &Store,
+        _store: &dyn Store,
         _plan: &Plan,
         error: &github::WriteError,
     ) -> anyhow::Result<bool> {
@@ -276,7 +276,7 @@ impl Classifier for StaleClassifier<'_> {
 
     fn after_writes(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {

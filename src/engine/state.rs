@@ -37,9 +37,7 @@ pub(super) struct Progress {
 
 /// Whether an error came from the store (SQLite) rather than from anything else.
 pub(super) fn store_failure(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|cause| cause.downcast_ref::<rusqlite::Error>().is_some())
+    crate::store::is_failure(error)
 }
 
 impl State {

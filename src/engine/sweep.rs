@@ -17,11 +17,10 @@ use crate::policy::disposition::Disposition;
 use crate::policy::merge::{self, short, MergeMethod, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::{Settled, Write};
-use crate::store::gate::{budget_on, gate_on};
 use crate::store::queue::{
     merge_key, run_owner, Claim, Holder, Lease, NewRow, DEFAULT_LEASE_MINUTES,
 };
-use crate::store::{Store, UnknownWrite};
+use crate::store::{ClaimFacts, Store, UnknownWrite};
 
 pub struct SweepClassifier<'a> {
     rules: &'a SweepRules,
@@ -75,7 +74,7 @@ impl<'a> SweepClassifier<'a> {
     /// The lost-trigger recovery: a due gate entry with no live queue row gets one.
     fn recover(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         scope: &[crate::item::RepoRef],
     ) -> anyhow::Result<Vec<(ItemRef, String)>> {
         let mut due = Vec::new();
@@ -120,7 +119,7 @@ impl<'a> SweepClassifier<'a> {
     /// with whose lease it is and when it ends. Returns the rows a dry run would claim.
     fn settle_leases(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         repo: &crate::item::RepoRef,
     ) -> anyhow::Result<Vec<Lease>> {
         let mut released: BTreeMap<(Option<i64>, Holder), Vec<String>> = BTreeMap::new();
@@ -178,7 +177,7 @@ impl<'a> SweepClassifier<'a> {
     }
 
     /// Charges one attempt to the PR's budget.
-    fn charge(&self, store: &Store, item: &ItemRef) -> anyhow::Result<()> {
+    fn charge(&self, store: &dyn Store, item: &ItemRef) -> anyhow::Result<()> {
         let stamp = store.gate(item)?.and_then(|gate| gate.stamp());
         let budget = store.budget(item)?;
         store.record_budget(item, &budget_policy::after(&budget, stamp, self.now))
@@ -187,7 +186,7 @@ impl<'a> SweepClassifier<'a> {
     /// A deferral: the PR stays, the attempt is charged (or not), the row goes back.
     fn defer(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         title: &str,
         why: String,
@@ -210,7 +209,7 @@ impl<'a> SweepClassifier<'a> {
     /// The trigger ends: the row is abandoned, the gate forgets what it no longer means.
     fn end(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         title: &str,
         disposition: Disposition,
@@ -233,7 +232,7 @@ impl SweepClassifier<'_> {
     /// Carries out the bookkeeping a guard route asks for, and says so in the plan.
     fn follow(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         title: &str,
         head: &str,
@@ -355,7 +354,7 @@ impl Classifier for SweepClassifier<'_> {
     fn list(
         &mut self,
         _github: &dyn Reader,
-        store: &mut Store,
+        store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let Scope::Repo(repo) = scope else {
@@ -409,13 +408,10 @@ impl Classifier for SweepClassifier<'_> {
         }
         let rules = self.rules;
         let lease = Duration::minutes(DEFAULT_LEASE_MINUTES);
-        let mut admit = |connection: &rusqlite::Connection, claim: &Claim, now: DateTime<Utc>| {
-            // Inside the claim's transaction: the budget read and the lease commit together.
-            let gate = gate_on(connection, &claim.repo, claim.pr)
-                .ok()
-                .flatten()
-                .unwrap_or_default();
-            let budget = budget_on(connection, &claim.repo, claim.pr).unwrap_or_default();
+        let mut admit = |_claim: &Claim, facts: &ClaimFacts, now: DateTime<Utc>| {
+            // Read inside the claim's transaction: the budget read and the lease commit together.
+            let gate = facts.gate.clone().unwrap_or_default();
+            let budget = facts.budget.clone();
             let marked = gate.merged_at.is_some_and(|merged| {
                 now - merged < Duration::hours(i64::from(rules.merged_marker_hours))
             });
@@ -458,7 +454,7 @@ impl Classifier for SweepClassifier<'_> {
     fn classify(
         &mut self,
         github: &dyn Reader,
-        store: &Store,
+        store: &dyn Store,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
@@ -550,7 +546,7 @@ impl Classifier for SweepClassifier<'_> {
 
     fn after_writes(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
@@ -570,7 +566,7 @@ impl Classifier for SweepClassifier<'_> {
 
     fn after_refused_write(
         &mut self,
-        store: &Store,
+        store: &dyn Store,
         plan: &Plan,
         error: &WriteError,
     ) -> anyhow::Result<bool> {
@@ -608,7 +604,7 @@ impl Classifier for SweepClassifier<'_> {
     fn reconcile(
         &mut self,
         github: &dyn Reader,
-        store: &Store,
+        store: &dyn Store,
         write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
         if !write.is_merge() {
@@ -633,7 +629,7 @@ impl Classifier for SweepClassifier<'_> {
         )))
     }
 
-    fn finish(&mut self, store: &Store) -> anyhow::Result<()> {
+    fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
         // Rows leased but not finished (not confirmed, a dry run, an outage) go back at once.
         for key in store.held_by(&self.owner)? {
             store.release(&key, &self.owner, Utc::now())?;

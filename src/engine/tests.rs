@@ -275,7 +275,7 @@ fn options(db: &std::path::Path) -> Options {
 /// One stale sweep over the scripted world.
 struct Harness {
     _dir: tempfile::TempDir,
-    store: Store,
+    store: Box<dyn Store>,
     options: Options,
 }
 
@@ -283,7 +283,7 @@ impl Harness {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("state.db");
-        let store = Store::open(&db).unwrap();
+        let store = crate::store::open(&crate::store::Location::File(db.clone())).unwrap();
         Harness {
             options: options(&db),
             _dir: dir,
@@ -308,7 +308,7 @@ impl Harness {
         Run {
             reader: github,
             writer: github,
-            store: &mut self.store,
+            store: self.store.as_mut(),
             options: &self.options,
             ui: &ui,
             now: now(),
@@ -563,7 +563,7 @@ impl Classifier for Enqueues {
     fn list(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &mut Store,
+        _store: &mut dyn Store,
         _scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         Ok(self
@@ -581,7 +581,7 @@ impl Classifier for Enqueues {
     fn classify(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &Store,
+        _store: &dyn Store,
         item: &ItemRef,
         _listed: Option<&Listed>,
         _now: DateTime<Utc>,
@@ -598,7 +598,7 @@ impl Classifier for Enqueues {
         })
     }
 
-    fn after_writes(&mut self, _: &Store, _: &Plan, _: &[DateTime<Utc>]) -> anyhow::Result<()> {
+    fn after_writes(&mut self, _: &dyn Store, _: &Plan, _: &[DateTime<Utc>]) -> anyhow::Result<()> {
         Ok(())
     }
 }
@@ -642,7 +642,7 @@ fn a_repository_is_swept_by_its_canonical_name() {
     let mut options = harness.options.clone();
     options.repos.push("o/other".parse().unwrap());
     options.only = Some([ItemRef::new(&repo(), 5)].into_iter().collect());
-    let notes = super::canonicalise_repos(&github, &mut harness.store, &mut options).unwrap();
+    let notes = super::canonicalise_repos(&github, harness.store.as_mut(), &mut options).unwrap();
     assert_eq!(
         options.repos,
         [
@@ -667,7 +667,7 @@ fn a_repository_is_swept_by_its_canonical_name() {
         ["o/r is now o/renamed (GitHub redirected it; repository id 42): swept as o/renamed"]
     );
     // The next run, under the new name, knows the id already: nothing to say.
-    let notes = super::canonicalise_repos(&github, &mut harness.store, &mut options).unwrap();
+    let notes = super::canonicalise_repos(&github, harness.store.as_mut(), &mut options).unwrap();
     assert!(notes.is_empty(), "{notes:?}");
 }
 

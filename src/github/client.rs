@@ -116,24 +116,8 @@ pub struct Client {
     links: RefCell<std::collections::BTreeMap<String, String>>,
 }
 
-/// An answer kept for conditional requests: its validators, body and next page.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cached {
-    pub etag: Option<String>,
-    pub last_modified: Option<String>,
-    pub body: String,
-    pub next: Option<String>,
-    /// The fingerprint of the token the validators were given to ([`token_fingerprint`]).
-    pub token: Option<String>,
-}
-
-/// Where answers are kept between runs, so a repeated read asks "changed since?" and a 304
-/// (which GitHub does not charge against the rate limit) reuses the body. Best effort: a cache
-/// that fails only costs requests.
-pub trait ResponseCache {
-    fn lookup(&self, url: &str) -> Option<Cached>;
-    fn keep(&self, url: &str, cached: &Cached);
-}
+/// The cache port lives below both the client and the store; the client uses it from here.
+pub use crate::http_cache::{Cached, ResponseCache};
 
 pub struct LiveOptions {
     pub search_interval: Duration,

@@ -109,7 +109,7 @@ impl Snapshot {
 
     pub fn save(&self, path: &Path) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        crate::store::write_private(path, text.as_bytes())
+        crate::private_file::write_private(path, text.as_bytes())
             .with_context(|| format!("writing the snapshot {}", path.display()))
     }
 }

@@ -5,10 +5,10 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::Store;
+use super::SqliteStore;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::sweep::{self, Budget, Gate};
-use crate::policy::write::Settled;
+use crate::store::MergeGate;
 
 fn time(text: Option<String>) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(&text?)
@@ -20,7 +20,7 @@ fn text(time: Option<DateTime<Utc>>) -> Option<String> {
     time.map(|t| t.to_rfc3339())
 }
 
-/// A PR's gate entry, read on any connection (a claim's `admit` reads inside its transaction).
+/// A PR's gate entry, read on any connection (a claim reads it inside its transaction).
 pub fn gate_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Result<Option<Gate>> {
     connection
         .query_row(
@@ -51,8 +51,8 @@ pub fn budget_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Resu
     Ok(sweep::decode(stored.as_deref()))
 }
 
-impl Store {
-    pub fn gate(&self, item: &ItemRef) -> anyhow::Result<Option<Gate>> {
+impl MergeGate for SqliteStore {
+    fn gate(&self, item: &ItemRef) -> anyhow::Result<Option<Gate>> {
         Ok(gate_on(
             &self.connection,
             &item.repo.to_string(),
@@ -61,7 +61,7 @@ impl Store {
     }
 
     /// Every gate entry of these repositories, for the lost-trigger sweep.
-    pub fn gates(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<(ItemRef, Gate)>> {
+    fn gates(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<(ItemRef, Gate)>> {
         let mut found = Vec::new();
         for repo in repos {
             let mut statement = self
@@ -81,7 +81,7 @@ impl Store {
     }
 
     /// Records what was observed of a PR. The merged marker is kept.
-    pub fn record_gate(
+    fn record_gate(
         &self,
         item: &ItemRef,
         gate: &Gate,
@@ -106,10 +106,7 @@ impl Store {
     }
 
     /// Records a run's observations in one transaction (one commit, not one per PR).
-    pub fn record_gates(
-        &self,
-        observations: &[(ItemRef, Gate, DateTime<Utc>)],
-    ) -> anyhow::Result<()> {
+    fn record_gates(&self, observations: &[(ItemRef, Gate, DateTime<Utc>)]) -> anyhow::Result<()> {
         if observations.is_empty() {
             return Ok(());
         }
@@ -123,7 +120,7 @@ impl Store {
     }
 
     /// The merged marker, set only after a real merge (or a merge found on GitHub).
-    pub fn record_merged(
+    fn record_merged(
         &self,
         item: &ItemRef,
         head_sha: &str,
@@ -137,7 +134,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget> {
+    fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget> {
         Ok(budget_on(
             &self.connection,
             &item.repo.to_string(),
@@ -147,7 +144,7 @@ impl Store {
 
     /// After a merge was found on GitHub: the PR's waiting and claimed merge rows are done,
     /// whoever held them.
-    pub fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
         Ok(self.connection.execute(
             "UPDATE queue SET status = 'done', owner = NULL, leased_until = NULL, updated_at = ?3
              WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status IN ('pending', 'claimed')",
@@ -157,7 +154,7 @@ impl Store {
 
     /// After a merge was found not to have happened: the PR's claimed rows go back to pending
     /// (their lease belonged to a run that is over).
-    pub fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
         Ok(self.connection.execute(
             "UPDATE queue SET status = 'pending', owner = NULL, leased_until = NULL, updated_at = ?3
              WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status = 'claimed'",
@@ -165,7 +162,7 @@ impl Store {
         )?)
     }
 
-    pub fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()> {
+    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()> {
         self.connection.execute(
             "INSERT INTO sweep_budget (repo, pr, budget) VALUES (?1, ?2, ?3)
              ON CONFLICT (repo, pr) DO UPDATE SET budget = ?3",
@@ -177,22 +174,18 @@ impl Store {
         )?;
         Ok(())
     }
-
-    /// Settles a journal row whose outcome was unknown, once GitHub has been asked.
-    pub fn resolve_journal(&self, id: i64, found: Settled, detail: &str) -> anyhow::Result<()> {
-        self.journal_outcome(id, found.outcome(), detail)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::write::JournalWrite;
+    use crate::policy::write::{JournalWrite, Settled};
+    use crate::store::{RunLog, WriteJournal};
 
     #[test]
     fn a_settled_write_is_journaled_with_its_word_and_no_longer_unknown() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
         let run = store
             .start_run("stale-sweep", "gh-sweep stale-sweep")
             .unwrap();
@@ -237,7 +230,7 @@ mod tests {
     #[test]
     fn a_damaged_budget_row_reads_as_fresh() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("state.db")).unwrap();
+        let store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
         let item: ItemRef = "o/r#7".parse().unwrap();
         assert_eq!(store.budget(&item).unwrap(), Budget::default());
         store

@@ -10,14 +10,14 @@ use std::time::Duration;
 use chrono::Utc;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::github::client::{Cached, ResponseCache};
+use crate::http_cache::{Cached, ResponseCache};
 
 pub struct SqliteCache {
     connection: Connection,
 }
 
 impl SqliteCache {
-    /// Opens the cache in the store's file (already created and migrated by `Store::open`).
+    /// Opens the cache in the store's file (already created and migrated by `SqliteStore::open`).
     pub fn open(path: &Path) -> anyhow::Result<Self> {
         let connection = Connection::open(path)?;
         connection.busy_timeout(Duration::from_secs(10))?;

@@ -1,0 +1,309 @@
+//! The write journal and stale marks in SQLite: each write's intent before it is sent and its
+//! outcome after, read back to find writes of unknown outcome; and when gh-sweep put a stale
+//! label on.
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension};
+
+use super::{now_text, run_alive, SqliteStore};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::write::{self, JournalWrite, WriteOutcome};
+use crate::store::{StaleMarks, UnknownWrite, WriteJournal, IN_FLIGHT};
+
+/// A write as the journal stores it: JSON of its kind and values.
+fn stored(action: &JournalWrite) -> anyhow::Result<String> {
+    serde_json::to_string(action).with_context(|| format!("journaling the write `{action}`"))
+}
+
+impl WriteJournal for SqliteStore {
+    /// Records that a write is about to be sent. Committed before the request leaves.
+    fn journal_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &JournalWrite,
+    ) -> anyhow::Result<i64> {
+        let action = stored(action)?;
+        self.connection
+            .execute(
+                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
+            )
+            .context("journaling a write before sending it")?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Records the intent of an item's first write, unless another run was writing to the item
+    /// when this run read it, or has since (then what this run read is out of date, and it
+    /// must not write). The
+    /// check and the insert are one `BEGIN IMMEDIATE` transaction, so two overlapping runs
+    /// cannot both pass it.
+    fn journal_first_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &JournalWrite,
+        read_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Option<i64>> {
+        let action = stored(action)?;
+        self.connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .context("taking the store's write lock")?;
+        let result = (|| -> anyhow::Result<Option<i64>> {
+            // Another run's write that had not finished when this run read the item (what this
+            // run read may not show it), unless that run is known to have died.
+            let mut statement = self.connection.prepare(
+                "SELECT journal.outcome_at IS NOT NULL, runs.pid, runs.host FROM journal
+                 JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = ?1 AND journal.run_id != ?2 AND journal.intent_at >= ?4
+                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= ?3)",
+            )?;
+            let others = statement.query_map(
+                params![
+                    item.to_string(),
+                    run_id,
+                    read_at.to_rfc3339(),
+                    (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
+                ],
+                |row| {
+                    Ok((
+                        row.get::<_, bool>(0)?,
+                        row.get::<_, Option<i64>>(1)?,
+                        row.get::<_, Option<String>>(2)?,
+                    ))
+                },
+            )?;
+            for other in others {
+                let (finished, pid, host) = other?;
+                if finished || run_alive(pid, host.as_deref()) {
+                    return Ok(None);
+                }
+            }
+            drop(statement);
+            self.connection.execute(
+                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
+            )?;
+            Ok(Some(self.connection.last_insert_rowid()))
+        })();
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.connection.execute_batch(end)?;
+        result
+    }
+
+    /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
+    /// or `unknown`.
+    fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
+        self.connection
+            .execute(
+                "UPDATE journal SET outcome = ?2, outcome_at = ?3, detail = ?4 WHERE id = ?1",
+                params![id, outcome.journal_word(), now_text(), detail],
+            )
+            .context("journaling a write's outcome")?;
+        Ok(())
+    }
+
+    /// Writes in these repositories whose outcome is unknown and not yet acknowledged.
+    ///
+    /// A write without an outcome whose run has not finished, and that is younger than
+    /// [`IN_FLIGHT`], belongs to a run still at work (an overlapping cron run): it is that run's
+    /// to settle, not ours.
+    fn unknown_writes(
+        &self,
+        repos: &[RepoRef],
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<UnknownWrite>> {
+        let mut statement = self.connection.prepare(
+            "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
+                    runs.finished_at IS NOT NULL OR journal.intent_at < ?2, runs.pid, runs.host
+             FROM journal JOIN runs ON runs.id = journal.run_id
+             WHERE journal.repo = ?1 AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
+             ORDER BY journal.id",
+        )?;
+        let settled_before =
+            (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
+        let mut found = Vec::new();
+        for repo in repos {
+            let rows = statement.query_map(params![repo.to_string(), settled_before], |row| {
+                let over: bool = row.get(5)?;
+                let pid: Option<i64> = row.get(6)?;
+                let host: Option<String> = row.get(7)?;
+                let write = UnknownWrite {
+                    id: row.get(0)?,
+                    run_id: row.get(1)?,
+                    item: row.get(2)?,
+                    action: JournalWrite::from_stored(&row.get::<_, String>(3)?),
+                    intent_at: DateTime::parse_from_rfc3339(&row.get::<_, String>(4)?)
+                        .map_or(DateTime::<Utc>::MIN_UTC, |time| time.with_timezone(&Utc)),
+                };
+                Ok((write, over || !run_alive(pid, host.as_deref())))
+            })?;
+            for row in rows {
+                let (write, settled) = row?;
+                if settled {
+                    found.push(write);
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The maintainer checked an item by hand: its unknown writes stop blocking it.
+    fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
+        Ok(self.connection.execute(
+            "UPDATE journal SET outcome = 'acknowledged', outcome_at = ?2
+             WHERE item = ?1 AND (outcome IS NULL OR outcome = 'unknown')",
+            params![item.to_string(), now_text()],
+        )?)
+    }
+
+    /// Whether gh-sweep's latest stale label on an item was put on by a run that never got to
+    /// post the stale comment after it.
+    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool> {
+        let labelled = JournalWrite::AddLabels {
+            labels: vec![label.to_string()],
+        };
+        let commented = JournalWrite::Comment {
+            marker: write::marker("mark-stale"),
+        };
+        // An acknowledged write is done: the maintainer checked that it happened.
+        let mut statement = self.connection.prepare(
+            "SELECT journal.action, runs.finished_at IS NOT NULL, runs.pid, runs.host FROM journal
+             JOIN runs ON runs.id = journal.run_id
+             WHERE journal.item = ?1 AND journal.outcome IN ('done', 'acknowledged')
+             ORDER BY journal.id DESC",
+        )?;
+        let rows = statement.query_map([item.to_string()], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, bool>(1)?,
+                row.get::<_, Option<i64>>(2)?,
+                row.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        // Newest first: a stale comment seen before the latest label was posted after it.
+        let mut comment_after = false;
+        for row in rows {
+            let (action, finished, pid, host) = row?;
+            let action = JournalWrite::from_stored(&action);
+            if action == commented {
+                comment_after = true;
+            } else if action == labelled {
+                // The latest label gh-sweep put on; a run still at work may be about to
+                // comment.
+                if !finished && run_alive(pid, host.as_deref()) {
+                    return Ok(false);
+                }
+                return Ok(!comment_after);
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl StaleMarks for SqliteStore {
+    /// When gh-sweep put the stale label on an item, and its last write there.
+    fn stale_mark(
+        &self,
+        item: &ItemRef,
+        label: &str,
+    ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+        let row: Option<(String, String)> = self
+            .connection
+            .query_row(
+                "SELECT labeled_at, last_write_at FROM stale_marks WHERE item = ?1 AND label = ?2 COLLATE NOCASE",
+                params![item.to_string(), label],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        // A damaged row reads as unknown: the events are read instead.
+        Ok(row.and_then(|(labeled, last)| {
+            let labeled = DateTime::parse_from_rfc3339(&labeled)
+                .ok()?
+                .with_timezone(&Utc);
+            let last = DateTime::parse_from_rfc3339(&last)
+                .ok()?
+                .with_timezone(&Utc);
+            Some((labeled, last))
+        }))
+    }
+
+    fn record_stale_mark(
+        &self,
+        item: &ItemRef,
+        label: &str,
+        labeled_at: DateTime<Utc>,
+        last_write_at: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT OR REPLACE INTO stale_marks (item, label, labeled_at, last_write_at) VALUES (?1, ?2, ?3, ?4)",
+            params![item.to_string(), label, labeled_at.to_rfc3339(), last_write_at.to_rfc3339()],
+        )?;
+        Ok(())
+    }
+
+    fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
+        self.connection.execute(
+            "DELETE FROM stale_marks WHERE item = ?1",
+            [item.to_string()],
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::RunLog;
+
+    fn close() -> JournalWrite {
+        JournalWrite::Close {
+            reason: Some("not_planned".into()),
+        }
+    }
+
+    #[test]
+    fn journal_rows_without_outcome_are_unknown_until_acknowledged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        let item: ItemRef = "o/r#3".parse().unwrap();
+        let done = store
+            .journal_intent(
+                run,
+                &item,
+                &write::comment("Stale.", "mark-stale").journal(),
+            )
+            .unwrap();
+        store
+            .journal_outcome(done, crate::policy::write::WriteOutcome::Done, "")
+            .unwrap();
+        store.journal_intent(run, &item, &close()).unwrap();
+        let repo: RepoRef = "o/r".parse().unwrap();
+        assert!(
+            store
+                .unknown_writes(std::slice::from_ref(&repo), Utc::now())
+                .unwrap()
+                .is_empty(),
+            "its run is still at work"
+        );
+        store
+            .connection
+            .execute("UPDATE runs SET finished_at = started_at", [])
+            .unwrap();
+        let unknown = store
+            .unknown_writes(std::slice::from_ref(&repo), Utc::now())
+            .unwrap();
+        assert_eq!(unknown.len(), 1);
+        assert_eq!(unknown[0].action, close());
+        assert_eq!(store.acknowledge(&item).unwrap(), 1);
+        assert!(store
+            .unknown_writes(&[repo], Utc::now())
+            .unwrap()
+            .is_empty());
+    }
+}

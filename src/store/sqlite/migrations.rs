@@ -1,0 +1,408 @@
+//! The SQLite schema and its migrations: each version's step, run once per file inside a
+//! `BEGIN IMMEDIATE` transaction, and the check that a current file has every table.
+
+use super::SqliteStore;
+use crate::exit::Fatal;
+
+/// Each entry migrates the schema from its index to the next version.
+pub(super) const MIGRATIONS: &[&str] = &[
+    // 0 -> 1
+    "CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        command TEXT NOT NULL,
+        argv TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        stopped TEXT,
+        exit_code INTEGER,
+        recap TEXT
+     );
+     CREATE TABLE run_items (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        item TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        phase TEXT,
+        disposition TEXT,
+        detail TEXT,
+        PRIMARY KEY (run_id, item)
+     );
+     CREATE TABLE journal (
+        id INTEGER PRIMARY KEY,
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        item TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        action TEXT NOT NULL,
+        intent_at TEXT NOT NULL,
+        outcome TEXT,
+        outcome_at TEXT,
+        detail TEXT
+     );
+     CREATE INDEX journal_open ON journal(repo) WHERE outcome IS NULL OR outcome = 'unknown';
+     CREATE TABLE stale_marks (
+        item TEXT PRIMARY KEY,
+        label TEXT NOT NULL,
+        labeled_at TEXT NOT NULL,
+        last_write_at TEXT NOT NULL
+     );",
+    // 1 -> 2: the queue of seed 002.
+    "CREATE TABLE queue (
+        key TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        head_sha TEXT,
+        status TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL DEFAULT 3,
+        owner TEXT,
+        leased_until TEXT,
+        enqueued_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        failed_at TEXT,
+        last_error TEXT
+     );
+     CREATE INDEX queue_pr ON queue(repo, pr);
+     CREATE INDEX queue_claimable ON queue(status, enqueued_at);",
+    // 2 -> 3: the merge gate and sweep budgets of seed 001.
+    "CREATE TABLE merge_gate (
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        head_sha TEXT NOT NULL,
+        approved_at TEXT,
+        ci_passed_at TEXT,
+        blocked TEXT,
+        merged_at TEXT,
+        observed_at TEXT NOT NULL,
+        PRIMARY KEY (repo, pr)
+     );
+     CREATE TABLE sweep_budget (
+        repo TEXT NOT NULL,
+        pr INTEGER NOT NULL,
+        budget TEXT NOT NULL,
+        PRIMARY KEY (repo, pr)
+     );",
+    // 3 -> 4: which process ran a run, so a run that died is known at once.
+    "ALTER TABLE runs ADD COLUMN pid INTEGER;
+     ALTER TABLE runs ADD COLUMN host TEXT;",
+    // 4 -> 5: the answers kept for conditional requests (ETag / Last-Modified).
+    "CREATE TABLE http_cache (
+        url TEXT PRIMARY KEY,
+        etag TEXT,
+        last_modified TEXT,
+        body TEXT NOT NULL,
+        next TEXT,
+        stored_at TEXT NOT NULL
+     );",
+    // 5 -> 6: the fingerprint of the token each cached validator was given to.
+    "ALTER TABLE http_cache ADD COLUMN token TEXT;",
+    // 6 -> 7: each repository by its id, which never changes, with the name it had last.
+    "CREATE TABLE repositories (
+        id INTEGER PRIMARY KEY,
+        full_name TEXT NOT NULL,
+        seen_at TEXT NOT NULL
+     );",
+    // 7 -> 8: the journal keeps each write as data (JSON of `JournalWrite`), not as its words.
+    // Today's rows are read back from the words versions 1 to 7 wrote (`Write`'s text then);
+    // `GLOB` matches case-sensitively, as the words were compared. Words these versions never
+    // wrote are kept as they are, unrecognised (their item stays blocked until checked).
+    "UPDATE journal SET action = CASE
+        WHEN action GLOB 'comment <*' THEN
+            json_object('kind', 'comment', 'marker', substr(action, 9))
+        WHEN action GLOB 'label +*' THEN
+            json_object('kind', 'add-labels', 'labels',
+                json('[' || replace(json_quote(substr(action, 8)), ', +', '\",\"') || ']'))
+        WHEN action GLOB 'label -*' THEN
+            json_object('kind', 'remove-label', 'label', substr(action, 8))
+        WHEN action = 'close' THEN
+            json_object('kind', 'close', 'reason', NULL)
+        WHEN action GLOB 'close (*)' THEN
+            json_object('kind', 'close', 'reason', substr(action, 8, length(action) - 8))
+        WHEN action GLOB 'merge * (*)' THEN
+            json_object('kind', 'merge',
+                'sha', substr(action, 7, instr(action, ' (') - 7),
+                'method', substr(action, instr(action, ' (') + 2,
+                    length(action) - instr(action, ' (') - 2))
+        ELSE json_object('kind', 'unrecognised', 'text', action)
+     END;",
+];
+
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// The tables the migrations create, by name.
+fn expected_tables() -> Vec<&'static str> {
+    MIGRATIONS
+        .iter()
+        .flat_map(|sql| sql.split("CREATE TABLE ").skip(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect()
+}
+
+impl SqliteStore {
+    /// Every table the migrations create is there: a file whose schema version says it is
+    /// current but that lost a table (damaged, or changed by another program) is refused up
+    /// front, naming the file, instead of failing mid-run on a raw SQL error.
+    pub(super) fn check_tables(&self) -> anyhow::Result<()> {
+        let unusable = |detail: String| {
+            Fatal::Usage(format!(
+                "cannot use the database {}: {detail}; pass --db PATH to use another file",
+                self.path.display()
+            ))
+        };
+        let present: Vec<String> = {
+            let mut statement = self
+                .connection
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+                .map_err(|error| unusable(error.to_string()))?;
+            let rows = statement
+                .query_map([], |row| row.get(0))
+                .map_err(|error| unusable(error.to_string()))?;
+            rows.collect::<Result<_, _>>()
+                .map_err(|error| unusable(error.to_string()))?
+        };
+        let missing: Vec<&str> = expected_tables()
+            .into_iter()
+            .filter(|table| !present.iter().any(|name| name == table))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        Err(unusable(format!(
+            "its schema version is {SCHEMA_VERSION} but it has no table {} (it was damaged or changed by another program)",
+            missing
+                .iter()
+                .map(|table| format!("`{table}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .into())
+    }
+
+    /// Runs the migrations, one step per `BEGIN IMMEDIATE` transaction that reads the version
+    /// inside it, so overlapping first runs on a new file migrate it exactly once.
+    pub(super) fn migrate(&mut self) -> anyhow::Result<()> {
+        loop {
+            let transaction = self
+                .connection
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let version: i64 =
+                transaction.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+            if version > SCHEMA_VERSION {
+                return Err(Fatal::Usage(format!(
+                    "the database {} has schema version {version}, newer than this gh-sweep knows ({SCHEMA_VERSION}): upgrade gh-sweep, or pass --db PATH",
+                    self.path.display()
+                ))
+                .into());
+            }
+            if version == SCHEMA_VERSION {
+                transaction.commit()?;
+                return Ok(());
+            }
+            transaction.execute_batch(MIGRATIONS[version as usize])?;
+            transaction.execute_batch(&format!("PRAGMA user_version = {}", version + 1))?;
+            transaction.commit()?;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::item::{ItemRef, RepoRef};
+    use crate::policy::write::{self, JournalWrite};
+    use crate::store::queue;
+    use crate::store::{MergeQueue, StaleMarks, WriteJournal};
+
+    fn close() -> JournalWrite {
+        JournalWrite::Close {
+            reason: Some("not_planned".into()),
+        }
+    }
+    use chrono::Utc;
+    use rusqlite::{params, Connection};
+
+    #[test]
+    fn the_expected_tables_are_those_a_new_store_has() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+        let mut statement = store
+            .connection
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap();
+        let present: Vec<String> = statement
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut expected = expected_tables();
+        expected.sort_unstable();
+        assert_eq!(present, expected);
+        assert!(expected.contains(&"queue") && expected.contains(&"journal"));
+    }
+
+    #[test]
+    fn refuses_a_newer_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(SqliteStore::open(&path).unwrap());
+        let connection = Connection::open(&path).unwrap();
+        connection
+            .execute_batch("PRAGMA user_version = 99")
+            .unwrap();
+        drop(connection);
+        let error = SqliteStore::open(&path).err().unwrap().to_string();
+        assert!(error.contains("schema version 99"), "{error}");
+    }
+
+    #[test]
+    fn a_database_of_every_earlier_version_migrates_with_its_rows() {
+        for version in 0..SCHEMA_VERSION {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("state.db");
+            let connection = Connection::open(&path).unwrap();
+            for sql in &MIGRATIONS[..version as usize] {
+                connection.execute_batch(sql).unwrap();
+            }
+            connection
+                .execute_batch(&format!("PRAGMA user_version = {version}"))
+                .unwrap();
+            if version >= 1 {
+                connection
+                    .execute_batch(
+                        "INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
+                           VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep --repo o/r', '2026-11-01T00:00:00Z', '2026-11-01T00:01:00Z', 11, NULL);
+                         INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (1, 'o/r#3', 'o/r', 'comment', '2026-11-01T00:00:30Z');
+                         INSERT INTO stale_marks VALUES ('o/r#4', 'Stale', '2026-11-01T00:00:10Z', '2026-11-01T00:00:11Z');",
+                    )
+                    .unwrap();
+                // A journal row of every kind of write, as that version stored it: its words
+                // up to version 7, its JSON after.
+                for (item, outcome, write) in journal_rows() {
+                    let action = if version <= 7 {
+                        write.to_string()
+                    } else {
+                        serde_json::to_string(&write).unwrap()
+                    };
+                    connection
+                        .execute(
+                            "INSERT INTO journal (run_id, item, repo, action, intent_at, outcome)
+                             VALUES (1, ?1, 'o/r', ?2, '2026-11-01T00:00:40Z', ?3)",
+                            params![item, action, outcome],
+                        )
+                        .unwrap();
+                }
+            }
+            drop(connection);
+            let store = SqliteStore::open(&path).unwrap();
+            let migrated: i64 = store
+                .connection
+                .query_row("PRAGMA user_version", [], |row| row.get(0))
+                .unwrap();
+            assert_eq!(migrated, SCHEMA_VERSION, "from version {version}");
+            if version >= 1 {
+                let repo: RepoRef = "o/r".parse().unwrap();
+                let unknown: Vec<(String, JournalWrite, bool)> = store
+                    .unknown_writes(&[repo], Utc::now())
+                    .unwrap()
+                    .into_iter()
+                    .map(|write| (write.item.clone(), write.action.clone(), write.is_merge()))
+                    .collect();
+                let merge = journal_rows().pop().unwrap().2;
+                assert_eq!(
+                    unknown,
+                    vec![
+                        (
+                            "o/r#3".to_string(),
+                            JournalWrite::Unrecognised {
+                                text: "comment".into()
+                            },
+                            false
+                        ),
+                        ("o/r#8".to_string(), merge, true),
+                    ],
+                    "from version {version}"
+                );
+                let mut statement = store
+                    .connection
+                    .prepare("SELECT action FROM journal ORDER BY id")
+                    .unwrap();
+                let stored: Vec<JournalWrite> = statement
+                    .query_map([], |row| row.get::<_, String>(0))
+                    .unwrap()
+                    .map(|text| serde_json::from_str(&text.unwrap()).unwrap())
+                    .collect();
+                drop(statement);
+                let mut expected = vec![JournalWrite::Unrecognised {
+                    text: "comment".into(),
+                }];
+                expected.extend(journal_rows().into_iter().map(|(_, _, write)| write));
+                assert_eq!(stored, expected, "from version {version}");
+                for (item, unfinished) in [("o/r#5", true), ("o/r#6", false), ("o/r#7", false)] {
+                    let item: ItemRef = item.parse().unwrap();
+                    assert_eq!(
+                        store.mark_unfinished(&item, "Stale").unwrap(),
+                        unfinished,
+                        "{item} from version {version}"
+                    );
+                }
+                let item: ItemRef = "o/r#4".parse().unwrap();
+                assert!(store.stale_mark(&item, "stale").unwrap().is_some());
+            }
+            let key = queue::merge_key(&"o/r".parse().unwrap(), 1, "h");
+            let repo: RepoRef = "o/r".parse().unwrap();
+            let row = queue::NewRow {
+                key: &key,
+                kind: "merge",
+                repo: &repo,
+                pr: 1,
+                head_sha: Some("h"),
+                max_attempts: 3, // seed 002's default bound
+            };
+            assert!(store.enqueue(&row, Utc::now()).unwrap());
+        }
+    }
+
+    /// Journal rows of every kind of write gh-sweep journals, with their outcomes: #5's mark
+    /// lost its comment, #6's is finished, #8's merge has no known outcome.
+    fn journal_rows() -> Vec<(&'static str, Option<&'static str>, JournalWrite)> {
+        let label = |labels: &[&str]| JournalWrite::AddLabels {
+            labels: labels.iter().map(|label| label.to_string()).collect(),
+        };
+        let comment = |disposition| JournalWrite::Comment {
+            marker: write::marker(disposition),
+        };
+        vec![
+            ("o/r#5", Some("done"), label(&["Stale"])),
+            ("o/r#6", Some("done"), label(&["Stale"])),
+            ("o/r#6", Some("done"), comment("mark-stale")),
+            // (Words could not tell a label holding `, +` from two: JSON can.)
+            (
+                "o/r#7",
+                Some("done"),
+                label(&["Stale", "needs \"info\"", "more"]),
+            ),
+            (
+                "o/r#7",
+                Some("failed"),
+                JournalWrite::RemoveLabel {
+                    label: "Stale".into(),
+                },
+            ),
+            ("o/r#7", Some("done"), comment("close")),
+            ("o/r#7", Some("not sent"), close()),
+            (
+                "o/r#7",
+                Some("acknowledged"),
+                JournalWrite::Close { reason: None },
+            ),
+            (
+                "o/r#8",
+                Some("unknown"),
+                // Versions up to 7 kept a merge's head by its first 12 characters.
+                JournalWrite::Merge {
+                    sha: "0123456789ab".into(),
+                    method: "squash".into(),
+                },
+            ),
+        ]
+    }
+}

@@ -1,0 +1,423 @@
+//! The SQLite backend of the store: one file, WAL, a busy timeout, schema versioned and
+//! migrated on open ([`migrations`]), created 0600. Runs and the store as a whole here; the
+//! journal and stale marks, the queue, the gate and the HTTP cache in their own files. Every
+//! transaction that must exclude another run is `BEGIN IMMEDIATE`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use chrono::Utc;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{RunLog, RunRow, Store};
+use crate::exit::Fatal;
+use crate::http_cache::{NoCache, ResponseCache};
+use crate::item::RepoRef;
+use crate::policy::recap::Recap;
+use crate::private_file::create_private;
+
+pub mod gate;
+pub mod http_cache;
+mod journal;
+mod migrations;
+pub mod queue;
+
+pub use migrations::SCHEMA_VERSION;
+
+/// Whether an error came from SQLite.
+pub fn is_failure(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .any(|cause| cause.downcast_ref::<rusqlite::Error>().is_some())
+}
+
+/// The store in one SQLite file (or in memory, for a snapshot replay).
+pub struct SqliteStore {
+    pub(crate) connection: Connection,
+    path: PathBuf,
+    /// What the maintainer should know about the file (a database others can read).
+    warnings: Vec<String>,
+}
+
+/// This machine's name, to tell a run of this machine from one of another sharing the file.
+pub(crate) fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|name| name.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether the process of a run may still be at work. Only a run of this machine whose process
+/// is gone (Linux's `/proc` says so) is known to be dead; anything else may be alive.
+pub(crate) fn run_alive(pid: Option<i64>, run_host: Option<&str>) -> bool {
+    let (Some(pid), Some(run_host)) = (pid, run_host) else {
+        return true;
+    };
+    if run_host.is_empty() || run_host != host() || !Path::new("/proc/self").exists() {
+        return true;
+    }
+    pid == i64::from(std::process::id()) || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Retries an operation SQLite refused as busy or locked, for up to ten seconds.
+fn busy_retry<T>(mut operation: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match operation() {
+            Err(rusqlite::Error::SqliteFailure(error, message))
+                if matches!(
+                    error.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                let _ = message;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+pub(crate) fn now_text() -> String {
+    Utc::now().to_rfc3339()
+}
+
+impl SqliteStore {
+    /// A store that lives as long as the process: for replaying a snapshot, which must leave
+    /// nothing in the maintainer's own state (no run in `recap --list`, no journal).
+    pub fn in_memory() -> anyhow::Result<Self> {
+        let connection = Connection::open_in_memory().context("opening an in-memory store")?;
+        connection
+            .execute_batch("PRAGMA foreign_keys = ON")
+            .context("opening an in-memory store")?;
+        let mut store = SqliteStore {
+            connection,
+            path: PathBuf::from(":memory:"),
+            warnings: Vec::new(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn open(path: &Path) -> anyhow::Result<Self> {
+        if let Some(parent) = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+        {
+            std::fs::create_dir_all(parent).map_err(|error| {
+                Fatal::Usage(format!(
+                    "cannot create the database folder {}: {error}",
+                    parent.display()
+                ))
+            })?;
+        }
+        let mut warnings = Vec::new();
+        #[cfg(unix)]
+        if let Ok(metadata) = std::fs::metadata(path) {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = metadata.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                warnings.push(format!(
+                    "the database {} can be read by other users (mode {mode:o}); run `chmod 600 {}`",
+                    path.display(),
+                    path.display()
+                ));
+            }
+        }
+        if !path.exists() {
+            create_private(path).map_err(|error| {
+                Fatal::Usage(format!(
+                    "cannot create the database {}: {error}; pass --db PATH to put it elsewhere",
+                    path.display()
+                ))
+            })?;
+        }
+        let unusable = |error: rusqlite::Error| {
+            Fatal::Usage(format!(
+                "cannot use the database {}: {error}; pass --db PATH to use another file",
+                path.display()
+            ))
+        };
+        let connection = Connection::open(path).map_err(unusable)?;
+        connection
+            .busy_timeout(Duration::from_secs(10))
+            .map_err(unusable)?;
+        // Switching a new file to WAL needs it to itself for a moment, and SQLite answers
+        // "busy" at once instead of calling the busy handler: an overlapping run waits here.
+        busy_retry(|| connection.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())))
+            .map_err(unusable)?;
+        connection
+            .execute_batch("PRAGMA foreign_keys = ON")
+            .map_err(unusable)?;
+        let mut store = SqliteStore {
+            connection,
+            path: path.to_path_buf(),
+            warnings,
+        };
+        store
+            .migrate()
+            .map_err(|error| match error.downcast::<Fatal>() {
+                Ok(fatal) => anyhow::Error::new(fatal),
+                Err(error) => match error.downcast::<rusqlite::Error>() {
+                    Ok(sqlite) => anyhow::Error::new(unusable(sqlite)),
+                    Err(other) => other,
+                },
+            })?;
+        store.check_tables()?;
+        Ok(store)
+    }
+}
+
+impl RunLog for SqliteStore {
+    fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
+        self.connection
+            .execute(
+                "INSERT INTO runs (command, argv, started_at, pid, host) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![command, argv, now_text(), std::process::id(), host()],
+            )
+            .context("recording the run")?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Stores the recap and every item's outcome in one transaction.
+    fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()> {
+        let transaction = self.connection.transaction()?;
+        {
+            let mut insert = transaction.prepare(
+                "INSERT OR REPLACE INTO run_items (run_id, item, outcome, phase, disposition, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for completed in &recap.completed {
+                insert.execute(params![
+                    recap.run_id,
+                    completed.item,
+                    "completed",
+                    None::<String>,
+                    completed.disposition,
+                    completed.detail
+                ])?;
+            }
+            for failed in &recap.failed {
+                let phase = serde_json::to_value(failed.phase)?
+                    .as_str()
+                    .map(str::to_string);
+                insert.execute(params![
+                    recap.run_id,
+                    failed.item,
+                    "failed",
+                    phase,
+                    None::<String>,
+                    failed.reason
+                ])?;
+            }
+            for item in &recap.unfinished {
+                insert.execute(params![
+                    recap.run_id,
+                    item,
+                    "unfinished",
+                    None::<String>,
+                    None::<String>,
+                    recap.unfinished_reason
+                ])?;
+            }
+        }
+        let stopped = recap
+            .stopped
+            .map(|stop| {
+                serde_json::to_value(stop)
+                    .map(|value| value.as_str().unwrap_or_default().to_string())
+            })
+            .transpose()?;
+        transaction.execute(
+            "UPDATE runs SET finished_at = ?2, stopped = ?3, exit_code = ?4, recap = ?5 WHERE id = ?1",
+            params![recap.run_id, now_text(), stopped, recap.exit_code, serde_json::to_string(recap)?],
+        )?;
+        transaction.commit().context("recording the recap")?;
+        Ok(())
+    }
+
+    fn recap(&self, run_id: Option<i64>) -> anyhow::Result<Option<Recap>> {
+        let text: Option<String> = match run_id {
+            Some(id) => self
+                .connection
+                .query_row(
+                    "SELECT recap FROM runs WHERE id = ?1 AND recap IS NOT NULL",
+                    [id],
+                    |row| row.get(0),
+                )
+                .optional()?,
+            None => self
+                .connection
+                .query_row(
+                    "SELECT recap FROM runs WHERE recap IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    [],
+                    |row| row.get(0),
+                )
+                .optional()?,
+        };
+        text.map(|text| serde_json::from_str(&text).context("the stored recap is damaged"))
+            .transpose()
+    }
+
+    /// Recent runs, newest first.
+    fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>> {
+        let mut statement = self.connection.prepare(
+            "SELECT id, started_at, stopped, exit_code, argv FROM runs ORDER BY id DESC LIMIT ?1",
+        )?;
+        let rows = statement.query_map([limit as i64], |row| {
+            Ok(RunRow {
+                id: row.get(0)?,
+                started_at: row.get(1)?,
+                stopped: row.get(2)?,
+                exit_code: row.get(3)?,
+                argv: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+impl Store for SqliteStore {
+    fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// (Rows are keyed by name; the id is what tells a new name from another repository.)
+    fn follow_repository(&mut self, id: u64, name: &RepoRef) -> anyhow::Result<Option<String>> {
+        let new = name.to_string();
+        let transaction = self
+            .connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .context("following a renamed repository")?;
+        let old: Option<String> = transaction
+            .query_row(
+                "SELECT full_name FROM repositories WHERE id = ?1",
+                [id as i64],
+                |row| row.get(0),
+            )
+            .optional()?;
+        transaction.execute(
+            "INSERT OR REPLACE INTO repositories (id, full_name, seen_at) VALUES (?1, ?2, ?3)",
+            params![id as i64, new, now_text()],
+        )?;
+        let moved = old.filter(|old| *old != new);
+        if let Some(old) = &moved {
+            // `owner/name#` prefixes: item names and queue keys (`merge:owner/name#N@sha`).
+            let prefix_length = old.len() as i64 + 1;
+            let old_items = format!("{}#%", like_escape(old));
+            transaction.execute(
+                "UPDATE OR REPLACE queue SET repo = ?2,
+                    key = CASE WHEN key LIKE ?4 ESCAPE '\\' THEN 'merge:' || ?2 || substr(key, ?3 + 7) ELSE key END
+                 WHERE repo = ?1",
+                params![old, new, prefix_length - 1, format!("merge:{}#%", like_escape(old))],
+            )?;
+            for table in ["merge_gate", "sweep_budget"] {
+                transaction.execute(
+                    &format!("UPDATE OR REPLACE {table} SET repo = ?2 WHERE repo = ?1"),
+                    params![old, new],
+                )?;
+            }
+            transaction.execute(
+                "UPDATE journal SET repo = ?2, item = ?2 || substr(item, ?3) WHERE repo = ?1",
+                params![old, new, prefix_length],
+            )?;
+            transaction.execute(
+                "UPDATE OR REPLACE stale_marks SET item = ?2 || substr(item, ?3)
+                 WHERE item LIKE ?4 ESCAPE '\\'",
+                params![old, new, prefix_length, old_items],
+            )?;
+        }
+        transaction.commit()?;
+        Ok(moved)
+    }
+
+    /// A second connection to the same file, so the client's best-effort cache writes never
+    /// share the run's transactions. An in-memory store keeps no answers.
+    fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>> {
+        if self.path == Path::new(":memory:") {
+            return Ok(Box::new(NoCache));
+        }
+        Ok(Box::new(http_cache::SqliteCache::open(&self.path)?))
+    }
+}
+
+/// `text` for a LIKE pattern, its wildcards escaped with `\`.
+fn like_escape(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::item::ItemRef;
+    use crate::policy::write::JournalWrite;
+    use crate::store::{MergeQueue, WriteJournal};
+
+    fn close() -> JournalWrite {
+        JournalWrite::Close {
+            reason: Some("not_planned".into()),
+        }
+    }
+
+    #[test]
+    fn rows_follow_a_renamed_repository_by_its_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+        let old: RepoRef = "o/r_1".parse().unwrap();
+        let new: RepoRef = "o/renamed".parse().unwrap();
+        let other: RepoRef = "o/r_10".parse().unwrap();
+        assert_eq!(store.follow_repository(7, &old).unwrap(), None);
+        let run = store.start_run("poll", "gh-sweep poll").unwrap();
+        for (repo, pr) in [(&old, 3), (&other, 4)] {
+            let key = crate::store::queue::merge_key(repo, pr, "sha");
+            store
+                .enqueue(
+                    &crate::store::queue::NewRow {
+                        key: &key,
+                        kind: "merge",
+                        repo,
+                        pr,
+                        head_sha: Some("sha"),
+                        max_attempts: 12,
+                    },
+                    Utc::now(),
+                )
+                .unwrap();
+            store
+                .journal_intent(run, &ItemRef::new(repo, pr), &close())
+                .unwrap();
+        }
+        assert_eq!(store.follow_repository(7, &old).unwrap(), None);
+        assert_eq!(
+            store.follow_repository(7, &new).unwrap().as_deref(),
+            Some("o/r_1")
+        );
+        let rows = |sql: &str| -> Vec<String> {
+            let mut statement = store.connection.prepare(sql).unwrap();
+            let rows = statement.query_map([], |row| row.get(0)).unwrap();
+            rows.map(Result::unwrap).collect()
+        };
+        assert_eq!(
+            rows("SELECT key FROM queue ORDER BY pr"),
+            vec!["merge:o/renamed#3@sha", "merge:o/r_10#4@sha"]
+        );
+        assert_eq!(
+            rows("SELECT item FROM journal ORDER BY id"),
+            vec!["o/renamed#3", "o/r_10#4"]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_database_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(SqliteStore::open(&path).unwrap());
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
