@@ -1,5 +1,5 @@
 //! The command line, as clap definitions. Only shapes and help text live here; values are
-//! validated when settings are resolved (`config.rs`), before anything is read.
+//! validated when settings are resolved (`settings/`), before anything is read.
 
 use std::path::PathBuf;
 

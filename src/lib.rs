@@ -3,14 +3,13 @@
 
 pub mod cli;
 pub mod commands;
-pub mod config;
 pub mod engine;
 pub mod exit;
 pub mod github;
 pub mod item;
 pub mod policy;
 pub mod report;
+pub mod settings;
 pub mod signals;
 pub mod store;
 pub mod ui;
-pub mod workflow;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use gh_sweep::cli::{self, Cli, Command};
 use gh_sweep::commands::{self, Context};
 use gh_sweep::exit::{self, Fatal};
-use gh_sweep::{config, report, ui};
+use gh_sweep::{report, settings, ui};
 
 fn main() -> ExitCode {
     let parsed = <Cli as clap::CommandFactory>::command()
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
             return ExitCode::from(code as u8);
         }
     };
-    let env = config::Env::capture();
+    let env = settings::Env::capture();
     let stdin_terminal = std::io::stdin().is_terminal();
     let stderr_terminal = std::io::stderr().is_terminal();
     // At a terminal with stderr redirected (`2>log`) a maintainer is still there to ask.

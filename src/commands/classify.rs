@@ -3,10 +3,10 @@
 
 use super::{run_engine, Context};
 use crate::cli::{ClassifyCommand, GlobalArgs};
-use crate::config::{self, Access, Spec};
 use crate::engine::merge::MergeClassifier;
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(
     context: &Context,
@@ -23,7 +23,8 @@ pub fn run(
                 workflow: stale.from_workflow.as_deref(),
                 ..Spec::new("classify stale", Access::ReadOnly)
             };
-            let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+            let settings =
+                settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
             let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
             run_engine(
@@ -39,7 +40,8 @@ pub fn run(
                 orgs: &scope.orgs,
                 ..Spec::new("classify merge", Access::ReadOnly)
             };
-            let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+            let settings =
+                settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.poll.clone();
             let mut classifier = MergeClassifier::new(&rules, true, false)?;
             run_engine(

@@ -8,11 +8,11 @@ pub mod recap;
 pub mod stale_sweep;
 pub mod sweep;
 
-use crate::config::{self, Env, Settings};
 use crate::engine::{Classifier, Mode, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
+use crate::settings::{self, Env, Settings};
 use crate::store::http_cache::SqliteCache;
 use crate::store::Store;
 use crate::ui::Ui;
@@ -53,7 +53,7 @@ pub fn run_engine(
             (Client::replay(snapshot.clone()), now)
         }
         None => {
-            let token = config::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
+            let token = settings::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
             if ui.verbose {
                 eprintln!(
                     "Using the token from {} for {}.",
@@ -159,7 +159,7 @@ pub fn print_stale_config(
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     let (text, warnings) =
-        config::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
+        settings::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
     for warning in &warnings {
         context.ui.warn(warning);
     }

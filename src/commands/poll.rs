@@ -2,9 +2,9 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, PollArgs};
-use crate::config::{self, Access, Spec};
 use crate::engine::merge::MergeClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(
     context: &Context,
@@ -17,7 +17,7 @@ pub fn run(
         confirm: poll.confirm,
         ..Spec::new("poll", Access::LocalWrites)
     };
-    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();
     let mut classifier = MergeClassifier::new(&rules, false, !settings.dry_run)?;
     run_engine(context, settings, "poll", Mode::Sweep, &mut classifier)

@@ -13,7 +13,7 @@ use crate::store::Store;
 fn db_path(context: &Context, args: &GlobalArgs) -> Result<PathBuf, Fatal> {
     match &args.db {
         Some(db) => Ok(db.clone()),
-        None => crate::config::default_db(&context.env).map_err(Fatal::Usage),
+        None => crate::settings::default_db(&context.env).map_err(Fatal::Usage),
     }
 }
 

@@ -2,9 +2,9 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, StaleArgs};
-use crate::config::{self, Access, Spec};
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(
     context: &Context,
@@ -19,7 +19,7 @@ pub fn run(
         workflow: stale.from_workflow.as_deref(),
         ..Spec::new("stale-sweep", Access::Writes)
     };
-    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.stale.clone();
     let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
     run_engine(

@@ -3,13 +3,13 @@
 
 use super::{run_engine, Context};
 use crate::cli::GlobalArgs;
-use crate::config::{self, Access, Spec};
 use crate::engine::sweep::SweepClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyhow::Result<i32> {
     let spec = Spec::new("sweep", Access::Writes);
-    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let (sweep, poll) = (settings.sweep.clone(), settings.poll.clone());
     let now = settings.now;
     // The lease owner until the run is recorded; then its leases name the run (`run-N`), which

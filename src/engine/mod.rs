@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::config::Settings;
 use crate::exit;
 use crate::github::{self, ApiError, Client, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
@@ -24,6 +23,7 @@ use crate::policy::pacing;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
 use crate::policy::write::{self, Settled, Write, WriteOutcome};
 use crate::report::{self, PlanRow};
+use crate::settings::Settings;
 use crate::store::queue::NewRow;
 use crate::store::Store;
 use crate::store::UnknownWrite;
@@ -807,7 +807,7 @@ impl Run<'_> {
         );
         recap.notes = notes;
         write_rerun_file(&mut recap, &self.settings.rerun_prefix);
-        recap.web_url = crate::config::web_url(&self.settings.api_base);
+        recap.web_url = crate::settings::web_url(&self.settings.api_base);
         recap.links = pool
             .iter()
             .filter_map(|item| {
