@@ -23,6 +23,11 @@ fn main() -> ExitCode {
         }
         Ok((cli, _)) => cli,
         Err(error) => {
+            let argv: Vec<String> = std::env::args().collect();
+            if let Some(message) = cli::misplaced_flag(&error, &argv) {
+                eprintln!("error: {message}");
+                return ExitCode::from(exit::USAGE as u8);
+            }
             let code = if error.use_stderr() {
                 exit::USAGE
             } else {
@@ -84,7 +89,7 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
     match &cli.command {
         Command::StaleSweep(stale) => commands::stale_sweep::run(context, stale, &cli.global, &cwd),
         Command::Poll(poll) => commands::poll::run(context, poll, &cli.global, &cwd),
-        Command::Sweep => commands::sweep::run(context, &cli.global, &cwd),
+        Command::Sweep(sweep) => commands::sweep::run(context, sweep, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
         Command::Man(args) => commands::completions::run_man(context, args),

@@ -11,11 +11,13 @@ use crate::settings::{self, Access, Spec};
 pub fn run(
     context: &Context,
     command: &ClassifyCommand,
-    args: &GlobalArgs,
+    global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     match command {
-        ClassifyCommand::Stale(stale) => {
+        ClassifyCommand::Stale(given) => {
+            let args = &super::flags(global, &given.scope, &given.read, &given.dry_run, None);
+            let stale = &given.stale;
             if stale.print_config {
                 return super::print_stale_config(context, stale, args, cwd);
             }
@@ -35,9 +37,10 @@ pub fn run(
                 &mut classifier,
             )
         }
-        ClassifyCommand::Merge(scope) => {
+        ClassifyCommand::Merge(given) => {
+            let args = &super::flags(global, &given.scope, &given.read, &given.dry_run, None);
             let spec = Spec {
-                orgs: &scope.orgs,
+                orgs: &given.org.orgs,
                 ..Spec::new("classify merge", Access::ReadOnly)
             };
             let settings =

@@ -8,11 +8,12 @@ pub mod recap;
 pub mod stale_sweep;
 pub mod sweep;
 
+use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
 use crate::engine::{Classifier, Mode, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
-use crate::settings::{self, Env, Settings};
+use crate::settings::{self, Env, Flags, Settings};
 use crate::store::http_cache::SqliteCache;
 use crate::store::Store;
 use crate::ui::Ui;
@@ -22,6 +23,34 @@ pub struct Context {
     pub env: Env,
     pub ui: Ui,
     pub argv: String,
+}
+
+/// The options a subcommand was given, as settings resolution reads them: the global ones,
+/// its pool, how it reads, and (for the subcommands that write) how it writes.
+pub fn flags(
+    global: &GlobalArgs,
+    scope: &ScopeArgs,
+    read: &ReadArgs,
+    dry_run: &DryRunArgs,
+    write: Option<&WriteArgs>,
+) -> Flags {
+    let write = write.cloned().unwrap_or_default();
+    Flags {
+        repos: scope.repos.clone(),
+        only: scope.only.clone(),
+        item_failure_budget: read.item_failure_budget.clone(),
+        yes: write.yes,
+        dry_run: dry_run.dry_run,
+        json: global.json,
+        write_interval: write.write_interval,
+        max_writes: write.max_writes,
+        api_url: read.api_url.clone(),
+        config: read.config.clone(),
+        db: read.db.db.clone(),
+        snapshot: read.snapshot.clone(),
+        save_snapshot: read.save_snapshot.clone(),
+        now: read.now.clone(),
+    }
 }
 
 /// Runs a sweep or a classification end to end and prints its recap. Returns the exit code.
@@ -154,8 +183,8 @@ fn peak_memory_kib() -> Option<u64> {
 /// `--print-config`: the `[stale]` table in effect, ready to paste, and nothing read.
 pub fn print_stale_config(
     context: &Context,
-    stale: &crate::cli::StaleArgs,
-    args: &crate::cli::GlobalArgs,
+    stale: &StaleArgs,
+    args: &Flags,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     let (text, warnings) =

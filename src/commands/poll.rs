@@ -9,11 +9,18 @@ use crate::settings::{self, Access, Spec};
 pub fn run(
     context: &Context,
     poll: &PollArgs,
-    args: &GlobalArgs,
+    global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
+    let args = &super::flags(
+        global,
+        &poll.scope,
+        &poll.read,
+        &poll.dry_run,
+        Some(&poll.write),
+    );
     let spec = Spec {
-        orgs: &poll.scope.orgs,
+        orgs: &poll.org.orgs,
         confirm: poll.confirm,
         ..Spec::new("poll", Access::LocalWrites)
     };

@@ -8,8 +8,7 @@ use std::path::Path;
 use super::auth::host_of;
 use super::env::Env;
 use super::paths::{clone_default, git_remote_config};
-use super::resolve::{Access, Spec};
-use crate::cli::GlobalArgs;
+use super::resolve::{Access, Flags, Spec};
 use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::selector;
@@ -49,7 +48,7 @@ fn only_list(text: &str) -> Result<String, String> {
 
 /// What the pool is made from: `--repo`, `--only`, `--org`, a snapshot, or the clone's default.
 pub struct Pool<'a> {
-    pub args: &'a GlobalArgs,
+    pub args: &'a Flags,
     pub spec: &'a Spec<'a>,
     pub interactive: bool,
     pub env: &'a Env,

@@ -12,7 +12,6 @@ use super::file::{check_ranges, find_config, overlay_stale, parse_file, FileConf
 use super::paths::{check_output_folder, default_db};
 use super::pool::{Pool, Scope};
 use super::workflow;
-use crate::cli::GlobalArgs;
 use crate::exit::Fatal;
 use crate::github::client::RetryPolicy;
 use crate::github::snapshot::Snapshot;
@@ -25,7 +24,7 @@ use crate::policy::sweep::SweepRules;
 
 /// The `[stale]` table in effect for `--print-config`: from the workflow, else the config file.
 pub fn stale_table_in_effect(
-    args: &GlobalArgs,
+    args: &Flags,
     workflow: Option<&Path>,
     env: &Env,
     cwd: &Path,
@@ -69,7 +68,7 @@ pub fn stale_table_in_effect(
 }
 
 /// An error about the config path, saying when the path came from `GH_SWEEP_CONFIG`.
-fn config_source_error(error: String, args: &GlobalArgs, env: &Env) -> String {
+fn config_source_error(error: String, args: &Flags, env: &Env) -> String {
     let from_variable = args.config.as_ref().is_some_and(|path| {
         flag_or_variable(
             "--config",
@@ -99,6 +98,26 @@ fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> 
         ),
         _ => Ok(()),
     }
+}
+
+/// What the command line gave, as resolution reads it; each subcommand fills in the options
+/// it takes and leaves the rest unset.
+#[derive(Debug, Default, Clone)]
+pub struct Flags {
+    pub repos: Vec<String>,
+    pub only: Option<String>,
+    pub item_failure_budget: Option<String>,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub json: bool,
+    pub write_interval: Option<f64>,
+    pub max_writes: Option<u64>,
+    pub api_url: Option<String>,
+    pub config: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub snapshot: Option<PathBuf>,
+    pub save_snapshot: Option<PathBuf>,
+    pub now: Option<String>,
 }
 
 /// Everything a command needs, resolved and validated.
@@ -197,7 +216,7 @@ fn test_clock(env: &Env) -> Result<Option<chrono::DateTime<chrono::Utc>>, String
 /// Resolves and validates all settings. `interactive` is whether a maintainer can answer a
 /// prompt (stdin and stderr are terminals).
 pub fn resolve(
-    args: &GlobalArgs,
+    args: &Flags,
     spec: &Spec<'_>,
     interactive: bool,
     env: &Env,
@@ -207,7 +226,7 @@ pub fn resolve(
 }
 
 fn resolve_inner(
-    args: &GlobalArgs,
+    args: &Flags,
     spec: &Spec<'_>,
     interactive: bool,
     env: &Env,
@@ -280,7 +299,7 @@ fn resolve_inner(
 /// The config file found and read, the workflow's `[stale]` inputs put over it, and every
 /// table validated; `GH_SWEEP_SWEEP_ENABLED` beats `[sweep] enabled`.
 fn load_rules(
-    args: &GlobalArgs,
+    args: &Flags,
     spec: &Spec<'_>,
     env: &Env,
     cwd: &Path,
@@ -344,7 +363,7 @@ fn check_orgs(given: &[String]) -> Result<Vec<String>, String> {
 
 /// The item-failure budget: the flag (or its variable, named as such in an error), the file,
 /// the default.
-fn resolve_budget(args: &GlobalArgs, file: &FileConfig, env: &Env) -> Result<Budget, String> {
+fn resolve_budget(args: &Flags, file: &FileConfig, env: &Env) -> Result<Budget, String> {
     match (&args.item_failure_budget, &file.item_failure_budget) {
         (Some(flag), _) => flag.parse::<Budget>().map_err(|error| {
             let source = flag_or_variable(
@@ -361,7 +380,7 @@ fn resolve_budget(args: &GlobalArgs, file: &FileConfig, env: &Env) -> Result<Bud
 }
 
 /// `--now`, parsed, else the real clock.
-fn given_clock(args: &GlobalArgs) -> Result<chrono::DateTime<chrono::Utc>, String> {
+fn given_clock(args: &Flags) -> Result<chrono::DateTime<chrono::Utc>, String> {
     match &args.now {
         Some(text) => chrono::DateTime::parse_from_rfc3339(text)
             .map(|time| time.with_timezone(&chrono::Utc))
@@ -373,7 +392,7 @@ fn given_clock(args: &GlobalArgs) -> Result<chrono::DateTime<chrono::Utc>, Strin
 }
 
 /// The database's path, and every file this run will write checked for a folder to go in.
-fn check_outputs(args: &GlobalArgs, env: &Env) -> Result<PathBuf, String> {
+fn check_outputs(args: &Flags, env: &Env) -> Result<PathBuf, String> {
     let db = match &args.db {
         Some(path) => {
             let name = flag_or_variable("--db", "GH_SWEEP_DB", &path.display().to_string(), env);
@@ -394,7 +413,7 @@ fn check_outputs(args: &GlobalArgs, env: &Env) -> Result<PathBuf, String> {
 /// Whether the run is dry, and its clock; refuses a clock of one's choosing on a run that
 /// writes, and a run that would write or ask with no terminal to confirm on.
 fn check_run(
-    args: &GlobalArgs,
+    args: &Flags,
     spec: &Spec<'_>,
     interactive: bool,
     env: &Env,
@@ -429,7 +448,7 @@ fn check_run(
 /// The command line a rerun starts with: the subcommand, its pool, and every setting given as a
 /// flag (values from the environment are left to it).
 fn rerun_prefix(
-    args: &GlobalArgs,
+    args: &Flags,
     spec: &Spec<'_>,
     env: &Env,
     repos: &[RepoRef],
