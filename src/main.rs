@@ -19,22 +19,17 @@ fn main() -> ExitCode {
         Ok((_, matches)) if cli::unused_option(&matches).is_some() => {
             let message = cli::unused_option(&matches).unwrap_or_default();
             eprintln!("error: {message}");
-            return ExitCode::from(exit::USAGE as u8);
+            return ExitCode::from(exit::process_code(exit::USAGE));
         }
         Ok((cli, _)) => cli,
         Err(error) => {
             let argv: Vec<String> = std::env::args().collect();
             if let Some(message) = cli::misplaced_flag(&error, &argv) {
                 eprintln!("error: {message}");
-                return ExitCode::from(exit::USAGE as u8);
+                return ExitCode::from(exit::process_code(exit::USAGE));
             }
-            let code = if error.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::SUCCESS
-            };
             let _ = error.print();
-            return ExitCode::from(code as u8);
+            return ExitCode::from(exit::process_code(exit::of_clap(&error)));
         }
     };
     let env = settings::Env::capture();
@@ -81,7 +76,7 @@ fn main() -> ExitCode {
         context.ui.restore_terminal();
         gh_sweep::signals::end_by(signal);
     }
-    ExitCode::from(code.clamp(0, 255) as u8)
+    ExitCode::from(exit::process_code(code))
 }
 
 fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
@@ -112,9 +107,5 @@ fn report_error(error: &anyhow::Error) -> i32 {
     for cause in error.chain().skip(1) {
         eprintln!("  Caused by: {}", report::clean(&cause.to_string()));
     }
-    match error.downcast_ref::<Fatal>() {
-        Some(Fatal::Usage(_)) => exit::USAGE,
-        Some(Fatal::Auth(_)) => exit::AUTH,
-        None => exit::UNEXPECTED,
-    }
+    exit::of_error(error)
 }

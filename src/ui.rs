@@ -45,14 +45,18 @@ impl Ui {
         eprintln!("warning: {}", crate::report::clean(message));
     }
 
-    /// Prints data on stdout. A closed pipe (`| head`) ends quietly.
+    /// Prints data on stdout. A closed pipe (`| head`) is not an error: printing stops there,
+    /// quietly, and the command ends with its own exit code (see `exit::stdout_closed`).
     pub fn data(&self, text: &str) {
+        if crate::exit::is_stdout_closed() {
+            return;
+        }
         let mut stdout = std::io::stdout().lock();
         if writeln!(stdout, "{text}")
             .and_then(|()| stdout.flush())
             .is_err()
         {
-            std::process::exit(0);
+            crate::exit::stdout_closed();
         }
     }
 
