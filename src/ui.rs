@@ -3,9 +3,13 @@
 //! in `main` and handed in.
 
 use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Set once standard output is found closed by its reader (`gh-sweep recap | head -0`).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 pub struct Ui {
     /// A maintainer can answer a prompt: stdin and stderr are terminals (or stdin and stdout,
@@ -46,9 +50,11 @@ impl Ui {
     }
 
     /// Prints data on stdout. A closed pipe (`| head`) is not an error: printing stops there,
-    /// quietly, and the command ends with its own exit code (see `exit::stdout_closed`).
+    /// quietly, and the command ends with its own exit code (a run that stopped on a failed
+    /// write still exits 11, `recap` 0); what a run does after printing (the job summary, the
+    /// end by a signal) still happens.
     pub fn data(&self, text: &str) {
-        if crate::exit::is_stdout_closed() {
+        if STDOUT_CLOSED.load(Ordering::SeqCst) {
             return;
         }
         let mut stdout = std::io::stdout().lock();
@@ -56,7 +62,7 @@ impl Ui {
             .and_then(|()| stdout.flush())
             .is_err()
         {
-            crate::exit::stdout_closed();
+            STDOUT_CLOSED.store(true, Ordering::SeqCst);
         }
     }
 
