@@ -71,36 +71,7 @@ pub fn run_engine(
             "cannot catch Ctrl-C and SIGTERM ({error}): they will end the run without a recap"
         ));
     }
-    let (mut client, now) = match &settings.snapshot {
-        Some((path, snapshot)) => {
-            let now = snapshot.captured_at;
-            ui.status(&format!(
-                "Reading from snapshot {} (captured {}); nothing will be written.",
-                path.display(),
-                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            ));
-            (Client::replay(snapshot.clone()), now)
-        }
-        None => {
-            let token = settings::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
-            if ui.verbose {
-                eprintln!(
-                    "Using the token from {} for {}.",
-                    token.source, settings.api_base
-                );
-            }
-            let client = Client::live(LiveOptions {
-                search_interval: settings.search_interval,
-                base: settings.api_base.clone(),
-                token: token.secret,
-                timeout: settings.timeout,
-                retry: settings.retry.clone(),
-                verbose: ui.verbose,
-                record: settings.save_snapshot.is_some(),
-            })?;
-            (client, settings.now)
-        }
-    };
+    let (mut client, now) = open_client(context, &settings)?;
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
     }
@@ -156,9 +127,55 @@ pub fn run_engine(
     }
     print_stop(&recap);
     print_recap(ui, &recap);
-    // Inside GitHub Actions every run also appears on the workflow's page.
+    append_job_summary(context, &recap);
+    Ok(recap.exit_code)
+}
+
+/// The client this run reads with, and the run's clock: a snapshot's replay (at the time it
+/// was captured), else GitHub with the token for the API's host.
+fn open_client(
+    context: &Context,
+    settings: &Settings,
+) -> anyhow::Result<(Client, chrono::DateTime<chrono::Utc>)> {
+    let ui = &context.ui;
+    Ok(match &settings.snapshot {
+        Some((path, snapshot)) => {
+            let now = snapshot.captured_at;
+            ui.status(&format!(
+                "Reading from snapshot {} (captured {}); nothing will be written.",
+                path.display(),
+                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ));
+            (Client::replay(snapshot.clone()), now)
+        }
+        None => {
+            let token = settings::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
+            if ui.verbose {
+                eprintln!(
+                    "Using the token from {} for {}.",
+                    token.source, settings.api_base
+                );
+            }
+            let client = Client::live(LiveOptions {
+                search_interval: settings.search_interval,
+                base: settings.api_base.clone(),
+                token: token.secret,
+                timeout: settings.timeout,
+                retry: settings.retry.clone(),
+                verbose: ui.verbose,
+                record: settings.save_snapshot.is_some(),
+            })?;
+            (client, settings.now)
+        }
+    })
+}
+
+/// Inside GitHub Actions every run also appears on the workflow's page: the recap as Markdown,
+/// appended to `GITHUB_STEP_SUMMARY`.
+fn append_job_summary(context: &Context, recap: &crate::policy::recap::Recap) {
+    let ui = &context.ui;
     if let Some(summary) = context.env.get("GITHUB_STEP_SUMMARY") {
-        let markdown = format!("{}\n\n", report::recap_markdown(&recap));
+        let markdown = format!("{}\n\n", report::recap_markdown(recap));
         let appended = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -170,7 +187,6 @@ pub fn run_engine(
             ));
         }
     }
-    Ok(recap.exit_code)
 }
 
 /// This process's peak resident memory, where the system says (Linux's VmHWM).
