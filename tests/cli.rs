@@ -29,6 +29,8 @@ mod leases;
 mod merge_rules;
 #[path = "cli/output.rs"]
 mod output;
+#[path = "cli/pinned.rs"]
+mod pinned;
 #[path = "cli/poll.rs"]
 mod poll;
 #[path = "cli/readme.rs"]

@@ -9,7 +9,7 @@ pub mod stale_sweep;
 pub mod sweep;
 
 use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
-use crate::engine::{Classifier, Mode, Run};
+use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
@@ -87,19 +87,28 @@ pub fn run_engine(
     if settings.snapshot.is_none() {
         client.set_cache(Box::new(SqliteCache::open(&settings.db)?));
     }
-    let mut settings = settings;
+    let mut options = engine_options(&settings);
     let notes = if settings.snapshot.is_none() {
-        crate::engine::canonicalise_repos(&client, &mut store, &mut settings)?
+        crate::engine::canonicalise_repos(&client, &mut store, &mut options)?
     } else {
         Vec::new()
     };
     for note in &notes {
         ui.status(note);
     }
+    let mut prompt = crate::engine::Prompt(ui);
+    let confirm: &mut dyn Confirm = if settings.dry_run {
+        &mut DryRun
+    } else if settings.yes {
+        &mut AssumeYes
+    } else {
+        &mut prompt
+    };
     let recap = Run {
-        client: &client,
+        reader: &client,
+        writer: &client,
         store: &mut store,
-        settings: &settings,
+        options: &options,
         ui,
         now,
         command,
@@ -107,23 +116,16 @@ pub fn run_engine(
         argv: context.argv.clone(),
         notes,
     }
-    .execute(classifier)?;
+    .execute(classifier, confirm)?;
 
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
-        recording.repos = settings.repos.iter().map(ToString::to_string).collect();
+        recording.repos = options.repos.iter().map(ToString::to_string).collect();
         recording.command = Some(command.to_string());
         recording.save(path)?;
         ui.status(&format!("Saved what this run read to {}.", path.display()));
     }
     if ui.verbose {
-        eprintln!(
-            "{} requests sent; {} answered 304 Not Modified from the cache.",
-            client.requests(),
-            client.not_modified()
-        );
-        if let Some(peak) = peak_memory_kib() {
-            eprintln!("Peak memory: {peak} KiB.");
-        }
+        print_costs(&client);
     }
     print_stop(&recap);
     print_recap(ui, &recap);
@@ -186,6 +188,39 @@ fn append_job_summary(context: &Context, recap: &crate::policy::recap::Recap) {
                 "could not append the recap to GITHUB_STEP_SUMMARY ({summary}): {error}"
             ));
         }
+    }
+}
+
+/// What the engine takes of the resolved settings.
+fn engine_options(settings: &Settings) -> Options {
+    Options {
+        repos: settings.repos.clone(),
+        orgs: settings.orgs.clone(),
+        only: settings.only.clone(),
+        from_snapshot: settings.snapshot.is_some(),
+        dry_run: settings.dry_run,
+        confirm_local: settings.confirm,
+        budget: settings.budget,
+        max_writes: settings.max_writes,
+        recheck_after: settings.recheck_after,
+        write_interval: settings.write_interval,
+        settle_after: settings.settle_after,
+        attempts_per_trigger: settings.sweep.attempts_per_trigger,
+        db: settings.db.clone(),
+        rerun_prefix: settings.rerun_prefix.clone(),
+        web_url: settings::web_url(&settings.api_base),
+    }
+}
+
+/// `-v`'s last lines: what the run cost in requests and memory.
+fn print_costs(client: &Client) {
+    eprintln!(
+        "{} requests sent; {} answered 304 Not Modified from the cache.",
+        client.requests(),
+        client.not_modified()
+    );
+    if let Some(peak) = peak_memory_kib() {
+        eprintln!("Peak memory: {peak} KiB.");
     }
 }
 

@@ -11,9 +11,10 @@ use globset::GlobSet;
 use serde_json::{json, Value};
 
 use super::reads::MergeReads;
-use super::{Classifier, Plan, ReadError};
+use super::{Classifier, Listed, Plan, ReadError};
 use crate::exit::Fatal;
-use crate::github::{self, model, ApiError, Client, SEARCH_CAP};
+use crate::github::reader::SearchHit;
+use crate::github::{ApiError, Reader, SEARCH_CAP};
 use crate::item::{ItemRef, Scope};
 use crate::policy::backoff;
 use crate::policy::disposition::{Disposition, Skip};
@@ -72,8 +73,8 @@ impl<'a> MergeClassifier<'a> {
 
     /// Every result of `query`, split into creation-date windows while a window passes
     /// GitHub's 1,000-result cap. Results are never dropped silently.
-    fn search(&mut self, client: &Client, query: &str) -> Result<Vec<Value>, ApiError> {
-        let first = github::search_issues(client, query)?;
+    fn search(&mut self, github: &dyn Reader, query: &str) -> Result<Vec<SearchHit>, ApiError> {
+        let first = github.search_pulls(query)?;
         self.notes.extend(first.incomplete_note(query));
         if first.total <= SEARCH_CAP {
             return Ok(first.items);
@@ -92,7 +93,7 @@ impl<'a> MergeClassifier<'a> {
                 from.to_rfc3339_opts(SecondsFormat::Secs, true),
                 to.to_rfc3339_opts(SecondsFormat::Secs, true)
             );
-            let page = github::search_issues(client, &window)?;
+            let page = github.search_pulls(&window)?;
             self.notes.extend(page.incomplete_note(&window));
             if page.total <= SEARCH_CAP {
                 items.extend(page.items);
@@ -128,18 +129,13 @@ impl<'a> MergeClassifier<'a> {
         Ok(())
     }
 
-    fn pull(client: &Client, item: &ItemRef) -> Result<model::PullFacts, ReadError> {
-        let value = github::pull(client, item)?;
-        model::pull_facts(&value).map_err(ReadError::Item)
-    }
-
     /// Reads what `rule` needs and judges it. Also notes, for the merge gate, when the head
     /// went green and when it was approved, by GitHub's clock, and what the green rule ignored
     /// (an app's suite left queued with no runs), for the reason in words.
     #[allow(clippy::too_many_arguments)]
     fn rule(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         item: &ItemRef,
         rule: Rule,
         head: &str,
@@ -150,8 +146,7 @@ impl<'a> MergeClassifier<'a> {
     ) -> Result<Result<(), String>, ReadError> {
         Ok(match rule {
             Rule::DocsOnly => {
-                let files =
-                    super::parse_all(github::pull_files(client, item)?, model::changed_file)?;
+                let files = github.pull_files(item)?;
                 let verdict = merge::docs_only(&files, &self.globs);
                 if let Err(why) = &verdict {
                     gate.blocked = Some(why.clone());
@@ -161,12 +156,12 @@ impl<'a> MergeClassifier<'a> {
             Rule::Green => {
                 let green = self
                     .reads
-                    .green(client, &item.repo, head, base, self.rules, now)?;
+                    .green(github, &item.repo, head, base, self.rules, now)?;
                 gate.ci_passed_at = green.since;
                 green.verdict.map(|notes| ignored.extend(notes))
             }
             Rule::ApprovedAtHead => {
-                let approval = self.reads.approval(client, item, head)?;
+                let approval = self.reads.approval(github, item, head)?;
                 gate.approved_at = approval.since;
                 if let merge::ApprovalVerdict::ChangesRequested { .. } = &approval.verdict {
                     gate.blocked = approval.verdict.reason();
@@ -196,24 +191,14 @@ impl Classifier for MergeClassifier<'_> {
 
     fn list(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         _store: &mut Store,
         scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let query = self.query(scope);
         let mut pool = Vec::new();
-        for entry in self.search(client, &query)? {
-            let number = model::number(&entry);
-            let repo = entry
-                .get("repository_url")
-                .and_then(Value::as_str)
-                .and_then(|url| {
-                    let mut parts = url.rsplit('/');
-                    let name = parts.next()?;
-                    let owner = parts.next()?;
-                    format!("{owner}/{name}").parse().ok()
-                });
-            let (Some(number), Some(repo)) = (number, repo) else {
+        for hit in self.search(github, &query)? {
+            let (Some(number), Some(repo)) = (hit.number, hit.repo) else {
                 return Err(ApiError::Harness {
                     message: format!("a search result for `{query}` names no repository or number"),
                 });
@@ -223,11 +208,11 @@ impl Classifier for MergeClassifier<'_> {
             }
             self.candidates += 1;
             // The query asked for non-drafts; drop any that is still marked one (seed 000).
-            if !self.include_drafts && entry.get("draft").and_then(Value::as_bool) == Some(true) {
+            if !self.include_drafts && hit.draft == Some(true) {
                 self.drafts_dropped += 1;
                 continue;
             }
-            pool.push((ItemRef::new(&repo, number), entry));
+            pool.push((ItemRef::new(&repo, number), Listed::Pull(hit.facts)));
         }
         Ok(pool)
     }
@@ -238,17 +223,17 @@ impl Classifier for MergeClassifier<'_> {
 
     fn classify(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         store: &Store,
         item: &ItemRef,
-        listed: Option<&Value>,
+        listed: Option<&Listed>,
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
         let mut pull = None;
         let facts = match listed {
-            Some(value) => model::pull_facts(value).map_err(ReadError::Item)?,
-            None => {
-                let facts = Self::pull(client, item)?;
+            Some(Listed::Pull(facts)) => facts.clone().map_err(ReadError::Item)?,
+            _ => {
+                let facts = github.pull(item)?;
                 pull = Some(facts.head_sha.clone());
                 facts
             }
@@ -303,7 +288,7 @@ impl Classifier for MergeClassifier<'_> {
         let mut head = pull.clone().flatten();
         let mut draft_confirmed = facts.draft.is_some();
         if pull.is_none() {
-            let read = Self::pull(client, item)?;
+            let read = github.pull(item)?;
             // The search index lags: this read, not the hit, says whether the PR is open.
             if read.merged {
                 return Ok(skip(
@@ -362,7 +347,7 @@ impl Classifier for MergeClassifier<'_> {
                 continue;
             }
             let verdict = self.rule(
-                client,
+                github,
                 item,
                 *rule,
                 &head,

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{parse_all, ReadError};
-use crate::github::{self, model, ApiError, Client};
+use super::ReadError;
+use crate::github::{ApiError, Reader};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{self, Access, BranchRules, Checks, MergeSettings, PollRules, Review};
 
@@ -48,7 +48,7 @@ impl MergeReads {
     /// A reviewer's access, read once per run.
     pub fn access(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         repo: &RepoRef,
         login: &str,
     ) -> Result<Access, ReadError> {
@@ -56,8 +56,8 @@ impl MergeReads {
         if let Some(known) = self.access.get(&key) {
             return Ok(known.clone());
         }
-        let access = match github::collaborator_permission(client, repo, login) {
-            Ok(value) => model::access(&value),
+        let access = match github.access(repo, login) {
+            Ok(access) => access,
             Err(ApiError::Item {
                 status: Some(404), ..
             }) => Access::Unknown(format!("GitHub knows no account {login} on {repo} (404)")),
@@ -70,14 +70,14 @@ impl MergeReads {
     /// The PR's reviews, judged with each reviewer's access.
     pub fn approval(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         item: &ItemRef,
         head: &str,
     ) -> Result<Approval, ReadError> {
-        let reviews: Vec<Review> = parse_all(github::pull_reviews(client, item)?, model::review)?;
+        let reviews: Vec<Review> = github.reviews(item)?;
         let mut access: BTreeMap<String, Access> = BTreeMap::new();
         for login in merge::reviewers(&reviews) {
-            let found = self.access(client, &item.repo, &login)?;
+            let found = self.access(github, &item.repo, &login)?;
             access.insert(login.to_ascii_lowercase(), found);
         }
         let lookup = |login: &str| {
@@ -96,7 +96,7 @@ impl MergeReads {
     /// The rules of a branch, read once per run. Unreadable rules are said, not guessed.
     pub fn rules(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         repo: &RepoRef,
         branch: &str,
     ) -> Result<BranchRules, ReadError> {
@@ -104,8 +104,8 @@ impl MergeReads {
         if let Some(known) = self.rules.get(&key) {
             return Ok(known.clone());
         }
-        let rules = match github::branch_rules(client, repo, branch) {
-            Ok(values) => model::branch_rules(branch, &values),
+        let rules = match github.branch_rules(repo, branch) {
+            Ok(rules) => rules,
             Err(ApiError::Item {
                 status: Some(404), ..
             }) => BranchRules {
@@ -126,13 +126,13 @@ impl MergeReads {
     /// A repository's merge settings, read once per run.
     pub fn settings(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         repo: &RepoRef,
     ) -> Result<MergeSettings, ReadError> {
         if let Some(known) = self.settings.get(repo) {
             return Ok(known.clone());
         }
-        let settings = model::merge_settings(&github::repository_settings(client, repo)?);
+        let settings = github.merge_settings(repo)?;
         self.settings.insert(repo.clone(), settings.clone());
         Ok(settings)
     }
@@ -141,23 +141,19 @@ impl MergeReads {
     /// workflow runs, judged with the checks the base branch's rules require.
     pub fn green(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         repo: &RepoRef,
         head: &str,
         base: Option<&str>,
         rules: &PollRules,
         now: DateTime<Utc>,
     ) -> Result<Green, ReadError> {
-        let runs = parse_all(github::check_runs(client, repo, head)?, model::check_run)?;
-        let suites = parse_all(
-            github::check_suites(client, repo, head)?,
-            model::check_suite,
-        )?;
-        let (first, statuses) = github::combined_status(client, repo, head)?;
-        let statuses = model::statuses(&first, &statuses).map_err(ReadError::Item)?;
+        let runs = github.check_runs(repo, head)?;
+        let suites = github.check_suites(repo, head)?;
+        let statuses = github.statuses(repo, head)?;
         let workflows = if merge::needs_workflow_runs(&suites, now, rules.orphan_age()) {
-            Some(match github::workflow_runs(client, repo, head) {
-                Ok(values) => Ok(parse_all(values, model::workflow_run)?),
+            Some(match github.workflow_runs(repo, head) {
+                Ok(runs) => Ok(runs),
                 Err(error) => Err(refused(
                     error,
                     "the head's workflow runs (Actions read access)",
@@ -168,7 +164,7 @@ impl MergeReads {
         };
         let (required, branch) = match base {
             Some(base) => (
-                self.rules(client, repo, base)?.required_checks,
+                self.rules(github, repo, base)?.required_checks,
                 base.to_string(),
             ),
             None => (Vec::new(), String::new()),

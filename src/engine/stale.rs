@@ -6,10 +6,9 @@
 //! `policy::stale`.
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
-use super::{Classifier, Plan, ReadError};
-use crate::github::{self, model, ApiError, Client};
+use super::{Classifier, Listed, Plan, ReadError};
+use crate::github::{self, model, ApiError, Reader};
 use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
@@ -37,16 +36,16 @@ impl<'a> StaleClassifier<'a> {
         }
     }
 
-    fn viewer(&mut self, client: &Client) -> Result<Option<String>, ApiError> {
+    fn viewer(&mut self, github: &dyn Reader) -> Result<Option<String>, ApiError> {
         if self.viewer.is_none() {
-            self.viewer = Some(github::viewer(client)?);
+            self.viewer = Some(github.viewer()?);
         }
         Ok(self.viewer.clone().flatten())
     }
 
     fn history(
         &self,
-        client: &Client,
+        github: &dyn Reader,
         store: &Store,
         item: &ItemRef,
         facts: &ItemFacts,
@@ -64,7 +63,7 @@ impl<'a> StaleClassifier<'a> {
         let (label_added_at, own_last_write) = match known {
             Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
             None => {
-                let read = read_events(client, item)?;
+                let read = github.events(item)?;
                 // Events keep a label's name as it was then: after a rename, no event names
                 // the label as it is now, and its date is unknown (`None`), not guessed.
                 let Some(labeled) = read
@@ -102,18 +101,16 @@ impl<'a> StaleClassifier<'a> {
         }
         let events = match events {
             Some(events) => events,
-            None => read_events(client, item)?,
+            None => github.events(item)?,
         };
         let mut activity: Vec<Activity> = events
             .into_iter()
             .map(|event| event.activity)
             .filter(|activity| activity.at > label_added_at)
             .collect();
-        let since = label_added_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-        for comment in github::comments_since(client, item, &since)? {
-            let comment = model::comment(&comment).map_err(ReadError::Item)?;
-            if comment.at >= label_added_at {
-                activity.push(comment);
+        for comment in github.comments_since(item, label_added_at)? {
+            if comment.activity.at >= label_added_at {
+                activity.push(comment.activity);
             }
         }
         // A PR's reviews move `updated_at` with no issue event: only where the events and
@@ -121,11 +118,9 @@ impl<'a> StaleClassifier<'a> {
         let unexplained =
             stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity);
         if unexplained.is_some() && facts.is_pr {
-            for entry in github::timeline(client, item)? {
-                if let Some(found) = model::timeline_activity(&entry).map_err(ReadError::Item)? {
-                    if found.at > label_added_at {
-                        activity.push(found);
-                    }
+            for found in github.timeline(item)? {
+                if found.at > label_added_at {
+                    activity.push(found);
                 }
             }
         }
@@ -143,29 +138,23 @@ impl<'a> StaleClassifier<'a> {
     }
 }
 
-fn read_events(client: &Client, item: &ItemRef) -> Result<Vec<model::Event>, ReadError> {
-    github::events(client, item)?
-        .iter()
-        .map(|event| model::event(event).map_err(ReadError::Item))
-        .collect()
-}
-
 impl Classifier for StaleClassifier<'_> {
     fn list(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         _store: &mut Store,
         scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let Scope::Repo(repo) = scope else {
             return Err(ApiError::Harness {
                 message: "the stale rules sweep repositories, not organisations".into(),
             });
         };
-        github::open_items(client, repo)?
+        github
+            .open_items(repo)?
             .into_iter()
-            .map(|entry| match model::number(&entry) {
-                Some(number) => Ok((ItemRef::new(repo, number), entry)),
+            .map(|entry| match entry.number {
+                Some(number) => Ok((ItemRef::new(repo, number), Listed::Issue(entry.facts))),
                 None => Err(ApiError::Harness {
                     message: format!("GitHub's list of {repo} holds an entry without a number"),
                 }),
@@ -175,30 +164,25 @@ impl Classifier for StaleClassifier<'_> {
 
     fn classify(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         store: &Store,
         item: &ItemRef,
-        listed: Option<&Value>,
+        listed: Option<&Listed>,
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
-        let read;
-        let value = match listed {
-            Some(value) => value,
-            None => {
-                read = github::item(client, item)?;
-                &read
-            }
+        let facts = match listed {
+            Some(Listed::Issue(facts)) => facts.clone().map_err(ReadError::Item)?,
+            _ => github.item(item)?,
         };
-        let facts = model::item_facts(value).map_err(ReadError::Item)?;
         // Idle days and days stale compare GitHub's stamps with now, so now is GitHub's:
         // with our clock 8 days ahead, items were closed the run after they were marked.
         let now = if self.github_clock {
-            client.on_github_clock(now)
+            github.on_github_clock(now)
         } else {
             now
         };
         let history = if stale::needs_history(&facts, self.rules) {
-            match self.history(client, store, item, &facts)? {
+            match self.history(github, store, item, &facts)? {
                 Some(history) => Some(history),
                 None => {
                     let decision = stale::label_date_unknown(&facts, self.rules);
@@ -218,7 +202,7 @@ impl Classifier for StaleClassifier<'_> {
             .as_ref()
             .is_some_and(|history| !history.activity.is_empty())
         {
-            self.viewer(client)?
+            self.viewer(github)?
         } else {
             None
         };
@@ -238,30 +222,24 @@ impl Classifier for StaleClassifier<'_> {
     /// it did not happen, and the item is swept again like any other.
     fn reconcile(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         _store: &Store,
         write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
-        let issue = github::item(client, &item)?;
-        let facts = model::item_facts(&issue).map_err(ReadError::Item)?;
+        let facts = github.item(&item)?;
         let happened = match &write.action {
             JournalWrite::Comment { marker } => {
                 // The journal's time is our clock's, the comment's GitHub's: GitHub's `Date`
                 // says how far apart the two are, and the look-up reaches back by the slack too.
                 let skew = *self.skew.get_or_insert_with(|| {
-                    client.server_clock().map(|(github, local)| local - github)
+                    github.server_clock().map(|(theirs, ours)| ours - theirs)
                 });
-                let since = stale::reconcile_since(write.intent_at, skew)
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-                github::comments_since(client, &item, &since)?
+                let since = stale::reconcile_since(write.intent_at, skew);
+                github
+                    .comments_since(&item, since)?
                     .iter()
-                    .any(|comment| {
-                        comment
-                            .get("body")
-                            .and_then(Value::as_str)
-                            .is_some_and(|body| body.contains(marker.as_str()))
-                    })
+                    .any(|comment| comment.body.contains(marker.as_str()))
             }
             JournalWrite::AddLabels { labels } => labels.iter().all(|label| facts.has_label(label)),
             JournalWrite::RemoveLabel { label } => !facts.has_label(label),

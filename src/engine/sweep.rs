@@ -7,12 +7,11 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
-use serde_json::{json, Value};
 
 use super::reads::MergeReads;
-use super::{Classifier, Plan, ReadError};
+use super::{Classifier, Listed, Plan, ReadError};
 use crate::exit::Fatal;
-use crate::github::{self, model, ApiError, Client, WriteError};
+use crate::github::{ApiError, Reader, WriteError};
 use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::merge::{self, short, MergeMethod, PollRules, QueueStatus};
@@ -355,10 +354,10 @@ fn plan(
 impl Classifier for SweepClassifier<'_> {
     fn list(
         &mut self,
-        _client: &Client,
+        _github: &dyn Reader,
         store: &mut Store,
         scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Value)>, ApiError> {
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let Scope::Repo(repo) = scope else {
             return Err(ApiError::Harness {
                 message: "sweep works on repositories, not organisations".into(),
@@ -382,7 +381,9 @@ impl Classifier for SweepClassifier<'_> {
             for row in store.pending(repos, self.now).map_err(harness)? {
                 pool.push((
                     ItemRef::new(repo, row.pr),
-                    json!({ "key": row.key, "head_sha": row.head_sha }),
+                    Listed::Queued {
+                        head_sha: row.head_sha,
+                    },
                 ));
             }
             for lease in stranded {
@@ -390,13 +391,19 @@ impl Classifier for SweepClassifier<'_> {
                 if pool.iter().all(|(listed, _)| *listed != item) {
                     pool.push((
                         item,
-                        json!({ "key": lease.key, "head_sha": lease.head_sha }),
+                        Listed::Queued {
+                            head_sha: lease.head_sha,
+                        },
                     ));
                 }
             }
             for (item, head) in due {
-                let key = merge_key(&item.repo, item.number, &head);
-                pool.push((item, json!({ "key": key, "head_sha": head })));
+                pool.push((
+                    item,
+                    Listed::Queued {
+                        head_sha: Some(head),
+                    },
+                ));
             }
             return Ok(pool);
         }
@@ -419,7 +426,9 @@ impl Classifier for SweepClassifier<'_> {
             .map_err(harness)?
         {
             let item = ItemRef::new(repo, claim.pr);
-            let entry = json!({ "key": claim.key, "head_sha": claim.head_sha });
+            let entry = Listed::Queued {
+                head_sha: claim.head_sha.clone(),
+            };
             self.started.insert(item.clone(), Utc::now());
             self.claims.insert(item.clone(), claim);
             pool.push((item, entry));
@@ -448,21 +457,19 @@ impl Classifier for SweepClassifier<'_> {
 
     fn classify(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         store: &Store,
         item: &ItemRef,
-        listed: Option<&Value>,
+        listed: Option<&Listed>,
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
-        let trigger_head = match listed
-            .and_then(|entry| entry.get("head_sha"))
-            .and_then(Value::as_str)
-        {
-            Some(head) => Some(head.to_string()),
-            None => Self::stored(store.gate(item))?.map(|gate| gate.head_sha),
+        let trigger_head = match listed {
+            Some(Listed::Queued {
+                head_sha: Some(head_sha),
+            }) => Some(head_sha.clone()),
+            _ => Self::stored(store.gate(item))?.map(|gate| gate.head_sha),
         };
-        let value = github::pull(client, item)?;
-        let pull = model::pull_facts(&value).map_err(ReadError::Item)?;
+        let pull = github.pull(item)?;
         let title = pull.title.clone();
         let head = pull
             .head_sha
@@ -489,7 +496,7 @@ impl Classifier for SweepClassifier<'_> {
             if let Route::Defer { why, .. } = &mut route {
                 if why == budget_policy::BLOCKED {
                     let rules = match &base {
-                        Some(base) => self.reads.rules(client, &item.repo, base)?.explain(),
+                        Some(base) => self.reads.rules(github, &item.repo, base)?.explain(),
                         None => "GitHub does not say which branch it merges into".into(),
                     };
                     why.push_str(&format!("; {rules}"));
@@ -500,7 +507,7 @@ impl Classifier for SweepClassifier<'_> {
         // The branch's rules and the repository's settings, before any attempt: a branch that
         // requires the merge queue, or a merge method it does not allow, is never tried.
         let rules = match &base {
-            Some(base) => self.reads.rules(client, &item.repo, base)?,
+            Some(base) => self.reads.rules(github, &item.repo, base)?,
             None => merge::BranchRules::default(),
         };
         if rules.merge_queue {
@@ -510,7 +517,7 @@ impl Classifier for SweepClassifier<'_> {
             ));
             return self.follow(store, item, &title, &head, gate, route);
         }
-        let settings = self.reads.settings(client, &item.repo)?;
+        let settings = self.reads.settings(github, &item.repo)?;
         if let Err(why) =
             merge::method_allowed(self.method, &item.repo.to_string(), &settings, &rules)
         {
@@ -519,8 +526,8 @@ impl Classifier for SweepClassifier<'_> {
         // The checks and the approval, read fresh; the same rules as poll's.
         let green = self
             .reads
-            .green(client, &item.repo, &head, base.as_deref(), self.poll, now)?;
-        let approval = self.reads.approval(client, item, &head)?;
+            .green(github, &item.repo, &head, base.as_deref(), self.poll, now)?;
+        let approval = self.reads.approval(github, item, &head)?;
         let ignored = green.verdict.clone().unwrap_or_default();
         if let Some(route) = budget_policy::verdict(green.verdict.map(|_| ()), approval.verdict) {
             return self.follow(store, item, &title, &head, gate, route);
@@ -600,7 +607,7 @@ impl Classifier for SweepClassifier<'_> {
 
     fn reconcile(
         &mut self,
-        client: &Client,
+        github: &dyn Reader,
         store: &Store,
         write: &UnknownWrite,
     ) -> Result<Option<(Settled, String)>, ReadError> {
@@ -608,7 +615,7 @@ impl Classifier for SweepClassifier<'_> {
             return Ok(None);
         }
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
-        let pull = model::pull_facts(&github::pull(client, &item)?).map_err(ReadError::Item)?;
+        let pull = github.pull(&item)?;
         if pull.merged {
             let head = pull.head_sha.unwrap_or_default();
             Self::stored(store.record_merged(&item, &head, self.now))?;

@@ -220,6 +220,7 @@ pub fn comment(value: &Value) -> Result<Activity, String> {
 }
 
 /// A pull request from the search API or the single-PR read.
+#[derive(Clone, Debug)]
 pub struct PullFacts {
     pub title: String,
     pub labels: Vec<String>,

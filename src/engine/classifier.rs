@@ -1,0 +1,147 @@
+//! What the engine asks of each kind of sweep: a [`Classifier`] lists its pool, reads what
+//! else an item needs and decides, settles its own writes of unknown outcome, and keeps its
+//! bookkeeping. The plain data that crosses the seam ([`Plan`], [`Listed`], [`ReadError`]).
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::github::model::PullFacts;
+use crate::github::{ApiError, Reader, WriteError};
+use crate::item::{ItemRef, Scope};
+use crate::policy::disposition::Disposition;
+use crate::policy::stale::ItemFacts;
+use crate::policy::write::{Settled, Write};
+use crate::store::{Store, UnknownWrite};
+
+/// An item of the pool as its listing showed it, for its classification. An entry that did
+/// not parse is the item's own failure when it is classified.
+pub enum Listed {
+    /// From a repository's list of open issues and PRs.
+    Issue(Result<ItemFacts, String>),
+    /// From a PR search.
+    Pull(Result<PullFacts, String>),
+    /// A merge taken from the queue: the head it was queued for, where the row names one.
+    Queued { head_sha: Option<String> },
+}
+
+/// A classified item and the writes its disposition needs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub item: ItemRef,
+    pub title: String,
+    pub disposition: Disposition,
+    pub reason: String,
+    pub writes: Vec<Write>,
+}
+
+/// Why reading an item failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The item's own data: spends the budget.
+    Item(String),
+    /// The connection: stops the run as an outage.
+    Harness(String),
+    /// The token: stops the run, exit 4.
+    Auth(String),
+}
+
+impl From<ApiError> for ReadError {
+    fn from(error: ApiError) -> Self {
+        match error {
+            ApiError::Item { message, .. } => ReadError::Item(message),
+            ApiError::Auth { message, .. } => ReadError::Auth(message),
+            ApiError::Harness { message } => ReadError::Harness(message),
+        }
+    }
+}
+
+/// The part of a sweep that knows its kind of item.
+pub trait Classifier {
+    /// The pool of one repository or organisation: each item with its list entry.
+    fn list(
+        &mut self,
+        github: &dyn Reader,
+        store: &mut Store,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError>;
+
+    /// Settles an earlier write whose outcome is unknown by asking GitHub, if this kind of
+    /// sweep knows how: `Some((what was found, in words))`. `None` leaves the item blocked
+    /// until a maintainer checks it by hand.
+    fn reconcile(
+        &mut self,
+        _github: &dyn Reader,
+        _store: &Store,
+        _write: &UnknownWrite,
+    ) -> Result<Option<(Settled, String)>, ReadError> {
+        Ok(None)
+    }
+
+    /// Bookkeeping after GitHub refused one of an item's writes for that item's own state.
+    /// Returns whether the run goes on (a refused merge is that PR's failed attempt).
+    fn after_refused_write(
+        &mut self,
+        _store: &Store,
+        _plan: &Plan,
+        _error: &WriteError,
+    ) -> anyhow::Result<bool> {
+        Ok(false)
+    }
+
+    /// What GitHub's refusal of one of the item's writes means, in words, for its recap line.
+    fn refusal(&self, _plan: &Plan, _error: &WriteError) -> Option<String> {
+        None
+    }
+
+    /// Called once at the end of the run, after the recap is built.
+    fn finish(&mut self, _store: &Store) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Lines worth telling the maintainer about the listing (a search split into windows).
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Whether an earlier write of unknown outcome concerns this kind of run: one it settles
+    /// or would repeat. Those block their item; any other (a stale sweep's comment, for `poll`)
+    /// is mentioned in the recap's notes and the run goes on.
+    fn concerns(&self, _write: &UnknownWrite) -> bool {
+        true
+    }
+
+    /// Called once the run is recorded, with its id (a sweep names its leases after it).
+    fn started(&mut self, _run_id: i64) {}
+
+    /// Items of the listing this run leaves alone because another run still at work holds
+    /// them, each with the reason (whose lease, until when). They are unfinished, not read.
+    fn held_elsewhere(&mut self) -> Vec<(ItemRef, String)> {
+        Vec::new()
+    }
+
+    /// Counters that summarise the run for a quick look: from the dispositions of the items
+    /// it completed, in pool order, and how many items failed.
+    fn counters(&self, _completed: &[&Disposition], _failed: usize) -> Option<Value> {
+        None
+    }
+
+    /// Reads what else the item needs and decides. `listed` is the list entry when there is
+    /// one; without it the item is read on its own.
+    fn classify(
+        &mut self,
+        github: &dyn Reader,
+        store: &Store,
+        item: &ItemRef,
+        listed: Option<&Listed>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError>;
+
+    /// Bookkeeping after all of an item's writes succeeded. `dates` holds GitHub's clock at
+    /// each write, where it said.
+    fn after_writes(
+        &mut self,
+        store: &Store,
+        plan: &Plan,
+        dates: &[DateTime<Utc>],
+    ) -> anyhow::Result<()>;
+}

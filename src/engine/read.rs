@@ -1,0 +1,135 @@
+//! The read phase, under the item-failure budget: each item of the pool is read and
+//! classified in pool order; the run stops before the next item once more items failed than
+//! the budget allows, and before any write.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+
+use super::pool::Listing;
+use super::state::Progress;
+use super::{Classifier, Mode, Plan, ReadError, Run};
+use crate::item::ItemRef;
+use crate::policy::recap::{Phase, Stop};
+use crate::policy::write::Write;
+
+/// A classified item whose writes wait for the confirmation, with when it was read.
+pub(super) struct Pending {
+    pub(super) plan: Plan,
+    /// When it was read, on the monotonic clock: a write long after it re-reads first.
+    pub(super) read: Instant,
+    /// When its facts were asked of GitHub, for the check that no other run wrote it since.
+    pub(super) read_at: DateTime<Utc>,
+}
+
+impl Run<'_> {
+    /// Reads and classifies the pool. Items with nothing to write (and every item of a
+    /// `classify` run) are completed here; the rest are returned in pool order.
+    pub(super) fn read(
+        &mut self,
+        classifier: &mut dyn Classifier,
+        progress: &mut Progress,
+        listing: &Listing,
+        blocked: &BTreeSet<ItemRef>,
+    ) -> Vec<Pending> {
+        let mut pending = Vec::new();
+        if progress.state.stopped.is_some() {
+            return pending;
+        }
+        let Progress { state, pool, .. } = progress;
+        let mut failures = 0u64;
+        let mut bar = self.ui.progress(pool.len(), "reading");
+        for item in pool.iter() {
+            if state.interrupted(&format!("before reading {item}")) {
+                break;
+            }
+            if blocked.contains(item) || listing.held.contains(item) {
+                bar.advance(&item.to_string());
+                continue;
+            }
+            if self.options.budget.exhausted(failures, pool.len()) {
+                state.stop(
+                    Stop::BudgetExhausted,
+                    self.budget_spent(failures, pool.len()),
+                );
+                break;
+            }
+            bar.advance(&item.to_string());
+            let read_at = listing
+                .read_times
+                .get(item)
+                .copied()
+                .unwrap_or_else(Utc::now);
+            let listed = listing.listed.get(item);
+            match classifier.classify(self.reader, self.store, item, listed, self.now) {
+                Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
+                    let detail = if plan.writes.is_empty() {
+                        plan.reason.clone()
+                    } else {
+                        format!("{}; {}", plan.reason, would_text(&plan.writes))
+                    };
+                    state.completed(item, &plan.disposition, &detail);
+                }
+                Ok(plan) => pending.push(Pending {
+                    plan,
+                    read: Instant::now(),
+                    read_at,
+                }),
+                Err(ReadError::Item(reason)) => {
+                    failures += 1;
+                    state.failed(item, Phase::Read, reason);
+                }
+                Err(ReadError::Harness(message)) => {
+                    state.stop(Stop::HarnessOutage, message);
+                    break;
+                }
+                Err(ReadError::Auth(message)) => {
+                    state.stop(Stop::Auth, message);
+                    break;
+                }
+            }
+        }
+        // The last item's failure may be the one that spends the budget.
+        if state.stopped.is_none() && self.options.budget.exhausted(failures, pool.len()) {
+            state.stop(
+                Stop::BudgetExhausted,
+                self.budget_spent(failures, pool.len()),
+            );
+        }
+        bar.finish();
+        pending
+    }
+
+    /// Why the budget stopped the run, in words.
+    fn budget_spent(&self, failures: u64, pool: usize) -> String {
+        format!(
+            "{failures} items failed, more than item_failure_budget = {} allows for {pool} items ({})",
+            self.options.budget,
+            self.options.budget.allowed(pool)
+        )
+    }
+}
+
+/// What a classification would do: `would write: label +Stale; comment` for writes to GitHub,
+/// `would enqueue merge of abc1234` for an entry in gh-sweep's own queue (no write to GitHub).
+fn would_text(writes: &[Write]) -> String {
+    let (local, remote): (Vec<Write>, Vec<Write>) =
+        writes.iter().cloned().partition(Write::is_local);
+    let mut parts = Vec::new();
+    if !remote.is_empty() {
+        parts.push(format!("would write: {}", writes_text(&remote)));
+    }
+    for write in &local {
+        parts.push(format!("would {write}"));
+    }
+    parts.join("; ")
+}
+
+pub(super) fn writes_text(writes: &[Write]) -> String {
+    writes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}

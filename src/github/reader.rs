@@ -1,0 +1,144 @@
+//! The ports between the engine and GitHub: a [`Reader`] of the facts each kind of sweep needs,
+//! already in the plain types the policies take, and a [`Writer`] of the writes. Today's REST
+//! client implements both (`rest.rs`), live or replaying a snapshot; a GraphQL reader is the
+//! next implementation. The engine holds them as `&dyn Reader` and `&dyn Writer` and never sees
+//! a URL or GitHub's JSON.
+//!
+//! Every read answers GitHub's facts or an [`ApiError`]: an answer that does not parse is the
+//! item's own failure (`ApiError::Item` without a status), like a 404.
+
+use chrono::{DateTime, Utc};
+
+use super::client::{ApiError, WriteError, Written};
+use super::model::{Event, PullFacts};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::merge::{
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
+    WorkflowRun,
+};
+use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::write::Write;
+
+/// A repository as GitHub names it: its canonical `full_name` (names are matched whatever
+/// their case, and an old name redirects after a rename) and its `id`, which never changes.
+pub struct Repository {
+    pub full_name: RepoRef,
+    pub id: u64,
+    /// GitHub redirected the read: the repository was renamed or transferred.
+    pub moved: bool,
+}
+
+/// One entry of a repository's list of open issues and PRs. An entry that does not parse is
+/// that item's failure, found when it is classified, not the listing's.
+pub struct ListedItem {
+    pub number: Option<u64>,
+    pub facts: Result<ItemFacts, String>,
+}
+
+/// One result of a PR search.
+pub struct SearchHit {
+    pub repo: Option<RepoRef>,
+    pub number: Option<u64>,
+    /// `None` when the result does not say.
+    pub draft: Option<bool>,
+    pub facts: Result<PullFacts, String>,
+}
+
+/// The search API's answer for one query: its results and whether GitHub says it cut them.
+pub struct SearchPage {
+    pub items: Vec<SearchHit>,
+    pub total: u64,
+    /// GitHub's `incomplete_results`: the query hit its time limit. The results may still
+    /// be complete; the recap says so and the run goes on.
+    pub incomplete: bool,
+}
+
+impl SearchPage {
+    /// The recap's note for an incomplete search, when it was one.
+    pub fn incomplete_note(&self, query: &str) -> Option<String> {
+        self.incomplete.then(|| {
+            format!(
+                "GitHub's search for `{query}` timed out and answered with incomplete_results: true; the results may still be complete, and an item it missed is read by the next run"
+            )
+        })
+    }
+}
+
+/// A comment on an issue or PR: who and when, and its body (a reconcile looks for its marker).
+pub struct Comment {
+    pub activity: Activity,
+    pub body: String,
+}
+
+/// What every kind of run reads: repositories, the token's user, GitHub's clock.
+pub trait CommonReader {
+    /// A repository by the name given, following a rename.
+    fn repository(&self, repo: &RepoRef) -> Result<Repository, ApiError>;
+    /// How many repositories an organisation has, as far as the token may see.
+    fn org_repository_count(&self, org: &str) -> Result<u64, ApiError>;
+    /// The token's own login, or `None` when the token cannot say (an app installation).
+    fn viewer(&self) -> Result<Option<String>, ApiError>;
+    /// `local` moved onto GitHub's clock, as far as GitHub's answers have shown it.
+    fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc>;
+    /// GitHub's clock and ours at one moment, asked of GitHub when not known yet.
+    fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)>;
+}
+
+/// What the stale rules read.
+pub trait StaleReader {
+    /// The open issues and PRs of a repository, oldest first.
+    fn open_items(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError>;
+    /// One issue or PR on its own.
+    fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError>;
+    /// The item's issue events (label events carry the label's name as it was then).
+    fn events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError>;
+    /// The item's comments since a time (GitHub's `since` is by update).
+    fn comments_since(
+        &self,
+        item: &ItemRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Comment>, ApiError>;
+    /// What a PR's timeline shows that its events and comments do not (reviews, force pushes).
+    fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError>;
+}
+
+/// What the merge rules read.
+pub trait MergeReader {
+    /// Every page of one PR search (only the first when it is over GitHub's cap).
+    fn search_pulls(&self, query: &str) -> Result<SearchPage, ApiError>;
+    fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError>;
+    fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError>;
+    fn reviews(&self, item: &ItemRef) -> Result<Vec<Review>, ApiError>;
+    fn check_runs(&self, repo: &RepoRef, sha: &str) -> Result<Vec<CheckRun>, ApiError>;
+    fn check_suites(&self, repo: &RepoRef, sha: &str) -> Result<Vec<CheckSuite>, ApiError>;
+    fn statuses(&self, repo: &RepoRef, sha: &str) -> Result<Statuses, ApiError>;
+    fn workflow_runs(&self, repo: &RepoRef, sha: &str) -> Result<Vec<WorkflowRun>, ApiError>;
+    /// A user's access to a repository (the token needs push access to read it).
+    fn access(&self, repo: &RepoRef, login: &str) -> Result<Access, ApiError>;
+    fn merge_settings(&self, repo: &RepoRef) -> Result<MergeSettings, ApiError>;
+    /// The rules (rulesets) that apply to a branch.
+    fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError>;
+}
+
+/// Everything a run reads.
+pub trait Reader: CommonReader + StaleReader + MergeReader {}
+
+impl<T: CommonReader + StaleReader + MergeReader> Reader for T {}
+
+/// Where a run's writes go.
+pub trait Writer {
+    /// Sends one write for one item, once: never retried.
+    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError>;
+    /// What GitHub last said of a rate-limit resource: (remaining, when it resets).
+    fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)>;
+    /// An item's page on GitHub, as GitHub named it in an answer.
+    fn html_url(&self, item: &str) -> Option<String>;
+}
+
+/// Turns a parse failure into the item's own failure.
+pub(super) fn malformed(message: String) -> ApiError {
+    ApiError::Item {
+        status: None,
+        message,
+    }
+}
