@@ -95,62 +95,14 @@ _gh__sweep() {
 
     case "${cmd}" in
         gh__sweep)
-            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help --version stale-sweep poll sweep classify recap completions man help"
+            opts="-v -q -h -V --json --verbose --quiet --color --help --version stale-sweep poll sweep classify recap completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -161,62 +113,14 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help stale merge help"
+            opts="-v -q -h --json --verbose --quiet --color --help stale merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -283,16 +187,12 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__merge)
-            opts="-R -y -v -q -h --org --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -v -q -h --repo --only --org --dry-run --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --org)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -305,15 +205,11 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --org)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -337,12 +233,12 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -353,16 +249,12 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__stale)
-            opts="-R -y -v -q -h --from-workflow --print-config --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -v -q -h --repo --only --dry-run --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from-workflow)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -376,14 +268,6 @@ _gh__sweep() {
                     return 0
                     ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -407,12 +291,16 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-workflow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -423,62 +311,14 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__completions)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help bash zsh fish powershell"
+            opts="-v -q -h --json --verbose --quiet --color --help bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -643,7 +483,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__man)
-            opts="-R -y -v -q -h --out-dir --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-v -q -h --out-dir --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -653,56 +493,8 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -713,16 +505,12 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__poll)
-            opts="-R -y -v -q -h --org --confirm --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --repo --only --org --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --confirm --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --org)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -735,7 +523,7 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --item-failure-budget)
+                --org)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -744,6 +532,10 @@ _gh__sweep() {
                     return 0
                     ;;
                 --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --item-failure-budget)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -767,12 +559,12 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -783,7 +575,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__recap)
-            opts="-R -y -v -q -h --list --markdown --acknowledge --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-v -q -h --list --markdown --acknowledge --db --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -793,56 +585,12 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --save-snapshot)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
-                --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)
@@ -853,16 +601,12 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__stale__subcmd__sweep)
-            opts="-R -y -v -q -h --from-workflow --print-config --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from-workflow)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --repo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -875,15 +619,15 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --write-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --item-failure-budget)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -907,12 +651,16 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-workflow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -923,7 +671,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -941,15 +689,15 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --write-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --item-failure-budget)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -973,12 +721,12 @@ _gh__sweep() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --color)
-                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
-                    return 0
-                    ;;
                 --now)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

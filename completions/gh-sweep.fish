@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_gh_sweep_global_optspecs
-    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet color= now= h/help V/version
+    string join \n json v/verbose q/quiet color= h/help V/version
 end
 
 function __fish_gh_sweep_needs_command
@@ -24,22 +24,9 @@ function __fish_gh_sweep_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
-complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -s q -l quiet -d 'Print only the recap\'s counts'
@@ -53,86 +40,73 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print 
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l confirm -d 'Ask before enqueueing (enqueueing is local, so it is not asked by default)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l confirm -d 'Ask before enqueueing (enqueueing is local, so it is not asked by default)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -s q -l quiet -d 'Print only the recap\'s counts'
@@ -140,44 +114,38 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l from-workflow -d 'Take the [stale] rules from the actions/stale step of this workflow file (its `with:` inputs, in snake_case), over the config file\'s' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -s v -l verbose -d 'Log each request to stderr (never the token)'
@@ -187,65 +155,27 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l acknowledge -d 'Mark an item\'s writes of unknown outcome as checked by hand, so sweeps write to it again' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l list -d 'List recent runs, one line each'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l markdown -d 'Print the recap as Markdown (for an issue comment or a job summary)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l out-dir -d 'Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g. ~/.local/share/man/man1' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s R -l repo -d 'Repository to sweep, as [HOST/]OWNER/NAME or a URL, as gh\'s -R takes it (repeatable) [default: inside a git clone, the repository gh would use]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l write-interval -d 'Seconds between two writes [default: 1]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s q -l quiet -d 'Print only the recap\'s counts'

@@ -1,4 +1,10 @@
-//! Exit codes: part of the stable interface (README, `--help`). Decided in one place.
+//! Exit codes: part of the stable interface (README, `--help`). Decided in one place: the
+//! codes themselves, why a run stopped (`Stop`) and what a finished run exits with (`of_run`,
+//! which the recap records as its `exit_code`), what an error and a usage error from clap end
+//! with, and how `main` turns a command's result into the process's code. A standard output
+//! closed by its reader changes no code: the command ends with its own (`ui.rs`). A run ended by a signal ends by that signal, after its recap (`signals.rs`).
+
+use serde::{Deserialize, Serialize};
 
 pub const SUCCESS: i32 = 0;
 pub const UNEXPECTED: i32 = 1;
@@ -37,6 +43,67 @@ Token: GH_TOKEN, else GITHUB_TOKEN for github.com and *.ghe.com; GH_ENTERPRISE_T
 else GITHUB_ENTERPRISE_TOKEN for Enterprise Server; else `gh auth token --hostname HOST`.
 gh-sweep says where its token came from, never what it is.";
 
+/// Why a run stopped early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stop {
+    BudgetExhausted,
+    WriteFailed,
+    HarnessOutage,
+    NotConfirmed,
+    /// GitHub refused the token (401) or the permission (403): exit 4.
+    Auth,
+    /// A `--repo` that is not there (or that the token cannot see), or an `--org` search
+    /// GitHub cannot run for the same reason.
+    NotFound,
+    /// `--max-writes` was reached with items left: not an error, but not finished either.
+    WriteCap,
+    /// SIGINT or SIGTERM: the run stopped at the next safe point.
+    Interrupted,
+}
+
+impl Stop {
+    /// The reason printed once for the items a stop left unfinished.
+    pub fn unfinished_reason(self) -> &'static str {
+        match self {
+            Stop::BudgetExhausted => "budget exhausted",
+            Stop::WriteFailed => "a write stopped the run",
+            Stop::HarnessOutage => "harness outage",
+            Stop::NotConfirmed => "not confirmed",
+            Stop::Auth => "authentication refused",
+            Stop::NotFound => "not found",
+            Stop::WriteCap => "write cap reached",
+            Stop::Interrupted => "interrupted",
+        }
+    }
+
+    /// A stop that is a failure: its reason also goes to stderr as `error: …`. Declining
+    /// writes and reaching the write cap are what the maintainer asked for.
+    pub fn is_error(self) -> bool {
+        !matches!(self, Stop::NotConfirmed | Stop::WriteCap)
+    }
+}
+
+/// The code a finished run exits with, from how it ended: its stop, else a write of unknown
+/// outcome still blocking an item, else item failures within the budget, else success. (The
+/// engine puts a signal's own code over an interrupted run's.)
+pub fn of_run(stopped: Option<Stop>, unknown_writes: bool, item_failures: bool) -> i32 {
+    match stopped {
+        Some(Stop::BudgetExhausted) => BUDGET_EXHAUSTED,
+        Some(Stop::WriteFailed) => WRITE_FAILED,
+        Some(Stop::HarnessOutage) => HARNESS_OUTAGE,
+        Some(Stop::NotConfirmed) => CANCELLED,
+        Some(Stop::Auth) | Some(Stop::NotFound) => AUTH,
+        Some(Stop::WriteCap) => WRITE_CAP,
+        // The engine sets the signal's own code; SIGINT's when it did not.
+        Some(Stop::Interrupted) => INTERRUPTED,
+        // A write of unknown outcome from an earlier run still blocks its item.
+        None if unknown_writes => WRITE_FAILED,
+        None if item_failures => ITEM_FAILURES,
+        None => SUCCESS,
+    }
+}
+
 /// An error whose kind decides the exit code. Everything else exits 1.
 #[derive(Debug, thiserror::Error)]
 pub enum Fatal {
@@ -44,4 +111,69 @@ pub enum Fatal {
     Usage(String),
     #[error("{0}")]
     Auth(String),
+}
+
+/// The code an error that ended a command exits with: its kind decides, anything else is
+/// unexpected.
+pub fn of_error(error: &anyhow::Error) -> i32 {
+    match error.downcast_ref::<Fatal>() {
+        Some(Fatal::Usage(_)) => USAGE,
+        Some(Fatal::Auth(_)) => AUTH,
+        None => UNEXPECTED,
+    }
+}
+
+/// The code of a command line clap did not take: `--help` and `--version` are answers (0),
+/// anything else is a usage error.
+pub fn of_clap(error: &clap::Error) -> i32 {
+    if error.use_stderr() {
+        USAGE
+    } else {
+        SUCCESS
+    }
+}
+
+/// The process's code for what a command returned, as a byte (a code past 255 is 255).
+pub fn process_code(code: i32) -> u8 {
+    u8::try_from(code.clamp(0, 255)).unwrap_or(u8::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_exits_by_its_stop_then_its_unknown_writes_then_its_failures() {
+        assert_eq!(of_run(None, false, false), SUCCESS);
+        assert_eq!(of_run(None, false, true), ITEM_FAILURES);
+        assert_eq!(of_run(None, true, true), WRITE_FAILED);
+        assert_eq!(of_run(Some(Stop::WriteCap), true, true), WRITE_CAP);
+        assert_eq!(of_run(Some(Stop::NotFound), false, false), AUTH);
+        assert_eq!(of_run(Some(Stop::NotConfirmed), false, true), CANCELLED);
+    }
+
+    #[test]
+    fn errors_exit_by_their_kind() {
+        assert_eq!(of_error(&Fatal::Usage("bad".into()).into()), USAGE);
+        assert_eq!(of_error(&Fatal::Auth("no".into()).into()), AUTH);
+        let wrapped = anyhow::Error::from(Fatal::Auth("no".into())).context("reading");
+        assert_eq!(of_error(&wrapped), AUTH);
+        assert_eq!(of_error(&anyhow::anyhow!("disk full")), UNEXPECTED);
+        assert_eq!(process_code(INTERRUPTED), 130);
+        assert_eq!(process_code(300), 255);
+        assert_eq!(process_code(-1), 0);
+    }
+
+    #[test]
+    fn clap_answers_are_0_and_its_refusals_2() {
+        let command = || clap::Command::new("gh-sweep").subcommand(clap::Command::new("recap"));
+        let help = command()
+            .try_get_matches_from(["gh-sweep", "--help"])
+            .unwrap_err();
+        assert_eq!(of_clap(&help), SUCCESS);
+        let unknown = command()
+            .try_get_matches_from(["gh-sweep", "recap", "--frobnicate"])
+            .unwrap_err();
+        assert_eq!(of_clap(&unknown), USAGE);
+    }
 }

@@ -3,7 +3,6 @@
 
 pub mod cli;
 pub mod commands;
-pub mod config;
 pub mod engine;
 pub mod exit;
 pub mod github;
@@ -12,7 +11,7 @@ pub mod item;
 pub mod policy;
 pub mod private_file;
 pub mod report;
+pub mod settings;
 pub mod signals;
 pub mod store;
 pub mod ui;
-pub mod workflow;

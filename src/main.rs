@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use gh_sweep::cli::{self, Cli, Command};
 use gh_sweep::commands::{self, Context};
 use gh_sweep::exit::{self, Fatal};
-use gh_sweep::{config, report, ui};
+use gh_sweep::{report, settings, ui};
 
 fn main() -> ExitCode {
     let parsed = <Cli as clap::CommandFactory>::command()
@@ -19,20 +19,20 @@ fn main() -> ExitCode {
         Ok((_, matches)) if cli::unused_option(&matches).is_some() => {
             let message = cli::unused_option(&matches).unwrap_or_default();
             eprintln!("error: {message}");
-            return ExitCode::from(exit::USAGE as u8);
+            return ExitCode::from(exit::process_code(exit::USAGE));
         }
         Ok((cli, _)) => cli,
         Err(error) => {
-            let code = if error.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::SUCCESS
-            };
+            let argv: Vec<String> = std::env::args().collect();
+            if let Some(message) = cli::misplaced_flag(&error, &argv) {
+                eprintln!("error: {message}");
+                return ExitCode::from(exit::process_code(exit::USAGE));
+            }
             let _ = error.print();
-            return ExitCode::from(code as u8);
+            return ExitCode::from(exit::process_code(exit::of_clap(&error)));
         }
     };
-    let env = config::Env::capture();
+    let env = settings::Env::capture();
     let stdin_terminal = std::io::stdin().is_terminal();
     let stderr_terminal = std::io::stderr().is_terminal();
     // At a terminal with stderr redirected (`2>log`) a maintainer is still there to ask.
@@ -76,7 +76,7 @@ fn main() -> ExitCode {
         context.ui.restore_terminal();
         gh_sweep::signals::end_by(signal);
     }
-    ExitCode::from(code.clamp(0, 255) as u8)
+    ExitCode::from(exit::process_code(code))
 }
 
 fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
@@ -84,7 +84,7 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
     match &cli.command {
         Command::StaleSweep(stale) => commands::stale_sweep::run(context, stale, &cli.global, &cwd),
         Command::Poll(poll) => commands::poll::run(context, poll, &cli.global, &cwd),
-        Command::Sweep => commands::sweep::run(context, &cli.global, &cwd),
+        Command::Sweep(sweep) => commands::sweep::run(context, sweep, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
         Command::Man(args) => commands::completions::run_man(context, args),
@@ -107,9 +107,5 @@ fn report_error(error: &anyhow::Error) -> i32 {
     for cause in error.chain().skip(1) {
         eprintln!("  Caused by: {}", report::clean(&cause.to_string()));
     }
-    match error.downcast_ref::<Fatal>() {
-        Some(Fatal::Usage(_)) => exit::USAGE,
-        Some(Fatal::Auth(_)) => exit::AUTH,
-        None => exit::UNEXPECTED,
-    }
+    exit::of_error(error)
 }

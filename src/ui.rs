@@ -3,9 +3,13 @@
 //! in `main` and handed in.
 
 use std::io::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// Set once standard output is found closed by its reader (`gh-sweep recap | head -0`).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
 pub struct Ui {
     /// A maintainer can answer a prompt: stdin and stderr are terminals (or stdin and stdout,
@@ -45,14 +49,20 @@ impl Ui {
         eprintln!("warning: {}", crate::report::clean(message));
     }
 
-    /// Prints data on stdout. A closed pipe (`| head`) ends quietly.
+    /// Prints data on stdout. A closed pipe (`| head`) is not an error: printing stops there,
+    /// quietly, and the command ends with its own exit code (a run that stopped on a failed
+    /// write still exits 11, `recap` 0); what a run does after printing (the job summary, the
+    /// end by a signal) still happens.
     pub fn data(&self, text: &str) {
+        if STDOUT_CLOSED.load(Ordering::SeqCst) {
+            return;
+        }
         let mut stdout = std::io::stdout().lock();
         if writeln!(stdout, "{text}")
             .and_then(|()| stdout.flush())
             .is_err()
         {
-            std::process::exit(0);
+            STDOUT_CLOSED.store(true, Ordering::SeqCst);
         }
     }
 

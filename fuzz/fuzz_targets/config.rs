@@ -5,6 +5,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = gh_sweep::config::check_config_text(text);
+        let _ = gh_sweep::settings::check_config_text(text);
     }
 });

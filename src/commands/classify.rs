@@ -3,19 +3,21 @@
 
 use super::{run_engine, Context};
 use crate::cli::{ClassifyCommand, GlobalArgs};
-use crate::config::{self, Access, Spec};
 use crate::engine::merge::MergeClassifier;
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(
     context: &Context,
     command: &ClassifyCommand,
-    args: &GlobalArgs,
+    global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     match command {
-        ClassifyCommand::Stale(stale) => {
+        ClassifyCommand::Stale(given) => {
+            let args = &super::flags(global, &given.scope, &given.read, &given.dry_run, None);
+            let stale = &given.stale;
             if stale.print_config {
                 return super::print_stale_config(context, stale, args, cwd);
             }
@@ -23,7 +25,8 @@ pub fn run(
                 workflow: stale.from_workflow.as_deref(),
                 ..Spec::new("classify stale", Access::ReadOnly)
             };
-            let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+            let settings =
+                settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
             let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
             run_engine(
@@ -34,12 +37,14 @@ pub fn run(
                 &mut classifier,
             )
         }
-        ClassifyCommand::Merge(scope) => {
+        ClassifyCommand::Merge(given) => {
+            let args = &super::flags(global, &given.scope, &given.read, &given.dry_run, None);
             let spec = Spec {
-                orgs: &scope.orgs,
+                orgs: &given.org.orgs,
                 ..Spec::new("classify merge", Access::ReadOnly)
             };
-            let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+            let settings =
+                settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.poll.clone();
             let mut classifier = MergeClassifier::new(&rules, true, false)?;
             run_engine(

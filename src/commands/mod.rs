@@ -8,11 +8,12 @@ pub mod recap;
 pub mod stale_sweep;
 pub mod sweep;
 
-use crate::config::{self, Env, Settings};
+use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
 use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
 use crate::report;
+use crate::settings::{self, Env, Flags, Settings};
 use crate::store::{self, Location};
 use crate::ui::Ui;
 
@@ -21,6 +22,34 @@ pub struct Context {
     pub env: Env,
     pub ui: Ui,
     pub argv: String,
+}
+
+/// The options a subcommand was given, as settings resolution reads them: the global ones,
+/// its pool, how it reads, and (for the subcommands that write) how it writes.
+pub fn flags(
+    global: &GlobalArgs,
+    scope: &ScopeArgs,
+    read: &ReadArgs,
+    dry_run: &DryRunArgs,
+    write: Option<&WriteArgs>,
+) -> Flags {
+    let write = write.cloned().unwrap_or_default();
+    Flags {
+        repos: scope.repos.clone(),
+        only: scope.only.clone(),
+        item_failure_budget: read.item_failure_budget.clone(),
+        yes: write.yes,
+        dry_run: dry_run.dry_run,
+        json: global.json,
+        write_interval: write.write_interval,
+        max_writes: write.max_writes,
+        api_url: read.api_url.clone(),
+        config: read.config.clone(),
+        db: read.db.db.clone(),
+        snapshot: read.snapshot.clone(),
+        save_snapshot: read.save_snapshot.clone(),
+        now: read.now.clone(),
+    }
 }
 
 /// Runs a sweep or a classification end to end and prints its recap. Returns the exit code.
@@ -41,36 +70,7 @@ pub fn run_engine(
             "cannot catch Ctrl-C and SIGTERM ({error}): they will end the run without a recap"
         ));
     }
-    let (mut client, now) = match &settings.snapshot {
-        Some((path, snapshot)) => {
-            let now = snapshot.captured_at;
-            ui.status(&format!(
-                "Reading from snapshot {} (captured {}); nothing will be written.",
-                path.display(),
-                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            ));
-            (Client::replay(snapshot.clone()), now)
-        }
-        None => {
-            let token = config::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
-            if ui.verbose {
-                eprintln!(
-                    "Using the token from {} for {}.",
-                    token.source, settings.api_base
-                );
-            }
-            let client = Client::live(LiveOptions {
-                search_interval: settings.search_interval,
-                base: settings.api_base.clone(),
-                token: token.secret,
-                timeout: settings.timeout,
-                retry: settings.retry.clone(),
-                verbose: ui.verbose,
-                record: settings.save_snapshot.is_some(),
-            })?;
-            (client, settings.now)
-        }
-    };
+    let (mut client, now) = open_client(context, &settings)?;
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
     }
@@ -125,20 +125,59 @@ pub fn run_engine(
         ui.status(&format!("Saved what this run read to {}.", path.display()));
     }
     if ui.verbose {
-        eprintln!(
-            "{} requests sent; {} answered 304 Not Modified from the cache.",
-            client.requests(),
-            client.not_modified()
-        );
-        if let Some(peak) = peak_memory_kib() {
-            eprintln!("Peak memory: {peak} KiB.");
-        }
+        print_costs(&client);
     }
     print_stop(&recap);
     print_recap(ui, &recap);
-    // Inside GitHub Actions every run also appears on the workflow's page.
+    append_job_summary(context, &recap);
+    Ok(recap.exit_code)
+}
+
+/// The client this run reads with, and the run's clock: a snapshot's replay (at the time it
+/// was captured), else GitHub with the token for the API's host.
+fn open_client(
+    context: &Context,
+    settings: &Settings,
+) -> anyhow::Result<(Client, chrono::DateTime<chrono::Utc>)> {
+    let ui = &context.ui;
+    Ok(match &settings.snapshot {
+        Some((path, snapshot)) => {
+            let now = snapshot.captured_at;
+            ui.status(&format!(
+                "Reading from snapshot {} (captured {}); nothing will be written.",
+                path.display(),
+                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ));
+            (Client::replay(snapshot.clone()), now)
+        }
+        None => {
+            let token = settings::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
+            if ui.verbose {
+                eprintln!(
+                    "Using the token from {} for {}.",
+                    token.source, settings.api_base
+                );
+            }
+            let client = Client::live(LiveOptions {
+                search_interval: settings.search_interval,
+                base: settings.api_base.clone(),
+                token: token.secret,
+                timeout: settings.timeout,
+                retry: settings.retry.clone(),
+                verbose: ui.verbose,
+                record: settings.save_snapshot.is_some(),
+            })?;
+            (client, settings.now)
+        }
+    })
+}
+
+/// Inside GitHub Actions every run also appears on the workflow's page: the recap as Markdown,
+/// appended to `GITHUB_STEP_SUMMARY`.
+fn append_job_summary(context: &Context, recap: &crate::policy::recap::Recap) {
+    let ui = &context.ui;
     if let Some(summary) = context.env.get("GITHUB_STEP_SUMMARY") {
-        let markdown = format!("{}\n\n", report::recap_markdown(&recap));
+        let markdown = format!("{}\n\n", report::recap_markdown(recap));
         let appended = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -150,7 +189,6 @@ pub fn run_engine(
             ));
         }
     }
-    Ok(recap.exit_code)
 }
 
 /// What the engine takes of the resolved settings.
@@ -170,7 +208,19 @@ fn engine_options(settings: &Settings) -> Options {
         attempts_per_trigger: settings.sweep.attempts_per_trigger,
         db: settings.db.clone(),
         rerun_prefix: settings.rerun_prefix.clone(),
-        web_url: config::web_url(&settings.api_base),
+        web_url: settings::web_url(&settings.api_base),
+    }
+}
+
+/// `-v`'s last lines: what the run cost in requests and memory.
+fn print_costs(client: &Client) {
+    eprintln!(
+        "{} requests sent; {} answered 304 Not Modified from the cache.",
+        client.requests(),
+        client.not_modified()
+    );
+    if let Some(peak) = peak_memory_kib() {
+        eprintln!("Peak memory: {peak} KiB.");
     }
 }
 
@@ -184,12 +234,12 @@ fn peak_memory_kib() -> Option<u64> {
 /// `--print-config`: the `[stale]` table in effect, ready to paste, and nothing read.
 pub fn print_stale_config(
     context: &Context,
-    stale: &crate::cli::StaleArgs,
-    args: &crate::cli::GlobalArgs,
+    stale: &StaleArgs,
+    args: &Flags,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     let (text, warnings) =
-        config::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
+        settings::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
     for warning in &warnings {
         context.ui.warn(warning);
     }

@@ -2,22 +2,29 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, PollArgs};
-use crate::config::{self, Access, Spec};
 use crate::engine::merge::MergeClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(
     context: &Context,
     poll: &PollArgs,
-    args: &GlobalArgs,
+    global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
+    let args = &super::flags(
+        global,
+        &poll.scope,
+        &poll.read,
+        &poll.dry_run,
+        Some(&poll.write),
+    );
     let spec = Spec {
-        orgs: &poll.scope.orgs,
+        orgs: &poll.org.orgs,
         confirm: poll.confirm,
         ..Spec::new("poll", Access::LocalWrites)
     };
-    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();
     let mut classifier = MergeClassifier::new(&rules, false, !settings.dry_run)?;
     run_engine(context, settings, "poll", Mode::Sweep, &mut classifier)

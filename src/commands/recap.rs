@@ -10,10 +10,10 @@ use crate::item::ItemRef;
 use crate::report;
 use crate::store::{self, Location};
 
-fn db_path(context: &Context, args: &GlobalArgs) -> Result<PathBuf, Fatal> {
-    match &args.db {
+fn db_path(context: &Context, recap: &RecapArgs) -> Result<PathBuf, Fatal> {
+    match &recap.db.db {
         Some(db) => Ok(db.clone()),
-        None => crate::config::default_db(&context.env).map_err(Fatal::Usage),
+        None => crate::settings::default_db(&context.env).map_err(Fatal::Usage),
     }
 }
 
@@ -26,7 +26,7 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         )
         .into());
     }
-    let path = db_path(context, args)?;
+    let path = db_path(context, recap)?;
     if !path.exists() {
         return Err(Fatal::Usage(format!(
             "no runs recorded yet: {} does not exist (pass --db PATH if the runs were stored elsewhere)",

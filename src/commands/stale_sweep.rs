@@ -1,17 +1,25 @@
 //! `gh-sweep stale-sweep`: the stale rules over a repository's open issues and PRs.
 
 use super::{run_engine, Context};
-use crate::cli::{GlobalArgs, StaleArgs};
-use crate::config::{self, Access, Spec};
+use crate::cli::{GlobalArgs, StaleSweepArgs};
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
 pub fn run(
     context: &Context,
-    stale: &StaleArgs,
-    args: &GlobalArgs,
+    given: &StaleSweepArgs,
+    global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
+    let args = &super::flags(
+        global,
+        &given.scope,
+        &given.read,
+        &given.dry_run,
+        Some(&given.write),
+    );
+    let stale = &given.stale;
     if stale.print_config {
         return super::print_stale_config(context, stale, args, cwd);
     }
@@ -19,7 +27,7 @@ pub fn run(
         workflow: stale.from_workflow.as_deref(),
         ..Spec::new("stale-sweep", Access::Writes)
     };
-    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.stale.clone();
     let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
     run_engine(

@@ -2,14 +2,26 @@
 //! was lost (seeds 001 and 002).
 
 use super::{run_engine, Context};
-use crate::cli::GlobalArgs;
-use crate::config::{self, Access, Spec};
+use crate::cli::{GlobalArgs, SweepArgs};
 use crate::engine::sweep::SweepClassifier;
 use crate::engine::Mode;
+use crate::settings::{self, Access, Spec};
 
-pub fn run(context: &Context, args: &GlobalArgs, cwd: &std::path::Path) -> anyhow::Result<i32> {
+pub fn run(
+    context: &Context,
+    sweep: &SweepArgs,
+    global: &GlobalArgs,
+    cwd: &std::path::Path,
+) -> anyhow::Result<i32> {
+    let args = &super::flags(
+        global,
+        &sweep.scope,
+        &sweep.read,
+        &sweep.dry_run,
+        Some(&sweep.write),
+    );
     let spec = Spec::new("sweep", Access::Writes);
-    let settings = config::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let (sweep, poll) = (settings.sweep.clone(), settings.poll.clone());
     let now = settings.now;
     // The lease owner until the run is recorded; then its leases name the run (`run-N`), which

@@ -43,15 +43,6 @@ impl Default for PollRules {
     }
 }
 
-pub const POLL_KEYS: &[&str] = &[
-    "rules",
-    "docs_globs",
-    "held_labels",
-    "skipped_counts_as",
-    "failed_backoff_hours",
-    "orphan_suite_minutes",
-];
-
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rule {

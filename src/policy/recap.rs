@@ -12,46 +12,7 @@ use super::disposition::{self, Disposition};
 use super::selector;
 use crate::item::ItemRef;
 
-/// Why a run stopped early.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stop {
-    BudgetExhausted,
-    WriteFailed,
-    HarnessOutage,
-    NotConfirmed,
-    /// GitHub refused the token (401) or the permission (403): exit 4.
-    Auth,
-    /// A `--repo` that is not there (or that the token cannot see), or an `--org` search
-    /// GitHub cannot run for the same reason.
-    NotFound,
-    /// `--max-writes` was reached with items left: not an error, but not finished either.
-    WriteCap,
-    /// SIGINT or SIGTERM: the run stopped at the next safe point.
-    Interrupted,
-}
-
-impl Stop {
-    /// The reason printed once for the items a stop left unfinished.
-    pub fn unfinished_reason(self) -> &'static str {
-        match self {
-            Stop::BudgetExhausted => "budget exhausted",
-            Stop::WriteFailed => "a write stopped the run",
-            Stop::HarnessOutage => "harness outage",
-            Stop::NotConfirmed => "not confirmed",
-            Stop::Auth => "authentication refused",
-            Stop::NotFound => "not found",
-            Stop::WriteCap => "write cap reached",
-            Stop::Interrupted => "interrupted",
-        }
-    }
-
-    /// A stop that is a failure: its reason also goes to stderr as `error: …`. Declining
-    /// writes and reaching the write cap are what the maintainer asked for.
-    pub fn is_error(self) -> bool {
-        !matches!(self, Stop::NotConfirmed | Stop::WriteCap)
-    }
-}
+pub use crate::exit::Stop;
 
 /// Where a failure happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -302,19 +263,8 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
             }
         })
     };
-    let exit_code = facts.exit_override.unwrap_or(match facts.stopped {
-        Some(Stop::BudgetExhausted) => crate::exit::BUDGET_EXHAUSTED,
-        Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
-        Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
-        Some(Stop::NotConfirmed) => crate::exit::CANCELLED,
-        Some(Stop::Auth) | Some(Stop::NotFound) => crate::exit::AUTH,
-        Some(Stop::WriteCap) => crate::exit::WRITE_CAP,
-        // The engine sets the signal's own code; SIGINT's when it did not.
-        Some(Stop::Interrupted) => crate::exit::INTERRUPTED,
-        // A write of unknown outcome from an earlier run still blocks its item.
-        None if facts.unknown_writes => crate::exit::WRITE_FAILED,
-        None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
-        None => crate::exit::SUCCESS,
+    let exit_code = facts.exit_override.unwrap_or_else(|| {
+        crate::exit::of_run(facts.stopped, facts.unknown_writes, !failed.is_empty())
     });
     Recap {
         schema: SCHEMA,

@@ -34,15 +34,6 @@ impl Default for SweepRules {
     }
 }
 
-pub const SWEEP_KEYS: &[&str] = &[
-    "attempts_per_trigger",
-    "backoff_minutes",
-    "settle_minutes",
-    "merged_marker_hours",
-    "merge_method",
-    "enabled",
-];
-
 impl SweepRules {
     pub fn validate(&self) -> Result<(), String> {
         if self.attempts_per_trigger == 0 {

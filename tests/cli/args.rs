@@ -84,12 +84,117 @@ fn common_flags_work_before_and_after_the_subcommand() {
     let test = Test::new(|world| {
         world.open_issue(1, 5);
     });
-    test.run(&["--repo", REPO, "--json", "classify", "stale"])
+    test.run(&["--json", "classify", "stale", "--repo", REPO])
         .expect_code(0)
         .json();
     test.run(&["classify", "stale", "--repo", REPO, "--json"])
         .expect_code(0)
         .json();
+    // A subcommand's own option goes after its name, and the error says so.
+    let sent = test.requests().len();
+    let before = test.run(&["--repo", REPO, "--json", "classify", "stale"]);
+    assert_eq!(before.code, 2, "{}", before.stderr);
+    assert!(
+        before
+            .stderr
+            .contains("`--repo` is an option of `gh-sweep classify stale`: put it after"),
+        "{}",
+        before.stderr
+    );
+    assert_eq!(test.requests().len(), sent, "nothing read");
+}
+
+/// Each subcommand's `--help` lists the options it takes and no other; any other given to it is
+/// a usage error naming the flag, before anything is read.
+#[test]
+fn each_subcommand_takes_only_its_own_options() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+    });
+    let options = |args: &[&str]| -> Vec<String> {
+        let outcome = test.run(args);
+        outcome.expect_code(0);
+        // The options, not the examples and exit codes after them.
+        let (listed, _) = outcome.stdout.split_once("\nExamples:").unwrap();
+        listed
+            .split_whitespace()
+            .filter(|word| word.starts_with("--"))
+            .map(|word| word.trim_end_matches([',', '.', ')', '`']).to_string())
+            .collect()
+    };
+    let has = |list: &[String], flag: &str| list.iter().any(|word| word == flag);
+    let recap = options(&["recap", "--help"]);
+    let poll = options(&["poll", "--help"]);
+    let classify = options(&["classify", "stale", "--help"]);
+    let completions = options(&["completions", "--help"]);
+    assert!(has(&poll, "--max-writes"), "{poll:?}");
+    assert!(has(&poll, "--org") && has(&poll, "--confirm"), "{poll:?}");
+    assert!(!has(&recap, "--max-writes"), "{recap:?}");
+    assert!(
+        has(&recap, "--db") && has(&recap, "--markdown"),
+        "{recap:?}"
+    );
+    for flag in [
+        "--repo",
+        "--yes",
+        "--dry-run",
+        "--config",
+        "--snapshot",
+        "--now",
+    ] {
+        assert!(!has(&recap, flag), "{flag} in recap --help: {recap:?}");
+    }
+    for flag in [
+        "--max-writes",
+        "--yes",
+        "--write-interval",
+        "--org",
+        "--confirm",
+    ] {
+        assert!(!has(&classify, flag), "{flag} in classify stale --help");
+    }
+    assert!(has(&classify, "--from-workflow") && has(&classify, "--repo"));
+    for flag in ["--repo", "--db", "--only"] {
+        assert!(!has(&completions, flag), "{flag} in completions --help");
+    }
+    // The global ones are in every subcommand's help.
+    for list in [&recap, &poll, &classify, &completions] {
+        assert!(has(list, "--quiet") && has(list, "--color"), "{list:?}");
+    }
+
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["recap", "--max-writes", "3"],
+            "`--max-writes` does nothing with `gh-sweep recap`",
+        ),
+        (
+            &["classify", "stale", "--repo", REPO, "--yes"],
+            "`--yes` does nothing with `gh-sweep classify stale`",
+        ),
+        (
+            &["sweep", "--repo", REPO, "--org", "octo"],
+            "`--org` does nothing with `gh-sweep sweep`",
+        ),
+        (
+            &["completions", "bash", "--db", "x.db"],
+            "`--db` does nothing with `gh-sweep completions`",
+        ),
+        // Global, for every subcommand that prints a recap, but not for these two.
+        (
+            &["man", "--json"],
+            "`--json` does nothing with `gh-sweep man`",
+        ),
+    ];
+    for (args, expected) in cases {
+        let outcome = test.run(args);
+        assert_eq!(outcome.code, 2, "{args:?}: {}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains(expected),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+    }
+    assert!(test.requests().is_empty());
 }
 
 #[test]
@@ -334,8 +439,8 @@ fn every_subcommand_help_has_examples_that_parse() {
 
 #[test]
 fn a_flag_that_does_nothing_for_its_subcommand_is_refused() {
-    // Every option is accepted before or after any subcommand's name, but one that means
-    // nothing to `recap`, `completions` or `man` is an error naming it, not silence.
+    // An option that means nothing to `recap`, `completions` or `man` (given before or after
+    // the subcommand's name) is an error naming it, not silence.
     let test = Test::new(|world| {
         world.open_issue(1, 5);
     });

@@ -935,3 +935,51 @@ fn a_db_from_the_environment_in_a_missing_folder_names_the_variable() {
     assert!(stderr.contains("invalid GH_SWEEP_DB"), "{stderr}");
     assert!(test.all_requests().is_empty());
 }
+
+/// Standard output closed by its reader (`gh-sweep recap | head -0`): gh-sweep stops printing,
+/// reports nothing, and ends with the command's own code; what a run does after printing its
+/// recap (the job summary) still happens. The pipe's reader is closed before gh-sweep starts,
+/// so every write to stdout fails.
+#[test]
+fn a_closed_stdout_ends_quietly_with_the_commands_own_code() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 5);
+        world.open_issue(2, 74).patch = Some(serde_json::json!({"updated_at": "soon | maybe"}));
+    });
+    let closed = |args: &[&str], summary: Option<&std::path::Path>| {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut command = test.std_command(args);
+        if let Some(path) = summary {
+            command.env("GITHUB_STEP_SUMMARY", path);
+        }
+        let output = command
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).to_string(),
+        )
+    };
+    let summary = test.dir.path().join("summary.md");
+    // An item failure: exit 8, with or without a reader.
+    let (code, stderr) = closed(
+        &["stale-sweep", "--repo", REPO, "--dry-run", "-q"],
+        Some(&summary),
+    );
+    assert_eq!(code, Some(8), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
+    let written = std::fs::read_to_string(&summary).unwrap();
+    assert!(written.contains("gh-sweep stale-sweep: run 1"), "{written}");
+    // Printing a stored recap worked as far as anyone read it.
+    for args in [&["recap"][..], &["recap", "--json"], &["recap", "--list"]] {
+        let (code, stderr) = closed(args, None);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}

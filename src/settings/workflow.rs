@@ -6,7 +6,7 @@ use std::path::Path;
 
 use yaml_rust2::{Yaml, YamlLoader};
 
-use crate::config::STALE_KEYS;
+use super::file::STALE_KEYS;
 use crate::policy::stale::StaleRules;
 
 /// Inputs that have no `[stale]` key, and why.

@@ -1,0 +1,74 @@
+//! The environment variables gh-sweep reads, captured once in `main`: nothing else reads the
+//! process environment. Also where a value came from when a flag and a variable both name it.
+
+use std::collections::BTreeMap;
+
+/// The environment variables gh-sweep reads, captured once in `main`.
+#[derive(Debug, Default, Clone)]
+pub struct Env {
+    vars: BTreeMap<String, String>,
+}
+
+const ENV_NAMES: &[&str] = &[
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "GITHUB_API_URL",
+    "GH_HOST",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "HOME",
+    "PATH",
+    "CI",
+    "GH_SWEEP_SWEEP_ENABLED",
+    "GITHUB_STEP_SUMMARY",
+    // Read by clap for the flags they stand for; captured too, so that an error about a value
+    // can say it came from the variable.
+    "GH_SWEEP_ITEM_FAILURE_BUDGET",
+    "GH_SWEEP_CONFIG",
+    "GH_SWEEP_DB",
+    "GH_SWEEP_TEST_NOW",
+];
+
+impl Env {
+    pub fn capture() -> Self {
+        let vars = ENV_NAMES
+            .iter()
+            .filter_map(|name| {
+                std::env::var(name)
+                    .ok()
+                    .map(|value| (name.to_string(), value))
+            })
+            .collect();
+        Env { vars }
+    }
+
+    #[cfg(test)]
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+        Env {
+            vars: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|value| !value.trim().is_empty())
+    }
+}
+
+/// Where a value given as a flag that clap also reads from a variable came from: the variable
+/// when it holds exactly this value (flags beat the environment, so a flag with another value
+/// would have won), else the flag.
+pub fn flag_or_variable(flag: &str, variable: &str, value: &str, env: &Env) -> String {
+    if env.get(variable) == Some(value) {
+        variable.to_string()
+    } else {
+        flag.to_string()
+    }
+}

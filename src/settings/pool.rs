@@ -1,0 +1,184 @@
+//! The pool a run is made from: `--repo` values on this run's API host, `--only` items (given,
+//! from `@FILE` or standard input), a snapshot's repositories, or the repository of the clone
+//! the run was started in, as gh would pick it.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::auth::host_of;
+use super::env::Env;
+use super::paths::{clone_default, git_remote_config};
+use super::resolve::{Access, Flags, Spec};
+use crate::github::snapshot::Snapshot;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::selector;
+
+/// What the pool is: its repositories, the `--only` items, and the snapshot it replays.
+pub struct Scope {
+    pub repos: Vec<RepoRef>,
+    pub only: Option<BTreeSet<ItemRef>>,
+    pub snapshot: Option<Snapshot>,
+}
+
+/// The `--only` list as given, or read from `@FILE` or `-` (standard input). A file may put
+/// its items on lines, as the rerun file gh-sweep writes does; they are joined with commas.
+fn only_list(text: &str) -> Result<String, String> {
+    let (read, source) = if text == "-" {
+        let mut read = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut read)
+            .map_err(|error| format!("invalid --only -: cannot read standard input: {error}"))?;
+        (read, "standard input".to_string())
+    } else if let Some(path) = text.strip_prefix('@') {
+        let read = std::fs::read_to_string(path)
+            .map_err(|error| format!("invalid --only @{path}: cannot read {path}: {error}"))?;
+        (read, path.to_string())
+    } else {
+        return Ok(text.to_string());
+    };
+    let joined = read
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join(",");
+    if joined.is_empty() {
+        return Err(format!("invalid --only {text}: {source} names no items"));
+    }
+    Ok(joined)
+}
+
+/// What the pool is made from: `--repo`, `--only`, `--org`, a snapshot, or the clone's default.
+pub struct Pool<'a> {
+    pub args: &'a Flags,
+    pub spec: &'a Spec<'a>,
+    pub interactive: bool,
+    pub env: &'a Env,
+    pub cwd: &'a Path,
+    pub api_base: &'a str,
+    pub orgs: &'a [String],
+}
+
+impl Pool<'_> {
+    /// The repositories, the `--only` items and the loaded snapshot; a note when the clone's
+    /// default repository was taken.
+    pub fn resolve(&self, warnings: &mut Vec<String>) -> Result<Scope, String> {
+        let args = self.args;
+        let mut repos = self.given_repos()?;
+        let only_text = match &args.only {
+            Some(text) => Some(only_list(text)?),
+            None => None,
+        };
+        // No repository named: inside a git clone, the one gh itself would use.
+        let wants_clone_default = repos.is_empty()
+            && self.orgs.is_empty()
+            && args.snapshot.is_none()
+            && only_text
+                .as_deref()
+                .is_none_or(selector::needs_default_repo);
+        if wants_clone_default {
+            if let Some(repo) = self.clone_default(warnings)? {
+                repos.push(repo);
+            }
+        }
+        let only = match &only_text {
+            Some(text) => Some(only_items(text, &mut repos)?),
+            None => None,
+        };
+        let snapshot = match &args.snapshot {
+            Some(path) => Some(Snapshot::load(path).map_err(|error| format!("{error:#}"))?),
+            None => None,
+        };
+        if let (Some(path), Some(snapshot)) = (&args.snapshot, &snapshot) {
+            snapshot.check_replay(path, self.spec.words, &repos)?;
+        }
+        if repos.is_empty() {
+            if let Some(snapshot) = &snapshot {
+                for repo in &snapshot.repos {
+                    repos.push(repo.parse()?);
+                }
+            }
+        }
+        if repos.is_empty() && self.orgs.is_empty() {
+            let spec = self.spec;
+            let org = if spec.access == Access::LocalWrites || spec.words == "classify merge" {
+                ", or --org ORG"
+            } else {
+                ""
+            };
+            return Err(format!(
+                "no repository given: pass --repo OWNER/NAME{org} (or --only 'OWNER/NAME#N')"
+            ));
+        }
+        Ok(Scope {
+            repos,
+            only,
+            snapshot,
+        })
+    }
+
+    /// `--repo` values, each once, all on this run's API host.
+    fn given_repos(&self) -> Result<Vec<RepoRef>, String> {
+        let api_base = self.api_base;
+        let api_host = host_of(api_base).web_host().to_string();
+        let mut repos = Vec::new();
+        for text in &self.args.repos {
+            let (host, repo) = crate::item::parse_repo_arg(text)?;
+            // gh's `-R [HOST/]OWNER/REPO` may name a host; one run talks to one API, so a host
+            // that is not that API's is a mistake, not a second place to read from.
+            if let Some(host) = host.filter(|host| *host != api_host) {
+                return Err(format!(
+                    "invalid --repo `{text}`: it is on {host}, but this run's API is {api_host} ({api_base}); drop the host, or set GH_HOST={host} (or --api-url) to sweep {host}"
+                ));
+            }
+            if !repos.contains(&repo) {
+                repos.push(repo);
+            }
+        }
+        Ok(repos)
+    }
+
+    /// The clone's default repository, refused for a run that may write with no terminal to
+    /// show it on.
+    fn clone_default(&self, warnings: &mut Vec<String>) -> Result<Option<RepoRef>, String> {
+        let api_host = host_of(self.api_base).web_host().to_string();
+        let remotes = git_remote_config(self.cwd, self.env).unwrap_or_default();
+        let Some(found) = clone_default(&remotes, &api_host)? else {
+            return Ok(None);
+        };
+        if self.spec.access != Access::ReadOnly && !self.args.dry_run && !self.interactive {
+            return Err(format!(
+                "refusing to take the repository from this clone's git remotes ({}) without a terminal to show it on: a run that writes from cron names its repository; pass --repo {}",
+                found.repo, found.repo
+            ));
+        }
+        warnings.push(format!(
+            "using {}, the gh default of this clone (remote `{}`); pass --repo to choose another",
+            found.repo, found.remote
+        ));
+        Ok(Some(found.repo))
+    }
+}
+
+/// The `--only` items, each in a repository given with `--repo` when any was; their
+/// repositories join the pool's.
+fn only_items(text: &str, repos: &mut Vec<RepoRef>) -> Result<BTreeSet<ItemRef>, String> {
+    let default_repo = (repos.len() == 1).then(|| &repos[0]);
+    let items = selector::parse(text, default_repo)?;
+    if !repos.is_empty() {
+        if let Some(stranger) = items.iter().find(|item| !repos.contains(&item.repo)) {
+            return Err(format!(
+                "invalid --only: {stranger} is not in the repositories given with --repo ({})",
+                repos
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    for item in &items {
+        if !repos.contains(&item.repo) {
+            repos.push(item.repo.clone());
+        }
+    }
+    Ok(items)
+}

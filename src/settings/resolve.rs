@@ -1,0 +1,516 @@
+//! Resolution: flags beat environment beat the config file beat defaults, for the subcommand
+//! being run (`Spec`), into `Settings`. Everything is validated here, before anything is read;
+//! a bad value is an error that names it and the fix. Also the rerun line's start.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::auth::api_base;
+use super::env::{flag_or_variable, Env};
+use super::file::{check_ranges, find_config, overlay_stale, parse_file, FileConfig};
+use super::paths::{check_output_folder, default_db};
+use super::pool::{Pool, Scope};
+use super::workflow;
+use crate::exit::Fatal;
+use crate::github::client::RetryPolicy;
+use crate::github::snapshot::Snapshot;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::budget::Budget;
+use crate::policy::merge::PollRules;
+use crate::policy::recap::shell_quote;
+use crate::policy::stale::StaleRules;
+use crate::policy::sweep::SweepRules;
+
+/// The `[stale]` table in effect for `--print-config`: from the workflow, else the config file.
+pub fn stale_table_in_effect(
+    args: &Flags,
+    workflow: Option<&Path>,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(String, Vec<String>), Fatal> {
+    let usage = Fatal::Usage;
+    if let Some(workflow) = workflow {
+        let (table, warnings) = workflow::stale_table(workflow).map_err(usage)?;
+        overlay_stale(&StaleRules::default(), table.clone())
+            .and_then(|rules| rules.validate())
+            .map_err(|error| {
+                Fatal::Usage(format!(
+                    "invalid actions/stale inputs in {}: {error}",
+                    workflow.display()
+                ))
+            })?;
+        return Ok((
+            workflow::print_with_notes(&table, workflow, &warnings),
+            warnings,
+        ));
+    }
+    let path = find_config(args.config.as_deref(), env, cwd).map_err(usage)?;
+    let rules = match &path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|error| {
+                Fatal::Usage(format!(
+                    "cannot read config file {}: {error}",
+                    path.display()
+                ))
+            })?;
+            parse_file(&text, path).map_err(usage)?.stale
+        }
+        None => StaleRules::default(),
+    };
+    let mut wrapper = toml::Table::new();
+    let table = toml::Value::try_from(&rules).map_err(|error| Fatal::Usage(error.to_string()))?;
+    wrapper.insert("stale".into(), table);
+    Ok((
+        toml::to_string_pretty(&wrapper).unwrap_or_default(),
+        Vec::new(),
+    ))
+}
+
+/// An error about the config path, saying when the path came from `GH_SWEEP_CONFIG`.
+fn config_source_error(error: String, args: &Flags, env: &Env) -> String {
+    let from_variable = args.config.as_ref().is_some_and(|path| {
+        flag_or_variable(
+            "--config",
+            "GH_SWEEP_CONFIG",
+            &path.display().to_string(),
+            env,
+        ) == "GH_SWEEP_CONFIG"
+    });
+    if from_variable {
+        format!("{error} (the path is GH_SWEEP_CONFIG's: fix or unset it)")
+    } else {
+        error
+    }
+}
+
+/// A write cap of 0 would plan every write and send none, and its rerun line would carry the
+/// cap again: refused, naming where it came from.
+fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
+    match (flag, file) {
+        (Some(0), _) => Err(
+            "invalid --max-writes 0: a run capped at 0 writes sends nothing; use --dry-run to preview, or a cap of 1 or more"
+                .to_string(),
+        ),
+        (None, Some(0)) => Err(
+            "invalid max_writes = 0 in the config file: a run capped at 0 writes sends nothing; remove the key, or use 1 or more"
+                .to_string(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// What the command line gave, as resolution reads it; each subcommand fills in the options
+/// it takes and leaves the rest unset.
+#[derive(Debug, Default, Clone)]
+pub struct Flags {
+    pub repos: Vec<String>,
+    pub only: Option<String>,
+    pub item_failure_budget: Option<String>,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub json: bool,
+    pub write_interval: Option<f64>,
+    pub max_writes: Option<u64>,
+    pub api_url: Option<String>,
+    pub config: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub snapshot: Option<PathBuf>,
+    pub save_snapshot: Option<PathBuf>,
+    pub now: Option<String>,
+}
+
+/// Everything a command needs, resolved and validated.
+pub struct Settings {
+    pub repos: Vec<RepoRef>,
+    pub only: Option<BTreeSet<ItemRef>>,
+    pub budget: Budget,
+    pub yes: bool,
+    pub dry_run: bool,
+    pub write_interval: Duration,
+    pub max_writes: Option<u64>,
+    pub recheck_after: Duration,
+    /// How long after a write of unknown outcome was sent "not found on GitHub" proves it did
+    /// not happen: until then GitHub may still be carrying it out.
+    pub settle_after: Duration,
+    pub retry: RetryPolicy,
+    pub timeout: Duration,
+    /// Spacing of search requests (GitHub allows 30 a minute).
+    pub search_interval: Duration,
+    pub api_base: String,
+    pub db: PathBuf,
+    /// Whether `--db` (or `GH_SWEEP_DB`) named the database, rather than the default.
+    pub db_given: bool,
+    /// The snapshot to replay, loaded and checked.
+    pub snapshot: Option<(PathBuf, Snapshot)>,
+    pub save_snapshot: Option<PathBuf>,
+    pub config_path: Option<PathBuf>,
+    pub stale: StaleRules,
+    pub poll: PollRules,
+    pub sweep: SweepRules,
+    /// Organisations whose repositories make the pool (`poll`, `classify merge`).
+    pub orgs: Vec<String>,
+    /// Ask before local writes too (`poll --confirm`).
+    pub confirm: bool,
+    /// The run's clock.
+    pub now: chrono::DateTime<chrono::Utc>,
+    /// Whether `--now` set the clock (then it is taken as it is, not put on GitHub's).
+    pub now_given: bool,
+    /// What the maintainer should know about the settings (workflow inputs not carried over).
+    pub warnings: Vec<String>,
+    /// The command line a rerun starts with (everything but `--only`).
+    pub rerun_prefix: String,
+}
+
+/// What the subcommand does with GitHub.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads and classifies; never writes (classify).
+    ReadOnly,
+    /// Writes only to the store's queue; asks only with --confirm (poll).
+    LocalWrites,
+    /// May write after confirmation (stale-sweep).
+    Writes,
+}
+
+/// The subcommand being resolved, and its own flags.
+pub struct Spec<'a> {
+    /// The words that name it on the command line, e.g. `classify stale`.
+    pub words: &'a str,
+    pub access: Access,
+    pub orgs: &'a [String],
+    pub confirm: bool,
+    /// An actions/stale workflow whose inputs replace the `[stale]` table.
+    pub workflow: Option<&'a Path>,
+}
+
+impl<'a> Spec<'a> {
+    pub fn new(words: &'a str, access: Access) -> Self {
+        Spec {
+            workflow: None,
+            words,
+            access,
+            orgs: &[],
+            confirm: false,
+        }
+    }
+}
+
+/// The clock gh-sweep's own tests move between two sweeps (a backoff window passing), from
+/// `GH_SWEEP_TEST_NOW`: honoured only by debug builds, which the tests run; a release build
+/// refuses it, so an installed gh-sweep has no clock but the real one and `--now`.
+fn test_clock(env: &Env) -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
+    let Some(text) = env.get("GH_SWEEP_TEST_NOW") else {
+        return Ok(None);
+    };
+    if !cfg!(debug_assertions) {
+        return Err(
+            "GH_SWEEP_TEST_NOW is for gh-sweep's own tests (debug builds): unset it, and pass --now to classify or a dry run".to_string(),
+        );
+    }
+    chrono::DateTime::parse_from_rfc3339(text)
+        .map(|time| Some(time.with_timezone(&chrono::Utc)))
+        .map_err(|_| format!("invalid GH_SWEEP_TEST_NOW `{text}`: use an RFC 3339 time"))
+}
+
+/// Resolves and validates all settings. `interactive` is whether a maintainer can answer a
+/// prompt (stdin and stderr are terminals).
+pub fn resolve(
+    args: &Flags,
+    spec: &Spec<'_>,
+    interactive: bool,
+    env: &Env,
+    cwd: &Path,
+) -> Result<Settings, Fatal> {
+    resolve_inner(args, spec, interactive, env, cwd).map_err(Fatal::Usage)
+}
+
+fn resolve_inner(
+    args: &Flags,
+    spec: &Spec<'_>,
+    interactive: bool,
+    env: &Env,
+    cwd: &Path,
+) -> Result<Settings, String> {
+    let (config_path, file, sweep, mut warnings) = load_rules(args, spec, env, cwd)?;
+    let orgs = check_orgs(spec.orgs)?;
+    let budget = resolve_budget(args, &file, env)?;
+    check_max_writes(args.max_writes, file.max_writes)?;
+    let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
+    if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
+        return Err(format!(
+            "invalid write interval `{write_interval}`: use seconds from 0 to 3600 (0 sends writes back to back)"
+        ));
+    }
+    let api_base = api_base(args.api_url.as_deref(), env)?;
+    let pool = Pool {
+        args,
+        spec,
+        interactive,
+        env,
+        cwd,
+        api_base: &api_base,
+        orgs: &orgs,
+    };
+    let Scope {
+        repos,
+        only,
+        snapshot,
+    } = pool.resolve(&mut warnings)?;
+    let now = given_clock(args)?;
+    let db = check_outputs(args, env)?;
+    let (dry_run, now) = check_run(args, spec, interactive, env, now)?;
+    let rerun_prefix = rerun_prefix(args, spec, env, &repos, &orgs);
+    Ok(Settings {
+        repos,
+        only,
+        budget,
+        yes: args.yes,
+        dry_run,
+        write_interval: Duration::from_secs_f64(write_interval),
+        max_writes: args.max_writes.or(file.max_writes),
+        recheck_after: Duration::from_secs(file.recheck_after_seconds.unwrap_or(120)),
+        settle_after: Duration::from_secs(file.settle_after_seconds.unwrap_or(120)),
+        retry: RetryPolicy {
+            retries: file.read_retries.unwrap_or(3),
+            backoff: Duration::from_millis(file.retry_backoff_ms.unwrap_or(1000)),
+            max_wait: Duration::from_secs(file.max_retry_wait_seconds.unwrap_or(60)),
+        },
+        timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
+        search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
+        api_base,
+        db_given: args.db.is_some(),
+        db,
+        snapshot: args.snapshot.clone().zip(snapshot),
+        save_snapshot: args.save_snapshot.clone(),
+        config_path,
+        stale: file.stale,
+        poll: file.poll,
+        sweep,
+        orgs,
+        confirm: spec.confirm,
+        rerun_prefix,
+        warnings,
+        now,
+        now_given: args.now.is_some() || env.get("GH_SWEEP_TEST_NOW").is_some(),
+    })
+}
+
+/// The config file found and read, the workflow's `[stale]` inputs put over it, and every
+/// table validated; `GH_SWEEP_SWEEP_ENABLED` beats `[sweep] enabled`.
+fn load_rules(
+    args: &Flags,
+    spec: &Spec<'_>,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(Option<PathBuf>, FileConfig, SweepRules, Vec<String>), String> {
+    let config_path = find_config(args.config.as_deref(), env, cwd)
+        .map_err(|error| config_source_error(error, args, env))?;
+    let mut file = match &config_path {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| format!("cannot read config file {}: {error}", path.display()))?;
+            parse_file(&text, path.strip_prefix(cwd).unwrap_or(path))?
+        }
+        None => FileConfig::default(),
+    };
+    check_ranges(&file)?;
+    let mut warnings = Vec::new();
+    if let Some(workflow) = spec.workflow {
+        let (table, found) = workflow::stale_table(workflow)?;
+        warnings.extend(found);
+        file.stale = overlay_stale(&file.stale, table).map_err(|error| {
+            format!(
+                "invalid actions/stale inputs in {}: {error}",
+                workflow.display()
+            )
+        })?;
+    }
+    file.stale.validate()?;
+    file.poll.validate()?;
+    let mut sweep = std::mem::take(&mut file.sweep);
+    if let Some(enabled) = env.get("GH_SWEEP_SWEEP_ENABLED") {
+        sweep.enabled = match enabled.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => true,
+            "false" | "0" | "no" => false,
+            other => {
+                return Err(format!(
+                    "invalid GH_SWEEP_SWEEP_ENABLED `{other}`: use true or false"
+                ))
+            }
+        };
+    }
+    sweep.validate()?;
+    Ok((config_path, file, sweep, warnings))
+}
+
+/// `--org` logins, checked, each once.
+fn check_orgs(given: &[String]) -> Result<Vec<String>, String> {
+    let mut orgs: Vec<String> = Vec::new();
+    for org in given {
+        let valid = !org.is_empty() && org.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        if !valid {
+            return Err(format!(
+                "invalid organisation `{org}`: write its login, e.g. `rust-lang`"
+            ));
+        }
+        if !orgs.contains(org) {
+            orgs.push(org.clone());
+        }
+    }
+    Ok(orgs)
+}
+
+/// The item-failure budget: the flag (or its variable, named as such in an error), the file,
+/// the default.
+fn resolve_budget(args: &Flags, file: &FileConfig, env: &Env) -> Result<Budget, String> {
+    match (&args.item_failure_budget, &file.item_failure_budget) {
+        (Some(flag), _) => flag.parse::<Budget>().map_err(|error| {
+            let source = flag_or_variable(
+                "item_failure_budget",
+                "GH_SWEEP_ITEM_FAILURE_BUDGET",
+                flag,
+                env,
+            );
+            error.replacen("item_failure_budget", &source, 1)
+        }),
+        (None, Some(value)) => value.parse::<Budget>(),
+        (None, None) => Ok(Budget::default()),
+    }
+}
+
+/// `--now`, parsed, else the real clock.
+fn given_clock(args: &Flags) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    match &args.now {
+        Some(text) => chrono::DateTime::parse_from_rfc3339(text)
+            .map(|time| time.with_timezone(&chrono::Utc))
+            .map_err(|_| {
+                format!("invalid --now `{text}`: use an RFC 3339 time such as 2026-11-29T12:00:00Z")
+            }),
+        None => Ok(chrono::Utc::now()),
+    }
+}
+
+/// The database's path, and every file this run will write checked for a folder to go in.
+fn check_outputs(args: &Flags, env: &Env) -> Result<PathBuf, String> {
+    let db = match &args.db {
+        Some(path) => {
+            let name = flag_or_variable("--db", "GH_SWEEP_DB", &path.display().to_string(), env);
+            check_output_folder(path, &name)?;
+            path.clone()
+        }
+        None => default_db(env)?,
+    };
+    if let Some(path) = &args.save_snapshot {
+        check_output_folder(path, "--save-snapshot")?;
+    }
+    if let Some(summary) = env.get("GITHUB_STEP_SUMMARY") {
+        check_output_folder(Path::new(summary), "GITHUB_STEP_SUMMARY")?;
+    }
+    Ok(db)
+}
+
+/// Whether the run is dry, and its clock; refuses a clock of one's choosing on a run that
+/// writes, and a run that would write or ask with no terminal to confirm on.
+fn check_run(
+    args: &Flags,
+    spec: &Spec<'_>,
+    interactive: bool,
+    env: &Env,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(bool, chrono::DateTime<chrono::Utc>), String> {
+    let access = spec.access;
+    let dry_run = args.dry_run || args.snapshot.is_some();
+    // A clock of one's choosing would put wrong dates on real writes (and in the journal that
+    // settles them): only runs that write nothing take one.
+    if args.now.is_some() && access != Access::ReadOnly && !dry_run {
+        return Err(
+            "--now moves the run's clock, which only classify and dry runs may do: drop --now, or add --dry-run"
+                .to_string(),
+        );
+    }
+    let now = match test_clock(env)? {
+        Some(clock) => clock,
+        None => now,
+    };
+    if access == Access::Writes && !dry_run && !args.yes && !interactive {
+        return Err(
+            "refusing to write without a terminal to confirm on: pass --yes to write, or --dry-run to preview"
+                .to_string(),
+        );
+    }
+    if spec.confirm && !interactive && !args.yes && !dry_run {
+        return Err("--confirm asks on a terminal, and there is none: drop --confirm, or pass --dry-run to preview".to_string());
+    }
+    Ok((dry_run, now))
+}
+
+/// The command line a rerun starts with: the subcommand, its pool, and every setting given as a
+/// flag (values from the environment are left to it).
+fn rerun_prefix(
+    args: &Flags,
+    spec: &Spec<'_>,
+    env: &Env,
+    repos: &[RepoRef],
+    orgs: &[String],
+) -> String {
+    let mut rerun = vec!["gh-sweep".to_string(), spec.words.to_string()];
+    for repo in repos {
+        rerun.push("--repo".into());
+        rerun.push(repo.to_string());
+    }
+    for org in orgs {
+        rerun.push("--org".into());
+        rerun.push(org.clone());
+    }
+    let mut flag = |name: &str, value: Option<String>| {
+        if let Some(value) = value {
+            rerun.push(name.to_string());
+            rerun.push(shell_quote(&value));
+        }
+    };
+    // Values that came from the environment are left to it (the rerun runs where this run
+    // did, cron's environment included); only what was given as a flag is carried.
+    let from_flag = |flag: &str, variable: &str, value: Option<String>| {
+        value.filter(|value| flag_or_variable(flag, variable, value, env) == flag)
+    };
+    let config_flag = from_flag(
+        "--config",
+        "GH_SWEEP_CONFIG",
+        args.config.as_ref().map(|path| path.display().to_string()),
+    );
+    let db_flag = from_flag(
+        "--db",
+        "GH_SWEEP_DB",
+        args.db.as_ref().map(|path| path.display().to_string()),
+    );
+    let budget_flag = from_flag(
+        "--item-failure-budget",
+        "GH_SWEEP_ITEM_FAILURE_BUDGET",
+        args.item_failure_budget.clone(),
+    );
+    flag("--config", config_flag);
+    flag(
+        "--from-workflow",
+        spec.workflow.map(|path| path.display().to_string()),
+    );
+    flag("--db", db_flag);
+    flag("--api-url", args.api_url.clone());
+    flag("--item-failure-budget", budget_flag);
+    flag(
+        "--write-interval",
+        args.write_interval.map(|value| value.to_string()),
+    );
+    flag(
+        "--max-writes",
+        args.max_writes.map(|value| value.to_string()),
+    );
+    // Pasted, `poll --confirm`'s rerun line asks again, as the first run did.
+    if spec.confirm {
+        rerun.push("--confirm".into());
+    }
+    if args.json {
+        rerun.push("--json".into());
+    }
+    rerun.join(" ")
+}
