@@ -2,6 +2,7 @@
 //! in `fuzz/` exercise directly. The command line is the product; this API is not stable.
 
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod engine;
 pub mod exit;

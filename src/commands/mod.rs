@@ -9,6 +9,7 @@ pub mod stale_sweep;
 pub mod sweep;
 
 use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
+use crate::clock::Clock;
 use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions};
@@ -71,6 +72,12 @@ pub fn run_engine(
         ));
     }
     let (mut client, now) = open_client(context, &settings)?;
+    // A snapshot's capture time and `--now` fix the instant every decision is taken at.
+    let clock = if settings.snapshot.is_some() || settings.now_given {
+        Clock::fixed(now)
+    } else {
+        Clock::system()
+    };
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
     }
@@ -110,6 +117,7 @@ pub fn run_engine(
         store: store.as_mut(),
         options: &options,
         ui,
+        clock,
         now,
         command,
         mode,

@@ -84,8 +84,8 @@ impl<'a> MergeClassifier<'a> {
             first.total
         ));
         let start = DateTime::parse_from_rfc3339("2008-01-01T00:00:00Z")
-            .map_or(Utc::now(), |t| t.with_timezone(&Utc));
-        let mut windows = vec![(start, Utc::now() + Duration::days(1))];
+            .map_or(crate::clock::wall(), |t| t.with_timezone(&Utc));
+        let mut windows = vec![(start, crate::clock::wall() + Duration::days(1))];
         let mut items = Vec::new();
         while let Some((from, to)) = windows.pop() {
             let window = format!(

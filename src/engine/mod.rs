@@ -32,6 +32,7 @@ pub use classifier::{Classifier, Listed, Plan, ReadError};
 pub use confirm::{AssumeYes, Confirm, DryRun, Prompt};
 pub use pool::canonicalise_repos;
 
+use crate::clock::Clock;
 use crate::github::{Reader, Writer};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::budget::Budget;
@@ -91,6 +92,9 @@ pub struct Run<'a> {
     pub store: &'a mut dyn Store,
     pub options: &'a Options,
     pub ui: &'a Ui,
+    /// The run's clock: decisions at `clock.now()`, records at `clock.wall()`.
+    pub clock: Clock,
+    /// When the run's decisions are taken: `clock.now()` at its start.
     pub now: DateTime<Utc>,
     pub command: &'a str,
     pub mode: Mode,
@@ -117,7 +121,7 @@ impl Run<'_> {
                 exit_override: None,
                 in_flight: None,
                 sent: BTreeMap::new(),
-                started_at: Utc::now(),
+                started_at: self.clock.wall(),
             },
             pool: Vec::new(),
             pool_complete: true,

@@ -73,7 +73,7 @@ impl Run<'_> {
             Scope::Repo(repo) => format!("repository {repo}"),
             Scope::Org(org) => format!("organisation {org}"),
         };
-        let listed_at = Utc::now();
+        let listed_at = self.clock.wall();
         let result = classifier.list(self.reader, self.store, scope);
         for note in classifier.notes() {
             self.ui.status(&note);

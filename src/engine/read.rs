@@ -60,7 +60,7 @@ impl Run<'_> {
                 .read_times
                 .get(item)
                 .copied()
-                .unwrap_or_else(Utc::now);
+                .unwrap_or_else(crate::clock::wall);
             let listed = listing.listed.get(item);
             match classifier.classify(self.reader, self.store, item, listed, self.now) {
                 Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {

@@ -4,8 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use chrono::Utc;
-
 use super::state::{Progress, State};
 use super::{Classifier, Run};
 use crate::item::ItemRef;
@@ -102,7 +100,7 @@ impl Run<'_> {
             })
             .collect();
         recap.started_at = Some(recap::time_text(state.started_at));
-        recap.finished_at = Some(recap::time_text(Utc::now()));
+        recap.finished_at = Some(recap::time_text(self.clock.wall()));
         recap
     }
 }

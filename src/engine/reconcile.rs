@@ -25,9 +25,12 @@ impl Run<'_> {
         for write in self.store.unknown_writes(&self.options.repos, self.now)? {
             let finding = classifier.reconcile(self.reader, self.store, &write);
             let pending = match &finding {
-                Ok(Some((settled, _))) => {
-                    write::pending_until(*settled, write.intent_at, Utc::now(), self.settle_after())
-                }
+                Ok(Some((settled, _))) => write::pending_until(
+                    *settled,
+                    write.intent_at,
+                    self.clock.wall(),
+                    self.settle_after(),
+                ),
                 _ => None,
             };
             if let Some(at) = pending {

@@ -288,7 +288,7 @@ impl Classifier for StaleClassifier<'_> {
                 let Write::AddLabels { labels } = &plan.writes[index] else {
                     return Ok(());
                 };
-                let labeled_at = dates.get(index).copied().unwrap_or_else(Utc::now);
+                let labeled_at = dates.get(index).copied().unwrap_or_else(crate::clock::wall);
                 let last = dates.last().copied().unwrap_or(labeled_at);
                 store.record_stale_mark(&plan.item, &labels[0], labeled_at, last)
             }

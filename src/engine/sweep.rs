@@ -425,7 +425,7 @@ impl Classifier for SweepClassifier<'_> {
             let entry = Listed::Queued {
                 head_sha: claim.head_sha.clone(),
             };
-            self.started.insert(item.clone(), Utc::now());
+            self.started.insert(item.clone(), crate::clock::wall());
             self.claims.insert(item.clone(), claim);
             pool.push((item, entry));
         }
@@ -632,7 +632,7 @@ impl Classifier for SweepClassifier<'_> {
     fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
         // Rows leased but not finished (not confirmed, a dry run, an outage) go back at once.
         for key in store.held_by(&self.owner)? {
-            store.release(&key, &self.owner, Utc::now())?;
+            store.release(&key, &self.owner, crate::clock::wall())?;
         }
         self.claims.clear();
         Ok(())

@@ -311,6 +311,7 @@ impl Harness {
             store: self.store.as_mut(),
             options: &self.options,
             ui: &ui,
+            clock: crate::clock::Clock::fixed(now()),
             now: now(),
             command: "stale-sweep",
             mode,

@@ -104,7 +104,7 @@ impl Run<'_> {
             })
             .sum();
         if let Some((left, reset)) = self.writer.remaining("core") {
-            if remote > 0 && left < remote as i64 && reset > Utc::now() {
+            if remote > 0 && left < remote as i64 && reset > self.clock.wall() {
                 state.stop(
                     Stop::HarnessOutage,
                     format!(
@@ -151,8 +151,9 @@ impl Run<'_> {
             return Some((pending.plan, pending.read_at));
         }
         let item = &pending.plan.item;
-        let read_at = Utc::now();
-        match classifier.classify(self.reader, self.store, item, None, Utc::now()) {
+        let read_at = self.clock.wall();
+        // Judged at the run's clock like the first read: `--now` holds for the re-read too.
+        match classifier.classify(self.reader, self.store, item, None, self.clock.now()) {
             Ok(fresh) if fresh.disposition != pending.plan.disposition => {
                 state.changed(item, &fresh.disposition, &fresh.reason);
                 None
@@ -197,8 +198,8 @@ impl Run<'_> {
                     head_sha: Some(head_sha),
                     max_attempts: self.options.attempts_per_trigger,
                 };
-                self.store.enqueue(&row, Utc::now())?;
-                dates.push(Utc::now());
+                self.store.enqueue(&row, self.clock.wall())?;
+                dates.push(self.clock.wall());
                 continue;
             }
             if self.pace(pace, bar, item, first_remote) {
@@ -234,7 +235,7 @@ impl Run<'_> {
                     dates.push(
                         written
                             .and_then(|written| written.server_date)
-                            .unwrap_or_else(Utc::now),
+                            .unwrap_or_else(crate::clock::wall),
                     );
                 }
                 Err(error) => {

@@ -196,7 +196,7 @@ impl Client {
                 token: options.token,
                 record: options
                     .record
-                    .then(|| RefCell::new(Snapshot::new(Utc::now()))),
+                    .then(|| RefCell::new(Snapshot::new(crate::clock::wall()))),
             },
             retry: options.retry,
             verbose: options.verbose,
@@ -278,7 +278,7 @@ impl Client {
             .and_then(|text| DateTime::parse_from_rfc2822(text).ok())
         {
             self.github_offset
-                .set(Some(github.with_timezone(&Utc) - Utc::now()));
+                .set(Some(github.with_timezone(&Utc) - crate::clock::wall()));
         }
         let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<i64>().ok();
         if let (Some(remaining), Some(reset)) =
@@ -301,7 +301,7 @@ impl Client {
         let search = self.key(url).starts_with("/search/");
         let resource = if search { "search" } else { "core" };
         if let Some((remaining, reset)) = self.remaining(resource) {
-            if remaining <= 0 && reset > Utc::now() {
+            if remaining <= 0 && reset > crate::clock::wall() {
                 return Err(ApiError::Harness {
                     message: format!(
                         "GitHub's {resource} rate limit is spent until {} (x-ratelimit-reset); stopping before asking again",
@@ -1041,7 +1041,7 @@ fn rate_limit_wait(headers: &HeaderMap) -> Option<Duration> {
     }
     if number("x-ratelimit-remaining") == Some(0) {
         let reset = number("x-ratelimit-reset")?;
-        let wait = reset - Utc::now().timestamp();
+        let wait = reset - crate::clock::wall().timestamp();
         return Some(Duration::from_secs(wait.max(0) as u64));
     }
     None
@@ -1232,7 +1232,7 @@ impl Client {
                 return None;
             }
         };
-        let local = Utc::now();
+        let local = crate::clock::wall();
         self.log("GET", &url, Some(response.status()));
         self.note_limits(response.headers());
         if !response.status().is_success() {

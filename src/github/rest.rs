@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn a_dot_label_is_never_sent() {
         let client =
-            super::Client::replay(crate::github::snapshot::Snapshot::new(chrono::Utc::now()));
+            super::Client::replay(crate::github::snapshot::Snapshot::new(crate::clock::wall()));
         let item: crate::item::ItemRef = "o/r#1".parse().unwrap();
         for label in [".", ".."] {
             let write = crate::policy::write::Write::RemoveLabel {

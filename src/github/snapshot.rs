@@ -131,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_snapshot_replays_only_what_reads_the_same_from_the_same_repositories() {
-        let mut snapshot = Snapshot::new(Utc::now());
+        let mut snapshot = Snapshot::new(crate::clock::wall());
         snapshot.repos = vec!["octo/demo".into()];
         let path = Path::new("snap.json");
         let demo: crate::item::RepoRef = "Octo/Demo".parse().unwrap();

@@ -387,7 +387,7 @@ fn given_clock(args: &Flags) -> Result<chrono::DateTime<chrono::Utc>, String> {
             .map_err(|_| {
                 format!("invalid --now `{text}`: use an RFC 3339 time such as 2026-11-29T12:00:00Z")
             }),
-        None => Ok(chrono::Utc::now()),
+        None => Ok(crate::clock::wall()),
     }
 }
 

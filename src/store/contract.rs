@@ -199,7 +199,7 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
     );
     store.finish_run(&recap(run, 0)).unwrap();
     let unknown: Vec<(i64, String, JournalWrite)> = store
-        .unknown_writes(&[repo()], Utc::now())
+        .unknown_writes(&[repo()], crate::clock::wall())
         .unwrap()
         .into_iter()
         .map(|write| (write.id, write.item, write.action))
@@ -221,7 +221,7 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
         .resolve_journal(sent, Settled::DidNotHappen, "not found")
         .unwrap();
     assert!(store
-        .unknown_writes(&[repo()], Utc::now())
+        .unknown_writes(&[repo()], crate::clock::wall())
         .unwrap()
         .is_empty());
     // A later run's first write to the item: refused when this run read the item before the
@@ -229,14 +229,14 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
     let next = store
         .start_run("stale-sweep", "gh-sweep stale-sweep")
         .unwrap();
-    let before = Utc::now() - Duration::minutes(5);
+    let before = crate::clock::wall() - Duration::minutes(5);
     let stale = store
-        .journal_first_intent(next, &item, &label, before, Utc::now())
+        .journal_first_intent(next, &item, &label, before, crate::clock::wall())
         .unwrap();
     assert_eq!(stale, None);
-    let read_at = Utc::now();
+    let read_at = crate::clock::wall();
     let first = store
-        .journal_first_intent(next, &item, &label, read_at, Utc::now())
+        .journal_first_intent(next, &item, &label, read_at, crate::clock::wall())
         .unwrap();
     assert!(first.is_some());
 }

@@ -201,14 +201,23 @@ mod tests {
             .execute("UPDATE runs SET finished_at = started_at", [])
             .unwrap();
         let repos = ["o/r".parse::<RepoRef>().unwrap()];
-        assert_eq!(store.unknown_writes(&repos, Utc::now()).unwrap().len(), 2);
+        assert_eq!(
+            store
+                .unknown_writes(&repos, crate::clock::wall())
+                .unwrap()
+                .len(),
+            2
+        );
         store
             .resolve_journal(happened, Settled::Happened, "found")
             .unwrap();
         store
             .resolve_journal(did_not, Settled::DidNotHappen, "not found")
             .unwrap();
-        assert!(store.unknown_writes(&repos, Utc::now()).unwrap().is_empty());
+        assert!(store
+            .unknown_writes(&repos, crate::clock::wall())
+            .unwrap()
+            .is_empty());
         let mut rows = store
             .connection
             .prepare("SELECT outcome, detail FROM journal ORDER BY id")
@@ -240,7 +249,7 @@ mod tests {
         assert_eq!(store.budget(&item).unwrap(), Budget::default());
         let budget = Budget {
             attempts: 2,
-            last: Some(Utc::now()),
+            last: Some(crate::clock::wall()),
             watermark: None,
         };
         store.record_budget(&item, &budget).unwrap();

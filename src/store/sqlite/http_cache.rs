@@ -7,7 +7,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use chrono::Utc;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::http_cache::{Cached, ResponseCache};
@@ -58,7 +57,7 @@ impl ResponseCache for SqliteCache {
                 cached.last_modified,
                 cached.body,
                 cached.next,
-                Utc::now().to_rfc3339(),
+                crate::clock::wall().to_rfc3339(),
                 cached.token
             ],
         );

@@ -286,7 +286,7 @@ mod tests {
         let repo: RepoRef = "o/r".parse().unwrap();
         assert!(
             store
-                .unknown_writes(std::slice::from_ref(&repo), Utc::now())
+                .unknown_writes(std::slice::from_ref(&repo), crate::clock::wall())
                 .unwrap()
                 .is_empty(),
             "its run is still at work"
@@ -296,13 +296,13 @@ mod tests {
             .execute("UPDATE runs SET finished_at = started_at", [])
             .unwrap();
         let unknown = store
-            .unknown_writes(std::slice::from_ref(&repo), Utc::now())
+            .unknown_writes(std::slice::from_ref(&repo), crate::clock::wall())
             .unwrap();
         assert_eq!(unknown.len(), 1);
         assert_eq!(unknown[0].action, close());
         assert_eq!(store.acknowledge(&item).unwrap(), 1);
         assert!(store
-            .unknown_writes(&[repo], Utc::now())
+            .unknown_writes(&[repo], crate::clock::wall())
             .unwrap()
             .is_empty());
     }

@@ -217,7 +217,6 @@ mod tests {
             reason: Some("not_planned".into()),
         }
     }
-    use chrono::Utc;
     use rusqlite::{params, Connection};
 
     #[test]
@@ -301,7 +300,7 @@ mod tests {
             if version >= 1 {
                 let repo: RepoRef = "o/r".parse().unwrap();
                 let unknown: Vec<(String, JournalWrite, bool)> = store
-                    .unknown_writes(&[repo], Utc::now())
+                    .unknown_writes(&[repo], crate::clock::wall())
                     .unwrap()
                     .into_iter()
                     .map(|write| (write.item.clone(), write.action.clone(), write.is_merge()))
@@ -357,7 +356,7 @@ mod tests {
                 head_sha: Some("h"),
                 max_attempts: 3, // seed 002's default bound
             };
-            assert!(store.enqueue(&row, Utc::now()).unwrap());
+            assert!(store.enqueue(&row, crate::clock::wall()).unwrap());
         }
     }
 

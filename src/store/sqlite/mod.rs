@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context;
-use chrono::Utc;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::{RunLog, RunRow, Store};
@@ -80,7 +79,7 @@ fn busy_retry<T>(mut operation: impl FnMut() -> rusqlite::Result<T>) -> rusqlite
 }
 
 pub(crate) fn now_text() -> String {
-    Utc::now().to_rfc3339()
+    crate::clock::wall().to_rfc3339()
 }
 
 impl SqliteStore {
@@ -383,7 +382,7 @@ mod tests {
                         head_sha: Some("sha"),
                         max_attempts: 12,
                     },
-                    Utc::now(),
+                    crate::clock::wall(),
                 )
                 .unwrap();
             store

@@ -91,7 +91,7 @@ impl MergeQueue for SqliteStore {
             let (head, failed_at) = row?;
             // A damaged time reads as a failure now: backing off is the safe side.
             let failed_at = DateTime::parse_from_rfc3339(&failed_at)
-                .map_or(Utc::now(), |t| t.with_timezone(&Utc));
+                .map_or(crate::clock::wall(), |t| t.with_timezone(&Utc));
             failures.push(Failure {
                 head_sha: head.unwrap_or_default(),
                 failed_at,
