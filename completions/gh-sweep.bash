@@ -95,7 +95,7 @@ _gh__sweep() {
 
     case "${cmd}" in
         gh__sweep)
-            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help --version stale-sweep poll sweep classify recap completions man help"
+            opts="-R -y -v -q -h -V --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help --version stale-sweep poll sweep classify recap completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -123,6 +123,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -161,7 +165,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help stale merge help"
+            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help stale merge help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -189,6 +193,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -283,7 +291,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__merge)
-            opts="-R -y -v -q -h --org --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --org --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -315,6 +323,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -353,7 +365,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__stale)
-            opts="-R -y -v -q -h --from-workflow --print-config --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --from-workflow --print-config --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -385,6 +397,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -423,7 +439,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__completions)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help bash zsh fish powershell"
+            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -451,6 +467,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -643,7 +663,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__man)
-            opts="-R -y -v -q -h --out-dir --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --out-dir --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -675,6 +695,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -713,7 +737,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__poll)
-            opts="-R -y -v -q -h --org --confirm --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --org --confirm --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -745,6 +769,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -783,7 +811,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__recap)
-            opts="-R -y -v -q -h --list --markdown --acknowledge --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --list --markdown --acknowledge --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -815,6 +843,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -853,7 +885,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__stale__subcmd__sweep)
-            opts="-R -y -v -q -h --from-workflow --print-config --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --from-workflow --print-config --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -885,6 +917,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)
@@ -923,7 +959,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
+            opts="-R -y -v -q -h --repo --only --item-failure-budget --yes --dry-run --json --write-interval --max-writes --read-api --api-url --config --db --snapshot --save-snapshot --verbose --quiet --color --now --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -951,6 +987,10 @@ _gh__sweep() {
                     ;;
                 --max-writes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --api-url)

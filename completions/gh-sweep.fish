@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_gh_sweep_global_optspecs
-    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet color= now= h/help V/version
+    string join \n R/repo= only= item-failure-budget= y/yes dry-run json write-interval= max-writes= read-api= api-url= config= db= snapshot= save-snapshot= v/verbose q/quiet color= now= h/help V/version
 end
 
 function __fish_gh_sweep_needs_command
@@ -29,6 +29,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l only -d 'Only these i
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -59,6 +61,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -81,6 +85,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -102,6 +108,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Onl
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -122,6 +130,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fi
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and not __fish_seen_subcommand_from stale merge help" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -146,6 +156,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -168,6 +180,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -192,6 +206,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l only -d 'Onl
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -214,6 +230,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l only -
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -235,6 +253,8 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l only -d 'Only 
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F

@@ -167,6 +167,11 @@ pub struct GlobalArgs {
     )]
     pub max_writes: Option<u64>,
 
+    /// Which API GitHub's facts are read with: graphql or rest (writes are always REST's)
+    /// [default: read_api in the config, or rest]
+    #[arg(long, value_name = "API", global = true, value_parser = ["graphql", "rest"])]
+    pub read_api: Option<String>,
+
     /// GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]
     #[arg(long, value_name = "URL", global = true)]
     pub api_url: Option<String>,

@@ -95,6 +95,7 @@ struct FileConfig {
     max_retry_wait_seconds: Option<u64>,
     timeout_seconds: Option<u64>,
     search_interval_ms: Option<u64>,
+    read_api: Option<String>,
     #[serde(default)]
     stale: StaleRules,
     #[serde(default)]
@@ -114,6 +115,7 @@ const TOP_KEYS: &[&str] = &[
     "max_retry_wait_seconds",
     "timeout_seconds",
     "search_interval_ms",
+    "read_api",
     "stale",
     "poll",
     "sweep",
@@ -572,6 +574,25 @@ fn check_output_folder(path: &Path, name: &str) -> Result<(), String> {
 
 /// A write cap of 0 would plan every write and send none, and its rerun line would carry the
 /// cap again: refused, naming where it came from.
+/// Which API the run reads GitHub's facts with: `--read-api`, else the config's `read_api`,
+/// else REST.
+fn read_api(flag: Option<&str>, file: Option<&str>) -> Result<ReadApi, String> {
+    match flag.or(file) {
+        None | Some("rest") => Ok(ReadApi::Rest),
+        Some("graphql") => Ok(ReadApi::Graphql),
+        Some(other) => Err(format!(
+            "invalid read_api = \"{other}\" in the config file: use \"graphql\" or \"rest\""
+        )),
+    }
+}
+
+/// The API a run's reads go through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadApi {
+    Rest,
+    Graphql,
+}
+
 fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
     match (flag, file) {
         (Some(0), _) => Err(
@@ -919,6 +940,8 @@ pub struct Settings {
     pub timeout: Duration,
     /// Spacing of search requests (GitHub allows 30 a minute).
     pub search_interval: Duration,
+    /// Which API reads go through.
+    pub read_api: ReadApi,
     pub api_base: String,
     pub db: PathBuf,
     /// Whether `--db` (or `GH_SWEEP_DB`) named the database, rather than the default.
@@ -1080,6 +1103,7 @@ fn resolve_inner(
         (None, None) => Budget::default(),
     };
     check_max_writes(args.max_writes, file.max_writes)?;
+    let read_api = read_api(args.read_api.as_deref(), file.read_api.as_deref())?;
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(
@@ -1297,6 +1321,7 @@ fn resolve_inner(
         },
         timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
         search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
+        read_api,
         api_base,
         db_given: args.db.is_some(),
         db,
@@ -1353,6 +1378,7 @@ mod tests {
             max_retry_wait_seconds: Some(1),
             timeout_seconds: Some(1),
             search_interval_ms: Some(1),
+            read_api: Some("graphql".into()),
             stale: StaleRules::default(),
             poll: PollRules::default(),
             sweep: SweepRules::default(),

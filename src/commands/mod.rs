@@ -96,8 +96,13 @@ pub fn run_engine(
     for note in &notes {
         ui.status(note);
     }
+    let graphql = crate::github::graphql::GraphqlReader::new(&client);
+    let reader: &dyn crate::github::Reader = match settings.read_api {
+        config::ReadApi::Graphql => &graphql,
+        config::ReadApi::Rest => &client,
+    };
     let recap = Run {
-        reader: &client,
+        reader,
         writer: &client,
         store: &mut store,
         settings: &settings,
@@ -122,6 +127,13 @@ pub fn run_engine(
             client.requests(),
             client.not_modified()
         );
+        if graphql.queries() > 0 {
+            eprintln!(
+                "{} of them GraphQL queries, costing {} points.",
+                graphql.queries(),
+                graphql.points()
+            );
+        }
         if let Some(peak) = peak_memory_kib() {
             eprintln!("Peak memory: {peak} KiB.");
         }

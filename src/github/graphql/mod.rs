@@ -2,4 +2,9 @@
 //! nested fact the policies take, and follow-up queries only for a connection longer than its
 //! first page. The documents it sends are in `queries`, checked against GitHub's schema.
 
+mod parse;
 pub mod queries;
+mod reader;
+mod transport;
+
+pub use reader::{GraphqlReader, PULLS_PER_PAGE};

@@ -1,0 +1,201 @@
+//! Issue 13: the GraphQL read path gives the same verdicts as REST on the same world, and a
+//! poll over 100 PRs costs a query per page of PRs instead of several requests per PR.
+
+use serde_json::Value;
+
+use crate::support::world::WorldState;
+use crate::support::{Test, REPO};
+
+/// The parts of a recap that are the run's verdicts: what each item became and why, what was
+/// left unfinished, the counters, the stop. A failed item's reason quotes GitHub's answer,
+/// which each API words its own way: the item and the phase are compared.
+fn verdicts(recap: &Value) -> Value {
+    let failed: Vec<Value> = recap["failed"]
+        .as_array()
+        .map(|failed| {
+            failed
+                .iter()
+                .map(|f| serde_json::json!([f["item"], f["phase"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    serde_json::json!({
+        "completed": recap["completed"],
+        "unfinished": recap["unfinished"],
+        "failed": failed,
+        "counters": recap["counters"],
+        "stopped": recap["stopped"],
+        "exit_code": recap["exit_code"],
+    })
+}
+
+/// Runs `args` (plus `--json --read-api API`) on a fresh world made by `setup`, once through
+/// each read path, and answers both recaps and the GraphQL run's requests. `graphql`: whether
+/// the GraphQL run reads with GraphQL at all (the stale reads are REST's on both paths yet).
+fn both(
+    setup: fn(&mut WorldState),
+    args: &[&str],
+    graphql: bool,
+) -> (Value, Value, Vec<crate::support::Request>) {
+    let mut recaps = Vec::new();
+    let mut requests = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(setup);
+        let mut full = args.to_vec();
+        full.extend(["--json", "--read-api", api]);
+        let outcome = test.run(&full);
+        recaps.push(outcome.json());
+        requests = test.requests();
+        let queries = requests.iter().filter(|r| r.is_graphql()).count();
+        assert_eq!(
+            queries > 0,
+            graphql && api == "graphql",
+            "{api}: {queries} queries"
+        );
+        assert!(
+            test.world().unknown_routes.is_empty(),
+            "{:?}",
+            test.world().unknown_routes
+        );
+    }
+    let graphql = recaps.pop().unwrap_or_default();
+    let rest = recaps.pop().unwrap_or_default();
+    (rest, graphql, requests)
+}
+
+/// Green, docs-only and approved; code; red; unapproved; changes requested; a rename out of
+/// docs/; a draft; 150 docs files (past the first page of files); 120 reviews, the approval
+/// last (past the first page of reviews); a commit status failing.
+fn merge_world(world: &mut WorldState) {
+    world.green_pr(1);
+    world.green_pr(2).files = vec![("src/lib.rs".into(), None)];
+    world.green_pr(3).check_runs[0].conclusion = Some("failure".into());
+    world.green_pr(4).reviews.clear();
+    let at = world.days_ago(0);
+    world.green_pr(5).review("bob", "CHANGES_REQUESTED", at);
+    world.green_pr(6).files = vec![("docs/moved.md".into(), Some("src/moved.rs".into()))];
+    world.green_pr(7).draft = true;
+    world.green_pr(8).files = (0..150)
+        .map(|index| (format!("docs/page-{index}.md"), None))
+        .collect();
+    let pr = world.green_pr(9);
+    let approval = pr.reviews.remove(0);
+    for _ in 0..120 {
+        pr.review("ann", "COMMENTED", at);
+    }
+    pr.reviews.push(approval);
+    world.green_pr(10).statuses = vec![("ci/legacy".into(), "failure".into())];
+    world.green_pr(11).mergeable = None;
+}
+
+#[test]
+fn classify_merge_gives_the_same_verdicts_through_graphql_and_rest() {
+    let (rest, graphql, requests) = both(merge_world, &["classify", "merge", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    let completed = rest["completed"].as_array().map_or(0, Vec::len);
+    assert_eq!(completed, 11, "every PR, the draft too: {rest}");
+    // The page, then the follow-ups: #8's second page of files, #9's second page of reviews;
+    // #6's rename is judged by one REST files read.
+    let queries: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(queries, ["PullsPage", "PullFiles", "PullReviews"]);
+    let rest_reads: Vec<String> = requests
+        .iter()
+        .filter(|r| !r.is_graphql())
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        rest_reads.contains(&format!("/repos/{REPO}/pulls/6/files")),
+        "{rest_reads:?}"
+    );
+    assert!(
+        !rest_reads
+            .iter()
+            .any(|path| path.contains("/pulls/8") || path.contains("/commits/")),
+        "no per-PR REST read but the rename's: {rest_reads:?}"
+    );
+}
+
+#[test]
+fn poll_enqueues_the_same_prs_through_graphql_and_rest() {
+    let (rest, graphql, _) = both(merge_world, &["poll", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    // #11's mergeability is still being computed: `poll` does not ask it, `sweep` does.
+    assert_eq!(
+        rest["counters"]["enqueued"], 4,
+        "#1, #8, #9 and #11: {rest}"
+    );
+}
+
+#[test]
+fn an_only_pr_is_read_by_itself_through_graphql() {
+    let (rest, graphql, requests) = both(
+        merge_world,
+        &["classify", "merge", "--repo", REPO, "--only", "#1,#3,#99"],
+        true,
+    );
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    let graphql_queries = requests.iter().filter(|r| r.is_graphql()).count();
+    assert_eq!(graphql_queries, 3, "one `Pull` query per PR named");
+    assert!(
+        graphql["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("NOT_FOUND"),
+        "{graphql}"
+    );
+}
+
+fn stale_world(world: &mut WorldState) {
+    world.open_issue(1, 90);
+    world.stale_issue(2, 30, "sweeper");
+    world.open_issue(3, 2);
+}
+
+#[test]
+fn a_stale_mark_and_close_are_the_same_through_graphql_and_rest() {
+    let (rest, graphql, _) = both(stale_world, &["classify", "stale", "--repo", REPO], false);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    let dispositions: Vec<&str> = rest["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["disposition"].as_str())
+        .collect();
+    assert!(dispositions.iter().any(|d| d.contains("stale")), "{rest}");
+}
+
+/// The target of issue 13: a tick over 100 PRs costs one query per page of PRs, plus what
+/// GraphQL does not carry (the branch's rules and the reviewer's permission, once a run).
+#[test]
+fn one_tick_over_100_prs_costs_a_query_per_page_through_graphql() {
+    let setup = |world: &mut WorldState| {
+        for number in 1..=100 {
+            let pr = world.green_pr(number);
+            match number % 10 {
+                0 => {}
+                1..=3 => pr.files = vec![("src/lib.rs".into(), None)],
+                4..=6 => pr.check_runs[0].conclusion = Some("failure".into()),
+                _ => pr.reviews.clear(),
+            }
+        }
+    };
+    let test = Test::new(setup);
+    let outcome = test.run(&["poll", "--repo", REPO, "--read-api", "graphql", "--json"]);
+    outcome.expect_code(0);
+    assert_eq!(outcome.json()["counters"]["enqueued"], 10);
+    let requests = test.requests();
+    let queries = requests.iter().filter(|r| r.is_graphql()).count();
+    assert_eq!(queries, 100_usize.div_ceil(50), "pages of 50 PRs");
+    assert_eq!(requests.len(), queries + 2, "{requests:?}");
+    eprintln!(
+        "100 PRs through GraphQL: {} requests (REST: 421)",
+        requests.len()
+    );
+}

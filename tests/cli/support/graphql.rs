@@ -1,0 +1,327 @@
+//! The fake GitHub's GraphQL endpoint (`POST /graphql`; `/api/graphql` on GitHub Enterprise
+//! Server, "Forming calls with GraphQL", The GraphQL endpoint), answering from the same world
+//! as the REST routes. It does not execute arbitrary GraphQL: it knows gh-sweep's operations by
+//! name and builds each answer in the shape of that operation's selection (the documents in
+//! `src/github/graphql/`, which a test checks against GitHub's schema). What GitHub does, as
+//! this fake does it:
+//! - A query's own errors come with HTTP 200: `{"data": …, "errors": [{"type", "path",
+//!   "message"}]}`; a field that cannot be resolved is `null` in `data` and its error names its
+//!   `path` (`NOT_FOUND`: "Could not resolve to a PullRequest with the number of 5."; GitHub
+//!   docs, "Forming calls with GraphQL", and answers recorded in renovatebot/renovate#21861).
+//! - Enums are in capitals (`IN_PROGRESS`, `MERGED`, `RENAMED`), GitHub's schema's values.
+//! - Every connection is paged by `first`/`after` with `pageInfo { hasNextPage endCursor }`
+//!   (`first` is at most 100, "Rate limits and node limits for the GraphQL API", Node limit);
+//!   the world's `page_size` caps a page here as it caps REST's.
+//! - `rateLimit { cost remaining resetAt limit }`: `cost` by GitHub's formula ("Calculating a
+//!   rate limit score": the requests each connection needs, as if every one were full, summed,
+//!   divided by 100 and rounded, at least 1), out of a budget of 5,000 points an hour.
+//!
+//! An operation it does not know answers 599 and fails the test.
+
+use chrono::{Duration, Utc};
+use serde_json::{json, Value};
+
+use super::server::{reply, search_matches, Reply, UNKNOWN};
+use super::world::{stamp, Issue, WorldState};
+
+/// A cursor is the index the next page starts at.
+fn page<T: Clone>(items: &[T], after: Option<&str>, size: usize) -> (Vec<T>, Value) {
+    let start = after
+        .and_then(|cursor| cursor.strip_prefix("at:"))
+        .and_then(|index| index.parse::<usize>().ok())
+        .unwrap_or(0)
+        .min(items.len());
+    let end = (start + size).min(items.len());
+    let info = json!({
+        "hasNextPage": end < items.len(),
+        "endCursor": (end > start).then(|| format!("at:{end}")),
+    });
+    (items[start..end].to_vec(), info)
+}
+
+fn connection(nodes: Vec<Value>, after: Option<&str>, size: usize) -> Value {
+    let (nodes, info) = page(&nodes, after, size);
+    json!({"pageInfo": info, "nodes": nodes})
+}
+
+fn run_nodes(issue: &Issue) -> Vec<Value> {
+    let mut nodes: Vec<Value> = issue
+        .check_runs
+        .iter()
+        .map(|run| {
+            let app = issue
+                .check_suites
+                .iter()
+                .find(|suite| suite.id == run.suite)
+                .map(|suite| json!({"slug": suite.app}));
+            json!({
+                "__typename": "CheckRun",
+                "databaseId": run.id,
+                "name": run.name,
+                "status": run.status.to_ascii_uppercase(),
+                "conclusion": run.conclusion.as_ref().map(|c| c.to_ascii_uppercase()),
+                "startedAt": stamp(run.started_at),
+                "completedAt": run.conclusion.as_ref().map(|_| stamp(run.started_at)),
+                "checkSuite": {"databaseId": run.suite, "app": app},
+            })
+        })
+        .collect();
+    nodes.extend(issue.statuses.iter().map(|(context, state)| {
+        json!({"__typename": "StatusContext", "context": context, "state": state.to_ascii_uppercase()})
+    }));
+    nodes
+}
+
+/// The suites REST serves (`suites_json`), in GraphQL's shape.
+fn suite_nodes(issue: &Issue) -> Vec<Value> {
+    issue
+        .suites_json()
+        .iter()
+        .map(|suite| {
+            json!({
+                "databaseId": suite["id"],
+                "status": suite["status"].as_str().map(str::to_ascii_uppercase),
+                "conclusion": suite["conclusion"].as_str().map(str::to_ascii_uppercase),
+                "createdAt": suite["created_at"],
+                "app": {"slug": suite["app"]["slug"], "name": suite["app"]["name"]},
+            })
+        })
+        .collect()
+}
+
+/// The head commit's checks: `statusCheckRollup` is null when nothing ran on the commit.
+fn commit_node(issue: &Issue, size: usize) -> Value {
+    let contexts = run_nodes(issue);
+    let rollup =
+        (!contexts.is_empty()).then(|| json!({"contexts": connection(contexts, None, size)}));
+    json!({
+        "oid": issue.head_sha,
+        "statusCheckRollup": rollup,
+        "checkSuites": connection(suite_nodes(issue), None, size),
+    })
+}
+
+fn file_nodes(issue: &Issue) -> Vec<Value> {
+    issue
+        .files
+        .iter()
+        .map(|(path, previous)| {
+            let change = if previous.is_some() {
+                "RENAMED"
+            } else {
+                "MODIFIED"
+            };
+            json!({"path": path, "changeType": change})
+        })
+        .collect()
+}
+
+fn review_nodes(issue: &Issue) -> Vec<Value> {
+    issue
+        .reviews
+        .iter()
+        .map(|review| {
+            json!({
+                "author": {"login": review.user},
+                "authorAssociation": review.association,
+                "state": review.state,
+                "commit": {"oid": review.commit_id},
+                "submittedAt": stamp(review.at),
+            })
+        })
+        .collect()
+}
+
+/// `PullFacts`: a PR as the fragment selects it.
+fn pull_node(issue: &Issue, size: usize) -> Value {
+    let state = if issue.merged {
+        "MERGED"
+    } else if issue.state == "open" {
+        "OPEN"
+    } else {
+        "CLOSED"
+    };
+    let mergeable = match issue.mergeable {
+        Some(true) => "MERGEABLE",
+        Some(false) => "CONFLICTING",
+        None => "UNKNOWN",
+    };
+    let merge_state = if issue.mergeable_state.is_empty() {
+        "UNKNOWN".to_string()
+    } else {
+        issue.mergeable_state.to_ascii_uppercase()
+    };
+    let labels: Vec<Value> = issue
+        .labels
+        .iter()
+        .map(|name| json!({"name": name}))
+        .collect();
+    json!({
+        "number": issue.number,
+        "title": issue.title,
+        "url": issue.html_url(),
+        "repository": {"nameWithOwner": issue.repo},
+        "state": state,
+        "merged": issue.merged,
+        "isDraft": issue.draft,
+        "locked": issue.locked,
+        "headRefOid": issue.head_sha,
+        "baseRefName": issue.base,
+        "mergeable": mergeable,
+        "mergeStateStatus": merge_state,
+        "labels": connection(labels, None, size),
+        "files": connection(file_nodes(issue), None, size),
+        "reviews": connection(review_nodes(issue), None, size),
+        "commits": {"nodes": [{"commit": commit_node(issue, size)}]},
+    })
+}
+
+/// GitHub's score for a query asking `connections` connections, each as if full.
+fn rate_limit(requests: u64) -> Value {
+    let cost = ((requests as f64) / 100.0).round().max(1.0) as u64;
+    json!({
+        "cost": cost,
+        "remaining": 5000 - cost as i64,
+        "resetAt": stamp(Utc::now() + Duration::hours(1)),
+        "limit": 5000,
+    })
+}
+
+fn not_found(path: &[&str], what: &str) -> Value {
+    json!({"type": "NOT_FOUND", "path": path, "message": format!("Could not resolve to {what}.")})
+}
+
+/// The PR `number` of `owner/name`, or the `errors` entry GitHub answers for it.
+fn find_pull<'w>(world: &'w WorldState, variables: &Value) -> Result<&'w Issue, Value> {
+    let repo = format!(
+        "{}/{}",
+        variables["owner"].as_str().unwrap_or_default(),
+        variables["name"].as_str().unwrap_or_default()
+    );
+    let Some(name) = world
+        .repos
+        .iter()
+        .find(|name| name.eq_ignore_ascii_case(&repo))
+    else {
+        return Err(not_found(
+            &["repository"],
+            &format!("a Repository with the name '{repo}'"),
+        ));
+    };
+    let number = variables["number"].as_u64().unwrap_or(0);
+    world
+        .find(name, number)
+        .map(|index| &world.issues[index])
+        .filter(|issue| issue.is_pr)
+        .ok_or_else(|| {
+            not_found(
+                &["repository", "pullRequest"],
+                &format!("a PullRequest with the number of {number}"),
+            )
+        })
+}
+
+/// The head commit `oid` of `owner/name`, when a PR of the world has it.
+fn find_commit<'w>(world: &'w WorldState, variables: &Value) -> Option<&'w Issue> {
+    let repo = format!(
+        "{}/{}",
+        variables["owner"].as_str().unwrap_or_default(),
+        variables["name"].as_str().unwrap_or_default()
+    );
+    let oid = variables["oid"].as_str().unwrap_or_default();
+    world.issues.iter().find(|issue| {
+        issue.repo.eq_ignore_ascii_case(&repo) && issue.is_pr && issue.head_sha == oid
+    })
+}
+
+/// Answers one GraphQL request: HTTP 200 with `data` and, when any, `errors`.
+pub(super) fn answer(world: &WorldState, page_size: usize, body: &str) -> Reply {
+    let request: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    let variables = &request["variables"];
+    let after = variables["after"].as_str();
+    let size = page_size.min(100);
+    let operation = request["operationName"].as_str().unwrap_or_default();
+    let (data, errors): (Value, Vec<Value>) = match operation {
+        "PullsPage" => {
+            let query = variables["query"].as_str().unwrap_or_default();
+            let matches = match search_matches(world, query) {
+                Ok(matches) => matches,
+                Err(refusal) => return refusal,
+            };
+            let first = (variables["first"].as_u64().unwrap_or(0) as usize).min(size);
+            let nodes: Vec<Value> = matches
+                .iter()
+                .take(1000)
+                .map(|issue| pull_node(issue, size))
+                .collect();
+            let (nodes, info) = page(&nodes, after, first);
+            // Per PR: its labels, files, reviews and commits, and its commit's contexts and
+            // suites; plus the search itself.
+            let requests = 1 + first as u64 * 6;
+            (
+                json!({
+                    "search": {"issueCount": matches.len(), "pageInfo": info, "nodes": nodes},
+                    "rateLimit": rate_limit(requests),
+                }),
+                Vec::new(),
+            )
+        }
+        "Pull" => match find_pull(world, variables) {
+            Ok(issue) => (
+                json!({"repository": {"pullRequest": pull_node(issue, size)}, "rateLimit": rate_limit(7)}),
+                Vec::new(),
+            ),
+            Err(error) => (
+                json!({"repository": null, "rateLimit": rate_limit(1)}),
+                vec![error],
+            ),
+        },
+        "PullFiles" | "PullReviews" => match find_pull(world, variables) {
+            Ok(issue) => {
+                let (field, nodes) = if operation == "PullFiles" {
+                    ("files", file_nodes(issue))
+                } else {
+                    ("reviews", review_nodes(issue))
+                };
+                let mut pull = serde_json::Map::new();
+                pull.insert(field.into(), connection(nodes, after, size));
+                (
+                    json!({"repository": {"pullRequest": pull}, "rateLimit": rate_limit(1)}),
+                    Vec::new(),
+                )
+            }
+            Err(error) => (
+                json!({"repository": null, "rateLimit": rate_limit(1)}),
+                vec![error],
+            ),
+        },
+        // `object(oid:)` is null for a commit GitHub does not have.
+        "CommitContexts" | "CommitSuites" => {
+            let object = find_commit(world, variables).map(|issue| {
+                if operation == "CommitContexts" {
+                    let contexts = run_nodes(issue);
+                    let rollup = (!contexts.is_empty())
+                        .then(|| json!({"contexts": connection(contexts, after, size)}));
+                    json!({"statusCheckRollup": rollup})
+                } else {
+                    json!({"checkSuites": connection(suite_nodes(issue), after, size)})
+                }
+            });
+            (
+                json!({"repository": {"object": object}, "rateLimit": rate_limit(1)}),
+                Vec::new(),
+            )
+        }
+        _ => {
+            return reply(
+                UNKNOWN,
+                json!({"message": format!("the fake GitHub does not know the operation {operation:?}")}),
+            )
+        }
+    };
+    let mut body = json!({"data": data});
+    if !errors.is_empty() {
+        body["errors"] = Value::Array(errors);
+    }
+    reply(200, body)
+}
