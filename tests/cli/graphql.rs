@@ -199,3 +199,158 @@ fn one_tick_over_100_prs_costs_a_query_per_page_through_graphql() {
         requests.len()
     );
 }
+
+/// `sweep` re-reads each claimed PR before merging it: under GraphQL, one `Pull` query for
+/// the PR (nothing on a page), and the same merges with the same head.
+#[test]
+fn poll_then_sweep_merges_the_same_prs_through_graphql_and_rest() {
+    let mut merges = Vec::new();
+    let mut recaps = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(merge_world);
+        test.run(&["poll", "--repo", REPO, "--read-api", api])
+            .expect_code(0);
+        test.clear_log();
+        let recap = test
+            .run(&[
+                "sweep",
+                "--repo",
+                REPO,
+                "--yes",
+                "--json",
+                "--read-api",
+                api,
+            ])
+            .json();
+        recaps.push(verdicts(&recap));
+        merges.push(test.writes());
+        // #11 is not merged: GitHub has not computed its mergeability yet.
+        test.expect_writes(&[1, 8, 9].map(|n| format!("PUT /repos/{REPO}/pulls/{n}/merge")));
+        if api == "graphql" {
+            let operations: Vec<String> = test
+                .requests()
+                .iter()
+                .filter(|r| r.is_graphql())
+                .map(|r| {
+                    let body: Value = serde_json::from_str(&r.body).unwrap();
+                    body["operationName"].as_str().unwrap().to_string()
+                })
+                .collect();
+            // One fresh read of each of the six PRs the sweep claims (the four queued, the two
+            // due again), and #9's second page of reviews.
+            assert_eq!(
+                operations,
+                [
+                    "Pull",
+                    "Pull",
+                    "Pull",
+                    "PullReviews",
+                    "Pull",
+                    "Pull",
+                    "Pull"
+                ],
+                "{recap}"
+            );
+        }
+    }
+    assert_eq!(recaps[0], recaps[1]);
+    assert_eq!(merges[0], merges[1]);
+    assert_eq!(merges[0].len(), 3, "{:?}", merges[0]);
+}
+
+/// A snapshot records the GraphQL answers too, and replays them with nothing sent.
+#[test]
+fn a_graphql_run_saved_as_a_snapshot_replays_offline() {
+    let test = Test::new(merge_world);
+    let snapshot = test.dir.path().join("snap.json");
+    let path = snapshot.to_str().unwrap();
+    let live = test.run(&[
+        "classify",
+        "merge",
+        "--repo",
+        REPO,
+        "--json",
+        "--read-api",
+        "graphql",
+        "--save-snapshot",
+        path,
+    ]);
+    live.expect_code(0);
+    let saved = std::fs::read_to_string(&snapshot).unwrap();
+    assert!(saved.contains("\"POST /graphql PullsPage "), "{saved}");
+    test.clear_log();
+    let replay = test.run(&[
+        "classify",
+        "merge",
+        "--json",
+        "--read-api",
+        "graphql",
+        "--snapshot",
+        path,
+    ]);
+    replay.expect_code(0);
+    assert!(test.requests().is_empty(), "{:?}", test.requests());
+    assert_eq!(live.json()["completed"], replay.json()["completed"]);
+}
+
+/// An error whose path is one PR's field is that PR's failure, and the rest of the page goes
+/// on; an error about the request (the rate limit) stops the run before any verdict.
+#[test]
+fn graphql_errors_are_an_items_failure_only_when_their_path_names_it() {
+    let test = Test::new(|world| {
+        merge_world(world);
+        world.graphql_forbidden.push((2, "files".into()));
+    });
+    let recap = test
+        .run(&[
+            "classify",
+            "merge",
+            "--repo",
+            REPO,
+            "--json",
+            "--read-api",
+            "graphql",
+        ])
+        .json();
+    let failed: Vec<&str> = recap["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["item"].as_str())
+        .collect();
+    assert_eq!(failed, [format!("{REPO}#2")], "{recap}");
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("FORBIDDEN"),
+        "{recap}"
+    );
+    assert_eq!(recap["completed"].as_array().map_or(0, Vec::len), 10);
+
+    let test = Test::new(merge_world);
+    let limited = r#"{"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]}"#;
+    test.fail(
+        "POST",
+        "/graphql",
+        crate::support::Fault::Body(limited.into()),
+        1,
+    );
+    let outcome = test.run(&[
+        "classify",
+        "merge",
+        "--repo",
+        REPO,
+        "--json",
+        "--read-api",
+        "graphql",
+    ]);
+    let recap = outcome.json();
+    assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+    assert!(!recap["stopped"].is_null(), "{recap}");
+    assert!(
+        outcome.stderr.contains("RATE_LIMITED"),
+        "{}",
+        outcome.stderr
+    );
+}

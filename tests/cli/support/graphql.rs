@@ -254,7 +254,24 @@ pub(super) fn answer(world: &WorldState, page_size: usize, body: &str) -> Reply 
                 .take(1000)
                 .map(|issue| pull_node(issue, size))
                 .collect();
-            let (nodes, info) = page(&nodes, after, first);
+            let (mut nodes, info) = page(&nodes, after, first);
+            // A field the token may not read is null, and its error's path names it under its
+            // node: `{"type": "FORBIDDEN", "path": ["repository", "refs", "edges", 3, "node",
+            // "associatedPullRequests"], "message": "Resource not accessible by integration"}`
+            // (an answer recorded in fpicalausa/remove-stale-branches#49).
+            let mut errors = Vec::new();
+            for (index, node) in nodes.iter_mut().enumerate() {
+                for (number, field) in &world.graphql_forbidden {
+                    if node["number"] == json!(number) {
+                        node[field.as_str()] = Value::Null;
+                        errors.push(json!({
+                            "type": "FORBIDDEN",
+                            "path": ["search", "nodes", index, field],
+                            "message": "Resource not accessible by integration",
+                        }));
+                    }
+                }
+            }
             // Per PR: its labels, files, reviews and commits, and its commit's contexts and
             // suites; plus the search itself.
             let requests = 1 + first as u64 * 6;
@@ -263,7 +280,7 @@ pub(super) fn answer(world: &WorldState, page_size: usize, body: &str) -> Reply 
                     "search": {"issueCount": matches.len(), "pageInfo": info, "nodes": nodes},
                     "rateLimit": rate_limit(requests),
                 }),
-                Vec::new(),
+                errors,
             )
         }
         "Pull" => match find_pull(world, variables) {

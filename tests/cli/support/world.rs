@@ -410,6 +410,8 @@ pub struct WorldState {
     /// The rules that apply to a branch (`GET /repos/{o}/{r}/rules/branches/{branch}`), by
     /// "owner/name:branch".
     pub branch_rules: BTreeMap<String, Vec<Value>>,
+    /// Fields of PRs the token may not read through GraphQL: (PR number, field of the PR).
+    pub graphql_forbidden: Vec<(u64, String)>,
 }
 
 impl WorldState {
@@ -436,6 +438,7 @@ impl WorldState {
             actions_forbidden: false,
             settings: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
+            graphql_forbidden: Vec::new(),
         }
     }
 
