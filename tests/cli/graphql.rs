@@ -152,23 +152,101 @@ fn an_only_pr_is_read_by_itself_through_graphql() {
     );
 }
 
+/// Idle, stale and due to close, stale and commented on since by a person, by a bot, a PR
+/// reviewed since (no issue event: the timeline says who), a PR force-pushed, an issue with 150
+/// comments since its label (past the page's 100 newest timeline entries), a renamed label
+/// (no event names it as it is now), an exempt assignee's.
 fn stale_world(world: &mut WorldState) {
     world.open_issue(1, 90);
-    world.stale_issue(2, 30, "sweeper");
-    world.open_issue(3, 2);
+    world.stale_issue(2, 30, "github-actions[bot]");
+    world.stale_issue(3, 30, "github-actions[bot]");
+    world.comment(3, "alice", 2, "still happening");
+    world.stale_issue(4, 30, "github-actions[bot]");
+    world.comment(4, "dependabot[bot]", 2, "bump");
+    world.stale_issue(5, 30, "github-actions[bot]").is_pr = true;
+    world.review(5, "alice", "APPROVED", 2);
+    world.stale_issue(6, 30, "github-actions[bot]").is_pr = true;
+    world.event(6, "head_ref_force_pushed", "bob", 3);
+    world.stale_issue(7, 30, "github-actions[bot]");
+    world.comment(7, "carol", 25, "the oldest one a person wrote");
+    for _ in 0..150 {
+        world.comment(7, "dependabot[bot]", 20, "bump");
+    }
+    world.stale_issue(8, 30, "github-actions[bot]");
+    world.issue(8).labels = vec!["Old name".into()];
+    world.issue(8).events[0].label = Some("Old name".into());
+    world.rename_label("Old name", "Stale");
+    world.open_issue(9, 90).assignees = vec!["bob".into()];
+    world.open_issue(10, 2);
 }
 
 #[test]
-fn a_stale_mark_and_close_are_the_same_through_graphql_and_rest() {
-    let (rest, graphql, _) = both(stale_world, &["classify", "stale", "--repo", REPO], false);
+fn classify_stale_gives_the_same_verdicts_through_graphql_and_rest() {
+    let (rest, graphql, requests) = both(stale_world, &["classify", "stale", "--repo", REPO], true);
     assert_eq!(verdicts(&graphql), verdicts(&rest));
-    let dispositions: Vec<&str> = rest["completed"]
-        .as_array()
-        .unwrap()
+    assert_eq!(
+        rest["completed"].as_array().map_or(0, Vec::len),
+        10,
+        "{rest}"
+    );
+    let operations: Vec<String> = requests
         .iter()
-        .filter_map(|c| c["disposition"].as_str())
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
         .collect();
-    assert!(dispositions.iter().any(|d| d.contains("stale")), "{rest}");
+    // The page, and #7's older timeline entries; per item nothing else.
+    assert_eq!(operations, ["OpenItemsPage", "ItemTimeline"], "{graphql}");
+    let rest_reads: Vec<String> = requests
+        .iter()
+        .filter(|r| !r.is_graphql())
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        rest_reads.iter().all(|path| path == "/user"),
+        "only the token's login: {rest_reads:?}"
+    );
+}
+
+#[test]
+fn a_stale_sweep_writes_the_same_through_graphql_and_rest() {
+    let mut recaps = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(stale_world);
+        let recap = test
+            .run(&[
+                "stale-sweep",
+                "--repo",
+                REPO,
+                "--yes",
+                "--json",
+                "--read-api",
+                api,
+            ])
+            .json();
+        recaps.push(verdicts(&recap));
+        // #1 and #9 marked, #2 and #4 (a bot's comment is nobody's activity) closed, #3, #5,
+        // #6 and #7 unmarked (each for its own activity since the label); #8 (its label renamed)
+        // and #10 (active) get no write.
+        let issue = |n: u64| format!("/repos/{REPO}/issues/{n}");
+        test.expect_writes(&[
+            format!("POST {}/labels", issue(1)),
+            format!("POST {}/comments", issue(1)),
+            format!("POST {}/comments", issue(2)),
+            format!("PATCH {}", issue(2)),
+            format!("DELETE {}/labels/Stale", issue(3)),
+            format!("POST {}/comments", issue(4)),
+            format!("PATCH {}", issue(4)),
+            format!("DELETE {}/labels/Stale", issue(5)),
+            format!("DELETE {}/labels/Stale", issue(6)),
+            format!("DELETE {}/labels/Stale", issue(7)),
+            format!("POST {}/labels", issue(9)),
+            format!("POST {}/comments", issue(9)),
+        ]);
+    }
+    assert_eq!(recaps[0], recaps[1]);
 }
 
 /// The target of issue 13: a tick over 100 PRs costs one query per page of PRs, plus what

@@ -5,6 +5,8 @@
 mod parse;
 pub mod queries;
 mod reader;
+mod stale;
+mod stale_parse;
 mod transport;
 
 pub use reader::{GraphqlReader, PULLS_PER_PAGE};

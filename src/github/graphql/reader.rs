@@ -4,8 +4,8 @@
 //! asks GitHub again). A nested connection longer than its first page is followed for that PR
 //! alone; a PR not on any page is read by itself; a PR with a `RENAMED` file gets one REST files
 //! read, GraphQL's changed files carrying no previous path. What GraphQL does not carry (a
-//! reviewer's permission, merge settings, branch rules, workflow runs) and the stale reads are
-//! REST's, through the same client.
+//! reviewer's permission, merge settings, branch rules, workflow runs) is REST's, through the
+//! same client. The stale rules' reads are in `stale.rs`.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -54,7 +54,8 @@ struct HeadEntry {
 }
 
 pub struct GraphqlReader<'a> {
-    client: &'a Client,
+    pub(super) client: &'a Client,
+    pub(super) items: RefCell<BTreeMap<String, super::stale::ItemEntry>>,
     pulls: RefCell<BTreeMap<String, PullEntry>>,
     heads: RefCell<BTreeMap<String, HeadEntry>>,
     points: Cell<u64>,
@@ -80,6 +81,7 @@ impl<'a> GraphqlReader<'a> {
     pub fn new(client: &'a Client) -> Self {
         GraphqlReader {
             client,
+            items: RefCell::new(BTreeMap::new()),
             pulls: RefCell::new(BTreeMap::new()),
             heads: RefCell::new(BTreeMap::new()),
             points: Cell::new(0),
@@ -97,7 +99,7 @@ impl<'a> GraphqlReader<'a> {
         self.queries.get()
     }
 
-    fn send(&self, document: &Document, variables: Value) -> Result<Answer, ApiError> {
+    pub(super) fn send(&self, document: &Document, variables: Value) -> Result<Answer, ApiError> {
         self.queries.set(self.queries.get() + 1);
         transport::send(self.client, document, variables, &self.points)
     }
@@ -378,15 +380,15 @@ impl CommonReader for GraphqlReader<'_> {
 
 impl StaleReader for GraphqlReader<'_> {
     fn open_items(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
-        self.client.open_items(repo)
+        self.open_items_page(repo)
     }
 
     fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
-        self.client.item(item)
+        self.item_facts(item)
     }
 
     fn events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
-        self.client.events(item)
+        self.item_events(item)
     }
 
     fn comments_since(
@@ -394,11 +396,11 @@ impl StaleReader for GraphqlReader<'_> {
         item: &ItemRef,
         since: DateTime<Utc>,
     ) -> Result<Vec<Comment>, ApiError> {
-        self.client.comments_since(item, since)
+        self.item_comments_since(item, since)
     }
 
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
-        self.client.timeline(item)
+        self.item_timeline(item)
     }
 }
 

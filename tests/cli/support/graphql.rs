@@ -234,6 +234,240 @@ fn find_commit<'w>(world: &'w WorldState, variables: &Value) -> Option<&'w Issue
     })
 }
 
+/// `last`/`before` paging, newest last: the page ending before the cursor.
+fn page_back(items: &[Value], before: Option<&str>, size: usize) -> Value {
+    let end = before
+        .and_then(|cursor| cursor.strip_prefix("at:"))
+        .and_then(|index| index.parse::<usize>().ok())
+        .unwrap_or(items.len())
+        .min(items.len());
+    let start = end.saturating_sub(size);
+    json!({
+        "pageInfo": {"hasPreviousPage": start > 0, "startCursor": (end > start).then(|| format!("at:{start}"))},
+        "nodes": items[start..end].to_vec(),
+    })
+}
+
+/// GraphQL's name for an issue event the world keeps by its REST name, for the kinds the
+/// stale queries ask (`itemTypes`); a PR's own kinds only on a PR.
+fn event_type(name: &str, is_pr: bool) -> Option<&'static str> {
+    let (kind, pr_only) = match name {
+        "labeled" => ("LabeledEvent", false),
+        "unlabeled" => ("UnlabeledEvent", false),
+        "assigned" => ("AssignedEvent", false),
+        "unassigned" => ("UnassignedEvent", false),
+        "milestoned" => ("MilestonedEvent", false),
+        "demilestoned" => ("DemilestonedEvent", false),
+        "renamed" => ("RenamedTitleEvent", false),
+        "reopened" => ("ReopenedEvent", false),
+        "locked" => ("LockedEvent", false),
+        "unlocked" => ("UnlockedEvent", false),
+        "head_ref_force_pushed" => ("HeadRefForcePushedEvent", true),
+        "head_ref_restored" => ("HeadRefRestoredEvent", true),
+        "ready_for_review" => ("ReadyForReviewEvent", true),
+        "convert_to_draft" => ("ConvertToDraftEvent", true),
+        "review_requested" => ("ReviewRequestedEvent", true),
+        _ => return None,
+    };
+    (!pr_only || is_pr).then_some(kind)
+}
+
+fn actor(login: &str, kind: &str) -> Value {
+    json!({"__typename": if kind == "Bot" { "Bot" } else { "User" }, "login": login})
+}
+
+/// An item's timeline entries of the kinds asked, oldest first: its events, comments and
+/// (a PR's) reviews. A `PullRequestReview` names its `author` and `submittedAt`.
+fn timeline_nodes(issue: &Issue) -> Vec<Value> {
+    let mut entries: Vec<(chrono::DateTime<Utc>, Value)> = Vec::new();
+    for event in &issue.events {
+        if let Some(kind) = event_type(&event.name, issue.is_pr) {
+            entries.push((
+                event.at,
+                json!({
+                    "__typename": kind,
+                    "actor": actor(&event.actor, &event.actor_type),
+                    "createdAt": stamp(event.at),
+                    "label": event.label.as_ref().map(|name| json!({"name": name})),
+                }),
+            ));
+        }
+    }
+    for comment in &issue.comments {
+        entries.push((
+            comment.at,
+            json!({
+                "__typename": "IssueComment",
+                "author": actor(&comment.user, &comment.user_type),
+                "createdAt": stamp(comment.at),
+                "body": comment.body,
+            }),
+        ));
+    }
+    if issue.is_pr {
+        for review in &issue.reviews {
+            let kind = if review.user.ends_with("[bot]") {
+                "Bot"
+            } else {
+                "User"
+            };
+            entries.push((
+                review.at,
+                json!({
+                    "__typename": "PullRequestReview",
+                    "author": actor(&review.user, kind),
+                    "submittedAt": stamp(review.at),
+                }),
+            ));
+        }
+    }
+    entries.sort_by_key(|(at, _)| *at);
+    entries.into_iter().map(|(_, value)| value).collect()
+}
+
+/// `IssueFacts` or `PullItemFacts`: an item as the stale fragments select it.
+fn item_node(issue: &Issue, size: usize) -> Value {
+    let labels: Vec<Value> = issue
+        .labels
+        .iter()
+        .map(|name| json!({"name": name}))
+        .collect();
+    let assignees: Vec<Value> = issue
+        .assignees
+        .iter()
+        .map(|login| json!({"login": login}))
+        .collect();
+    let mut node = json!({
+        "number": issue.number,
+        "title": issue.title,
+        "url": issue.html_url(),
+        "locked": issue.locked,
+        "createdAt": stamp(issue.created_at),
+        "updatedAt": stamp(issue.updated_at),
+        "milestone": issue.milestone.as_ref().map(|title| json!({"title": title})),
+        "labels": connection(labels, None, size),
+        "assignees": connection(assignees, None, size),
+        "timelineItems": page_back(&timeline_nodes(issue), None, size),
+    });
+    if issue.is_pr {
+        node["pullState"] = json!(if issue.merged {
+            "MERGED"
+        } else if issue.state == "open" {
+            "OPEN"
+        } else {
+            "CLOSED"
+        });
+        node["isDraft"] = json!(issue.draft);
+    } else {
+        node["issueState"] = json!(if issue.state == "open" {
+            "OPEN"
+        } else {
+            "CLOSED"
+        });
+    }
+    node
+}
+
+/// `OpenItemsPage`: a repository's open issues and open PRs, two lists paged apart, each
+/// oldest first (`orderBy: {field: CREATED_AT, direction: ASC}`).
+fn open_items(world: &WorldState, variables: &Value, size: usize) -> (Value, Vec<Value>) {
+    let repo = format!(
+        "{}/{}",
+        variables["owner"].as_str().unwrap_or_default(),
+        variables["name"].as_str().unwrap_or_default()
+    );
+    let Some(name) = world
+        .repos
+        .iter()
+        .find(|name| name.eq_ignore_ascii_case(&repo))
+    else {
+        let error = not_found(
+            &["repository"],
+            &format!("a Repository with the name '{repo}'"),
+        );
+        return (
+            json!({"repository": null, "rateLimit": rate_limit(1)}),
+            vec![error],
+        );
+    };
+    let first = (variables["first"].as_u64().unwrap_or(0) as usize).min(size);
+    let mut repository = serde_json::Map::new();
+    for (list, flag, cursor, is_pr) in [
+        ("issues", "issues", "issuesAfter", false),
+        ("pullRequests", "pulls", "pullsAfter", true),
+    ] {
+        if variables[flag] != json!(true) {
+            continue;
+        }
+        let mut open: Vec<&Issue> = world
+            .issues
+            .iter()
+            .filter(|issue| issue.repo == *name && issue.is_pr == is_pr && issue.state == "open")
+            .collect();
+        open.sort_by_key(|issue| issue.created_at);
+        let nodes: Vec<Value> = open.iter().map(|issue| item_node(issue, size)).collect();
+        repository.insert(
+            list.into(),
+            connection(nodes, variables[cursor].as_str(), first),
+        );
+    }
+    // Per item: its labels, assignees and timeline; plus the two lists.
+    let requests = 2 + 2 * first as u64 * 3;
+    (
+        json!({"repository": repository, "rateLimit": rate_limit(requests)}),
+        Vec::new(),
+    )
+}
+
+/// `Item` and `ItemTimeline`: one issue or PR by number.
+fn one_item(
+    world: &WorldState,
+    variables: &Value,
+    size: usize,
+    timeline_only: bool,
+) -> (Value, Vec<Value>) {
+    let repo = format!(
+        "{}/{}",
+        variables["owner"].as_str().unwrap_or_default(),
+        variables["name"].as_str().unwrap_or_default()
+    );
+    let Some(name) = world
+        .repos
+        .iter()
+        .find(|name| name.eq_ignore_ascii_case(&repo))
+    else {
+        let error = not_found(
+            &["repository"],
+            &format!("a Repository with the name '{repo}'"),
+        );
+        return (
+            json!({"repository": null, "rateLimit": rate_limit(1)}),
+            vec![error],
+        );
+    };
+    let number = variables["number"].as_u64().unwrap_or(0);
+    let Some(index) = world.find(name, number) else {
+        let error = not_found(
+            &["repository", "issueOrPullRequest"],
+            &format!("an Issue or PullRequest with the number of {number}"),
+        );
+        return (
+            json!({"repository": {"issueOrPullRequest": null}, "rateLimit": rate_limit(1)}),
+            vec![error],
+        );
+    };
+    let issue = &world.issues[index];
+    let node = if timeline_only {
+        json!({"timelineItems": page_back(&timeline_nodes(issue), variables["before"].as_str(), size)})
+    } else {
+        item_node(issue, size)
+    };
+    (
+        json!({"repository": {"issueOrPullRequest": node}, "rateLimit": rate_limit(3)}),
+        Vec::new(),
+    )
+}
+
 /// Answers one GraphQL request: HTTP 200 with `data` and, when any, `errors`.
 pub(super) fn answer(world: &WorldState, page_size: usize, body: &str) -> Reply {
     let request: Value = serde_json::from_str(body).unwrap_or(Value::Null);
@@ -329,6 +563,9 @@ pub(super) fn answer(world: &WorldState, page_size: usize, body: &str) -> Reply 
                 Vec::new(),
             )
         }
+        "OpenItemsPage" => open_items(world, variables, size),
+        "Item" => one_item(world, variables, size, false),
+        "ItemTimeline" => one_item(world, variables, size, true),
         _ => {
             return reply(
                 UNKNOWN,
