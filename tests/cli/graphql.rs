@@ -432,3 +432,27 @@ fn graphql_errors_are_an_items_failure_only_when_their_path_names_it() {
         outcome.stderr
     );
 }
+
+/// GitHub's `rateLimit` says what is left of the hour's points: once it is spent, the next
+/// query is not sent, and the run stops as an outage that says until when.
+#[test]
+fn a_spent_graphql_budget_stops_before_asking_again() {
+    let test = Test::new(|world| {
+        for number in 1..=100 {
+            world.green_pr(number);
+        }
+        // The first page of 50 PRs costs 3 points (GitHub's formula): nothing is left.
+        world.graphql_points = 3;
+    });
+    let outcome = test.run(&["poll", "--repo", REPO, "--json", "--read-api", "graphql"]);
+    let recap = outcome.json();
+    assert!(!recap["stopped"].is_null(), "{recap}");
+    let queries = test.requests().iter().filter(|r| r.is_graphql()).count();
+    assert_eq!(queries, 1, "the second page is not asked");
+    assert!(
+        outcome.stderr.contains("graphql rate limit is spent"),
+        "{}",
+        outcome.stderr
+    );
+    test.expect_no_writes();
+}

@@ -468,8 +468,31 @@ fn one_item(
     )
 }
 
-/// Answers one GraphQL request: HTTP 200 with `data` and, when any, `errors`.
-pub(super) fn answer(world: &WorldState, page_size: usize, body: &str) -> Reply {
+/// Answers one GraphQL request: HTTP 200 with `data` and, when any, `errors`. A query the
+/// points left cannot pay for is refused whole: `{"errors": [{"type": "RATE_LIMITED",
+/// "message": "API rate limit exceeded for …"}]}` with no `data` (an answer recorded in
+/// renovatebot/renovate#21861; "Rate limits and node limits for the GraphQL API").
+pub(super) fn answer(world: &mut WorldState, page_size: usize, body: &str) -> Reply {
+    let reply = answer_query(world, page_size, body);
+    let Ok(mut answer) = serde_json::from_str::<Value>(&reply.body) else {
+        return reply;
+    };
+    let Some(cost) = answer
+        .pointer("/data/rateLimit/cost")
+        .and_then(Value::as_i64)
+    else {
+        return reply;
+    };
+    if cost > world.graphql_points {
+        let limited = json!({"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]});
+        return super::server::reply(200, limited);
+    }
+    world.graphql_points -= cost;
+    answer["data"]["rateLimit"]["remaining"] = json!(world.graphql_points);
+    super::server::reply(200, answer)
+}
+
+fn answer_query(world: &WorldState, page_size: usize, body: &str) -> Reply {
     let request: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     let variables = &request["variables"];
     let after = variables["after"].as_str();

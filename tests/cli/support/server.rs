@@ -752,7 +752,7 @@ fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
         return answer;
     }
     if request.method == "POST" && is_graphql_path(&request.path) {
-        let answer = super::graphql::answer(&shared.world, shared.page_size, &request.body);
+        let answer = super::graphql::answer(&mut shared.world, shared.page_size, &request.body);
         if answer.status == UNKNOWN {
             shared
                 .unknown_routes

@@ -412,6 +412,8 @@ pub struct WorldState {
     pub branch_rules: BTreeMap<String, Vec<Value>>,
     /// Fields of PRs the token may not read through GraphQL: (PR number, field of the PR).
     pub graphql_forbidden: Vec<(u64, String)>,
+    /// The GraphQL points left this hour (5,000 for a user): each query spends its cost.
+    pub graphql_points: i64,
 }
 
 impl WorldState {
@@ -439,6 +441,7 @@ impl WorldState {
             settings: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
             graphql_forbidden: Vec::new(),
+            graphql_points: 5000,
         }
     }
 
