@@ -468,6 +468,51 @@ fn one_item(
     )
 }
 
+/// `PullsPage`: a page of the search, each PR as `PullFacts` selects it.
+fn pulls_page(
+    world: &WorldState,
+    variables: &Value,
+    size: usize,
+) -> Result<(Value, Vec<Value>), Reply> {
+    let after = variables["after"].as_str();
+    let query = variables["query"].as_str().unwrap_or_default();
+    let matches = search_matches(world, query)?;
+    let first = (variables["first"].as_u64().unwrap_or(0) as usize).min(size);
+    let nodes: Vec<Value> = matches
+        .iter()
+        .take(1000)
+        .map(|issue| pull_node(issue, size))
+        .collect();
+    let (mut nodes, info) = page(&nodes, after, first);
+    // A field the token may not read is null, and its error's path names it under its
+    // node: `{"type": "FORBIDDEN", "path": ["repository", "refs", "edges", 3, "node",
+    // "associatedPullRequests"], "message": "Resource not accessible by integration"}`
+    // (an answer recorded in fpicalausa/remove-stale-branches#49).
+    let mut errors = Vec::new();
+    for (index, node) in nodes.iter_mut().enumerate() {
+        for (number, field) in &world.graphql_forbidden {
+            if node["number"] == json!(number) {
+                node[field.as_str()] = Value::Null;
+                errors.push(json!({
+                    "type": "FORBIDDEN",
+                    "path": ["search", "nodes", index, field],
+                    "message": "Resource not accessible by integration",
+                }));
+            }
+        }
+    }
+    // Per PR: its labels, files, reviews and commits, and its commit's contexts and
+    // suites; plus the search itself.
+    let requests = 1 + first as u64 * 6;
+    Ok((
+        json!({
+            "search": {"issueCount": matches.len(), "pageInfo": info, "nodes": nodes},
+            "rateLimit": rate_limit(requests),
+        }),
+        errors,
+    ))
+}
+
 /// Answers one GraphQL request: HTTP 200 with `data` and, when any, `errors`. A query the
 /// points left cannot pay for is refused whole: `{"errors": [{"type": "RATE_LIMITED",
 /// "message": "API rate limit exceeded for …"}]}` with no `data` (an answer recorded in
@@ -499,47 +544,10 @@ fn answer_query(world: &WorldState, page_size: usize, body: &str) -> Reply {
     let size = page_size.min(100);
     let operation = request["operationName"].as_str().unwrap_or_default();
     let (data, errors): (Value, Vec<Value>) = match operation {
-        "PullsPage" => {
-            let query = variables["query"].as_str().unwrap_or_default();
-            let matches = match search_matches(world, query) {
-                Ok(matches) => matches,
-                Err(refusal) => return refusal,
-            };
-            let first = (variables["first"].as_u64().unwrap_or(0) as usize).min(size);
-            let nodes: Vec<Value> = matches
-                .iter()
-                .take(1000)
-                .map(|issue| pull_node(issue, size))
-                .collect();
-            let (mut nodes, info) = page(&nodes, after, first);
-            // A field the token may not read is null, and its error's path names it under its
-            // node: `{"type": "FORBIDDEN", "path": ["repository", "refs", "edges", 3, "node",
-            // "associatedPullRequests"], "message": "Resource not accessible by integration"}`
-            // (an answer recorded in fpicalausa/remove-stale-branches#49).
-            let mut errors = Vec::new();
-            for (index, node) in nodes.iter_mut().enumerate() {
-                for (number, field) in &world.graphql_forbidden {
-                    if node["number"] == json!(number) {
-                        node[field.as_str()] = Value::Null;
-                        errors.push(json!({
-                            "type": "FORBIDDEN",
-                            "path": ["search", "nodes", index, field],
-                            "message": "Resource not accessible by integration",
-                        }));
-                    }
-                }
-            }
-            // Per PR: its labels, files, reviews and commits, and its commit's contexts and
-            // suites; plus the search itself.
-            let requests = 1 + first as u64 * 6;
-            (
-                json!({
-                    "search": {"issueCount": matches.len(), "pageInfo": info, "nodes": nodes},
-                    "rateLimit": rate_limit(requests),
-                }),
-                errors,
-            )
-        }
+        "PullsPage" => match pulls_page(world, variables, size) {
+            Ok(answer) => answer,
+            Err(refusal) => return refusal,
+        },
         "Pull" => match find_pull(world, variables) {
             Ok(issue) => (
                 json!({"repository": {"pullRequest": pull_node(issue, size)}, "rateLimit": rate_limit(7)}),
