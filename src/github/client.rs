@@ -42,6 +42,13 @@ pub enum ApiError {
     Harness { message: String },
 }
 
+/// What a GraphQL read answered: GitHub's JSON, or that GitHub cut the query off at its time
+/// limit (the status, 502 or 504) when the caller asked to hear of it rather than retry.
+pub enum Posted {
+    Answer(Value),
+    CutOff(u16),
+}
+
 /// A failed write. Never retried.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -844,13 +851,22 @@ impl Client {
     /// JSON, `data` and `errors` both: GitHub answers a query's own errors with HTTP 200, and
     /// the caller classifies them. A read like any other: retried on a harness failure, paced
     /// by the rate limit, recorded in a snapshot under `POST /graphql {key}` and replayed from it.
-    /// `accept` is the media type asked for (a preview's, for preview fields).
-    pub fn post_graphql(&self, key: &str, body: &Value, accept: &str) -> Result<Value, ApiError> {
+    /// `accept` is the media type asked for (a preview's, for preview fields). With
+    /// `cut_off_is_final`, a 502 or 504 (GitHub cuts off a query that runs past its 10 seconds,
+    /// "Rate limits and node limits for the GraphQL API", Timeouts) is not retried but answered
+    /// as [`Posted::CutOff`], for the caller to ask a smaller page.
+    pub fn post_graphql(
+        &self,
+        key: &str,
+        body: &Value,
+        accept: &str,
+        cut_off_is_final: bool,
+    ) -> Result<Posted, ApiError> {
         let key = format!("/graphql {key}");
         let (http, token, record) = match &self.mode {
             Mode::Replay(snapshot) => {
                 return match snapshot.get_posted(&key) {
-                    Some(recorded) => Ok(recorded.body.clone()),
+                    Some(recorded) => Ok(Posted::Answer(recorded.body.clone())),
                     None => Err(ApiError::Harness {
                         message: format!("the snapshot holds no answer for POST {key}"),
                     }),
@@ -875,6 +891,13 @@ impl Client {
                 .json(body)
                 .send();
             let outcome = match result {
+                Ok(response)
+                    if cut_off_is_final && matches!(response.status().as_u16(), 502 | 504) =>
+                {
+                    self.log("POST", &url, Some(response.status()));
+                    self.note_limits(response.headers());
+                    return Ok(Posted::CutOff(response.status().as_u16()));
+                }
                 Ok(response) => {
                     let status = response.status();
                     self.log("POST", &url, Some(status));
@@ -905,7 +928,7 @@ impl Client {
                             },
                         );
                     }
-                    return Ok(page.body);
+                    return Ok(Posted::Answer(page.body));
                 }
                 Attempt::Final(error) => return Err(error),
                 Attempt::Retry { message, wait } => (message, wait),

@@ -456,3 +456,42 @@ fn a_spent_graphql_budget_stops_before_asking_again() {
     );
     test.expect_no_writes();
 }
+
+/// GitHub cuts a query off after 10 seconds and answers 502 or 504 ("Rate limits and node
+/// limits for the GraphQL API", Timeouts): the page is asked again at half the size, and the
+/// rest of the run keeps the smaller size.
+#[test]
+fn a_page_github_cuts_off_is_asked_again_smaller() {
+    let setup = |world: &mut WorldState| {
+        for number in 1..=100 {
+            world.green_pr(number);
+        }
+    };
+    let test = Test::new(setup);
+    test.fail("POST", "/graphql", crate::support::Fault::Status(502), 1);
+    let recap = test
+        .run(&[
+            "classify",
+            "merge",
+            "--repo",
+            REPO,
+            "--json",
+            "--read-api",
+            "graphql",
+        ])
+        .json();
+    assert_eq!(recap["counters"]["enqueued"], 100, "{recap}");
+    let sizes: Vec<(u16, u64)> = test
+        .requests()
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            (r.status, body["variables"]["first"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        sizes,
+        [(502, 50), (200, 25), (200, 25), (200, 25), (200, 25)]
+    );
+}

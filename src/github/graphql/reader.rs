@@ -30,8 +30,9 @@ use crate::policy::merge::{
 };
 use crate::policy::stale::{Activity, ItemFacts};
 
-/// PRs per search page. Pages of 100 PRs with their files and checks can pass GitHub's
-/// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time.
+/// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
+/// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time, and fewer
+/// once GitHub cuts a page off.
 pub const PULLS_PER_PAGE: u64 = 50;
 
 /// What one page carried of one PR, each fact kept until it is read.
@@ -60,7 +61,14 @@ pub struct GraphqlReader<'a> {
     heads: RefCell<BTreeMap<String, HeadEntry>>,
     points: Cell<u64>,
     queries: Cell<u64>,
+    /// PRs per search page, and open issues (and PRs) per stale page: halved for the rest of
+    /// the run each time GitHub cuts a page off at its time limit.
+    pulls_page: Cell<u64>,
+    pub(super) items_page: Cell<u64>,
 }
+
+/// The smallest page a cut-off page shrinks to.
+const SMALLEST_PAGE: u64 = 5;
 
 fn pull_key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
@@ -86,6 +94,8 @@ impl<'a> GraphqlReader<'a> {
             heads: RefCell::new(BTreeMap::new()),
             points: Cell::new(0),
             queries: Cell::new(0),
+            pulls_page: Cell::new(PULLS_PER_PAGE),
+            items_page: Cell::new(super::stale::ITEMS_PER_PAGE),
         }
     }
 
@@ -102,6 +112,40 @@ impl<'a> GraphqlReader<'a> {
     pub(super) fn send(&self, document: &Document, variables: Value) -> Result<Answer, ApiError> {
         self.queries.set(self.queries.get() + 1);
         transport::send(self.client, document, variables, &self.points)
+    }
+
+    /// Sends a page query of `size` items (`variables` of the size), halving the size for the
+    /// rest of the run each time GitHub cuts the query off at its 10-second limit ("Rate limits
+    /// and node limits for the GraphQL API", Timeouts: a 502 or 504), down to 5.
+    pub(super) fn send_shrinking(
+        &self,
+        document: &Document,
+        size: &Cell<u64>,
+        variables: impl Fn(u64) -> Value,
+    ) -> Result<Answer, ApiError> {
+        loop {
+            self.queries.set(self.queries.get() + 1);
+            let sent = transport::send_page(
+                self.client,
+                document,
+                variables(size.get()),
+                &self.points,
+                true,
+            )?;
+            if let Some(answer) = sent {
+                return Ok(answer);
+            }
+            if size.get() <= SMALLEST_PAGE {
+                return Err(ApiError::Harness {
+                    message: format!(
+                        "GitHub cut {} off at its time limit, even for a page of {}",
+                        document.name,
+                        size.get()
+                    ),
+                });
+            }
+            size.set((size.get() / 2).max(SMALLEST_PAGE));
+        }
     }
 
     /// Keeps what a PR node carries; answers its facts as the search hit gives them.
@@ -413,9 +457,10 @@ impl MergeReader for GraphqlReader<'_> {
         let mut after: Option<String> = None;
         let mut total;
         loop {
-            let answer = self.send(
+            let answer = self.send_shrinking(
                 &queries::PULLS_PAGE,
-                json!({"query": query, "first": PULLS_PER_PAGE, "after": after}),
+                &self.pulls_page,
+                |size| json!({"query": query, "first": size, "after": after}),
             )?;
             let search = answer.data.get("search").cloned().unwrap_or(Value::Null);
             let nodes = search

@@ -21,8 +21,8 @@ use crate::github::reader::{malformed, Comment, ListedItem, StaleReader};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::stale::{Activity, ItemFacts};
 
-/// Open issues (and, apart, open PRs) per page.
-const ITEMS_PER_PAGE: u64 = 100;
+/// Open issues (and, apart, open PRs) per page at first.
+pub(super) const ITEMS_PER_PAGE: u64 = 100;
 
 /// What a page carried of one item's timeline, and which of its reads are still to come.
 pub(super) struct ItemEntry {
@@ -204,19 +204,22 @@ impl GraphqlReader<'_> {
         let mut open: BTreeMap<&str, bool> = [("issues", true), ("pullRequests", true)].into();
         let mut found: Vec<(Option<DateTime<Utc>>, u64, ListedItem)> = Vec::new();
         while open.values().any(|more| *more) {
-            let mut vars = variables(repo);
-            vars.insert("first".into(), json!(ITEMS_PER_PAGE));
-            vars.insert("issues".into(), json!(open["issues"]));
-            vars.insert(
-                "issuesAfter".into(),
-                json!(cursors.get("issues").cloned().flatten()),
-            );
-            vars.insert("pulls".into(), json!(open["pullRequests"]));
-            vars.insert(
-                "pullsAfter".into(),
-                json!(cursors.get("pullRequests").cloned().flatten()),
-            );
-            let answer = self.send(&queries::OPEN_ITEMS_PAGE, Value::Object(vars))?;
+            let answer =
+                self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, |size| {
+                    let mut vars = variables(repo);
+                    vars.insert("first".into(), json!(size));
+                    vars.insert("issues".into(), json!(open["issues"]));
+                    vars.insert(
+                        "issuesAfter".into(),
+                        json!(cursors.get("issues").cloned().flatten()),
+                    );
+                    vars.insert("pulls".into(), json!(open["pullRequests"]));
+                    vars.insert(
+                        "pullsAfter".into(),
+                        json!(cursors.get("pullRequests").cloned().flatten()),
+                    );
+                    Value::Object(vars)
+                })?;
             repository_error(&answer)?;
             let lists = ["issues", "pullRequests"];
             let on_items: Vec<Vec<Value>> = lists

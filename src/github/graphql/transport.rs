@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::queries::Document;
-use crate::github::client::{ApiError, Client};
+use crate::github::client::{ApiError, Client, Posted};
 
 /// `mergeStateStatus` is a preview field: GitHub serves it to a request that asks for the
 /// `merge-info-preview` media type (as gh does for every GraphQL request).
@@ -120,20 +120,40 @@ fn query_errors(body: &Value) -> Vec<QueryError> {
 
 /// Sends `document` with `variables`; adds what it cost to `points` and tells the client what
 /// is left of the `graphql` budget (GitHub's `rateLimit`, "Rate limits and node limits for the
-/// GraphQL API").
+/// GraphQL API"). A query GitHub cuts off at its time limit is retried like any failed read.
 pub fn send(
     client: &Client,
     document: &Document,
     variables: Value,
     points: &Cell<u64>,
 ) -> Result<Answer, ApiError> {
+    match send_page(client, document, variables, points, false)? {
+        Some(answer) => Ok(answer),
+        None => Err(ApiError::Harness {
+            message: format!("GitHub cut {} off at its time limit", document.name),
+        }),
+    }
+}
+
+/// [`send`] for a page whose size can shrink: `None` when GitHub cut the query off at its
+/// 10-second limit (502 or 504), not retried as it was.
+pub fn send_page(
+    client: &Client,
+    document: &Document,
+    variables: Value,
+    points: &Cell<u64>,
+    shrinkable: bool,
+) -> Result<Option<Answer>, ApiError> {
     let key = format!("{} {variables}", document.name);
     let body = json!({
         "query": document.text,
         "operationName": document.name,
         "variables": variables,
     });
-    let answer = client.post_graphql(&key, &body, ACCEPT)?;
+    let answer = match client.post_graphql(&key, &body, ACCEPT, shrinkable)? {
+        Posted::Answer(answer) => answer,
+        Posted::CutOff(_) => return Ok(None),
+    };
     let errors = query_errors(&answer);
     if let Some(error) = errors
         .iter()
@@ -162,5 +182,5 @@ pub fn send(
             ),
         });
     }
-    Ok(Answer { data, errors })
+    Ok(Some(Answer { data, errors }))
 }
