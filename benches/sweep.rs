@@ -22,6 +22,8 @@ struct Measured {
     cpu: Duration,
     peak_kib: i64,
     code: i32,
+    /// The GraphQL points the run's queries cost, as its `--verbose` line says.
+    points: Option<u64>,
 }
 
 /// Runs the binary once and measures it with `wait4`, which reports this child's own CPU time
@@ -66,8 +68,19 @@ fn measure(test: &Test, args: &[&str]) -> Measured {
                 .ok()
         })
         .unwrap_or(usage.ru_maxrss);
+    let points = std::fs::read_to_string(&log).ok().and_then(|text| {
+        let line = text
+            .lines()
+            .find(|line| line.contains(" GraphQL queries, costing "))?;
+        line.split(" costing ")
+            .nth(1)?
+            .trim_end_matches(" points.")
+            .parse()
+            .ok()
+    });
     let requests = test.all_requests();
     Measured {
+        points,
         requests: requests.len(),
         charged: requests.iter().filter(|r| r.status != 304).count(),
         wall,
@@ -115,14 +128,17 @@ fn poll_world(size: u64) -> impl FnOnce(&mut WorldState) {
 
 fn row(case: &str, size: u64, minimum: usize, measured: &Measured) -> String {
     format!(
-        "| {case} | {size} | {} | {} | {minimum} | {:.2} | {:.2} s | {:.3} s | {:.1} MiB | {} |",
+        "| {case} | {size} | {} | {} | {minimum} | {:.2} | {:.2} s | {:.3} s | {:.1} MiB | {} | {} |",
         measured.requests,
         measured.charged,
         measured.charged as f64 / minimum.max(1) as f64,
         measured.wall.as_secs_f64(),
         measured.cpu.as_secs_f64(),
         measured.peak_kib as f64 / 1024.0,
-        measured.code
+        measured.code,
+        measured
+            .points
+            .map_or_else(|| "—".to_string(), |points| points.to_string())
     )
 }
 
@@ -138,8 +154,8 @@ fn main() {
         .filter_map(|size| size.trim().parse().ok())
         .collect();
     println!("Latency {latency} ms a request; pools {pools:?}.\n");
-    println!("| case | items | requests | non-304 | minimum | non-304 / minimum | wall | CPU | peak memory | exit |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("| case | items | requests | non-304 | minimum | non-304 / minimum | wall | CPU | peak memory | exit | GraphQL points |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for &size in &pools {
         let pages = size.div_ceil(100) as usize;
         let stale_labelled = (1..=size).filter(|n| matches!(n % 100, 3..=4)).count();
@@ -165,6 +181,18 @@ fn main() {
                 &dry
             )
         );
+        // Through GraphQL: the repository's name, a page of 100 issues and 100 PRs at a time
+        // (the PR list is empty here, one page), the token's login when there is activity.
+        let test = Test::new(stale_world(size));
+        test.world().latency = Duration::from_millis(latency);
+        let graphql = measure(
+            &test,
+            &["classify", "stale", "--repo", REPO, "--read-api", "graphql"],
+        );
+        println!(
+            "{}",
+            row("classify stale, GraphQL", size, 1 + pages, &graphql)
+        );
     }
     for &size in pools.iter().filter(|size| **size <= 1000) {
         let test = Test::new(poll_world(size));
@@ -177,6 +205,16 @@ fn main() {
         println!("{}", row("poll, first tick", size, first_minimum, &first));
         let second = measure(&test, &["poll", "--repo", REPO]);
         println!("{}", row("poll, second tick (unchanged)", size, 2, &second));
+        // Through GraphQL: the repository's name, a query per page of 50 PRs, the branch's
+        // rules and the reviewer's permission once a run. A second tick costs the same.
+        let test = Test::new(poll_world(size));
+        test.world().latency = Duration::from_millis(latency);
+        let minimum = 1 + size.div_ceil(50) as usize + 2;
+        for tick in ["first", "second"] {
+            let measured = measure(&test, &["poll", "--repo", REPO, "--read-api", "graphql"]);
+            let case = format!("poll, {tick} tick, GraphQL");
+            println!("{}", row(&case, size, minimum, &measured));
+        }
     }
     println!("\nThe poll cases stop at 1,000 PRs: with {latency} ms a request, a first tick over 10,000 PRs is some 20,000 sequential reads.");
 }

@@ -187,7 +187,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__merge)
-            opts="-R -v -q -h --repo --only --org --dry-run --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
+            opts="-R -v -q -h --repo --only --org --dry-run --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -215,6 +215,10 @@ _gh__sweep() {
                     ;;
                 --api-url)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -249,7 +253,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__stale)
-            opts="-R -v -q -h --repo --only --dry-run --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
+            opts="-R -v -q -h --repo --only --dry-run --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -273,6 +277,10 @@ _gh__sweep() {
                     ;;
                 --api-url)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -505,7 +513,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__poll)
-            opts="-R -y -v -q -h --repo --only --org --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --confirm --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --org --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --confirm --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -541,6 +549,10 @@ _gh__sweep() {
                     ;;
                 --api-url)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -601,7 +613,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__stale__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -633,6 +645,10 @@ _gh__sweep() {
                     ;;
                 --api-url)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --config)
@@ -671,7 +687,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +719,10 @@ _gh__sweep() {
                     ;;
                 --api-url)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --read-api)
+                    COMPREPLY=($(compgen -W "graphql rest" -- "${cur}"))
                     return 0
                     ;;
                 --config)

@@ -17,6 +17,8 @@ mod contract;
 mod faults;
 #[path = "cli/gh_habits.rs"]
 mod gh_habits;
+#[path = "cli/graphql.rs"]
+mod graphql;
 #[path = "cli/http_rules.rs"]
 mod http_rules;
 #[path = "cli/inputs.rs"]

@@ -38,6 +38,11 @@ pub struct ReadArgs {
     #[arg(long, value_name = "URL")]
     pub api_url: Option<String>,
 
+    /// Which API GitHub's facts are read with: graphql or rest (writes are always REST's)
+    /// [default: read_api in the config, or rest]
+    #[arg(long, value_name = "API", value_parser = ["graphql", "rest"])]
+    pub read_api: Option<String>,
+
     /// Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]
     #[arg(
         long,

@@ -45,6 +45,7 @@ pub fn flags(
         write_interval: write.write_interval,
         max_writes: write.max_writes,
         api_url: read.api_url.clone(),
+        read_api: read.read_api.clone(),
         config: read.config.clone(),
         db: read.db.db.clone(),
         snapshot: read.snapshot.clone(),
@@ -111,8 +112,13 @@ pub fn run_engine(
     } else {
         &mut prompt
     };
+    let graphql = crate::github::graphql::GraphqlReader::new(&client);
+    let reader: &dyn crate::github::Reader = match settings.read_api {
+        settings::ReadApi::Graphql => &graphql,
+        settings::ReadApi::Rest => &client,
+    };
     let recap = Run {
-        reader: &client,
+        reader,
         writer: &client,
         store: store.as_mut(),
         options: &options,
@@ -133,7 +139,7 @@ pub fn run_engine(
         ui.status(&format!("Saved what this run read to {}.", path.display()));
     }
     if ui.verbose {
-        print_costs(&client);
+        print_costs(&client, &graphql);
     }
     print_stop(&recap);
     print_recap(ui, &recap);
@@ -220,13 +226,20 @@ fn engine_options(settings: &Settings) -> Options {
     }
 }
 
-/// `-v`'s last lines: what the run cost in requests and memory.
-fn print_costs(client: &Client) {
+/// `-v`'s last lines: what the run cost in requests, GraphQL points and memory.
+fn print_costs(client: &Client, graphql: &crate::github::graphql::GraphqlReader) {
     eprintln!(
         "{} requests sent; {} answered 304 Not Modified from the cache.",
         client.requests(),
         client.not_modified()
     );
+    if graphql.queries() > 0 {
+        eprintln!(
+            "{} of them GraphQL queries, costing {} points.",
+            graphql.queries(),
+            graphql.points()
+        );
+    }
     if let Some(peak) = peak_memory_kib() {
         eprintln!("Peak memory: {peak} KiB.");
     }

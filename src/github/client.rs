@@ -42,6 +42,13 @@ pub enum ApiError {
     Harness { message: String },
 }
 
+/// What a GraphQL read answered: GitHub's JSON, or that GitHub cut the query off at its time
+/// limit (the status, 502 or 504) when the caller asked to hear of it rather than retry.
+pub enum Posted {
+    Answer(Value),
+    CutOff(u16),
+}
+
 /// A failed write. Never retried.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -299,7 +306,13 @@ impl Client {
     /// search requests.
     fn before_request(&self, url: &str) -> Result<(), ApiError> {
         let search = self.key(url).starts_with("/search/");
-        let resource = if search { "search" } else { "core" };
+        let resource = if search {
+            "search"
+        } else if url == self.graphql_url() {
+            "graphql"
+        } else {
+            "core"
+        };
         if let Some((remaining, reset)) = self.remaining(resource) {
             if remaining <= 0 && reset > crate::clock::wall() {
                 return Err(ApiError::Harness {
@@ -714,7 +727,15 @@ impl Client {
                         inner: response,
                         deadline,
                     };
-                    read_attempt(body, status, &target, &self.base, record.as_ref(), &key)
+                    read_attempt(
+                        body,
+                        status,
+                        &target,
+                        &self.base,
+                        record.as_ref(),
+                        &key,
+                        "GET",
+                    )
                 }
                 Err(error) => {
                     self.log("GET", &url, None);
@@ -744,26 +765,37 @@ impl Client {
                 Attempt::Retry { message, wait } => (message, wait),
                 Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
             };
-            if attempt >= self.retry.retries {
-                let tries = attempt + 1;
-                return Err(ApiError::Harness {
-                    message: format!("{message} (gave up after {tries} tries)"),
-                });
-            }
-            if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
-                return Err(ApiError::Harness {
-                    message: format!(
-                        "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
-                        asked.as_secs(),
-                        self.retry.max_wait.as_secs()
-                    ),
-                });
-            }
-            let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
-            let wait = wait.unwrap_or_default().max(backoff);
-            thread::sleep(wait);
+            thread::sleep(self.retry_wait(attempt, message, wait)?);
             attempt += 1;
         }
+    }
+
+    /// How long to wait before retrying a read that failed on its try `attempt` (0 for the
+    /// first), or the harness failure when the retries are spent or GitHub asks for a longer
+    /// wait than the run may make.
+    pub(super) fn retry_wait(
+        &self,
+        attempt: u32,
+        message: String,
+        wait: Option<Duration>,
+    ) -> Result<Duration, ApiError> {
+        if attempt >= self.retry.retries {
+            let tries = attempt + 1;
+            return Err(ApiError::Harness {
+                message: format!("{message} (gave up after {tries} tries)"),
+            });
+        }
+        if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
+            return Err(ApiError::Harness {
+                message: format!(
+                    "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
+                    asked.as_secs(),
+                    self.retry.max_wait.as_secs()
+                ),
+            });
+        }
+        let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
+        Ok(wait.unwrap_or_default().max(backoff))
     }
 
     /// After a 304 to a request under another token than the cached validators', keeps the
@@ -787,6 +819,115 @@ impl Client {
                 },
             );
         }
+    }
+
+    /// Where GitHub's GraphQL API is: `{api}/graphql` beside api.github.com's REST API, and
+    /// `http(s)://HOSTNAME/api/graphql` on GitHub Enterprise Server, whose REST API is under
+    /// `/api/v3` (GitHub docs, "Forming calls with GraphQL", The GraphQL endpoint).
+    pub fn graphql_url(&self) -> String {
+        match self.base.strip_suffix("/api/v3") {
+            Some(host) => format!("{host}/api/graphql"),
+            None => format!("{}/graphql", self.base),
+        }
+    }
+
+    /// Sends one GraphQL read (`body` holds the query and its variables) and answers GitHub's
+    /// JSON, `data` and `errors` both: GitHub answers a query's own errors with HTTP 200, and
+    /// the caller classifies them. A read like any other: retried on a harness failure, paced
+    /// by the rate limit, recorded in a snapshot under `POST /graphql {key}` and replayed from it.
+    /// `accept` is the media type asked for (a preview's, for preview fields). With
+    /// `cut_off_is_final`, a 502 or 504 (GitHub cuts off a query that runs past its 10 seconds,
+    /// "Rate limits and node limits for the GraphQL API", Timeouts) is not retried but answered
+    /// as [`Posted::CutOff`], for the caller to ask a smaller page.
+    pub fn post_graphql(
+        &self,
+        key: &str,
+        body: &Value,
+        accept: &str,
+        cut_off_is_final: bool,
+    ) -> Result<Posted, ApiError> {
+        let key = format!("/graphql {key}");
+        let (http, token, record) = match &self.mode {
+            Mode::Replay(snapshot) => {
+                return match snapshot.get_posted(&key) {
+                    Some(recorded) => Ok(Posted::Answer(recorded.body.clone())),
+                    None => Err(ApiError::Harness {
+                        message: format!("the snapshot holds no answer for POST {key}"),
+                    }),
+                }
+            }
+            Mode::Live {
+                http,
+                token,
+                record,
+            } => (http, token, record),
+        };
+        let url = self.graphql_url();
+        let mut attempt = 0;
+        loop {
+            self.before_request(&url)?;
+            self.requests.set(self.requests.get() + 1);
+            let deadline = std::time::Instant::now() + self.timeout;
+            let result = http
+                .post(&url)
+                .header(AUTHORIZATION, bearer(token))
+                .header(ACCEPT, accept)
+                .json(body)
+                .send();
+            let outcome = match result {
+                Ok(response)
+                    if cut_off_is_final && matches!(response.status().as_u16(), 502 | 504) =>
+                {
+                    self.log("POST", &url, Some(response.status()));
+                    self.note_limits(response.headers());
+                    return Ok(Posted::CutOff(response.status().as_u16()));
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    self.log("POST", &url, Some(status));
+                    self.note_limits(response.headers());
+                    let body = Deadline {
+                        inner: response,
+                        deadline,
+                    };
+                    read_attempt(body, status, &url, &self.base, None, &key, "POST")
+                }
+                Err(error) => {
+                    self.log("POST", &url, None);
+                    Attempt::Retry {
+                        message: describe_transport(&error, &url),
+                        wait: None,
+                    }
+                }
+            };
+            let (message, wait) = match outcome {
+                Attempt::Done(page) => {
+                    if let Some(record) = record {
+                        record.borrow_mut().insert_posted(
+                            &key,
+                            Recorded {
+                                status: 200,
+                                body: page.body.clone(),
+                                next: None,
+                            },
+                        );
+                    }
+                    return Ok(Posted::Answer(page.body));
+                }
+                Attempt::Final(error) => return Err(error),
+                Attempt::Retry { message, wait } => (message, wait),
+                Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
+            };
+            thread::sleep(self.retry_wait(attempt, message, wait)?);
+            attempt += 1;
+        }
+    }
+
+    /// Keeps what a GraphQL answer's `rateLimit` said of the `graphql` resource.
+    pub fn note_graphql_limit(&self, remaining: i64, reset: DateTime<Utc>) {
+        self.limits
+            .borrow_mut()
+            .insert("graphql".to_string(), (remaining, reset.timestamp()));
     }
 
     /// Sends one write, once. The caller journals the intent before and the outcome after.
@@ -1073,6 +1214,7 @@ fn read_attempt(
     base: &str,
     record: Option<&RefCell<Snapshot>>,
     key: &str,
+    method: &str,
 ) -> Attempt {
     let headers = response.inner.headers().clone();
     let next = next_link(&headers);
@@ -1083,7 +1225,7 @@ fn read_attempt(
         std::io::Read::read_to_end(&mut std::io::Read::take(response, MAX_BODY + 1), &mut bytes)
     {
         return Attempt::Retry {
-            message: format!("GET {url} answered {status} but the body was cut off: {error}"),
+            message: format!("{method} {url} answered {status} but the body was cut off: {error}"),
             wait: None,
         };
     }
@@ -1091,7 +1233,7 @@ fn read_attempt(
         return Attempt::Final(ApiError::Item {
             status: Some(status.as_u16()),
             message: format!(
-                "GET {key} answered more than {} MiB; not read",
+                "{method} {key} answered more than {} MiB; not read",
                 MAX_BODY >> 20
             ),
         });
@@ -1106,7 +1248,7 @@ fn read_attempt(
             Err(error) => {
                 return Attempt::Final(ApiError::Item {
                     status: Some(status.as_u16()),
-                    message: format!("GET {key} answered a malformed body: {error}"),
+                    message: format!("{method} {key} answered a malformed body: {error}"),
                 })
             }
         };
@@ -1151,26 +1293,26 @@ fn read_attempt(
     match code {
         401 => Attempt::Final(ApiError::Auth {
             status: code,
-            message: format!("GitHub refused the token (401) for GET {key}{github_says}"),
+            message: format!("GitHub refused the token (401) for {method} {key}{github_says}"),
         }),
         403 | 429 if rate_limited => match wait {
             Some(wait) => Attempt::Retry {
-                message: format!("rate limited ({code}) on GET {key}{github_says}"),
+                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
                 wait: Some(wait),
             },
             None => Attempt::Throttled {
-                message: format!("rate limited ({code}) on GET {key}{github_says}"),
+                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
             },
         },
         403 => Attempt::Final(ApiError::Auth {
             status: code,
-            message: format!("permission denied (403) for GET {key}{github_says}"),
+            message: format!("permission denied (403) for {method} {key}{github_says}"),
         }),
         429 => Attempt::Throttled {
-            message: format!("too many requests (429) on GET {key}"),
+            message: format!("too many requests (429) on {method} {key}"),
         },
         500..=599 => Attempt::Retry {
-            message: format!("GitHub answered {code} on GET {key}"),
+            message: format!("GitHub answered {code} on {method} {key}"),
             wait: None,
         },
         _ => {
@@ -1186,7 +1328,7 @@ fn read_attempt(
             }
             Attempt::Final(ApiError::Item {
                 status: Some(code),
-                message: format!("GET {key} answered {code}{github_says}"),
+                message: format!("{method} {key} answered {code}{github_says}"),
             })
         }
     }

@@ -2,6 +2,7 @@
 //! the engine holds, their REST implementation, snapshots, and the JSON model.
 
 pub mod client;
+pub mod graphql;
 pub mod model;
 pub mod reader;
 pub mod rest;

@@ -54,6 +54,16 @@ impl Snapshot {
         self.responses.get(&format!("GET {key}"))
     }
 
+    /// Keeps the answer to a read sent by POST (a GraphQL query), keyed by its path and what
+    /// was asked.
+    pub fn insert_posted(&mut self, key: &str, recorded: Recorded) {
+        self.responses.insert(format!("POST {key}"), recorded);
+    }
+
+    pub fn get_posted(&self, key: &str) -> Option<&Recorded> {
+        self.responses.get(&format!("POST {key}"))
+    }
+
     pub fn load(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading the snapshot {}", path.display()))?;

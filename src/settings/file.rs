@@ -27,6 +27,7 @@ pub(super) struct FileConfig {
     pub(super) max_retry_wait_seconds: Option<u64>,
     pub(super) timeout_seconds: Option<u64>,
     pub(super) search_interval_ms: Option<u64>,
+    pub(super) read_api: Option<String>,
     #[serde(default)]
     pub(super) stale: StaleRules,
     #[serde(default)]
@@ -46,6 +47,7 @@ const TOP_KEYS: &[&str] = &[
     "max_retry_wait_seconds",
     "timeout_seconds",
     "search_interval_ms",
+    "read_api",
     "stale",
     "poll",
     "sweep",
@@ -429,6 +431,7 @@ mod tests {
             max_retry_wait_seconds: Some(1),
             timeout_seconds: Some(1),
             search_interval_ms: Some(1),
+            read_api: Some("graphql".into()),
             stale: StaleRules::default(),
             poll: PollRules::default(),
             sweep: SweepRules::default(),

@@ -21,4 +21,4 @@ pub use auth::{token, web_url, Token};
 pub use env::Env;
 pub use file::check_config_text;
 pub use paths::default_db;
-pub use resolve::{resolve, stale_table_in_effect, Access, Flags, Settings, Spec};
+pub use resolve::{resolve, stale_table_in_effect, Access, Flags, ReadApi, Settings, Spec};

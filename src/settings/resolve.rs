@@ -86,6 +86,25 @@ fn config_source_error(error: String, args: &Flags, env: &Env) -> String {
 
 /// A write cap of 0 would plan every write and send none, and its rerun line would carry the
 /// cap again: refused, naming where it came from.
+/// Which API the run reads GitHub's facts with: `--read-api`, else the config's `read_api`,
+/// else REST.
+fn read_api(flag: Option<&str>, file: Option<&str>) -> Result<ReadApi, String> {
+    match flag.or(file) {
+        None | Some("rest") => Ok(ReadApi::Rest),
+        Some("graphql") => Ok(ReadApi::Graphql),
+        Some(other) => Err(format!(
+            "invalid read_api = \"{other}\" in the config file: use \"graphql\" or \"rest\""
+        )),
+    }
+}
+
+/// The API a run's reads go through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadApi {
+    Rest,
+    Graphql,
+}
+
 fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
     match (flag, file) {
         (Some(0), _) => Err(
@@ -113,6 +132,7 @@ pub struct Flags {
     pub write_interval: Option<f64>,
     pub max_writes: Option<u64>,
     pub api_url: Option<String>,
+    pub read_api: Option<String>,
     pub config: Option<PathBuf>,
     pub db: Option<PathBuf>,
     pub snapshot: Option<PathBuf>,
@@ -137,6 +157,8 @@ pub struct Settings {
     pub timeout: Duration,
     /// Spacing of search requests (GitHub allows 30 a minute).
     pub search_interval: Duration,
+    /// Which API reads go through.
+    pub read_api: ReadApi,
     pub api_base: String,
     pub db: PathBuf,
     /// Whether `--db` (or `GH_SWEEP_DB`) named the database, rather than the default.
@@ -236,6 +258,7 @@ fn resolve_inner(
     let orgs = check_orgs(spec.orgs)?;
     let budget = resolve_budget(args, &file, env)?;
     check_max_writes(args.max_writes, file.max_writes)?;
+    let read_api = read_api(args.read_api.as_deref(), file.read_api.as_deref())?;
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(
@@ -278,6 +301,7 @@ fn resolve_inner(
         },
         timeout: Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
         search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
+        read_api,
         api_base,
         db_given: args.db.is_some(),
         db,
@@ -496,6 +520,7 @@ fn rerun_prefix(
     );
     flag("--db", db_flag);
     flag("--api-url", args.api_url.clone());
+    flag("--read-api", args.read_api.clone());
     flag("--item-failure-budget", budget_flag);
     flag(
         "--write-interval",

@@ -1,6 +1,7 @@
 //! The harness: a fresh world, server, home, database and config per test; the real binary run
 //! in a pinned environment; and an audit at the end that every write was expected.
 
+pub mod graphql;
 pub mod server;
 pub mod world;
 

@@ -48,7 +48,12 @@ impl std::fmt::Debug for Request {
 
 impl Request {
     pub fn is_write(&self) -> bool {
-        self.method != "GET"
+        self.method != "GET" && !self.is_graphql()
+    }
+
+    /// A GraphQL query: a read, though sent by POST.
+    pub fn is_graphql(&self) -> bool {
+        self.method == "POST" && is_graphql_path(&self.path)
     }
 
     /// `GET /repos/{owner}/{repo}`: the read that names a repository canonically.
@@ -69,6 +74,12 @@ impl Request {
     pub fn line(&self) -> String {
         format!("{} {}", self.method, self.path)
     }
+}
+
+/// GraphQL's endpoint: `/graphql` beside api.github.com's REST API, `/api/graphql` on GitHub
+/// Enterprise Server.
+fn is_graphql_path(path: &str) -> bool {
+    path == "/graphql" || path == "/api/graphql"
 }
 
 /// What a fault does to a matching request.
@@ -319,13 +330,13 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).to_string()
 }
 
-struct Reply {
-    status: u16,
-    body: String,
-    headers: Vec<(String, String)>,
+pub(super) struct Reply {
+    pub(super) status: u16,
+    pub(super) body: String,
+    pub(super) headers: Vec<(String, String)>,
 }
 
-fn reply(status: u16, body: Value) -> Reply {
+pub(super) fn reply(status: u16, body: Value) -> Reply {
     Reply {
         status,
         body: body.to_string(),
@@ -359,7 +370,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     if let Some(Fault::Slow(delay)) = &fault {
         thread::sleep(*delay);
     }
-    if request.method != "GET" {
+    if request.method != "GET" && !is_graphql_path(&request.path) {
         let hook = shared
             .lock()
             .map(|mut guard| guard.on_first_write.take())
@@ -503,7 +514,8 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     };
     let mut answer = answer;
     if let (Some(left), Some(answer)) = (guard.core_limit.as_mut(), answer.as_mut()) {
-        if !request.path.starts_with("/search/") {
+        // Search and GraphQL have budgets of their own.
+        if !request.path.starts_with("/search/") && !is_graphql_path(&request.path) {
             if answer.status != 304 && request.path != "/rate_limit" {
                 *left = (*left - 1).max(0);
             }
@@ -620,15 +632,12 @@ fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize)
     answer
 }
 
-/// GitHub's search over the world's issues and PRs: `is:pr`, `is:open`, `draft:false`,
+/// GitHub's search over the world's issues and PRs (REST's and GraphQL's share it): `is:pr`, `is:open`, `draft:false`,
 /// `archived:false`, `repo:`, `org:` and `created:A..B`, oldest first, at most 1,000 results.
-fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) -> Reply {
-    let query = query_map(&request.query);
-    let q = query
-        .get("q")
-        .cloned()
-        .unwrap_or_default()
-        .replace('+', " ");
+pub(super) fn search_matches<'w>(
+    world: &'w WorldState,
+    q: &str,
+) -> Result<Vec<&'w super::world::Issue>, Reply> {
     // An `org:` qualifier naming an owner GitHub does not know (or the token cannot see) is
     // refused with 422 Validation Failed, GitHub's reason in `errors[].message` (answers
     // recorded in changesets/action#252 and asottile/gh-perf-review#11, the latter for an
@@ -640,7 +649,7 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
                     .is_some_and(|(owner, _)| owner.eq_ignore_ascii_case(org))
             });
             if !known {
-                return reply(
+                return Err(reply(
                     422,
                     json!({
                         "message": "Validation Failed",
@@ -652,7 +661,7 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
                         }],
                         "documentation_url": "https://docs.github.com/v3/search/"
                     }),
-                );
+                ));
             }
         }
     }
@@ -673,6 +682,8 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
             }
             ("draft", "false") => !issue.draft,
             ("archived", "false") => true,
+            // GraphQL's search has no sort argument: its query asks oldest first this way.
+            ("sort", "created-asc") => true,
             // Qualifiers match names as GitHub does, whatever their case.
             ("repo", repo) => issue.repo.eq_ignore_ascii_case(repo),
             ("org", org) => issue
@@ -695,6 +706,20 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
         });
     }
     matches.sort_by_key(|issue| issue.created_at);
+    Ok(matches)
+}
+
+fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) -> Reply {
+    let query = query_map(&request.query);
+    let q = query
+        .get("q")
+        .cloned()
+        .unwrap_or_default()
+        .replace('+', " ");
+    let matches = match search_matches(world, &q) {
+        Ok(matches) => matches,
+        Err(refusal) => return refusal,
+    };
     let total = matches.len();
     let values: Vec<Value> = matches
         .iter()
@@ -715,7 +740,7 @@ fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) 
 }
 
 /// The status that means "this route is unknown"; `serve` records it and the test fails.
-const UNKNOWN: u16 = 599;
+pub(super) const UNKNOWN: u16 = 599;
 
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
     if let Some(answer) = redirect(&shared.world, request, base) {
@@ -724,6 +749,15 @@ fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
     let by_id = repository_by_id(&shared.world, request);
     let request = by_id.as_ref().unwrap_or(request);
     if let Some(answer) = route_repository(&shared.world, request) {
+        return answer;
+    }
+    if request.method == "POST" && is_graphql_path(&request.path) {
+        let answer = super::graphql::answer(&mut shared.world, shared.page_size, &request.body);
+        if answer.status == UNKNOWN {
+            shared
+                .unknown_routes
+                .push(format!("POST {} {}", request.path, request.body));
+        }
         return answer;
     }
     if request.method != "GET" {

@@ -410,6 +410,10 @@ pub struct WorldState {
     /// The rules that apply to a branch (`GET /repos/{o}/{r}/rules/branches/{branch}`), by
     /// "owner/name:branch".
     pub branch_rules: BTreeMap<String, Vec<Value>>,
+    /// Fields of PRs the token may not read through GraphQL: (PR number, field of the PR).
+    pub graphql_forbidden: Vec<(u64, String)>,
+    /// The GraphQL points left this hour (5,000 for a user): each query spends its cost.
+    pub graphql_points: i64,
 }
 
 impl WorldState {
@@ -436,6 +440,8 @@ impl WorldState {
             actions_forbidden: false,
             settings: BTreeMap::new(),
             branch_rules: BTreeMap::new(),
+            graphql_forbidden: Vec::new(),
+            graphql_points: 5000,
         }
     }
 

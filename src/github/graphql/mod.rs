@@ -1,0 +1,12 @@
+//! The GraphQL implementation of the reader port: one query per page of items carrying every
+//! nested fact the policies take, and follow-up queries only for a connection longer than its
+//! first page. The documents it sends are in `queries`, checked against GitHub's schema.
+
+mod parse;
+pub mod queries;
+mod reader;
+mod stale;
+mod stale_parse;
+mod transport;
+
+pub use reader::{GraphqlReader, PULLS_PER_PAGE};

@@ -1,0 +1,279 @@
+//! GitHub's GraphQL answers, turned into the same plain facts the REST model gives: enums in
+//! GitHub's REST spelling (`IN_PROGRESS` is `in_progress`), a suite's and a run's ids as REST
+//! numbers them (`databaseId`). Strict like the REST model: a missing field is an error naming it.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::github::model::PullFacts;
+use crate::policy::merge::{ChangedFile, CheckRun, CheckSuite, Review, Status, Statuses};
+
+/// One page of a nested connection: its nodes, and the cursor after them when there are more.
+#[derive(Clone, Debug, Default)]
+pub struct Connection {
+    pub nodes: Vec<Value>,
+    pub next: Option<String>,
+}
+
+/// A connection field of `value` (`files`, `reviews`): absent or null is an empty one.
+pub fn connection(value: &Value, name: &str) -> Connection {
+    let Some(found) = value.get(name).filter(|found| !found.is_null()) else {
+        return Connection::default();
+    };
+    let nodes = found
+        .get("nodes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let info = found.get("pageInfo");
+    let more = info
+        .and_then(|info| info.get("hasNextPage"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    let next = info
+        .and_then(|info| info.get("endCursor"))
+        .and_then(Value::as_str)
+        .filter(|_| more)
+        .map(str::to_string);
+    Connection { nodes, next }
+}
+
+fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, String> {
+    match value.get(name) {
+        None | Some(Value::Null) => Err(format!("the `{name}` field is missing")),
+        Some(found) => Ok(found),
+    }
+}
+
+pub fn string(value: &Value, name: &str) -> Result<String, String> {
+    field(value, name)?
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("the `{name}` field is not a string"))
+}
+
+fn boolean(value: &Value, name: &str) -> Result<bool, String> {
+    field(value, name)?
+        .as_bool()
+        .ok_or_else(|| format!("the `{name}` field is not a boolean"))
+}
+
+fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, String> {
+    match value.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => crate::github::model::timestamp(value, name).map(Some),
+    }
+}
+
+/// An enum value in REST's spelling: `IN_PROGRESS` is `in_progress`.
+fn word(value: &Value, name: &str) -> Option<String> {
+    value
+        .get(name)
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase)
+}
+
+/// The names of a PR's labels, as far as its first page of them goes.
+pub fn label_names(node: &Value) -> Result<Vec<String>, String> {
+    connection(node, "labels")
+        .nodes
+        .iter()
+        .map(|label| string(label, "name").map_err(|why| format!("in `labels`: {why}")))
+        .collect()
+}
+
+/// A PR's own facts, as the single-PR REST read gives them: `state` is `OPEN`, `CLOSED` or
+/// `MERGED`; `mergeable` is `MERGEABLE`, `CONFLICTING` or `UNKNOWN` (still computing, REST's
+/// `null`); `mergeStateStatus` is REST's `mergeable_state` in capitals.
+pub fn pull_facts(node: &Value) -> Result<PullFacts, String> {
+    let state = string(node, "state")?;
+    let mergeable = match string(node, "mergeable")?.as_str() {
+        "MERGEABLE" => Some(true),
+        "CONFLICTING" => Some(false),
+        _ => None,
+    };
+    Ok(PullFacts {
+        title: string(node, "title")?,
+        labels: label_names(node)?,
+        draft: Some(boolean(node, "isDraft")?),
+        open: state == "OPEN",
+        head_sha: Some(string(node, "headRefOid")?),
+        merged: boolean(node, "merged")?,
+        mergeable,
+        mergeable_state: word(node, "mergeStateStatus"),
+        base_ref: Some(string(node, "baseRefName")?),
+    })
+}
+
+/// A changed file, and whether GitHub calls it `RENAMED` (its previous path is not in GraphQL:
+/// `PullRequestChangedFile` has `path` and `changeType` only).
+pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), String> {
+    let path = string(node, "path").map_err(|why| format!("in a changed file: {why}"))?;
+    let renamed = node.get("changeType").and_then(Value::as_str) == Some("RENAMED");
+    Ok((
+        ChangedFile {
+            path,
+            previous: None,
+        },
+        renamed,
+    ))
+}
+
+pub fn review(node: &Value) -> Result<Review, String> {
+    let in_review = |why: String| format!("in a review: {why}");
+    // A deleted account ("ghost") has no author.
+    let login = match node.get("author").filter(|author| !author.is_null()) {
+        Some(author) => string(author, "login").map_err(in_review)?,
+        None => "ghost".to_string(),
+    };
+    Ok(Review {
+        login,
+        association: node
+            .get("authorAssociation")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        state: string(node, "state").map_err(in_review)?,
+        commit_id: node
+            .get("commit")
+            .and_then(|commit| commit.get("oid"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        submitted_at: optional_time(node, "submittedAt").map_err(in_review)?,
+    })
+}
+
+/// One context of a commit's status check rollup: a check run or a commit status.
+pub enum Context {
+    Run(CheckRun),
+    Status(Status),
+}
+
+pub fn context(node: &Value) -> Result<Context, String> {
+    match node.get("__typename").and_then(Value::as_str) {
+        Some("CheckRun") => {
+            let in_run = |why: String| format!("in a check run: {why}");
+            let suite = node.get("checkSuite");
+            Ok(Context::Run(CheckRun {
+                name: string(node, "name").map_err(in_run)?,
+                status: word(node, "status").ok_or_else(|| in_run("no `status`".into()))?,
+                conclusion: word(node, "conclusion"),
+                started_at: optional_time(node, "startedAt").map_err(in_run)?,
+                completed_at: optional_time(node, "completedAt").map_err(in_run)?,
+                id: node.get("databaseId").and_then(Value::as_u64).unwrap_or(0),
+                suite_id: suite
+                    .and_then(|suite| suite.get("databaseId"))
+                    .and_then(Value::as_u64),
+                app: suite
+                    .and_then(|suite| suite.get("app"))
+                    .and_then(|app| app.get("slug"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            }))
+        }
+        Some("StatusContext") => {
+            let in_status = |why: String| format!("in a commit status: {why}");
+            Ok(Context::Status(Status {
+                context: string(node, "context").map_err(in_status)?,
+                state: word(node, "state").ok_or_else(|| in_status("no `state`".into()))?,
+            }))
+        }
+        other => Err(format!("a rollup context of an unknown kind ({other:?})")),
+    }
+}
+
+/// The combined status of a commit's statuses, by REST's rule ("Get the combined status for a
+/// specific reference"): `failure` if any is `error` or `failure`, `pending` if there is none
+/// or any is pending (GraphQL's `EXPECTED`: a required status not reported yet), else `success`.
+pub fn statuses(statuses: Vec<Status>) -> Statuses {
+    let any = |wanted: &[&str]| statuses.iter().any(|s| wanted.contains(&s.state.as_str()));
+    let state = if any(&["error", "failure"]) {
+        "failure"
+    } else if statuses.is_empty() || any(&["pending", "expected"]) {
+        "pending"
+    } else {
+        "success"
+    };
+    Statuses {
+        state: state.to_string(),
+        total: statuses.len() as u64,
+        statuses,
+    }
+}
+
+/// A check suite, with how many (latest) runs the head's rollup shows of it.
+pub fn check_suite(node: &Value, runs: u64) -> Result<CheckSuite, String> {
+    let in_suite = |why: String| format!("in a check suite: {why}");
+    let app = field(node, "app").map_err(in_suite)?;
+    let slug = string(app, "slug").map_err(|why| in_suite(format!("in `app`: {why}")))?;
+    Ok(CheckSuite {
+        id: node
+            .get("databaseId")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| in_suite("the `databaseId` field is missing".into()))?,
+        app_name: app
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or(&slug)
+            .to_string(),
+        app: slug,
+        status: word(node, "status").unwrap_or_else(|| "queued".to_string()),
+        conclusion: word(node, "conclusion"),
+        runs,
+        created_at: optional_time(node, "createdAt").map_err(in_suite)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn enums_are_read_in_rests_spelling() {
+        let node = json!({"__typename": "CheckRun", "databaseId": 7, "name": "ci", "status": "IN_PROGRESS", "conclusion": null, "startedAt": "2026-01-01T00:00:00Z", "checkSuite": {"databaseId": 70, "app": {"slug": "github-actions"}}});
+        let Context::Run(run) = context(&node).unwrap() else {
+            panic!("not a run")
+        };
+        assert_eq!(
+            (run.status.as_str(), run.id, run.suite_id),
+            ("in_progress", 7, Some(70))
+        );
+        assert_eq!(run.app.as_deref(), Some("github-actions"));
+        let pull = json!({"title": "t", "state": "MERGED", "isDraft": false, "headRefOid": "abc", "merged": true, "mergeable": "UNKNOWN", "mergeStateStatus": "HAS_HOOKS", "baseRefName": "main", "labels": {"nodes": [{"name": "x"}]}});
+        let facts = pull_facts(&pull).unwrap();
+        assert!(!facts.open && facts.merged);
+        assert_eq!(facts.mergeable, None);
+        assert_eq!(facts.mergeable_state.as_deref(), Some("has_hooks"));
+    }
+
+    #[test]
+    fn the_combined_state_follows_rests_rule() {
+        let status = |state: &str| Status {
+            context: "c".into(),
+            state: state.into(),
+        };
+        assert_eq!(statuses(vec![]).state, "pending");
+        assert_eq!(
+            statuses(vec![status("success"), status("expected")]).state,
+            "pending"
+        );
+        assert_eq!(
+            statuses(vec![status("pending"), status("error")]).state,
+            "failure"
+        );
+        assert_eq!(statuses(vec![status("success")]).state, "success");
+    }
+
+    #[test]
+    fn a_connection_says_where_its_next_page_starts() {
+        let value = json!({"files": {"pageInfo": {"hasNextPage": true, "endCursor": "c1"}, "nodes": [{"path": "a"}]}});
+        let files = connection(&value, "files");
+        assert_eq!((files.nodes.len(), files.next.as_deref()), (1, Some("c1")));
+        let done =
+            json!({"files": {"pageInfo": {"hasNextPage": false, "endCursor": "c1"}, "nodes": []}});
+        assert_eq!(connection(&done, "files").next, None);
+        assert!(connection(&json!({"files": null}), "files")
+            .nodes
+            .is_empty());
+    }
+}

@@ -1,0 +1,167 @@
+//! Every GraphQL document gh-sweep sends: an operation from its `.graphql` file with the
+//! fragments it spreads, put together at compile time. A test checks each against GitHub's
+//! whole published schema (`@octokit/graphql-schema`).
+
+/// One operation, ready to send.
+pub struct Document {
+    /// The operation's name, as GitHub's answers and the fake's routes know it.
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! document {
+    ($name:literal: $($file:literal),+) => {
+        Document {
+            name: $name,
+            text: concat!($(include_str!($file), "\n"),+),
+        }
+    };
+}
+
+/// A page of a PR search, each PR with every fact the merge rules take.
+pub const PULLS_PAGE: Document = document!("PullsPage": "pulls.graphql", "pull_facts.graphql",
+    "file_facts.graphql", "review_facts.graphql", "context_facts.graphql", "suite_facts.graphql");
+
+/// One PR on its own, with the same facts.
+pub const PULL: Document = document!("Pull": "pull.graphql", "pull_facts.graphql",
+    "file_facts.graphql", "review_facts.graphql", "context_facts.graphql", "suite_facts.graphql");
+
+/// The next page of one PR's files.
+pub const PULL_FILES: Document = document!("PullFiles": "pull_files.graphql", "file_facts.graphql");
+
+/// The next page of one PR's reviews.
+pub const PULL_REVIEWS: Document =
+    document!("PullReviews": "pull_reviews.graphql", "review_facts.graphql");
+
+/// The next page of a commit's rollup contexts.
+pub const COMMIT_CONTEXTS: Document =
+    document!("CommitContexts": "commit_contexts.graphql", "context_facts.graphql");
+
+/// The next page of a commit's check suites.
+pub const COMMIT_SUITES: Document =
+    document!("CommitSuites": "commit_suites.graphql", "suite_facts.graphql");
+
+/// A page of a repository's open issues and PRs, for the stale rules.
+pub const OPEN_ITEMS_PAGE: Document = document!("OpenItemsPage": "open_items.graphql", "item_facts.graphql", "timeline_facts.graphql");
+
+/// One issue or PR on its own, for the stale rules.
+pub const ITEM: Document =
+    document!("Item": "item.graphql", "item_facts.graphql", "timeline_facts.graphql");
+
+/// The older timeline entries of one issue or PR.
+pub const ITEM_TIMELINE: Document =
+    document!("ItemTimeline": "item_timeline.graphql", "timeline_facts.graphql");
+
+/// Every document, for the schema check.
+pub const ALL: &[&Document] = &[
+    &PULLS_PAGE,
+    &PULL,
+    &PULL_FILES,
+    &PULL_REVIEWS,
+    &COMMIT_CONTEXTS,
+    &COMMIT_SUITES,
+    &OPEN_ITEMS_PAGE,
+    &ITEM,
+    &ITEM_TIMELINE,
+];
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    use apollo_compiler::{ExecutableDocument, Schema};
+
+    /// GitHub's published schema, pinned: the npm package GitHub's own Octokit publishes.
+    const SCHEMA_PACKAGE: &str = "@octokit/graphql-schema";
+    const SCHEMA_VERSION: &str = "15.26.1";
+
+    /// Installs the pinned schema package into the target directory once; later runs find it.
+    fn schema_path() -> PathBuf {
+        let prefix = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/graphql-schema");
+        let package = prefix.join("node_modules").join(SCHEMA_PACKAGE);
+        let installed = std::fs::read_to_string(package.join("package.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|json| json["version"].as_str().map(str::to_string));
+        if installed.as_deref() != Some(SCHEMA_VERSION) {
+            std::fs::create_dir_all(&prefix).unwrap();
+            let status = Command::new("npm")
+                .arg("install")
+                .arg("--prefix")
+                .arg(&prefix)
+                .args(["--no-audit", "--no-fund", "--no-save"])
+                .arg(format!("{SCHEMA_PACKAGE}@{SCHEMA_VERSION}"))
+                .status()
+                .expect("npm is needed to install GitHub's GraphQL schema");
+            assert!(status.success(), "npm install {SCHEMA_PACKAGE} failed");
+        }
+        package.join("schema.graphql")
+    }
+
+    fn schema() -> apollo_compiler::validation::Valid<Schema> {
+        let path = schema_path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // GitHub's published schema defines a few fields twice (`EnterpriseOwnerInfo`'s
+        // deploy key settings in 15.26.1): those alone are let through, as the first
+        // definition; any other flaw fails the test.
+        let schema = match Schema::parse_and_validate(text, &path) {
+            Ok(schema) => return schema,
+            Err(with_errors) => with_errors,
+        };
+        let flaws: Vec<String> = schema
+            .errors
+            .iter()
+            .map(|error| error.to_string())
+            .filter(|error| !error.contains("duplicate definitions for the"))
+            .collect();
+        assert!(
+            flaws.is_empty(),
+            "GitHub's schema does not validate: {flaws:?}"
+        );
+        apollo_compiler::validation::Valid::assume_valid(schema.partial)
+    }
+
+    fn check(
+        schema: &apollo_compiler::validation::Valid<Schema>,
+        name: &str,
+        text: &str,
+    ) -> Result<(), String> {
+        ExecutableDocument::parse_and_validate(schema, text, format!("{name}.graphql"))
+            .map(|_| ())
+            .map_err(|errors| errors.to_string())
+    }
+
+    #[test]
+    fn every_query_is_valid_against_githubs_whole_schema() {
+        let schema = schema();
+        let mut names = std::collections::BTreeSet::new();
+        for document in super::ALL {
+            assert!(names.insert(document.name), "{} twice", document.name);
+            assert!(
+                document.text.contains(&format!("query {}(", document.name)),
+                "{} is not the operation's name",
+                document.name
+            );
+            if let Err(errors) = check(&schema, document.name, document.text) {
+                panic!(
+                    "{} does not validate against GitHub's schema:\n{errors}",
+                    document.name
+                );
+            }
+        }
+        // A misspelt field, an argument GitHub does not have, a wrong type: each refused.
+        let misspelt = super::PULL
+            .text
+            .replace("mergeStateStatus", "mergeStateStatuss");
+        assert!(check(&schema, "Pull", &misspelt).is_err());
+        let argument = super::PULL_FILES
+            .text
+            .replace("first: 100", "first: 100, since: $after");
+        assert!(check(&schema, "PullFiles", &argument).is_err());
+        let typed = super::PULL
+            .text
+            .replace("$number: Int!", "$number: String!");
+        assert!(check(&schema, "Pull", &typed).is_err());
+    }
+}

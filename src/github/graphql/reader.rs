@@ -1,0 +1,608 @@
+//! `GraphqlReader`: the reader port over GitHub's GraphQL API. A page of a PR search carries
+//! each PR's files, reviews and head checks; the per-item reads answer from what the page
+//! carried, each fact once (a later read of the same fact, such as a recheck before a merge,
+//! asks GitHub again). A nested connection longer than its first page is followed for that PR
+//! alone; a PR not on any page is read by itself; a PR with a `RENAMED` file gets one REST files
+//! read, GraphQL's changed files carrying no previous path. What GraphQL does not carry (a
+//! reviewer's permission, merge settings, branch rules, workflow runs) is REST's, through the
+//! same client. The stale rules' reads are in `stale.rs`.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use super::parse::{self, Connection, Context};
+use super::queries::{self, Document};
+use super::transport::{self, Answer};
+use crate::github::client::{ApiError, Client};
+use crate::github::model::{Event, PullFacts};
+use crate::github::reader::{
+    malformed, Comment, CommonReader, ListedItem, MergeReader, Repository, SearchHit, SearchPage,
+    StaleReader,
+};
+use crate::github::rest::SEARCH_CAP;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::merge::{
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
+    WorkflowRun,
+};
+use crate::policy::stale::{Activity, ItemFacts};
+
+/// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
+/// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time, and fewer
+/// once GitHub cuts a page off.
+pub const PULLS_PER_PAGE: u64 = 50;
+
+/// What one page carried of one PR, each fact kept until it is read.
+#[derive(Default)]
+struct PullEntry {
+    facts: Option<PullFacts>,
+    files: Option<Connection>,
+    reviews: Option<Connection>,
+}
+
+/// What one page carried of a head commit's checks.
+#[derive(Default)]
+struct HeadEntry {
+    contexts: Option<Connection>,
+    suites: Option<Connection>,
+    runs: Option<Vec<CheckRun>>,
+    statuses: Option<Statuses>,
+    /// How many of the rollup's check runs each suite (by id) holds.
+    suite_runs: Option<BTreeMap<u64, u64>>,
+}
+
+pub struct GraphqlReader<'a> {
+    pub(super) client: &'a Client,
+    pub(super) items: RefCell<BTreeMap<String, super::stale::ItemEntry>>,
+    pulls: RefCell<BTreeMap<String, PullEntry>>,
+    heads: RefCell<BTreeMap<String, HeadEntry>>,
+    points: Cell<u64>,
+    queries: Cell<u64>,
+    /// PRs per search page, and open issues (and PRs) per stale page: halved for the rest of
+    /// the run each time GitHub cuts a page off at its time limit.
+    pulls_page: Cell<u64>,
+    pub(super) items_page: Cell<u64>,
+}
+
+/// The smallest page a cut-off page shrinks to.
+const SMALLEST_PAGE: u64 = 5;
+
+fn pull_key(item: &ItemRef) -> String {
+    item.to_string().to_ascii_lowercase()
+}
+
+fn head_key(repo: &RepoRef, sha: &str) -> String {
+    format!("{repo}@{sha}").to_ascii_lowercase()
+}
+
+fn repo_variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
+    let mut map = serde_json::Map::new();
+    map.insert("owner".into(), json!(repo.owner));
+    map.insert("name".into(), json!(repo.name));
+    map
+}
+
+impl<'a> GraphqlReader<'a> {
+    pub fn new(client: &'a Client) -> Self {
+        GraphqlReader {
+            client,
+            items: RefCell::new(BTreeMap::new()),
+            pulls: RefCell::new(BTreeMap::new()),
+            heads: RefCell::new(BTreeMap::new()),
+            points: Cell::new(0),
+            queries: Cell::new(0),
+            pulls_page: Cell::new(PULLS_PER_PAGE),
+            items_page: Cell::new(super::stale::ITEMS_PER_PAGE),
+        }
+    }
+
+    /// The GraphQL points this reader's queries cost, as GitHub's `rateLimit.cost` said.
+    pub fn points(&self) -> u64 {
+        self.points.get()
+    }
+
+    /// How many GraphQL queries this reader sent.
+    pub fn queries(&self) -> u64 {
+        self.queries.get()
+    }
+
+    pub(super) fn send(&self, document: &Document, variables: Value) -> Result<Answer, ApiError> {
+        self.queries.set(self.queries.get() + 1);
+        transport::send(self.client, document, variables, &self.points)
+    }
+
+    /// Sends a page query of `size` items (`variables` of the size), halving the size for the
+    /// rest of the run each time GitHub cuts the query off at its 10-second limit ("Rate limits
+    /// and node limits for the GraphQL API", Timeouts: a 502 or 504), down to 5.
+    pub(super) fn send_shrinking(
+        &self,
+        document: &Document,
+        size: &Cell<u64>,
+        variables: impl Fn(u64) -> Value,
+    ) -> Result<Answer, ApiError> {
+        loop {
+            self.queries.set(self.queries.get() + 1);
+            let sent = transport::send_page(
+                self.client,
+                document,
+                variables(size.get()),
+                &self.points,
+                true,
+            )?;
+            if let Some(answer) = sent {
+                return Ok(answer);
+            }
+            if size.get() <= SMALLEST_PAGE {
+                return Err(ApiError::Harness {
+                    message: format!(
+                        "GitHub cut {} off at its time limit, even for a page of {}",
+                        document.name,
+                        size.get()
+                    ),
+                });
+            }
+            size.set((size.get() / 2).max(SMALLEST_PAGE));
+        }
+    }
+
+    /// Keeps what a PR node carries; answers its facts as the search hit gives them.
+    fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), String> {
+        let facts = parse::pull_facts(node)?;
+        let head = facts.head_sha.clone().unwrap_or_default();
+        let commit = node
+            .pointer("/commits/nodes/0/commit")
+            .cloned()
+            .unwrap_or(Value::Null);
+        // The page's head is the PR's head unless a push came between the two fields' reads.
+        let head_entry = if commit.get("oid").and_then(Value::as_str) == Some(head.as_str()) {
+            HeadEntry {
+                contexts: Some(
+                    commit
+                        .get("statusCheckRollup")
+                        .map(|rollup| parse::connection(rollup, "contexts"))
+                        .unwrap_or_default(),
+                ),
+                suites: Some(parse::connection(&commit, "checkSuites")),
+                ..HeadEntry::default()
+            }
+        } else {
+            HeadEntry::default()
+        };
+        self.heads
+            .borrow_mut()
+            .insert(head_key(&item.repo, &head), head_entry);
+        self.pulls.borrow_mut().insert(
+            pull_key(item),
+            PullEntry {
+                facts: Some(facts),
+                files: Some(parse::connection(node, "files")),
+                reviews: Some(parse::connection(node, "reviews")),
+            },
+        );
+        Ok(())
+    }
+
+    /// Reads one PR by itself (not on a page, or its page's facts already read).
+    fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
+        let mut variables = repo_variables(&item.repo);
+        variables.insert("number".into(), json!(item.number));
+        let answer = self.send(&queries::PULL, Value::Object(variables))?;
+        let at = [json!("repository")];
+        answer.only_under(&queries::PULL, &[at.to_vec()])?;
+        if let Some(error) = answer.error_at(&at) {
+            return Err(error.item_error());
+        }
+        let node = answer
+            .data
+            .pointer("/repository/pullRequest")
+            .filter(|node| !node.is_null())
+            .ok_or_else(|| ApiError::Item {
+                status: Some(404),
+                message: format!("GitHub's GraphQL API knows no pull request {item}"),
+            })?;
+        self.keep_pull(item, node).map_err(malformed)
+    }
+
+    /// Takes one kept fact of a PR, reading the PR first when none is kept.
+    fn take_pull<T>(
+        &self,
+        item: &ItemRef,
+        take: fn(&mut PullEntry) -> Option<T>,
+    ) -> Result<T, ApiError> {
+        if let Some(found) = self
+            .pulls
+            .borrow_mut()
+            .get_mut(&pull_key(item))
+            .and_then(take)
+        {
+            return Ok(found);
+        }
+        self.read_pull(item)?;
+        self.pulls
+            .borrow_mut()
+            .get_mut(&pull_key(item))
+            .and_then(take)
+            .ok_or_else(|| malformed(format!("GitHub's answer for {item} carried no facts")))
+    }
+
+    /// Every node of a connection: its first page, then its next pages, each asked by
+    /// `document` for this item alone, found in the answer at `pointer`.
+    fn follow(
+        &self,
+        first: Connection,
+        document: &Document,
+        variables: serde_json::Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Vec<Value>, ApiError> {
+        let mut nodes = first.nodes;
+        let mut next = first.next;
+        let mut pages = 0;
+        while let Some(after) = next.take() {
+            pages += 1;
+            if pages > 10_000 {
+                return Err(ApiError::Harness {
+                    message: format!("{} keeps answering more pages", document.name),
+                });
+            }
+            let mut variables = variables.clone();
+            variables.insert("after".into(), json!(after));
+            let answer = self.send(document, Value::Object(variables))?;
+            let at = [json!("repository")];
+            answer.only_under(document, &[at.to_vec()])?;
+            if let Some(error) = answer.error_at(&at) {
+                return Err(error.item_error());
+            }
+            let (parent, name) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+            let page = answer
+                .data
+                .pointer(parent)
+                .map(|parent| parse::connection(parent, name))
+                .unwrap_or_default();
+            nodes.extend(page.nodes);
+            next = page.next;
+        }
+        Ok(nodes)
+    }
+
+    fn pull_variables(item: &ItemRef) -> serde_json::Map<String, Value> {
+        let mut variables = repo_variables(&item.repo);
+        variables.insert("number".into(), json!(item.number));
+        variables
+    }
+
+    fn commit_variables(repo: &RepoRef, sha: &str) -> serde_json::Map<String, Value> {
+        let mut variables = repo_variables(repo);
+        variables.insert("oid".into(), json!(sha));
+        variables
+    }
+
+    /// Whether a head's kept facts satisfy `kept`.
+    fn head_has(&self, repo: &RepoRef, sha: &str, kept: fn(&HeadEntry) -> bool) -> bool {
+        self.heads
+            .borrow()
+            .get(&head_key(repo, sha))
+            .is_some_and(kept)
+    }
+
+    /// The head's rollup contexts, split into check runs and statuses, kept until read: from
+    /// the page's first page of them and their next pages, or (none kept) all asked afresh.
+    fn complete_contexts(&self, repo: &RepoRef, sha: &str) -> Result<(), ApiError> {
+        let key = head_key(repo, sha);
+        let first = {
+            let mut heads = self.heads.borrow_mut();
+            heads.entry(key.clone()).or_default().contexts.take()
+        };
+        let variables = Self::commit_variables(repo, sha);
+        let pointer = "/repository/object/statusCheckRollup/contexts";
+        let nodes = match first {
+            Some(first) => self.follow(first, &queries::COMMIT_CONTEXTS, variables, pointer)?,
+            // Not on a page: every page of the commit's contexts, from the first.
+            None => {
+                let mut variables = variables;
+                variables.insert("after".into(), Value::Null);
+                self.first_and_follow(&queries::COMMIT_CONTEXTS, variables, pointer)?
+            }
+        };
+        let mut runs = Vec::new();
+        let mut statuses = Vec::new();
+        for node in &nodes {
+            match parse::context(node).map_err(malformed)? {
+                Context::Run(run) => runs.push(run),
+                Context::Status(status) => statuses.push(status),
+            }
+        }
+        let mut suite_runs = BTreeMap::new();
+        for run in &runs {
+            if let Some(suite) = run.suite_id {
+                *suite_runs.entry(suite).or_insert(0) += 1;
+            }
+        }
+        let mut heads = self.heads.borrow_mut();
+        let entry = heads.entry(key).or_default();
+        entry.suite_runs = Some(suite_runs);
+        entry.runs = Some(runs);
+        entry.statuses = Some(parse::statuses(statuses));
+        Ok(())
+    }
+
+    /// Every page of a connection asked from its start.
+    fn first_and_follow(
+        &self,
+        document: &Document,
+        variables: serde_json::Map<String, Value>,
+        pointer: &str,
+    ) -> Result<Vec<Value>, ApiError> {
+        let answer = self.send(document, Value::Object(variables.clone()))?;
+        let at = [json!("repository")];
+        answer.only_under(document, &[at.to_vec()])?;
+        if let Some(error) = answer.error_at(&at) {
+            return Err(error.item_error());
+        }
+        let (parent, name) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+        let first = answer
+            .data
+            .pointer(parent)
+            .map(|parent| parse::connection(parent, name))
+            .unwrap_or_default();
+        self.follow(first, document, variables, pointer)
+    }
+
+    fn take_head<T>(
+        &self,
+        repo: &RepoRef,
+        sha: &str,
+        take: fn(&mut HeadEntry) -> Option<T>,
+    ) -> Option<T> {
+        self.heads
+            .borrow_mut()
+            .get_mut(&head_key(repo, sha))
+            .and_then(take)
+    }
+
+    /// A search hit as REST's search gives it: what the search matched (`is:open`), the
+    /// labels, the draft flag, no head; the PR's own state comes with [`MergeReader::pull`].
+    fn hit(&self, node: &Value, error: Option<ApiError>) -> SearchHit {
+        let repo: Option<RepoRef> = node
+            .pointer("/repository/nameWithOwner")
+            .and_then(Value::as_str)
+            .and_then(|name| name.parse().ok());
+        let number = node.get("number").and_then(Value::as_u64);
+        let draft = node.get("isDraft").and_then(Value::as_bool);
+        let facts = match (error, &repo, number) {
+            (Some(error), _, _) => Err(error.to_string()),
+            (None, Some(repo), Some(number)) => {
+                let item = ItemRef::new(repo, number);
+                self.keep_pull(&item, node).and_then(|()| {
+                    Ok(PullFacts {
+                        title: parse::string(node, "title")?,
+                        labels: parse::label_names(node)?,
+                        draft,
+                        open: true,
+                        head_sha: None,
+                        merged: false,
+                        mergeable: None,
+                        mergeable_state: None,
+                        base_ref: None,
+                    })
+                })
+            }
+            _ => Err("the search result names no repository or number".to_string()),
+        };
+        SearchHit {
+            repo,
+            number,
+            draft,
+            facts,
+        }
+    }
+}
+
+impl CommonReader for GraphqlReader<'_> {
+    fn repository(&self, repo: &RepoRef) -> Result<Repository, ApiError> {
+        CommonReader::repository(self.client, repo)
+    }
+
+    fn org_repository_count(&self, org: &str) -> Result<u64, ApiError> {
+        self.client.org_repository_count(org)
+    }
+
+    fn viewer(&self) -> Result<Option<String>, ApiError> {
+        self.client.viewer()
+    }
+
+    fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc> {
+        self.client.on_github_clock(local)
+    }
+
+    fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        self.client.server_clock()
+    }
+}
+
+impl StaleReader for GraphqlReader<'_> {
+    fn open_items(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
+        self.open_items_page(repo)
+    }
+
+    fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        self.item_facts(item)
+    }
+
+    fn events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
+        self.item_events(item)
+    }
+
+    fn comments_since(
+        &self,
+        item: &ItemRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Comment>, ApiError> {
+        self.item_comments_since(item, since)
+    }
+
+    fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
+        self.item_timeline(item)
+    }
+}
+
+impl MergeReader for GraphqlReader<'_> {
+    /// Every page of the search (only the first when it is over GitHub's cap, which GraphQL's
+    /// search shares: "up to 1,000 results for each search").
+    fn search_pulls(&self, query: &str) -> Result<SearchPage, ApiError> {
+        let query = format!("{query} sort:created-asc");
+        let mut items = Vec::new();
+        let mut after: Option<String> = None;
+        let mut total;
+        loop {
+            let answer = self.send_shrinking(
+                &queries::PULLS_PAGE,
+                &self.pulls_page,
+                |size| json!({"query": query, "first": size, "after": after}),
+            )?;
+            let search = answer.data.get("search").cloned().unwrap_or(Value::Null);
+            let nodes = search
+                .get("nodes")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let at = |index: usize| vec![json!("search"), json!("nodes"), json!(index)];
+            let on_items: Vec<Vec<Value>> = (0..nodes.len()).map(at).collect();
+            answer.only_under(&queries::PULLS_PAGE, &on_items)?;
+            total = search
+                .get("issueCount")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            for (index, node) in nodes.iter().enumerate() {
+                // A node of another type than the fragment's is an empty object.
+                if node.get("number").is_none() && answer.error_at(&at(index)).is_none() {
+                    continue;
+                }
+                let error = answer.error_at(&at(index)).map(|error| error.item_error());
+                items.push(self.hit(node, error));
+            }
+            let more = search
+                .pointer("/pageInfo/hasNextPage")
+                .and_then(Value::as_bool);
+            after = search
+                .pointer("/pageInfo/endCursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if total > SEARCH_CAP || more != Some(true) || after.is_none() {
+                break;
+            }
+        }
+        Ok(SearchPage {
+            items,
+            total,
+            incomplete: false,
+        })
+    }
+
+    fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError> {
+        self.take_pull(item, |entry| entry.facts.take())
+    }
+
+    fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
+        let first = self.take_pull(item, |entry| entry.files.take())?;
+        let nodes = self.follow(
+            first,
+            &queries::PULL_FILES,
+            Self::pull_variables(item),
+            "/repository/pullRequest/files",
+        )?;
+        let mut files = Vec::new();
+        for node in &nodes {
+            let (file, renamed) = parse::changed_file(node).map_err(malformed)?;
+            if renamed {
+                // Both paths of a rename are judged: only REST names the previous one.
+                return self.client.pull_files(item);
+            }
+            files.push(file);
+        }
+        Ok(files)
+    }
+
+    fn reviews(&self, item: &ItemRef) -> Result<Vec<Review>, ApiError> {
+        let first = self.take_pull(item, |entry| entry.reviews.take())?;
+        let nodes = self.follow(
+            first,
+            &queries::PULL_REVIEWS,
+            Self::pull_variables(item),
+            "/repository/pullRequest/reviews",
+        )?;
+        nodes
+            .iter()
+            .map(parse::review)
+            .collect::<Result<_, _>>()
+            .map_err(malformed)
+    }
+
+    fn check_runs(&self, repo: &RepoRef, sha: &str) -> Result<Vec<CheckRun>, ApiError> {
+        if !self.head_has(repo, sha, |entry| {
+            entry.runs.is_some() || entry.statuses.is_some()
+        }) {
+            self.complete_contexts(repo, sha)?;
+        }
+        Ok(self
+            .take_head(repo, sha, |entry| entry.runs.take())
+            .unwrap_or_default())
+    }
+
+    fn check_suites(&self, repo: &RepoRef, sha: &str) -> Result<Vec<CheckSuite>, ApiError> {
+        if !self.head_has(repo, sha, |entry| entry.suite_runs.is_some()) {
+            self.complete_contexts(repo, sha)?;
+        }
+        let counts = self
+            .take_head(repo, sha, |entry| entry.suite_runs.take())
+            .unwrap_or_default();
+        let variables = Self::commit_variables(repo, sha);
+        let pointer = "/repository/object/checkSuites";
+        let nodes = match self.take_head(repo, sha, |entry| entry.suites.take()) {
+            Some(first) => self.follow(first, &queries::COMMIT_SUITES, variables, pointer)?,
+            None => {
+                let mut variables = variables;
+                variables.insert("after".into(), Value::Null);
+                self.first_and_follow(&queries::COMMIT_SUITES, variables, pointer)?
+            }
+        };
+        nodes
+            .iter()
+            .map(|node| {
+                let id = node.get("databaseId").and_then(Value::as_u64);
+                let runs = id.and_then(|id| counts.get(&id)).copied().unwrap_or(0);
+                parse::check_suite(node, runs)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(malformed)
+    }
+
+    fn statuses(&self, repo: &RepoRef, sha: &str) -> Result<Statuses, ApiError> {
+        if !self.head_has(repo, sha, |entry| {
+            entry.runs.is_some() || entry.statuses.is_some()
+        }) {
+            self.complete_contexts(repo, sha)?;
+        }
+        Ok(self
+            .take_head(repo, sha, |entry| entry.statuses.take())
+            .unwrap_or_else(|| parse::statuses(Vec::new())))
+    }
+
+    fn workflow_runs(&self, repo: &RepoRef, sha: &str) -> Result<Vec<WorkflowRun>, ApiError> {
+        self.client.workflow_runs(repo, sha)
+    }
+
+    fn access(&self, repo: &RepoRef, login: &str) -> Result<Access, ApiError> {
+        self.client.access(repo, login)
+    }
+
+    fn merge_settings(&self, repo: &RepoRef) -> Result<MergeSettings, ApiError> {
+        self.client.merge_settings(repo)
+    }
+
+    fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError> {
+        self.client.branch_rules(repo, branch)
+    }
+}

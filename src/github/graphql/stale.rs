@@ -1,0 +1,310 @@
+//! The stale rules' reads over GraphQL: a page of 100 open issues and 100 open PRs carries
+//! each item's facts and the newest 100 entries of its timeline of the kinds that explain an
+//! `updatedAt` (label events, comments, reviews, pushes). An item's events, comments since a
+//! time and timeline activity are answered from those entries, each once; older entries are
+//! read, for that item alone, only when the page said there were more. An item not on a page
+//! (`--only`, a recheck before writing, a reconcile) is read by itself.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use super::parse::string;
+use super::queries;
+use super::reader::GraphqlReader;
+use super::stale_parse;
+use super::transport::Answer;
+use crate::github::client::ApiError;
+use crate::github::model::Event;
+use crate::github::reader::{malformed, Comment, ListedItem, StaleReader};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::stale::{Activity, ItemFacts};
+
+/// Open issues (and, apart, open PRs) per page at first.
+pub(super) const ITEMS_PER_PAGE: u64 = 100;
+
+/// What a page carried of one item's timeline, and which of its reads are still to come.
+pub(super) struct ItemEntry {
+    /// The timeline entries read so far, oldest first.
+    nodes: Vec<Value>,
+    /// Where the older entries end, when the page left some out.
+    before: Option<String>,
+    events: bool,
+    comments: bool,
+    timeline: bool,
+}
+
+/// Which read of an item's timeline.
+#[derive(Clone, Copy)]
+enum Read {
+    Events,
+    Comments,
+    Timeline,
+}
+
+impl ItemEntry {
+    fn new(node: &Value) -> ItemEntry {
+        let timeline = node.get("timelineItems").cloned().unwrap_or(Value::Null);
+        let more = timeline
+            .pointer("/pageInfo/hasPreviousPage")
+            .and_then(Value::as_bool)
+            == Some(true);
+        ItemEntry {
+            nodes: timeline
+                .get("nodes")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            before: timeline
+                .pointer("/pageInfo/startCursor")
+                .and_then(Value::as_str)
+                .filter(|_| more)
+                .map(str::to_string),
+            events: true,
+            comments: true,
+            timeline: true,
+        }
+    }
+
+    /// Marks `read` as done; whether it was still to come.
+    fn take(&mut self, read: Read) -> bool {
+        let flag = match read {
+            Read::Events => &mut self.events,
+            Read::Comments => &mut self.comments,
+            Read::Timeline => &mut self.timeline,
+        };
+        std::mem::replace(flag, false)
+    }
+}
+
+fn key(item: &ItemRef) -> String {
+    item.to_string().to_ascii_lowercase()
+}
+
+fn variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
+    let mut map = serde_json::Map::new();
+    map.insert("owner".into(), json!(repo.owner));
+    map.insert("name".into(), json!(repo.name));
+    map
+}
+
+/// The error at `["repository"]` (a repository GitHub does not know) as the listing's failure.
+fn repository_error(answer: &Answer) -> Result<(), ApiError> {
+    match answer.error_at(&[json!("repository")]) {
+        Some(error) if error.path.len() <= 2 => Err(error.item_error()),
+        _ => Ok(()),
+    }
+}
+
+impl GraphqlReader<'_> {
+    /// An item's facts from its node, whole: labels or assignees past their first page are
+    /// read by REST.
+    fn facts_of(&self, item: &ItemRef, node: &Value) -> Result<ItemFacts, ApiError> {
+        let (facts, more) = stale_parse::item_facts(node).map_err(malformed)?;
+        if more {
+            return self.client.item(item);
+        }
+        Ok(facts)
+    }
+
+    /// Reads one issue or PR by itself and keeps its timeline entries.
+    fn read_item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        let mut vars = variables(&item.repo);
+        vars.insert("number".into(), json!(item.number));
+        let answer = self.send(&queries::ITEM, Value::Object(vars))?;
+        answer.only_under(&queries::ITEM, &[vec![json!("repository")]])?;
+        if let Some(error) = answer.error_at(&[json!("repository")]) {
+            return Err(error.item_error());
+        }
+        let node = answer
+            .data
+            .pointer("/repository/issueOrPullRequest")
+            .filter(|node| !node.is_null())
+            .ok_or_else(|| ApiError::Item {
+                status: Some(404),
+                message: format!("GitHub's GraphQL API knows no issue or PR {item}"),
+            })?;
+        let facts = self.facts_of(item, node)?;
+        self.items
+            .borrow_mut()
+            .insert(key(item), ItemEntry::new(node));
+        Ok(facts)
+    }
+
+    /// Every timeline entry of an item, for `read`: the page's, and the older ones when the
+    /// page left some out; read afresh when this read already had the page's.
+    fn entries(&self, item: &ItemRef, read: Read) -> Result<Vec<Value>, ApiError> {
+        let kept = self
+            .items
+            .borrow_mut()
+            .get_mut(&key(item))
+            .is_some_and(|entry| entry.take(read));
+        if !kept {
+            self.read_item(item)?;
+            if let Some(entry) = self.items.borrow_mut().get_mut(&key(item)) {
+                entry.take(read);
+            }
+        }
+        let before = self
+            .items
+            .borrow()
+            .get(&key(item))
+            .and_then(|entry| entry.before.clone());
+        if let Some(before) = before {
+            let older = self.older_entries(item, before)?;
+            if let Some(entry) = self.items.borrow_mut().get_mut(&key(item)) {
+                let mut nodes = older;
+                nodes.append(&mut entry.nodes);
+                entry.nodes = nodes;
+                entry.before = None;
+            }
+        }
+        Ok(self
+            .items
+            .borrow()
+            .get(&key(item))
+            .map(|entry| entry.nodes.clone())
+            .unwrap_or_default())
+    }
+
+    /// The entries before `before`, a page at a time going back, oldest first.
+    fn older_entries(&self, item: &ItemRef, before: String) -> Result<Vec<Value>, ApiError> {
+        let mut pages: Vec<Vec<Value>> = Vec::new();
+        let mut before = Some(before);
+        while let Some(cursor) = before.take() {
+            if pages.len() > 10_000 {
+                return Err(ApiError::Harness {
+                    message: format!("the timeline of {item} keeps answering more pages"),
+                });
+            }
+            let mut vars = variables(&item.repo);
+            vars.insert("number".into(), json!(item.number));
+            vars.insert("before".into(), json!(cursor));
+            let answer = self.send(&queries::ITEM_TIMELINE, Value::Object(vars))?;
+            answer.only_under(&queries::ITEM_TIMELINE, &[vec![json!("repository")]])?;
+            if let Some(error) = answer.error_at(&[json!("repository")]) {
+                return Err(error.item_error());
+            }
+            let node = answer
+                .data
+                .pointer("/repository/issueOrPullRequest")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let entry = ItemEntry::new(&node);
+            before = entry.before;
+            pages.push(entry.nodes);
+        }
+        Ok(pages.into_iter().rev().flatten().collect())
+    }
+
+    /// The open issues and PRs of a repository, oldest first.
+    pub(super) fn open_items_page(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
+        let mut cursors: BTreeMap<&str, Option<String>> = BTreeMap::new();
+        let mut open: BTreeMap<&str, bool> = [("issues", true), ("pullRequests", true)].into();
+        let mut found: Vec<(Option<DateTime<Utc>>, u64, ListedItem)> = Vec::new();
+        while open.values().any(|more| *more) {
+            let answer =
+                self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, |size| {
+                    let mut vars = variables(repo);
+                    vars.insert("first".into(), json!(size));
+                    vars.insert("issues".into(), json!(open["issues"]));
+                    vars.insert(
+                        "issuesAfter".into(),
+                        json!(cursors.get("issues").cloned().flatten()),
+                    );
+                    vars.insert("pulls".into(), json!(open["pullRequests"]));
+                    vars.insert(
+                        "pullsAfter".into(),
+                        json!(cursors.get("pullRequests").cloned().flatten()),
+                    );
+                    Value::Object(vars)
+                })?;
+            repository_error(&answer)?;
+            let lists = ["issues", "pullRequests"];
+            let on_items: Vec<Vec<Value>> = lists
+                .iter()
+                .map(|list| vec![json!("repository"), json!(list), json!("nodes")])
+                .collect();
+            answer.only_under(&queries::OPEN_ITEMS_PAGE, &on_items)?;
+            let asked: Vec<&str> = lists.into_iter().filter(|list| open[list]).collect();
+            for list in asked {
+                let connection = answer
+                    .data
+                    .get("repository")
+                    .map(|repository| super::parse::connection(repository, list))
+                    .unwrap_or_default();
+                for (index, node) in connection.nodes.iter().enumerate() {
+                    found.push(self.listed(repo, list, index, node, &answer));
+                }
+                open.insert(list, connection.next.is_some());
+                cursors.insert(list, connection.next);
+            }
+        }
+        found.sort_by_key(|(created, number, _)| (*created, *number));
+        Ok(found.into_iter().map(|(_, _, listed)| listed).collect())
+    }
+
+    fn listed(
+        &self,
+        repo: &RepoRef,
+        list: &str,
+        index: usize,
+        node: &Value,
+        answer: &Answer,
+    ) -> (Option<DateTime<Utc>>, u64, ListedItem) {
+        let number = node.get("number").and_then(Value::as_u64);
+        let created = string(node, "createdAt")
+            .ok()
+            .and_then(|text| DateTime::parse_from_rfc3339(&text).ok())
+            .map(|time| time.with_timezone(&Utc));
+        let path = [
+            json!("repository"),
+            json!(list),
+            json!("nodes"),
+            json!(index),
+        ];
+        let facts = match (answer.error_at(&path), number) {
+            (Some(error), _) => Err(error.item_error().to_string()),
+            (None, Some(number)) => {
+                let item = ItemRef::new(repo, number);
+                let facts = self
+                    .facts_of(&item, node)
+                    .map_err(|error| error.to_string());
+                self.items
+                    .borrow_mut()
+                    .insert(key(&item), ItemEntry::new(node));
+                facts
+            }
+            (None, None) => Err("the entry has no `number`".to_string()),
+        };
+        (created, number.unwrap_or(0), ListedItem { number, facts })
+    }
+
+    pub(super) fn item_facts(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        self.read_item(item)
+    }
+
+    pub(super) fn item_events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
+        stale_parse::events(&self.entries(item, Read::Events)?).map_err(malformed)
+    }
+
+    /// The comments created since `since` (REST's `since` is by update; a comment's creation
+    /// is what the stale rules and a reconcile look at).
+    pub(super) fn item_comments_since(
+        &self,
+        item: &ItemRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Comment>, ApiError> {
+        Ok(stale_parse::comments(&self.entries(item, Read::Comments)?)
+            .map_err(malformed)?
+            .into_iter()
+            .filter(|(activity, _)| activity.at >= since)
+            .map(|(activity, body)| Comment { activity, body })
+            .collect())
+    }
+
+    pub(super) fn item_timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
+        stale_parse::timeline_activity(&self.entries(item, Read::Timeline)?).map_err(malformed)
+    }
+}

@@ -1,0 +1,186 @@
+//! Sending one GraphQL document through the client and sorting out what GitHub answers. GitHub
+//! answers a query's own errors with HTTP 200 and an `errors` list beside whatever `data` it
+//! could resolve; each error has a `type` and, when it is about one field, the `path` to it.
+//! An error about the whole request (the rate limit spent, too many nodes, a malformed query:
+//! a `type` of that kind, or no `path`) is a harness failure; an error with a `path` is handed
+//! back for the reader to judge whether the path names one item.
+
+use std::cell::Cell;
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use super::queries::Document;
+use crate::github::client::{ApiError, Client, Posted};
+
+/// `mergeStateStatus` is a preview field: GitHub serves it to a request that asks for the
+/// `merge-info-preview` media type (as gh does for every GraphQL request).
+const ACCEPT: &str = "application/vnd.github.merge-info-preview+json";
+
+/// Error types about the whole request, never one item: GitHub's primary and secondary rate
+/// limits (`RATE_LIMITED`, and `RATE_LIMIT` as some answers spell it), the 500,000-node limit,
+/// and its own failures.
+const HARNESS_TYPES: &[&str] = &[
+    "RATE_LIMITED",
+    "RATE_LIMIT",
+    "MAX_NODE_LIMIT_EXCEEDED",
+    "INTERNAL",
+    "SERVICE_UNAVAILABLE",
+    "TIMEOUT",
+];
+
+/// One entry of an answer's `errors`.
+#[derive(Clone, Debug)]
+pub struct QueryError {
+    pub kind: String,
+    pub path: Vec<Value>,
+    pub message: String,
+}
+
+impl QueryError {
+    /// Whether the error is at `prefix` or below it.
+    pub fn under(&self, prefix: &[Value]) -> bool {
+        self.path.len() >= prefix.len() && self.path[..prefix.len()] == *prefix
+    }
+
+    /// The item failure this error is: `NOT_FOUND` as a 404, like REST's.
+    pub fn item_error(&self) -> ApiError {
+        ApiError::Item {
+            status: (self.kind == "NOT_FOUND").then_some(404),
+            message: format!(
+                "GitHub's GraphQL API answered {}: {}",
+                self.kind, self.message
+            ),
+        }
+    }
+}
+
+/// An answer's `data`, and its errors about single fields.
+pub struct Answer {
+    pub data: Value,
+    pub errors: Vec<QueryError>,
+}
+
+impl Answer {
+    /// The first error at or below `path`.
+    pub fn error_at(&self, path: &[Value]) -> Option<&QueryError> {
+        self.errors.iter().find(|error| error.under(path))
+    }
+
+    /// A harness failure for any error not at or below one of `items`: an error the reader
+    /// cannot put on an item is about the request.
+    pub fn only_under(&self, document: &Document, items: &[Vec<Value>]) -> Result<(), ApiError> {
+        match self
+            .errors
+            .iter()
+            .find(|error| !items.iter().any(|item| error.under(item)))
+        {
+            Some(error) => Err(harness(document, error)),
+            None => Ok(()),
+        }
+    }
+}
+
+fn harness(document: &Document, error: &QueryError) -> ApiError {
+    ApiError::Harness {
+        message: format!(
+            "GitHub's GraphQL API answered {} to {}: {}",
+            error.kind, document.name, error.message
+        ),
+    }
+}
+
+fn query_errors(body: &Value) -> Vec<QueryError> {
+    body.get("errors")
+        .and_then(Value::as_array)
+        .map(|errors| {
+            errors
+                .iter()
+                .map(|error| QueryError {
+                    kind: error
+                        .get("type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("UNKNOWN")
+                        .to_string(),
+                    path: error
+                        .get("path")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default(),
+                    message: error
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message")
+                        .to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Sends `document` with `variables`; adds what it cost to `points` and tells the client what
+/// is left of the `graphql` budget (GitHub's `rateLimit`, "Rate limits and node limits for the
+/// GraphQL API"). A query GitHub cuts off at its time limit is retried like any failed read.
+pub fn send(
+    client: &Client,
+    document: &Document,
+    variables: Value,
+    points: &Cell<u64>,
+) -> Result<Answer, ApiError> {
+    match send_page(client, document, variables, points, false)? {
+        Some(answer) => Ok(answer),
+        None => Err(ApiError::Harness {
+            message: format!("GitHub cut {} off at its time limit", document.name),
+        }),
+    }
+}
+
+/// [`send`] for a page whose size can shrink: `None` when GitHub cut the query off at its
+/// 10-second limit (502 or 504), not retried as it was.
+pub fn send_page(
+    client: &Client,
+    document: &Document,
+    variables: Value,
+    points: &Cell<u64>,
+    shrinkable: bool,
+) -> Result<Option<Answer>, ApiError> {
+    let key = format!("{} {variables}", document.name);
+    let body = json!({
+        "query": document.text,
+        "operationName": document.name,
+        "variables": variables,
+    });
+    let answer = match client.post_graphql(&key, &body, ACCEPT, shrinkable)? {
+        Posted::Answer(answer) => answer,
+        Posted::CutOff(_) => return Ok(None),
+    };
+    let errors = query_errors(&answer);
+    if let Some(error) = errors
+        .iter()
+        .find(|error| HARNESS_TYPES.contains(&error.kind.as_str()) || error.path.is_empty())
+    {
+        return Err(harness(document, error));
+    }
+    let data = answer.get("data").cloned().unwrap_or(Value::Null);
+    if let Some(limit) = data.get("rateLimit") {
+        points.set(points.get() + limit.get("cost").and_then(Value::as_u64).unwrap_or(0));
+        let reset = limit
+            .get("resetAt")
+            .and_then(Value::as_str)
+            .and_then(|text| DateTime::parse_from_rfc3339(text).ok());
+        if let (Some(remaining), Some(reset)) =
+            (limit.get("remaining").and_then(Value::as_i64), reset)
+        {
+            client.note_graphql_limit(remaining, reset.with_timezone(&Utc));
+        }
+    }
+    if data.is_null() {
+        return Err(ApiError::Harness {
+            message: format!(
+                "GitHub's GraphQL API answered {} without data",
+                document.name
+            ),
+        });
+    }
+    Ok(Some(Answer { data, errors }))
+}

@@ -1,0 +1,506 @@
+//! Issue 13: the GraphQL read path gives the same verdicts as REST on the same world, and a
+//! poll over 100 PRs costs a query per page of PRs instead of several requests per PR.
+
+use serde_json::Value;
+
+use crate::support::world::WorldState;
+use crate::support::{Test, REPO};
+
+/// The parts of a recap that are the run's verdicts: what each item became and why, what was
+/// left unfinished, the counters, the stop. A failed item's reason quotes GitHub's answer,
+/// which each API words its own way: the item and the phase are compared.
+fn verdicts(recap: &Value) -> Value {
+    let failed: Vec<Value> = recap["failed"]
+        .as_array()
+        .map(|failed| {
+            failed
+                .iter()
+                .map(|f| serde_json::json!([f["item"], f["phase"]]))
+                .collect()
+        })
+        .unwrap_or_default();
+    serde_json::json!({
+        "completed": recap["completed"],
+        "unfinished": recap["unfinished"],
+        "failed": failed,
+        "counters": recap["counters"],
+        "stopped": recap["stopped"],
+        "exit_code": recap["exit_code"],
+    })
+}
+
+/// Runs `args` (plus `--json --read-api API`) on a fresh world made by `setup`, once through
+/// each read path, and answers both recaps and the GraphQL run's requests. `graphql`: whether
+/// the GraphQL run reads with GraphQL at all (the stale reads are REST's on both paths yet).
+fn both(
+    setup: fn(&mut WorldState),
+    args: &[&str],
+    graphql: bool,
+) -> (Value, Value, Vec<crate::support::Request>) {
+    let mut recaps = Vec::new();
+    let mut requests = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(setup);
+        let mut full = args.to_vec();
+        full.extend(["--json", "--read-api", api]);
+        let outcome = test.run(&full);
+        recaps.push(outcome.json());
+        requests = test.requests();
+        let queries = requests.iter().filter(|r| r.is_graphql()).count();
+        assert_eq!(
+            queries > 0,
+            graphql && api == "graphql",
+            "{api}: {queries} queries"
+        );
+        assert!(
+            test.world().unknown_routes.is_empty(),
+            "{:?}",
+            test.world().unknown_routes
+        );
+    }
+    let graphql = recaps.pop().unwrap_or_default();
+    let rest = recaps.pop().unwrap_or_default();
+    (rest, graphql, requests)
+}
+
+/// Green, docs-only and approved; code; red; unapproved; changes requested; a rename out of
+/// docs/; a draft; 150 docs files (past the first page of files); 120 reviews, the approval
+/// last (past the first page of reviews); a commit status failing.
+fn merge_world(world: &mut WorldState) {
+    world.green_pr(1);
+    world.green_pr(2).files = vec![("src/lib.rs".into(), None)];
+    world.green_pr(3).check_runs[0].conclusion = Some("failure".into());
+    world.green_pr(4).reviews.clear();
+    let at = world.days_ago(0);
+    world.green_pr(5).review("bob", "CHANGES_REQUESTED", at);
+    world.green_pr(6).files = vec![("docs/moved.md".into(), Some("src/moved.rs".into()))];
+    world.green_pr(7).draft = true;
+    world.green_pr(8).files = (0..150)
+        .map(|index| (format!("docs/page-{index}.md"), None))
+        .collect();
+    let pr = world.green_pr(9);
+    let approval = pr.reviews.remove(0);
+    for _ in 0..120 {
+        pr.review("ann", "COMMENTED", at);
+    }
+    pr.reviews.push(approval);
+    world.green_pr(10).statuses = vec![("ci/legacy".into(), "failure".into())];
+    world.green_pr(11).mergeable = None;
+}
+
+#[test]
+fn classify_merge_gives_the_same_verdicts_through_graphql_and_rest() {
+    let (rest, graphql, requests) = both(merge_world, &["classify", "merge", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    let completed = rest["completed"].as_array().map_or(0, Vec::len);
+    assert_eq!(completed, 11, "every PR, the draft too: {rest}");
+    // The page, then the follow-ups: #8's second page of files, #9's second page of reviews;
+    // #6's rename is judged by one REST files read.
+    let queries: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(queries, ["PullsPage", "PullFiles", "PullReviews"]);
+    let rest_reads: Vec<String> = requests
+        .iter()
+        .filter(|r| !r.is_graphql())
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        rest_reads.contains(&format!("/repos/{REPO}/pulls/6/files")),
+        "{rest_reads:?}"
+    );
+    assert!(
+        !rest_reads
+            .iter()
+            .any(|path| path.contains("/pulls/8") || path.contains("/commits/")),
+        "no per-PR REST read but the rename's: {rest_reads:?}"
+    );
+}
+
+#[test]
+fn poll_enqueues_the_same_prs_through_graphql_and_rest() {
+    let (rest, graphql, _) = both(merge_world, &["poll", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    // #11's mergeability is still being computed: `poll` does not ask it, `sweep` does.
+    assert_eq!(
+        rest["counters"]["enqueued"], 4,
+        "#1, #8, #9 and #11: {rest}"
+    );
+}
+
+#[test]
+fn an_only_pr_is_read_by_itself_through_graphql() {
+    let (rest, graphql, requests) = both(
+        merge_world,
+        &["classify", "merge", "--repo", REPO, "--only", "#1,#3,#99"],
+        true,
+    );
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    let graphql_queries = requests.iter().filter(|r| r.is_graphql()).count();
+    assert_eq!(graphql_queries, 3, "one `Pull` query per PR named");
+    assert!(
+        graphql["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("NOT_FOUND"),
+        "{graphql}"
+    );
+}
+
+/// Idle, stale and due to close, stale and commented on since by a person, by a bot, a PR
+/// reviewed since (no issue event: the timeline says who), a PR force-pushed, an issue with 150
+/// comments since its label (past the page's 100 newest timeline entries), a renamed label
+/// (no event names it as it is now), an exempt assignee's.
+fn stale_world(world: &mut WorldState) {
+    world.open_issue(1, 90);
+    world.stale_issue(2, 30, "github-actions[bot]");
+    world.stale_issue(3, 30, "github-actions[bot]");
+    world.comment(3, "alice", 2, "still happening");
+    world.stale_issue(4, 30, "github-actions[bot]");
+    world.comment(4, "dependabot[bot]", 2, "bump");
+    world.stale_issue(5, 30, "github-actions[bot]").is_pr = true;
+    world.review(5, "alice", "APPROVED", 2);
+    world.stale_issue(6, 30, "github-actions[bot]").is_pr = true;
+    world.event(6, "head_ref_force_pushed", "bob", 3);
+    world.stale_issue(7, 30, "github-actions[bot]");
+    world.comment(7, "carol", 25, "the oldest one a person wrote");
+    for _ in 0..150 {
+        world.comment(7, "dependabot[bot]", 20, "bump");
+    }
+    world.stale_issue(8, 30, "github-actions[bot]");
+    world.issue(8).labels = vec!["Old name".into()];
+    world.issue(8).events[0].label = Some("Old name".into());
+    world.rename_label("Old name", "Stale");
+    world.open_issue(9, 90).assignees = vec!["bob".into()];
+    world.open_issue(10, 2);
+}
+
+#[test]
+fn classify_stale_gives_the_same_verdicts_through_graphql_and_rest() {
+    let (rest, graphql, requests) = both(stale_world, &["classify", "stale", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    assert_eq!(
+        rest["completed"].as_array().map_or(0, Vec::len),
+        10,
+        "{rest}"
+    );
+    let operations: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
+        .collect();
+    // The page, and #7's older timeline entries; per item nothing else.
+    assert_eq!(operations, ["OpenItemsPage", "ItemTimeline"], "{graphql}");
+    let rest_reads: Vec<String> = requests
+        .iter()
+        .filter(|r| !r.is_graphql())
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        rest_reads.iter().all(|path| path == "/user"),
+        "only the token's login: {rest_reads:?}"
+    );
+}
+
+#[test]
+fn a_stale_sweep_writes_the_same_through_graphql_and_rest() {
+    let mut recaps = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(stale_world);
+        let recap = test
+            .run(&[
+                "stale-sweep",
+                "--repo",
+                REPO,
+                "--yes",
+                "--json",
+                "--read-api",
+                api,
+            ])
+            .json();
+        recaps.push(verdicts(&recap));
+        // #1 and #9 marked, #2 and #4 (a bot's comment is nobody's activity) closed, #3, #5,
+        // #6 and #7 unmarked (each for its own activity since the label); #8 (its label renamed)
+        // and #10 (active) get no write.
+        let issue = |n: u64| format!("/repos/{REPO}/issues/{n}");
+        test.expect_writes(&[
+            format!("POST {}/labels", issue(1)),
+            format!("POST {}/comments", issue(1)),
+            format!("POST {}/comments", issue(2)),
+            format!("PATCH {}", issue(2)),
+            format!("DELETE {}/labels/Stale", issue(3)),
+            format!("POST {}/comments", issue(4)),
+            format!("PATCH {}", issue(4)),
+            format!("DELETE {}/labels/Stale", issue(5)),
+            format!("DELETE {}/labels/Stale", issue(6)),
+            format!("DELETE {}/labels/Stale", issue(7)),
+            format!("POST {}/labels", issue(9)),
+            format!("POST {}/comments", issue(9)),
+        ]);
+    }
+    assert_eq!(recaps[0], recaps[1]);
+}
+
+/// The target of issue 13: a tick over 100 PRs costs one query per page of PRs, plus what
+/// GraphQL does not carry (the branch's rules and the reviewer's permission, once a run).
+#[test]
+fn one_tick_over_100_prs_costs_a_query_per_page_through_graphql() {
+    let setup = |world: &mut WorldState| {
+        for number in 1..=100 {
+            let pr = world.green_pr(number);
+            match number % 10 {
+                0 => {}
+                1..=3 => pr.files = vec![("src/lib.rs".into(), None)],
+                4..=6 => pr.check_runs[0].conclusion = Some("failure".into()),
+                _ => pr.reviews.clear(),
+            }
+        }
+    };
+    let mut counts = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(setup);
+        let outcome = test.run(&["poll", "--repo", REPO, "--read-api", api, "--json"]);
+        outcome.expect_code(0);
+        assert_eq!(outcome.json()["counters"]["enqueued"], 10);
+        let requests = test.requests();
+        let queries = requests.iter().filter(|r| r.is_graphql()).count();
+        if api == "graphql" {
+            assert_eq!(queries, 100_usize.div_ceil(50), "pages of 50 PRs");
+            assert_eq!(requests.len(), queries + 2, "{requests:?}");
+        } else {
+            // As `poll::one_tick_over_100_prs_costs_the_reads_its_guards_leave` counts it.
+            assert_eq!(requests.len(), 1 + 30 * 2 + 30 * 6 + 30 * 6 + 10 * 6 + 2);
+        }
+        counts.push(requests.len());
+    }
+    eprintln!(
+        "100 PRs: {} requests through REST, {} through GraphQL",
+        counts[0], counts[1]
+    );
+}
+
+/// `sweep` re-reads each claimed PR before merging it: under GraphQL, one `Pull` query for
+/// the PR (nothing on a page), and the same merges with the same head.
+#[test]
+fn poll_then_sweep_merges_the_same_prs_through_graphql_and_rest() {
+    let mut merges = Vec::new();
+    let mut recaps = Vec::new();
+    for api in ["rest", "graphql"] {
+        let test = Test::new(merge_world);
+        test.run(&["poll", "--repo", REPO, "--read-api", api])
+            .expect_code(0);
+        test.clear_log();
+        let recap = test
+            .run(&[
+                "sweep",
+                "--repo",
+                REPO,
+                "--yes",
+                "--json",
+                "--read-api",
+                api,
+            ])
+            .json();
+        recaps.push(verdicts(&recap));
+        merges.push(test.writes());
+        // #11 is not merged: GitHub has not computed its mergeability yet.
+        test.expect_writes(&[1, 8, 9].map(|n| format!("PUT /repos/{REPO}/pulls/{n}/merge")));
+        if api == "graphql" {
+            let operations: Vec<String> = test
+                .requests()
+                .iter()
+                .filter(|r| r.is_graphql())
+                .map(|r| {
+                    let body: Value = serde_json::from_str(&r.body).unwrap();
+                    body["operationName"].as_str().unwrap().to_string()
+                })
+                .collect();
+            // One fresh read of each of the six PRs the sweep claims (the four queued, the two
+            // due again), and #9's second page of reviews.
+            assert_eq!(
+                operations,
+                [
+                    "Pull",
+                    "Pull",
+                    "Pull",
+                    "PullReviews",
+                    "Pull",
+                    "Pull",
+                    "Pull"
+                ],
+                "{recap}"
+            );
+        }
+    }
+    assert_eq!(recaps[0], recaps[1]);
+    assert_eq!(merges[0], merges[1]);
+    assert_eq!(merges[0].len(), 3, "{:?}", merges[0]);
+}
+
+/// A snapshot records the GraphQL answers too, and replays them with nothing sent.
+#[test]
+fn a_graphql_run_saved_as_a_snapshot_replays_offline() {
+    let test = Test::new(merge_world);
+    let snapshot = test.dir.path().join("snap.json");
+    let path = snapshot.to_str().unwrap();
+    let live = test.run(&[
+        "classify",
+        "merge",
+        "--repo",
+        REPO,
+        "--json",
+        "--read-api",
+        "graphql",
+        "--save-snapshot",
+        path,
+    ]);
+    live.expect_code(0);
+    let saved = std::fs::read_to_string(&snapshot).unwrap();
+    assert!(saved.contains("\"POST /graphql PullsPage "), "{saved}");
+    test.clear_log();
+    let replay = test.run(&[
+        "classify",
+        "merge",
+        "--json",
+        "--read-api",
+        "graphql",
+        "--snapshot",
+        path,
+    ]);
+    replay.expect_code(0);
+    assert!(test.requests().is_empty(), "{:?}", test.requests());
+    assert_eq!(live.json()["completed"], replay.json()["completed"]);
+}
+
+/// An error whose path is one PR's field is that PR's failure, and the rest of the page goes
+/// on; an error about the request (the rate limit) stops the run before any verdict.
+#[test]
+fn graphql_errors_are_an_items_failure_only_when_their_path_names_it() {
+    let test = Test::new(|world| {
+        merge_world(world);
+        world.graphql_forbidden.push((2, "files".into()));
+    });
+    let recap = test
+        .run(&[
+            "classify",
+            "merge",
+            "--repo",
+            REPO,
+            "--json",
+            "--read-api",
+            "graphql",
+        ])
+        .json();
+    let failed: Vec<&str> = recap["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["item"].as_str())
+        .collect();
+    assert_eq!(failed, [format!("{REPO}#2")], "{recap}");
+    assert!(
+        recap["failed"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("FORBIDDEN"),
+        "{recap}"
+    );
+    assert_eq!(recap["completed"].as_array().map_or(0, Vec::len), 10);
+
+    let test = Test::new(merge_world);
+    let limited = r#"{"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]}"#;
+    test.fail(
+        "POST",
+        "/graphql",
+        crate::support::Fault::Body(limited.into()),
+        1,
+    );
+    let outcome = test.run(&[
+        "classify",
+        "merge",
+        "--repo",
+        REPO,
+        "--json",
+        "--read-api",
+        "graphql",
+    ]);
+    let recap = outcome.json();
+    assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+    assert!(!recap["stopped"].is_null(), "{recap}");
+    assert!(
+        outcome.stderr.contains("RATE_LIMITED"),
+        "{}",
+        outcome.stderr
+    );
+}
+
+/// GitHub's `rateLimit` says what is left of the hour's points: once it is spent, the next
+/// query is not sent, and the run stops as an outage that says until when.
+#[test]
+fn a_spent_graphql_budget_stops_before_asking_again() {
+    let test = Test::new(|world| {
+        for number in 1..=100 {
+            world.green_pr(number);
+        }
+        // The first page of 50 PRs costs 3 points (GitHub's formula): nothing is left.
+        world.graphql_points = 3;
+    });
+    let outcome = test.run(&["poll", "--repo", REPO, "--json", "--read-api", "graphql"]);
+    let recap = outcome.json();
+    assert!(!recap["stopped"].is_null(), "{recap}");
+    let queries = test.requests().iter().filter(|r| r.is_graphql()).count();
+    assert_eq!(queries, 1, "the second page is not asked");
+    assert!(
+        outcome.stderr.contains("graphql rate limit is spent"),
+        "{}",
+        outcome.stderr
+    );
+    test.expect_no_writes();
+}
+
+/// GitHub cuts a query off after 10 seconds and answers 502 or 504 ("Rate limits and node
+/// limits for the GraphQL API", Timeouts): the page is asked again at half the size, and the
+/// rest of the run keeps the smaller size.
+#[test]
+fn a_page_github_cuts_off_is_asked_again_smaller() {
+    let setup = |world: &mut WorldState| {
+        for number in 1..=100 {
+            world.green_pr(number);
+        }
+    };
+    let test = Test::new(setup);
+    test.fail("POST", "/graphql", crate::support::Fault::Status(502), 1);
+    let recap = test
+        .run(&[
+            "classify",
+            "merge",
+            "--repo",
+            REPO,
+            "--json",
+            "--read-api",
+            "graphql",
+        ])
+        .json();
+    assert_eq!(recap["counters"]["enqueued"], 100, "{recap}");
+    let sizes: Vec<(u16, u64)> = test
+        .requests()
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            (r.status, body["variables"]["first"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        sizes,
+        [(502, 50), (200, 25), (200, 25), (200, 25), (200, 25)]
+    );
+}
