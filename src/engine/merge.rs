@@ -172,164 +172,58 @@ impl<'a> MergeClassifier<'a> {
     }
 }
 
-fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
-    Plan {
-        item: item.clone(),
-        title: title.to_string(),
-        disposition: Disposition::Skip(why),
-        reason,
-        writes: Vec::new(),
-    }
-}
-
-impl Classifier for MergeClassifier<'_> {
-    /// A merge whose outcome is unknown still holds its PR back (it may have merged); a stale
-    /// sweep's write is `stale-sweep`'s to settle and changes nothing `poll` decides.
-    fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
-        write.is_merge()
-    }
-
-    fn list(
+impl MergeClassifier<'_> {
+    /// Guards 1 and 2, in their fixed order: held (before any database or GitHub call),
+    /// merged, closed or a draft as the listing shows it, and in flight in the queue (no
+    /// GitHub call). `Some` is the item's plan: it goes no further.
+    fn guards(
         &mut self,
-        github: &dyn Reader,
-        _store: &mut dyn Store,
-        scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        let query = self.query(scope);
-        let mut pool = Vec::new();
-        for hit in self.search(github, &query)? {
-            let (Some(number), Some(repo)) = (hit.number, hit.repo) else {
-                return Err(ApiError::Harness {
-                    message: format!("a search result for `{query}` names no repository or number"),
-                });
-            };
-            if !self.listed.insert(ItemRef::new(&repo, number)) {
-                continue;
-            }
-            self.candidates += 1;
-            // The query asked for non-drafts; drop any that is still marked one (seed 000).
-            if !self.include_drafts && hit.draft == Some(true) {
-                self.drafts_dropped += 1;
-                continue;
-            }
-            pool.push((ItemRef::new(&repo, number), Listed::Pull(hit.facts)));
-        }
-        Ok(pool)
-    }
-
-    fn notes(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notes)
-    }
-
-    fn classify(
-        &mut self,
-        github: &dyn Reader,
         store: &dyn Store,
         item: &ItemRef,
-        listed: Option<&Listed>,
+        facts: &crate::github::model::PullFacts,
         now: DateTime<Utc>,
-    ) -> Result<Plan, ReadError> {
-        let mut pull = None;
-        let facts = match listed {
-            Some(Listed::Pull(facts)) => facts.clone().map_err(ReadError::Item)?,
-            _ => {
-                let facts = github.pull(item)?;
-                pull = Some(facts.head_sha.clone());
-                facts
-            }
-        };
-        let title = facts.title.clone();
-        let mut base = facts.base_ref.clone();
-        // 1. Held: before any database or GitHub call.
+    ) -> Result<Option<Plan>, ReadError> {
+        let title = &facts.title;
         if let Some(why) = merge::held(&facts.title, &facts.labels, self.rules) {
             if self.record {
                 self.block(store, item, &why, now)?;
             }
-            return Ok(skip(item, &title, Skip::Held, why));
+            return Ok(Some(skip(item, title, Skip::Held, why)));
         }
         if facts.merged {
-            return Ok(skip(
-                item,
-                &title,
-                Skip::AlreadyMerged,
-                "merged on GitHub".into(),
-            ));
+            let why = "merged on GitHub".into();
+            return Ok(Some(skip(item, title, Skip::AlreadyMerged, why)));
         }
         if !facts.open {
-            return Ok(skip(
-                item,
-                &title,
-                Skip::NotOpen,
-                "the PR is not open".into(),
-            ));
+            let why = "the PR is not open".into();
+            return Ok(Some(skip(item, title, Skip::NotOpen, why)));
         }
         if facts.draft == Some(true) {
-            return Ok(skip(item, &title, Skip::Draft, "the PR is a draft".into()));
+            let why = "the PR is a draft".into();
+            return Ok(Some(skip(item, title, Skip::Draft, why)));
         }
-        // 2. In flight: the queue, no GitHub call.
         let rows = store
             .queue_rows(&item.repo, item.number)
             .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
         if let Some(row) = rows.iter().find(|row| merge::in_flight(row.status)) {
-            return Ok(skip(
-                item,
-                &title,
-                Skip::InFlight,
-                format!("{} is {}", row.key, row.status),
-            ));
+            let why = format!("{} is {}", row.key, row.status);
+            return Ok(Some(skip(item, title, Skip::InFlight, why)));
         }
-        // 3. Backoff: a failure of this same head, read fresh; the rules come only after.
-        let window = self.rules.backoff();
-        let failures = store
-            .failures(&item.repo, item.number, now - window)
-            .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
-        // A search result carries no head: the single-PR read gives it, and confirms the draft
-        // flag. An `--only` item was read that way already, so it is not read twice.
-        let mut head = pull.clone().flatten();
-        let mut draft_confirmed = facts.draft.is_some();
-        if pull.is_none() {
-            let read = github.pull(item)?;
-            // The search index lags: this read, not the hit, says whether the PR is open.
-            if read.merged {
-                return Ok(skip(
-                    item,
-                    &title,
-                    Skip::AlreadyMerged,
-                    "merged on GitHub (the search index still shows it open)".into(),
-                ));
-            }
-            if !read.open {
-                return Ok(skip(
-                    item,
-                    &title,
-                    Skip::NotOpen,
-                    "the PR is closed (the search index still shows it open)".into(),
-                ));
-            }
-            base = read.base_ref.clone();
-            if read.draft == Some(true) {
-                return Ok(skip(
-                    item,
-                    &title,
-                    Skip::Draft,
-                    "the PR is a draft (confirmed by reading it)".into(),
-                ));
-            }
-            draft_confirmed = read.draft.is_some();
-            head = read.head_sha;
-        }
-        let head = head.ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
-        if !draft_confirmed {
-            return Err(ReadError::Item(
-                "GitHub does not say whether the PR is a draft".into(),
-            ));
-        }
-        if let Some(why) = backoff::backed_off(&failures, &head, window, now) {
-            return Ok(skip(item, &title, Skip::BackedOff, why));
-        }
-        // 4. The eligibility rules, in order; the first unmet one is the answer. When only the
-        // checks are missing, the approval is still read, so that the gate knows the PR and
-        // `sweep` can merge it once it turns green.
+        Ok(None)
+    }
+
+    /// Step 4: the eligibility rules, in order; the first unmet one is the answer. When only
+    /// the checks are missing, the approval is still read, so that the gate knows the PR and
+    /// `sweep` can merge it once it turns green.
+    fn judge(
+        &mut self,
+        github: &dyn Reader,
+        item: &ItemRef,
+        title: String,
+        head: String,
+        base: Option<String>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
         let mut gate = Gate {
             head_sha: head.clone(),
             ..Gate::default()
@@ -387,6 +281,126 @@ impl Classifier for MergeClassifier<'_> {
                 head_sha: head,
             }],
         })
+    }
+}
+
+/// What the single-PR read says of a search hit.
+enum Confirmed {
+    /// Its head, its base, and whether GitHub says if it is a draft.
+    Read(Option<String>, Option<String>, bool),
+    /// It is merged, closed or a draft after all.
+    Skip(Skip, String),
+}
+
+/// A search result carries no head: the single-PR read gives it, and confirms the draft flag.
+/// The search index lags: this read, not the hit, says whether the PR is open.
+fn confirm_by_reading(github: &dyn Reader, item: &ItemRef) -> Result<Confirmed, ReadError> {
+    let read = github.pull(item)?;
+    if read.merged {
+        let why = "merged on GitHub (the search index still shows it open)".into();
+        return Ok(Confirmed::Skip(Skip::AlreadyMerged, why));
+    }
+    if !read.open {
+        let why = "the PR is closed (the search index still shows it open)".into();
+        return Ok(Confirmed::Skip(Skip::NotOpen, why));
+    }
+    if read.draft == Some(true) {
+        let why = "the PR is a draft (confirmed by reading it)".into();
+        return Ok(Confirmed::Skip(Skip::Draft, why));
+    }
+    let draft_known = read.draft.is_some();
+    Ok(Confirmed::Read(read.head_sha, read.base_ref, draft_known))
+}
+
+fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
+    Plan {
+        item: item.clone(),
+        title: title.to_string(),
+        disposition: Disposition::Skip(why),
+        reason,
+        writes: Vec::new(),
+    }
+}
+
+impl Classifier for MergeClassifier<'_> {
+    /// A merge whose outcome is unknown still holds its PR back (it may have merged); a stale
+    /// sweep's write is `stale-sweep`'s to settle and changes nothing `poll` decides.
+    fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
+        write.is_merge()
+    }
+
+    fn list(
+        &mut self,
+        github: &dyn Reader,
+        _store: &mut dyn Store,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
+        let query = self.query(scope);
+        let mut pool = Vec::new();
+        for hit in self.search(github, &query)? {
+            let (Some(number), Some(repo)) = (hit.number, hit.repo) else {
+                return Err(ApiError::Harness {
+                    message: format!("a search result for `{query}` names no repository or number"),
+                });
+            };
+            if !self.listed.insert(ItemRef::new(&repo, number)) {
+                continue;
+            }
+            self.candidates += 1;
+            // The query asked for non-drafts; drop any that is still marked one (seed 000).
+            if !self.include_drafts && hit.draft == Some(true) {
+                self.drafts_dropped += 1;
+                continue;
+            }
+            pool.push((ItemRef::new(&repo, number), Listed::Pull(hit.facts)));
+        }
+        Ok(pool)
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    fn classify(
+        &mut self,
+        github: &dyn Reader,
+        store: &dyn Store,
+        item: &ItemRef,
+        listed: Option<&Listed>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
+        // An `--only` item is read on its own, which gives its head: it is not read twice.
+        let (facts, read_alone) = match listed {
+            Some(Listed::Pull(facts)) => (facts.clone().map_err(ReadError::Item)?, false),
+            _ => (github.pull(item)?, true),
+        };
+        if let Some(plan) = self.guards(store, item, &facts, now)? {
+            return Ok(plan);
+        }
+        // 3. Backoff: a failure of this same head, read fresh; the rules come only after.
+        let window = self.rules.backoff();
+        let failures = store
+            .failures(&item.repo, item.number, now - window)
+            .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
+        let (head, base, draft_known) = if read_alone {
+            let draft_known = facts.draft.is_some();
+            (facts.head_sha.clone(), facts.base_ref.clone(), draft_known)
+        } else {
+            match confirm_by_reading(github, item)? {
+                Confirmed::Read(head, base, draft_known) => (head, base, draft_known),
+                Confirmed::Skip(why, reason) => return Ok(skip(item, &facts.title, why, reason)),
+            }
+        };
+        let head = head.ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
+        if !draft_known {
+            return Err(ReadError::Item(
+                "GitHub does not say whether the PR is a draft".into(),
+            ));
+        }
+        if let Some(why) = backoff::backed_off(&failures, &head, window, now) {
+            return Ok(skip(item, &facts.title, Skip::BackedOff, why));
+        }
+        self.judge(github, item, facts.title, head, base, now)
     }
 
     fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {

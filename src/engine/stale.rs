@@ -64,20 +64,7 @@ impl<'a> StaleClassifier<'a> {
             Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
             None => {
                 let read = github.events(item)?;
-                // Events keep a label's name as it was then: after a rename, no event names
-                // the label as it is now, and its date is unknown (`None`), not guessed.
-                let Some(labeled) = read
-                    .iter()
-                    .filter(|event| {
-                        event.name == "labeled"
-                            && event
-                                .label
-                                .as_deref()
-                                .is_some_and(|name| name.eq_ignore_ascii_case(label))
-                    })
-                    .map(|event| event.activity.at)
-                    .max()
-                else {
+                let Some(labeled) = last_labeled(&read, label) else {
                     return Ok(None);
                 };
                 events = Some(read);
@@ -103,32 +90,7 @@ impl<'a> StaleClassifier<'a> {
             Some(events) => events,
             None => github.events(item)?,
         };
-        let mut activity: Vec<Activity> = events
-            .into_iter()
-            .map(|event| event.activity)
-            .filter(|activity| activity.at > label_added_at)
-            .collect();
-        for comment in github.comments_since(item, label_added_at)? {
-            if comment.activity.at >= label_added_at {
-                activity.push(comment.activity);
-            }
-        }
-        // A PR's reviews move `updated_at` with no issue event: only where the events and
-        // comments leave the update unexplained, the timeline names who reviewed.
-        let unexplained =
-            stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity);
-        if unexplained.is_some() && facts.is_pr {
-            for found in github.timeline(item)? {
-                if found.at > label_added_at {
-                    activity.push(found);
-                }
-            }
-        }
-        if let Some(update) =
-            stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &activity)
-        {
-            activity.push(update);
-        }
+        let activity = activity_since(github, item, facts, events, label_added_at, own_last_write)?;
         Ok(Some(History {
             label_added_at,
             activity,
@@ -136,6 +98,60 @@ impl<'a> StaleClassifier<'a> {
             own_writes,
         }))
     }
+}
+
+/// The newest time the label was added, by the events. Events keep a label's name as it was
+/// then: after a rename, no event names the label as it is now, and its date is unknown
+/// (`None`), not guessed.
+fn last_labeled(events: &[model::Event], label: &str) -> Option<DateTime<Utc>> {
+    events
+        .iter()
+        .filter(|event| {
+            event.name == "labeled"
+                && event
+                    .label
+                    .as_deref()
+                    .is_some_and(|name| name.eq_ignore_ascii_case(label))
+        })
+        .map(|event| event.activity.at)
+        .max()
+}
+
+/// What happened to the item since the label: its events and comments; a PR's timeline only
+/// where those leave `updated_at` unexplained (a review has no issue event); and, if it is
+/// still unexplained, the update itself.
+fn activity_since(
+    github: &dyn Reader,
+    item: &ItemRef,
+    facts: &ItemFacts,
+    events: Vec<model::Event>,
+    label_added_at: DateTime<Utc>,
+    own_last_write: Option<DateTime<Utc>>,
+) -> Result<Vec<Activity>, ReadError> {
+    let mut activity: Vec<Activity> = events
+        .into_iter()
+        .map(|event| event.activity)
+        .filter(|activity| activity.at > label_added_at)
+        .collect();
+    for comment in github.comments_since(item, label_added_at)? {
+        if comment.activity.at >= label_added_at {
+            activity.push(comment.activity);
+        }
+    }
+    let unexplained = |activity: &[Activity]| {
+        stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, activity)
+    };
+    if unexplained(&activity).is_some() && facts.is_pr {
+        for found in github.timeline(item)? {
+            if found.at > label_added_at {
+                activity.push(found);
+            }
+        }
+    }
+    if let Some(update) = unexplained(&activity) {
+        activity.push(update);
+    }
+    Ok(activity)
 }
 
 impl Classifier for StaleClassifier<'_> {

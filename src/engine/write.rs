@@ -190,15 +190,7 @@ impl Run<'_> {
         for write in &plan.writes {
             bar.advance(&format!("{item}: {write}"));
             if let Write::Enqueue { key, head_sha } = write {
-                let row = NewRow {
-                    key,
-                    kind: "merge",
-                    repo: &item.repo,
-                    pr: item.number,
-                    head_sha: Some(head_sha),
-                    max_attempts: self.options.attempts_per_trigger,
-                };
-                self.store.enqueue(&row, self.clock.wall())?;
+                self.enqueue(item, key, head_sha)?;
                 dates.push(self.clock.wall());
                 continue;
             }
@@ -255,6 +247,20 @@ impl Run<'_> {
             }
         }
         Ok(Sent::All(dates))
+    }
+
+    /// A local write: the merge goes into gh-sweep's own queue, for `sweep`.
+    fn enqueue(&mut self, item: &ItemRef, key: &str, head_sha: &str) -> anyhow::Result<()> {
+        let row = NewRow {
+            key,
+            kind: "merge",
+            repo: &item.repo,
+            pr: item.number,
+            head_sha: Some(head_sha),
+            max_attempts: self.options.attempts_per_trigger,
+        };
+        self.store.enqueue(&row, self.clock.wall())?;
+        Ok(())
     }
 
     /// Waits as long as the pacing asks before the next write. Returns true when a signal

@@ -12,15 +12,17 @@ use super::reads::MergeReads;
 use super::{Classifier, Listed, Plan, ReadError};
 use crate::exit::Fatal;
 use crate::github::{ApiError, Reader, WriteError};
-use crate::item::{ItemRef, Scope};
+use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
-use crate::policy::merge::{self, short, MergeMethod, PollRules, QueueStatus};
+use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::{Settled, Write};
 use crate::store::queue::{
-    merge_key, run_owner, Claim, Holder, Lease, NewRow, DEFAULT_LEASE_MINUTES,
+    merge_key, run_owner, Claim, Holder, Lease, NewRow, Pending, DEFAULT_LEASE_MINUTES,
 };
 use crate::store::{ClaimFacts, Store, UnknownWrite};
+
+mod route;
 
 pub struct SweepClassifier<'a> {
     rules: &'a SweepRules,
@@ -228,110 +230,29 @@ impl<'a> SweepClassifier<'a> {
     }
 }
 
-impl SweepClassifier<'_> {
-    /// Carries out the bookkeeping a guard route asks for, and says so in the plan.
-    fn follow(
-        &mut self,
-        store: &dyn Store,
-        item: &ItemRef,
-        title: &str,
-        head: &str,
-        gate: Option<Gate>,
-        route: Route,
-    ) -> Result<Plan, ReadError> {
-        let why = route.reason();
-        match &route {
-            Route::Merged => {
-                if self.act {
-                    Self::stored(store.record_merged(item, head, self.now))?;
-                    Self::stored(store.settle_merged(item, self.now))?;
-                    self.claims.remove(item);
-                }
-                Ok(plan(
-                    item,
-                    title,
-                    route.disposition(),
-                    format!("{why} at {}", short(head)),
-                    Vec::new(),
-                ))
-            }
-            Route::NotOpen => {
-                if self.act {
-                    let budget = Self::stored(store.budget(item))?;
-                    let stamp = gate.as_ref().and_then(Gate::stamp);
-                    Self::stored(store.record_budget(
-                        item,
-                        &budget_policy::spent(&budget, stamp, self.rules, self.now),
-                    ))?;
-                }
-                self.end(store, item, title, route.disposition(), why, None)
-            }
-            Route::HeadMoved { .. } => {
-                let forgotten = gate.map(|gate| Gate {
-                    approved_at: None,
-                    ci_passed_at: None,
-                    ..gate
-                });
-                self.end(store, item, title, route.disposition(), why, forgotten)
-            }
-            Route::Held(held) => {
-                let blocked = gate.map(|gate| Gate {
-                    blocked: Some(held.clone()),
-                    ..gate
-                });
-                self.end(store, item, title, route.disposition(), why, blocked)
-            }
-            Route::MergeQueue(why) => {
-                // Not retried: the rest of the budget is spent, the trigger ends, the gate
-                // says why until poll looks again.
-                if self.act {
-                    let budget = Self::stored(store.budget(item))?;
-                    let stamp = gate.as_ref().and_then(Gate::stamp);
-                    Self::stored(store.record_budget(
-                        item,
-                        &budget_policy::spent(&budget, stamp, self.rules, self.now),
-                    ))?;
-                }
-                let blocked = gate.map(|gate| Gate {
-                    blocked: Some(why.clone()),
-                    ..gate
-                });
-                self.end(
-                    store,
-                    item,
-                    title,
-                    route.disposition(),
-                    route.reason(),
-                    blocked,
-                )
-            }
-            Route::ChangesRequested(requested) => {
-                // Fail closed: the approval is cleared, which ends the sweep for this PR.
-                let cleared = gate.map(|gate| Gate {
-                    approved_at: None,
-                    blocked: Some(requested.clone()),
-                    ..gate
-                });
-                self.end(store, item, title, route.disposition(), why, cleared)
-            }
-            Route::Defer {
-                charged, not_green, ..
-            } => {
-                // A guard that found the checks not green clears the gate's ci-passed flag.
-                if let (true, true, Some(gate)) = (self.act, *not_green, &gate) {
-                    Self::stored(store.record_gate(
-                        item,
-                        &Gate {
-                            ci_passed_at: None,
-                            ..gate.clone()
-                        },
-                        self.now,
-                    ))?;
-                }
-                self.defer(store, item, title, why, *charged)
-            }
+/// What a sweep that acts would claim: the pending rows, the stranded leases, the recovered
+/// triggers, each PR once.
+fn would_claim(
+    repo: &RepoRef,
+    pending: Vec<Pending>,
+    stranded: Vec<Lease>,
+    due: Vec<(ItemRef, String)>,
+) -> Vec<(ItemRef, Listed)> {
+    let queued = |head_sha| Listed::Queued { head_sha };
+    let mut pool: Vec<(ItemRef, Listed)> = pending
+        .into_iter()
+        .map(|row| (ItemRef::new(repo, row.pr), queued(row.head_sha)))
+        .collect();
+    for lease in stranded {
+        let item = ItemRef::new(repo, lease.pr);
+        if pool.iter().all(|(listed, _)| *listed != item) {
+            pool.push((item, queued(lease.head_sha)));
         }
     }
+    for (item, head) in due {
+        pool.push((item, queued(Some(head))));
+    }
+    pool
 }
 
 fn plan(
@@ -374,38 +295,12 @@ impl Classifier for SweepClassifier<'_> {
                 repo, self.recovered
             ));
         }
-        let mut pool = Vec::new();
         if !self.act {
             // A dry run leases nothing: it lists what a sweep would claim.
-            for row in store.pending(repos, self.now).map_err(harness)? {
-                pool.push((
-                    ItemRef::new(repo, row.pr),
-                    Listed::Queued {
-                        head_sha: row.head_sha,
-                    },
-                ));
-            }
-            for lease in stranded {
-                let item = ItemRef::new(repo, lease.pr);
-                if pool.iter().all(|(listed, _)| *listed != item) {
-                    pool.push((
-                        item,
-                        Listed::Queued {
-                            head_sha: lease.head_sha,
-                        },
-                    ));
-                }
-            }
-            for (item, head) in due {
-                pool.push((
-                    item,
-                    Listed::Queued {
-                        head_sha: Some(head),
-                    },
-                ));
-            }
-            return Ok(pool);
+            let pending = store.pending(repos, self.now).map_err(harness)?;
+            return Ok(would_claim(repo, pending, stranded, due));
         }
+        let mut pool = Vec::new();
         let rules = self.rules;
         let lease = Duration::minutes(DEFAULT_LEASE_MINUTES);
         let mut admit = |_claim: &Claim, facts: &ClaimFacts, now: DateTime<Utc>| {
@@ -500,48 +395,7 @@ impl Classifier for SweepClassifier<'_> {
             }
             return self.follow(store, item, &title, &head, gate, route);
         }
-        // The branch's rules and the repository's settings, before any attempt: a branch that
-        // requires the merge queue, or a merge method it does not allow, is never tried.
-        let rules = match &base {
-            Some(base) => self.reads.rules(github, &item.repo, base)?,
-            None => merge::BranchRules::default(),
-        };
-        if rules.merge_queue {
-            let route = Route::MergeQueue(format!(
-                "{} requires the merge queue: gh-sweep does not enqueue into it, so it is not tried (add it to the queue on GitHub)",
-                rules.branch
-            ));
-            return self.follow(store, item, &title, &head, gate, route);
-        }
-        let settings = self.reads.settings(github, &item.repo)?;
-        if let Err(why) =
-            merge::method_allowed(self.method, &item.repo.to_string(), &settings, &rules)
-        {
-            return self.defer(store, item, &title, why, false);
-        }
-        // The checks and the approval, read fresh; the same rules as poll's.
-        let green = self
-            .reads
-            .green(github, &item.repo, &head, base.as_deref(), self.poll, now)?;
-        let approval = self.reads.approval(github, item, &head)?;
-        let ignored = green.verdict.clone().unwrap_or_default();
-        if let Some(route) = budget_policy::verdict(green.verdict.map(|_| ()), approval.verdict) {
-            return self.follow(store, item, &title, &head, gate, route);
-        }
-        let mut reason = format!("open, green and approved at {}", short(&head));
-        for note in ignored {
-            reason.push_str(&format!("; {note}"));
-        }
-        Ok(plan(
-            item,
-            &title,
-            Disposition::Merge,
-            reason,
-            vec![Write::Merge {
-                sha: head,
-                method: self.method.to_string(),
-            }],
-        ))
+        self.judge_fresh(github, store, item, &title, head, base, gate, now)
     }
 
     fn after_writes(
