@@ -12,6 +12,7 @@
 pub mod auth;
 pub mod env;
 pub mod file;
+pub mod flags;
 pub mod paths;
 pub mod pool;
 pub mod resolve;
@@ -20,5 +21,6 @@ pub mod workflow;
 pub use auth::{token, web_url, Token};
 pub use env::Env;
 pub use file::check_config_text;
+pub use flags::{Access, Flags, Spec};
 pub use paths::default_db;
-pub use resolve::{resolve, stale_table_in_effect, Access, Flags, ReadApi, Settings, Spec};
+pub use resolve::{resolve, stale_table_in_effect, ReadApi, Settings};

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use super::auth::host_of;
 use super::env::Env;
+use super::flags::{Access, Flags, Spec};
 use super::paths::{clone_default, git_remote_config};
-use super::resolve::{Access, Flags, Spec};
 use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::selector;

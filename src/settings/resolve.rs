@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::auth::api_base;
 use super::env::{flag_or_variable, Env};
 use super::file::{check_ranges, find_config, overlay_stale, parse_file, FileConfig};
+use super::flags::{Access, Flags, Spec};
 use super::paths::{check_output_folder, default_db};
 use super::pool::{Pool, Scope};
 use super::workflow;
@@ -119,27 +120,6 @@ fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> 
     }
 }
 
-/// What the command line gave, as resolution reads it; each subcommand fills in the options
-/// it takes and leaves the rest unset.
-#[derive(Debug, Default, Clone)]
-pub struct Flags {
-    pub repos: Vec<String>,
-    pub only: Option<String>,
-    pub item_failure_budget: Option<String>,
-    pub yes: bool,
-    pub dry_run: bool,
-    pub json: bool,
-    pub write_interval: Option<f64>,
-    pub max_writes: Option<u64>,
-    pub api_url: Option<String>,
-    pub read_api: Option<String>,
-    pub config: Option<PathBuf>,
-    pub db: Option<PathBuf>,
-    pub snapshot: Option<PathBuf>,
-    pub save_snapshot: Option<PathBuf>,
-    pub now: Option<String>,
-}
-
 /// Everything a command needs, resolved and validated.
 pub struct Settings {
     pub repos: Vec<RepoRef>,
@@ -182,40 +162,6 @@ pub struct Settings {
     pub warnings: Vec<String>,
     /// The command line a rerun starts with (everything but `--only`).
     pub rerun_prefix: String,
-}
-
-/// What the subcommand does with GitHub.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Reads and classifies; never writes (classify).
-    ReadOnly,
-    /// Writes only to the store's queue; asks only with --confirm (poll).
-    LocalWrites,
-    /// May write after confirmation (stale-sweep).
-    Writes,
-}
-
-/// The subcommand being resolved, and its own flags.
-pub struct Spec<'a> {
-    /// The words that name it on the command line, e.g. `classify stale`.
-    pub words: &'a str,
-    pub access: Access,
-    pub orgs: &'a [String],
-    pub confirm: bool,
-    /// An actions/stale workflow whose inputs replace the `[stale]` table.
-    pub workflow: Option<&'a Path>,
-}
-
-impl<'a> Spec<'a> {
-    pub fn new(words: &'a str, access: Access) -> Self {
-        Spec {
-            workflow: None,
-            words,
-            access,
-            orgs: &[],
-            confirm: false,
-        }
-    }
 }
 
 /// The clock gh-sweep's own tests move between two sweeps (a backoff window passing), from
