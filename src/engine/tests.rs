@@ -561,8 +561,9 @@ fn a_write_github_may_still_be_carrying_out_blocks_its_item_until_it_settles() {
     assert!(recap.notes[0].starts_with("o/r#1: `label +Stale` of run 1 had an unknown outcome; found on GitHub that it did not happen"), "{:?}", recap.notes);
 }
 
-/// A kind of sweep whose every item plans one entry in gh-sweep's own queue.
-struct Enqueues(Vec<u64>);
+/// A kind of sweep whose every item plans one entry in gh-sweep's own queue; counts its
+/// classifications.
+struct Enqueues(Vec<u64>, u32);
 
 impl Classifier for Enqueues {
     fn list(
@@ -591,6 +592,7 @@ impl Classifier for Enqueues {
         _listed: Option<&Listed>,
         _now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
+        self.1 += 1;
         Ok(Plan {
             item: item.clone(),
             title: format!("pr {}", item.number),
@@ -614,7 +616,7 @@ fn local_writes_are_asked_about_only_with_confirm() {
     let mut harness = Harness::new();
     let recap = harness.run_with(
         &github,
-        &mut Enqueues(vec![7]),
+        &mut Enqueues(vec![7], 0),
         Mode::Sweep,
         &mut NobodyAsked,
     );
@@ -629,7 +631,7 @@ fn local_writes_are_asked_about_only_with_confirm() {
     harness.options.confirm_local = true;
     let recap = harness.run_with(
         &github,
-        &mut Enqueues(vec![8]),
+        &mut Enqueues(vec![8], 0),
         Mode::Sweep,
         &mut Answer(Some(Choice::None)),
     );
@@ -863,4 +865,17 @@ fn a_refusal_for_the_items_own_state_fails_that_item_and_the_run_goes_on() {
     assert_eq!(recap.stopped, Some(Stop::WriteFailed));
     assert_eq!(github.take_sent(), [1]);
     assert_eq!(recap.unfinished, ["o/r#2"]);
+}
+
+#[test]
+fn a_local_write_is_never_a_reason_to_read_again() {
+    // Issue 13, point 7: an entry in gh-sweep's own queue is no GitHub write, so however long
+    // ago the PR was read, it is not read again before it is queued.
+    let github = Scripted::new(Vec::new());
+    let mut harness = Harness::new();
+    harness.options.recheck_after = Duration::ZERO;
+    let mut classifier = Enqueues(vec![1, 2, 3], 0);
+    harness.run_with(&github, &mut classifier, Mode::Sweep, &mut NobodyAsked);
+    assert_eq!(classifier.1, 3, "one classification per PR");
+    assert_eq!(harness.store.queue_rows(&repo(), 3).unwrap().len(), 1);
 }

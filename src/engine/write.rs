@@ -147,7 +147,10 @@ impl Run<'_> {
         state: &mut State,
         pending: Pending,
     ) -> Option<(Plan, DateTime<Utc>)> {
-        if pending.read.elapsed() <= self.options.recheck_after {
+        // Only a write to GitHub can act on a stale read: an entry in gh-sweep's own queue
+        // (poll's enqueue) is checked again by `sweep`'s guard before any merge.
+        let local = pending.plan.writes.iter().all(Write::is_local);
+        if local || pending.read.elapsed() <= self.options.recheck_after {
             return Some((pending.plan, pending.read_at));
         }
         let item = &pending.plan.item;

@@ -19,6 +19,16 @@ fn two_idle_issues() -> Test {
 }
 
 /// Everything read from `source`, as it arrives.
+/// All a pipe carries, once its writer has closed it: a process that has ended may still have
+/// output in the pipe that a reader has not taken yet.
+fn collect_to_end(mut source: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = source.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
 fn collect(mut source: impl Read + Send + 'static) -> Arc<Mutex<String>> {
     let text = Arc::new(Mutex::new(String::new()));
     let sink = Arc::clone(&text);
@@ -55,7 +65,10 @@ fn kill(child: &Child, signal: i32) {
 }
 
 /// A run without a terminal (`--yes`), its stdout and stderr collected as they come.
-fn spawn(test: &Test, args: &[&str]) -> (Child, Arc<Mutex<String>>, Arc<Mutex<String>>) {
+fn spawn(
+    test: &Test,
+    args: &[&str],
+) -> (Child, std::thread::JoinHandle<String>, Arc<Mutex<String>>) {
     let mut child = test
         .std_command(args)
         .stdin(Stdio::null())
@@ -63,7 +76,7 @@ fn spawn(test: &Test, args: &[&str]) -> (Child, Arc<Mutex<String>>, Arc<Mutex<St
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdout = collect(child.stdout.take().unwrap());
+    let stdout = collect_to_end(child.stdout.take().unwrap());
     let stderr = collect(child.stderr.take().unwrap());
     (child, stdout, stderr)
 }
@@ -95,7 +108,7 @@ fn a_signal_during_the_writes_finishes_the_write_in_flight_prints_the_recap_and_
             "ended by the signal ({status:?})\nstderr:\n{}",
             stderr.lock().unwrap()
         );
-        let stdout = stdout.lock().unwrap().clone();
+        let stdout = stdout.join().unwrap();
         let recap: serde_json::Value = serde_json::from_str(&stdout)
             .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
         assert_eq!(recap["stopped"], "interrupted", "{recap}");
@@ -142,7 +155,7 @@ fn a_second_signal_ends_at_once() {
     let status = child.wait().unwrap();
     gate.release();
     assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
-    assert_eq!(stdout.lock().unwrap().as_str(), "", "no recap");
+    assert_eq!(stdout.join().unwrap(), "", "no recap");
     // The label was parked when the process ended: once let go, GitHub applies it; nothing
     // after it was sent.
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -166,7 +179,7 @@ fn at_the_prompt(
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdout = collect(child.stdout.take().unwrap());
+    let stdout = collect_to_end(child.stdout.take().unwrap());
     let screen = collect(master.try_clone().unwrap());
     wait_for(&screen, "Send these writes?");
     act(&child, &mut master);
@@ -185,7 +198,7 @@ fn at_the_prompt(
         std::thread::sleep(Duration::from_millis(10));
     }
     let screen = screen.lock().unwrap().clone();
-    let stdout = stdout.lock().unwrap().clone();
+    let stdout = stdout.join().unwrap();
     (status.signal().unwrap_or(-1), stdout, screen)
 }
 
@@ -249,7 +262,7 @@ fn a_signal_during_the_reads_stops_before_the_next_item_and_writes_nothing() {
     gate.release();
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
-    let stdout = stdout.lock().unwrap().clone();
+    let stdout = stdout.join().unwrap();
     let recap: serde_json::Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
     assert_eq!(recap["stopped"], "interrupted");
@@ -299,7 +312,7 @@ fn a_signal_during_the_pacing_wait_before_an_item_stops_the_run_there() {
     kill(&child, libc::SIGINT);
     let status = child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
-    let stdout = stdout.lock().unwrap().clone();
+    let stdout = stdout.join().unwrap();
     let recap: serde_json::Value = serde_json::from_str(&stdout)
         .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
     assert_eq!(recap["stopped"], "interrupted");
