@@ -360,3 +360,79 @@ fn bearer(token: &SecretString) -> HeaderValue {
     value.set_sensitive(true);
     value
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::rc::Rc;
+
+    /// A server on a local port that answers each of `answers` connections with a 404.
+    fn not_found_server(answers: usize) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(answers) {
+                let mut stream = stream.unwrap();
+                let mut request = [0u8; 4096];
+                let _ = stream.read(&mut request);
+                let body = r#"{"message": "Not Found"}"#;
+                let answer = format!(
+                    "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        format!("http://{address}")
+    }
+
+    fn client(base: String, log: Option<Log>) -> Client {
+        Client::live(LiveOptions {
+            search_interval: Duration::ZERO,
+            base,
+            token: SecretString::from("ghp_never_shown_token".to_string()),
+            timeout: Duration::from_secs(5),
+            retry: RetryPolicy {
+                retries: 0,
+                backoff: Duration::ZERO,
+                max_wait: Duration::ZERO,
+            },
+            log,
+            record: false,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn each_request_is_one_line_to_the_log_sink_without_the_token() {
+        let lines = Rc::new(RefCell::new(Vec::<String>::new()));
+        let sink = Rc::clone(&lines);
+        let log: Log = Box::new(move |line: &str| sink.borrow_mut().push(line.to_string()));
+        let client = client(not_found_server(2), Some(log));
+        assert!(client.get("/repos/o/r/issues/7").is_err());
+        assert!(client.get("/repos/o/r").is_err());
+        assert_eq!(
+            *lines.borrow(),
+            [
+                "  GET /repos/o/r/issues/7 -> 404",
+                "  GET /repos/o/r -> 404"
+            ]
+        );
+        assert!(lines.borrow().iter().all(|line| !line.contains("ghp_")));
+    }
+
+    #[test]
+    fn without_a_log_sink_a_request_still_counts_and_fails_the_same() {
+        let client = client(not_found_server(1), None);
+        let error = client.get("/repos/o/r/issues/7").unwrap_err();
+        assert_eq!(
+            error,
+            ApiError::Item {
+                status: Some(404),
+                message: "GET /repos/o/r/issues/7 answered 404: Not Found".into()
+            }
+        );
+        assert_eq!(client.requests(), 1);
+    }
+}
