@@ -12,7 +12,7 @@ use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteAr
 use crate::clock::Clock;
 use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
 use crate::exit::Fatal;
-use crate::github::client::{Client, LiveOptions};
+use crate::github::client::{Client, LiveOptions, Log};
 use crate::report;
 use crate::settings::{self, Env, Flags, Settings};
 use crate::store::{self, Location};
@@ -178,12 +178,17 @@ fn open_client(
                 token: token.secret,
                 timeout: settings.timeout,
                 retry: settings.retry.clone(),
-                verbose: ui.verbose,
+                log: request_log(ui.verbose),
                 record: settings.save_snapshot.is_some(),
             })?;
             (client, settings.now)
         }
     })
+}
+
+/// Where the client's request lines go: standard error under `-v`, else nowhere.
+fn request_log(verbose: bool) -> Option<Log> {
+    verbose.then(|| Box::new(|line: &str| eprintln!("{line}")) as Log)
 }
 
 /// Inside GitHub Actions every run also appears on the workflow's page: the recap as Markdown,

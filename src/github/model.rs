@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::policy::merge::BranchRules;
 use crate::policy::stale::{Activity, ActivityKind, ItemFacts};
 use crate::policy::write::marker_in;
 
@@ -409,17 +410,10 @@ pub fn merge_settings(value: &Value) -> crate::policy::merge::MergeSettings {
 }
 
 /// The rules that apply to a branch (`GET /repos/{o}/{r}/rules/branches/{branch}`), in words.
-pub fn branch_rules(branch: &str, rules: &[Value]) -> crate::policy::merge::BranchRules {
-    let mut out = crate::policy::merge::BranchRules {
+pub fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
+    let mut out = BranchRules {
         branch: branch.to_string(),
         ..Default::default()
-    };
-    let plural = |count: u64, what: &str| {
-        if count == 1 {
-            format!("1 {what}")
-        } else {
-            format!("{count} {what}s")
-        }
     };
     for rule in rules {
         let kind = rule
@@ -427,81 +421,18 @@ pub fn branch_rules(branch: &str, rules: &[Value]) -> crate::policy::merge::Bran
             .and_then(Value::as_str)
             .unwrap_or("unknown");
         let parameters = rule.get("parameters").cloned().unwrap_or(Value::Null);
-        let flag = |name: &str| parameters.get(name).and_then(Value::as_bool) == Some(true);
-        let mut said: Vec<String> = Vec::new();
-        match kind {
-            "pull_request" => {
-                let count = parameters
-                    .get("required_approving_review_count")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0);
-                if count > 0 {
-                    said.push(plural(count, "approving review"));
-                }
-                if flag("require_code_owner_review") {
-                    said.push("a review from code owners".into());
-                }
-                if flag("require_last_push_approval") {
-                    said.push("approval of the last push".into());
-                }
-                if flag("required_review_thread_resolution") {
-                    said.push("resolved review threads".into());
-                }
-                if said.is_empty() {
-                    said.push("a pull request".into());
-                }
-                if let Some(Value::Array(methods)) = parameters.get("allowed_merge_methods") {
-                    let methods: Vec<String> = methods
-                        .iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_ascii_lowercase)
-                        .collect();
-                    out.allowed_methods = Some(match out.allowed_methods.take() {
-                        // Several rulesets: every one must allow the method.
-                        Some(before) => before
-                            .into_iter()
-                            .filter(|method| methods.contains(method))
-                            .collect(),
-                        None => methods,
-                    });
-                }
-            }
-            "required_status_checks" => {
-                let contexts: Vec<String> = parameters
-                    .get("required_status_checks")
-                    .and_then(Value::as_array)
-                    .map(|checks| {
-                        checks
-                            .iter()
-                            .filter_map(|check| check.get("context").and_then(Value::as_str))
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let named: Vec<String> = contexts.iter().map(|c| format!("`{c}`")).collect();
-                said.push(format!("required checks {}", named.join(", ")));
-                for context in contexts {
-                    if !out.required_checks.contains(&context) {
-                        out.required_checks.push(context);
-                    }
-                }
-            }
+        let said: Vec<String> = match kind {
+            "pull_request" => pull_request_rule(&parameters, &mut out),
+            "required_status_checks" => vec![status_checks_rule(&parameters, &mut out)],
             "merge_queue" => {
                 out.merge_queue = true;
-                said.push("the merge queue".into());
+                vec!["the merge queue".into()]
             }
-            "required_deployments" => {
-                let environments: Vec<&str> = parameters
-                    .get("required_deployment_environments")
-                    .and_then(Value::as_array)
-                    .map(|list| list.iter().filter_map(Value::as_str).collect())
-                    .unwrap_or_default();
-                said.push(format!("deployments to {}", environments.join(", ")));
-            }
-            "required_signatures" => said.push("signed commits".into()),
-            "required_linear_history" => said.push("linear history".into()),
-            other => said.push(other.replace('_', " ")),
-        }
+            "required_deployments" => vec![deployments_rule(&parameters)],
+            "required_signatures" => vec!["signed commits".into()],
+            "required_linear_history" => vec!["linear history".into()],
+            other => vec![other.replace('_', " ")],
+        };
         for text in said {
             if !out.described.contains(&text) {
                 out.described.push(text);
@@ -509,6 +440,90 @@ pub fn branch_rules(branch: &str, rules: &[Value]) -> crate::policy::merge::Bran
         }
     }
     out
+}
+
+/// `1 what` or `N whats`.
+fn plural(count: u64, what: &str) -> String {
+    if count == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{count} {what}s")
+    }
+}
+
+/// A `pull_request` rule, in words: the reviews it asks for (or just a pull request); the
+/// merge methods it allows narrow what earlier rulesets allowed.
+fn pull_request_rule(parameters: &Value, out: &mut BranchRules) -> Vec<String> {
+    let flag = |name: &str| parameters.get(name).and_then(Value::as_bool) == Some(true);
+    let mut said: Vec<String> = Vec::new();
+    let count = parameters
+        .get("required_approving_review_count")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if count > 0 {
+        said.push(plural(count, "approving review"));
+    }
+    if flag("require_code_owner_review") {
+        said.push("a review from code owners".into());
+    }
+    if flag("require_last_push_approval") {
+        said.push("approval of the last push".into());
+    }
+    if flag("required_review_thread_resolution") {
+        said.push("resolved review threads".into());
+    }
+    if said.is_empty() {
+        said.push("a pull request".into());
+    }
+    if let Some(Value::Array(methods)) = parameters.get("allowed_merge_methods") {
+        let methods: Vec<String> = methods
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        out.allowed_methods = Some(match out.allowed_methods.take() {
+            // Several rulesets: every one must allow the method.
+            Some(before) => before
+                .into_iter()
+                .filter(|method| methods.contains(method))
+                .collect(),
+            None => methods,
+        });
+    }
+    said
+}
+
+/// A `required_status_checks` rule, in words; its checks join the branch's required ones.
+fn status_checks_rule(parameters: &Value, out: &mut BranchRules) -> String {
+    let contexts: Vec<String> = parameters
+        .get("required_status_checks")
+        .and_then(Value::as_array)
+        .map(|checks| {
+            checks
+                .iter()
+                .filter_map(|check| check.get("context").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let named: Vec<String> = contexts.iter().map(|c| format!("`{c}`")).collect();
+    let said = format!("required checks {}", named.join(", "));
+    for context in contexts {
+        if !out.required_checks.contains(&context) {
+            out.required_checks.push(context);
+        }
+    }
+    said
+}
+
+/// A `required_deployments` rule, in words.
+fn deployments_rule(parameters: &Value) -> String {
+    let environments: Vec<&str> = parameters
+        .get("required_deployment_environments")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    format!("deployments to {}", environments.join(", "))
 }
 
 pub fn review(value: &Value) -> Result<crate::policy::merge::Review, String> {
@@ -530,91 +545,5 @@ pub fn review(value: &Value) -> Result<crate::policy::merge::Review, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn issue() -> Value {
-        json!({
-            "number": 7, "title": "Docs typo", "state": "open",
-            "labels": [{"name": "Stale"}], "assignees": [{"login": "bob"}],
-            "milestone": {"title": "v2"},
-            "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-02-01T00:00:00Z",
-            "pull_request": {"url": "x"}, "draft": true
-        })
-    }
-
-    #[test]
-    fn reads_an_issue() {
-        let facts = item_facts(&issue()).unwrap();
-        assert_eq!(facts.number, 7);
-        assert!(facts.is_pr && facts.draft && facts.open);
-        assert_eq!(facts.labels, vec!["Stale"]);
-        assert_eq!(facts.milestone.as_deref(), Some("v2"));
-    }
-
-    #[test]
-    fn names_the_bad_field() {
-        let mut bad = issue();
-        bad["updated_at"] = json!("last tuesday");
-        assert_eq!(
-            item_facts(&bad).unwrap_err(),
-            "the `updated_at` timestamp `last tuesday` does not parse"
-        );
-        let mut bad = issue();
-        bad.as_object_mut().unwrap().remove("title");
-        assert_eq!(
-            item_facts(&bad).unwrap_err(),
-            "the `title` field is missing"
-        );
-    }
-
-    #[test]
-    fn offsets_and_daylight_saving_are_read_as_utc() {
-        // 01:30 on the night Europe moves its clocks, written with the local offset.
-        let value = json!({"at": "2026-03-29T03:30:00+02:00"});
-        assert_eq!(
-            timestamp(&value, "at").unwrap().to_rfc3339(),
-            "2026-03-29T01:30:00+00:00"
-        );
-        let value = json!({"at": "2026-03-29 03:30"});
-        assert!(
-            timestamp(&value, "at").is_err(),
-            "not RFC 3339: an item failure, never a guess"
-        );
-    }
-
-    #[test]
-    fn reads_the_lock() {
-        assert!(!item_facts(&issue()).unwrap().locked);
-        let mut locked = issue();
-        locked["locked"] = json!(true);
-        locked["active_lock_reason"] = json!("too heated");
-        assert!(item_facts(&locked).unwrap().locked);
-        locked["locked"] = json!("yes");
-        assert_eq!(
-            item_facts(&locked).unwrap_err(),
-            "the `locked` field is not a boolean"
-        );
-    }
-
-    #[test]
-    fn a_review_in_the_timeline_is_its_authors() {
-        let value = json!({"event": "reviewed", "user": {"login": "copilot[bot]", "type": "Bot"}, "state": "commented", "submitted_at": "2026-01-02T00:00:00Z"});
-        let review = timeline_activity(&value).unwrap().unwrap();
-        assert!(review.is_bot);
-        assert_eq!(review.what, "review");
-        let commit = json!({"event": "committed", "author": {"name": "A", "email": "a@x", "date": "2026-01-02T00:00:00Z"}});
-        assert_eq!(timeline_activity(&commit).unwrap(), None);
-        let bad = json!({"event": "reviewed", "user": {"login": "alice"}, "submitted_at": "soon"});
-        assert!(timeline_activity(&bad).is_err());
-    }
-
-    #[test]
-    fn bots_are_recognised_by_type_or_login() {
-        let value = json!({"user": {"login": "renovate[bot]", "type": "User"}, "body": "x", "created_at": "2026-01-01T00:00:00Z"});
-        assert!(comment(&value).unwrap().is_bot);
-        let value = json!({"user": {"login": "ci", "type": "Bot"}, "body": "x", "created_at": "2026-01-01T00:00:00Z"});
-        assert!(comment(&value).unwrap().is_bot);
-    }
-}
+#[path = "model_tests.rs"]
+mod tests;

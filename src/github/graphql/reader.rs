@@ -5,7 +5,8 @@
 //! alone; a PR not on any page is read by itself; a PR with a `RENAMED` file gets one REST files
 //! read, GraphQL's changed files carrying no previous path. What GraphQL does not carry (a
 //! reviewer's permission, merge settings, branch rules, workflow runs) is REST's, through the
-//! same client. The stale rules' reads are in `stale.rs`.
+//! same client. The stale rules' reads, and its
+//! `StaleReader`, are in `stale.rs`.
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -17,10 +18,9 @@ use super::parse::{self, Connection, Context};
 use super::queries::{self, Document};
 use super::transport::{self, Answer};
 use crate::github::client::{ApiError, Client};
-use crate::github::model::{Event, PullFacts};
+use crate::github::model::PullFacts;
 use crate::github::reader::{
-    malformed, Comment, CommonReader, ListedItem, MergeReader, Repository, SearchHit, SearchPage,
-    StaleReader,
+    malformed, CommonReader, MergeReader, Repository, SearchHit, SearchPage,
 };
 use crate::github::rest::SEARCH_CAP;
 use crate::item::{ItemRef, RepoRef};
@@ -28,7 +28,6 @@ use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
     WorkflowRun,
 };
-use crate::policy::stale::{Activity, ItemFacts};
 
 /// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
 /// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time, and fewer
@@ -419,32 +418,6 @@ impl CommonReader for GraphqlReader<'_> {
 
     fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
         self.client.server_clock()
-    }
-}
-
-impl StaleReader for GraphqlReader<'_> {
-    fn open_items(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
-        self.open_items_page(repo)
-    }
-
-    fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
-        self.item_facts(item)
-    }
-
-    fn events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
-        self.item_events(item)
-    }
-
-    fn comments_since(
-        &self,
-        item: &ItemRef,
-        since: DateTime<Utc>,
-    ) -> Result<Vec<Comment>, ApiError> {
-        self.item_comments_since(item, since)
-    }
-
-    fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
-        self.item_timeline(item)
     }
 }
 

@@ -308,3 +308,29 @@ impl GraphqlReader<'_> {
         stale_parse::timeline_activity(&self.entries(item, Read::Timeline)?).map_err(malformed)
     }
 }
+
+impl StaleReader for GraphqlReader<'_> {
+    fn open_items(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
+        self.open_items_page(repo)
+    }
+
+    fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        self.item_facts(item)
+    }
+
+    fn events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
+        self.item_events(item)
+    }
+
+    fn comments_since(
+        &self,
+        item: &ItemRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<Comment>, ApiError> {
+        self.item_comments_since(item, since)
+    }
+
+    fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
+        self.item_timeline(item)
+    }
+}

@@ -1,0 +1,172 @@
+//! The failure taxonomy of a request: what a failed read or write is (the item's own, the
+//! harness's, the token's), how an answer that is not a success is classified before retries
+//! decide, and the words the errors are made of (GitHub's own message, a transport failure).
+
+use reqwest::header::HeaderMap;
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use super::http::{Asked, Attempt};
+use super::limits::rate_limit_wait;
+use crate::github::snapshot::Recorded;
+
+/// A failed request, classified.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// The item's own data made the read impossible: 404, 410, 422, a malformed body.
+    #[error("{message}")]
+    Item {
+        status: Option<u16>,
+        message: String,
+    },
+    /// 401, or 403 without rate-limit signs.
+    #[error("{message}")]
+    Auth { status: u16, message: String },
+    /// Not the item's fault, and retries ran out: rate limit, 5xx, timeout, connection.
+    #[error("{message}")]
+    Harness { message: String },
+}
+
+/// A failed write. Never retried.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct WriteError {
+    pub status: Option<u16>,
+    pub message: String,
+    /// True when GitHub may have applied the write (timeout, 5xx, dropped connection).
+    pub outcome_unknown: bool,
+}
+
+impl WriteError {
+    /// GitHub answered the write with a redirect (a transferred issue, a renamed repository).
+    /// The redirect was not followed, so nothing was written anywhere: the item's own failure.
+    pub fn moved(&self) -> bool {
+        !self.outcome_unknown
+            && self
+                .status
+                .is_some_and(|status| (300..400).contains(&status))
+    }
+}
+
+/// What an answer that is not a success means: the token refused, a rate limit (with the wait
+/// GitHub named, or none), a server failure to retry, or the item's own failure (recorded in a
+/// snapshot, as a replay must answer it the same).
+pub(super) fn classify_failure(
+    status: StatusCode,
+    headers: &HeaderMap,
+    text: &str,
+    asked: &Asked,
+) -> Attempt {
+    let Asked {
+        method,
+        key,
+        record,
+        ..
+    } = *asked;
+    let github_says = github_message(text)
+        .map(|m| format!(": {m}"))
+        .unwrap_or_default();
+    let code = status.as_u16();
+    let wait = rate_limit_wait(headers);
+    let rate_limited = wait.is_some() || text.to_ascii_lowercase().contains("rate limit");
+    match code {
+        401 => Attempt::Final(ApiError::Auth {
+            status: code,
+            message: format!("GitHub refused the token (401) for {method} {key}{github_says}"),
+        }),
+        403 | 429 if rate_limited => match wait {
+            Some(wait) => Attempt::Retry {
+                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
+                wait: Some(wait),
+            },
+            None => Attempt::Throttled {
+                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
+            },
+        },
+        403 => Attempt::Final(ApiError::Auth {
+            status: code,
+            message: format!("permission denied (403) for {method} {key}{github_says}"),
+        }),
+        429 => Attempt::Throttled {
+            message: format!("too many requests (429) on {method} {key}"),
+        },
+        500..=599 => Attempt::Retry {
+            message: format!("GitHub answered {code} on {method} {key}"),
+            wait: None,
+        },
+        _ => {
+            if let Some(record) = record {
+                record.borrow_mut().insert(
+                    key,
+                    Recorded {
+                        status: code,
+                        body: serde_json::from_str(text).unwrap_or(Value::Null),
+                        next: None,
+                    },
+                );
+            }
+            Attempt::Final(ApiError::Item {
+                status: Some(code),
+                message: format!("{method} {key} answered {code}{github_says}"),
+            })
+        }
+    }
+}
+
+/// What kind of JSON value an answer held where a list was expected.
+pub(super) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A request that got no answer, in words: timed out, could not connect, or the connection
+/// failed, with the innermost cause.
+pub(super) fn describe_transport(error: &reqwest::Error, url: &str) -> String {
+    let what = if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "could not connect"
+    } else {
+        "connection failed"
+    };
+    // reqwest's own text names the URL, never a header, so the token cannot appear in it.
+    let mut source = std::error::Error::source(error);
+    let mut cause = String::new();
+    while let Some(inner) = source {
+        cause = inner.to_string();
+        source = inner.source();
+    }
+    if cause.is_empty() {
+        format!("GET {url} {what}")
+    } else {
+        format!("request to {url} {what}: {cause}")
+    }
+}
+
+/// GitHub's `message`, with the reasons of a 422's `errors[].message` after it (REST docs,
+/// "Client errors": a validation failure says what was wrong in `errors`).
+pub(super) fn github_message(text: &str) -> Option<String> {
+    let body = serde_json::from_str::<Value>(text).ok()?;
+    let message = body.get("message")?.as_str()?.to_string();
+    let reasons: Vec<&str> = body
+        .get("errors")
+        .and_then(Value::as_array)
+        .map(|errors| {
+            errors
+                .iter()
+                .filter_map(|error| error.get("message").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if reasons.is_empty() {
+        Some(message)
+    } else {
+        Some(format!("{message}: {}", reasons.join("; ")))
+    }
+}

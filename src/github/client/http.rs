@@ -1,0 +1,393 @@
+//! The read loop: one GET asked until it is answered (conditional on the cache, following
+//! redirects on the API host, retried on harness failures with backoff and GitHub's waits),
+//! one attempt's answer read against the deadline and the body cap, `Link` pagination, and a
+//! snapshot's replay of a read.
+
+use std::cell::RefCell;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use reqwest::blocking::Response;
+use reqwest::header::{HeaderMap, AUTHORIZATION};
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use super::cache::fresh_validators;
+use super::errors::{classify_failure, describe_transport, ApiError};
+use super::limits::secondary_wait;
+use super::{bearer, Cached, Client, Mode};
+use crate::github::snapshot::{Recorded, Snapshot};
+
+/// The largest answer a read accepts.
+const MAX_BODY: u64 = 32 << 20;
+
+/// Redirects one read follows on the API host before giving up.
+const MAX_REDIRECTS: u32 = 3;
+
+/// One page of a read.
+pub struct Page {
+    pub body: Value,
+    pub next: Option<String>,
+    /// A fresh answer with validators, to keep for the next run's conditional request.
+    pub(super) fresh: Option<Cached>,
+    /// Set when GitHub redirected the read elsewhere on the API host: the first redirect's
+    /// status and the URL that answered.
+    pub(super) moved: Option<(u16, String)>,
+}
+
+/// Why a single attempt failed, before retries decide.
+pub(super) enum Attempt {
+    Done(Page),
+    Final(ApiError),
+    Retry {
+        message: String,
+        wait: Option<Duration>,
+    },
+    /// A secondary rate limit that names no wait: retried after [`secondary_wait`].
+    Throttled {
+        message: String,
+    },
+}
+
+/// Where one read stands between its tries.
+pub(super) struct Read {
+    /// The URL asked for, under which the answer is cached.
+    pub(super) url: String,
+    /// The URL without the base: the snapshot's key.
+    pub(super) key: String,
+    /// Where the read is asked now: the URL, or where GitHub redirected it on the API host.
+    target: String,
+    /// The validators still good for the target (none once redirected).
+    cached: Option<Cached>,
+    first_redirect: Option<u16>,
+    hops: u32,
+}
+
+/// What one attempt asked, for reading and classifying its answer.
+#[derive(Clone, Copy)]
+pub(super) struct Asked<'a> {
+    pub(super) method: &'a str,
+    pub(super) url: &'a str,
+    pub(super) key: &'a str,
+    pub(super) base: &'a str,
+    /// The snapshot being recorded, when an answer is to be kept in it.
+    pub(super) record: Option<&'a RefCell<Snapshot>>,
+}
+
+/// A response body read against the request's deadline: past it, the next read fails as a
+/// timeout however steadily the bytes trickle in.
+pub(super) struct Deadline {
+    pub(super) inner: Response,
+    pub(super) deadline: Instant,
+}
+
+impl std::io::Read for Deadline {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if Instant::now() > self.deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the answer took longer than timeout_seconds",
+            ));
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl Client {
+    /// One page of a read, asked until it is answered or the retries are spent.
+    pub(super) fn get_page(&self, path: &str) -> Result<Page, ApiError> {
+        let url = self.url(path);
+        let key = self.key(&url);
+        let (http, token, record) = match &self.mode {
+            Mode::Replay(snapshot) => return replay(snapshot, &key),
+            Mode::Live {
+                http,
+                token,
+                record,
+            } => (http, token, record.as_ref()),
+        };
+        if !self.on_api_host(&url) {
+            return Err(self.off_host_error(&url, &format!("the next page's URL {url}")));
+        }
+        let mut read = Read {
+            cached: self.cached_for(&url),
+            target: url.clone(),
+            url,
+            key,
+            first_redirect: None,
+            hops: 0,
+        };
+        let mut attempt = 0;
+        loop {
+            self.before_request(&read.target)?;
+            self.requests.set(self.requests.get() + 1);
+            let request = http.get(&read.target).header(AUTHORIZATION, bearer(token));
+            let request = self.conditional(request, read.cached.as_ref());
+            let deadline = Instant::now() + self.timeout;
+            let outcome = match request.send() {
+                Ok(response) => {
+                    self.note_limits(response.headers());
+                    match self.answer(&mut read, response, deadline, record) {
+                        Some(outcome) => outcome,
+                        None => continue,
+                    }
+                }
+                Err(error) => {
+                    self.log("GET", &read.url, None);
+                    Attempt::Retry {
+                        message: describe_transport(&error, &read.url),
+                        wait: None,
+                    }
+                }
+            };
+            let (message, wait) = match outcome {
+                Attempt::Done(page) => return Ok(self.finish_read(&read, page)),
+                Attempt::Final(error) => return Err(error),
+                Attempt::Retry { message, wait } => (message, wait),
+                Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
+            };
+            thread::sleep(self.retry_wait(attempt, message, wait)?);
+            attempt += 1;
+        }
+    }
+
+    /// What one answer to a read means: a 304 served from the cache, a redirect (`None` when
+    /// it is followed, to ask again at once), or an answer read and classified.
+    fn answer(
+        &self,
+        read: &mut Read,
+        response: Response,
+        deadline: Instant,
+        record: Option<&RefCell<Snapshot>>,
+    ) -> Option<Attempt> {
+        let status = response.status();
+        if status == StatusCode::NOT_MODIFIED {
+            if let Some(cached) = &read.cached {
+                return Some(self.answer_from_cache(read, cached, response.headers(), record));
+            }
+        }
+        if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
+            return self.follow_redirect(read, &response);
+        }
+        self.log("GET", &read.target, Some(status));
+        let asked = Asked {
+            method: "GET",
+            url: &read.target,
+            key: &read.key,
+            base: &self.base,
+            record,
+        };
+        let body = Deadline {
+            inner: response,
+            deadline,
+        };
+        Some(read_attempt(body, status, &asked))
+    }
+
+    /// Follows a redirect on the API host (`None`: ask the new target), or the item failure
+    /// when it leads elsewhere, nowhere, or too far.
+    fn follow_redirect(&self, read: &mut Read, response: &Response) -> Option<Attempt> {
+        let status = response.status();
+        self.log("GET", &read.target, Some(status));
+        match self.redirect_target(&read.target, &read.key, response) {
+            Ok(_) if read.hops >= MAX_REDIRECTS => Some(Attempt::Final(ApiError::Item {
+                status: Some(status.as_u16()),
+                message: format!(
+                    "GET {} redirected more than {MAX_REDIRECTS} times",
+                    read.key
+                ),
+            })),
+            Ok(next) => {
+                read.hops += 1;
+                read.first_redirect.get_or_insert(status.as_u16());
+                read.target = next;
+                // The validators were for the old address.
+                read.cached = None;
+                None
+            }
+            Err(error) => Some(Attempt::Final(error)),
+        }
+    }
+
+    /// A page as answered: marked moved when a redirect led to another resource, else its
+    /// fresh validators kept.
+    fn finish_read(&self, read: &Read, mut page: Page) -> Page {
+        let moved = read
+            .first_redirect
+            .filter(|_| !self.key(&read.target).eq_ignore_ascii_case(&read.key))
+            .map(|status| (status, read.target.clone()));
+        if moved.is_some() {
+            page.moved = moved;
+        } else {
+            self.keep_fresh(&read.url, &page);
+        }
+        page
+    }
+
+    /// How long to wait before retrying a read that failed on its try `attempt` (0 for the
+    /// first), or the harness failure when the retries are spent or GitHub asks for a longer
+    /// wait than the run may make.
+    pub(in crate::github) fn retry_wait(
+        &self,
+        attempt: u32,
+        message: String,
+        wait: Option<Duration>,
+    ) -> Result<Duration, ApiError> {
+        if attempt >= self.retry.retries {
+            let tries = attempt + 1;
+            return Err(ApiError::Harness {
+                message: format!("{message} (gave up after {tries} tries)"),
+            });
+        }
+        if let Some(asked) = wait.filter(|asked| *asked > self.retry.max_wait) {
+            return Err(ApiError::Harness {
+                message: format!(
+                    "{message}; GitHub asks to wait {}s, more than the {}s this run may wait (max_retry_wait_seconds)",
+                    asked.as_secs(),
+                    self.retry.max_wait.as_secs()
+                ),
+            });
+        }
+        let backoff = self.retry.backoff * 2u32.saturating_pow(attempt);
+        Ok(wait.unwrap_or_default().max(backoff))
+    }
+}
+
+/// One attempt's answer, read and classified: a page, or why not. A body cut off is retried;
+/// one past the cap is not an answer to read.
+pub(super) fn read_attempt(response: Deadline, status: StatusCode, asked: &Asked) -> Attempt {
+    let Asked {
+        method, url, key, ..
+    } = *asked;
+    let headers = response.inner.headers().clone();
+    let bytes = match read_capped(response) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            return Attempt::Retry {
+                message: format!(
+                    "{method} {url} answered {status} but the body was cut off: {error}"
+                ),
+                wait: None,
+            }
+        }
+    };
+    if bytes.len() as u64 > MAX_BODY {
+        return Attempt::Final(ApiError::Item {
+            status: Some(status.as_u16()),
+            message: format!(
+                "{method} {key} answered more than {} MiB; not read",
+                MAX_BODY >> 20
+            ),
+        });
+    }
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    if status.is_success() {
+        return read_success(text, status, &headers, asked);
+    }
+    classify_failure(status, &headers, &text, asked)
+}
+
+/// The body's bytes, read no further than one past the cap: a page of 100 items is well under
+/// a megabyte, and anything past the cap is not an answer to read into memory, whatever the
+/// server says.
+fn read_capped(response: Deadline) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(response, MAX_BODY + 1), &mut bytes)?;
+    Ok(bytes)
+}
+
+/// A successful answer: its JSON (a malformed body is the item's failure), recorded in a
+/// snapshot when recording, with its next page and validators.
+fn read_success(text: String, status: StatusCode, headers: &HeaderMap, asked: &Asked) -> Attempt {
+    let Asked {
+        method,
+        key,
+        base,
+        record,
+        ..
+    } = *asked;
+    let next = next_link(headers);
+    let body: Value = match serde_json::from_str(&text) {
+        Ok(body) => body,
+        Err(error) => {
+            return Attempt::Final(ApiError::Item {
+                status: Some(status.as_u16()),
+                message: format!("{method} {key} answered a malformed body: {error}"),
+            })
+        }
+    };
+    if let Some(record) = record {
+        let next_key = next
+            .as_deref()
+            .map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
+        record.borrow_mut().insert(
+            key,
+            Recorded {
+                status: status.as_u16(),
+                body: body.clone(),
+                next: next_key,
+            },
+        );
+    }
+    let fresh = fresh_validators(headers, &text, next.as_ref());
+    Attempt::Done(Page {
+        body,
+        next,
+        fresh,
+        moved: None,
+    })
+}
+
+/// The `rel="next"` URL of a `Link` header.
+fn next_link(headers: &HeaderMap) -> Option<String> {
+    let link = headers.get(reqwest::header::LINK)?.to_str().ok()?;
+    link.split(',').find_map(|part| {
+        let (url, params) = part.split_once(';')?;
+        let is_next = params
+            .split(';')
+            .any(|param| param.trim().replace(' ', "") == "rel=\"next\"");
+        let url = url.trim().strip_prefix('<')?.strip_suffix('>')?;
+        is_next.then(|| url.to_string())
+    })
+}
+
+/// A read answered from a snapshot, as it was recorded.
+fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
+    let Some(recorded) = snapshot.get(key) else {
+        return Err(ApiError::Item {
+            status: None,
+            message: format!("the snapshot holds no answer for GET {key}"),
+        });
+    };
+    if (200..300).contains(&recorded.status) {
+        return Ok(Page {
+            body: recorded.body.clone(),
+            next: recorded.next.clone(),
+            fresh: None,
+            moved: None,
+        });
+    }
+    Err(ApiError::Item {
+        status: Some(recorded.status),
+        message: format!("GET {key} answered {} (from the snapshot)", recorded.status),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn finds_the_next_link_among_others() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            reqwest::header::LINK,
+            HeaderValue::from_static(
+                "<https://x/y?page=1>; rel=\"prev\", <https://x/y?page=3>; rel=\"next\", <https://x/y?page=9>; rel=\"last\"",
+            ),
+        );
+        assert_eq!(next_link(&headers).as_deref(), Some("https://x/y?page=3"));
+        assert_eq!(next_link(&HeaderMap::new()), None);
+    }
+}

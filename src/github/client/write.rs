@@ -1,0 +1,131 @@
+//! Writes: each sent exactly once, whatever happens, never retried and never redirected; what
+//! GitHub answered (its clock, for the journal) or why the write failed, and whether it may
+//! have been applied all the same.
+
+use reqwest::blocking::Response;
+use reqwest::header::AUTHORIZATION;
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+use super::errors::{describe_transport, github_message, WriteError};
+use super::limits::github_date;
+use super::{bearer, Client, Mode};
+use chrono::{DateTime, Utc};
+
+/// What a write answered: GitHub's clock when it answered.
+pub struct Written {
+    pub server_date: Option<DateTime<Utc>>,
+}
+
+impl Client {
+    /// Sends one write, once. The caller journals the intent before and the outcome after.
+    pub fn write(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Written, WriteError> {
+        let url = self.url(path);
+        let (http, token) = match &self.mode {
+            Mode::Replay(_) => {
+                return Err(WriteError {
+                    status: None,
+                    message: "a snapshot run never writes".into(),
+                    outcome_unknown: false,
+                })
+            }
+            Mode::Live { http, token, .. } => (http, token),
+        };
+        self.requests.set(self.requests.get() + 1);
+        let mut request = http
+            .request(method.clone(), &url)
+            .header(AUTHORIZATION, bearer(token));
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = match request.send() {
+            Ok(response) => response,
+            Err(error) => {
+                self.log(method.as_str(), &url, None);
+                return Err(WriteError {
+                    status: None,
+                    message: format!(
+                        "{}; the write may or may not have been applied",
+                        describe_transport(&error, &url)
+                    ),
+                    outcome_unknown: true,
+                });
+            }
+        };
+        let status = response.status();
+        self.log(method.as_str(), &url, Some(status));
+        self.note_limits(response.headers());
+        if status.is_redirection() {
+            return Err(self.moved_write(&method, &url, &response));
+        }
+        self.written(&method, &url, status, response)
+    }
+
+    /// What a write's answer says: written (with GitHub's clock), or the failure, unknown in
+    /// outcome when the body was lost or GitHub failed on its side.
+    fn written(
+        &self,
+        method: &Method,
+        url: &str,
+        status: StatusCode,
+        response: Response,
+    ) -> Result<Written, WriteError> {
+        let server_date = github_date(response.headers());
+        let text = match response.text() {
+            Ok(text) => text,
+            Err(error) => {
+                return Err(WriteError {
+                    status: Some(status.as_u16()),
+                    message: format!(
+                        "{method} {} answered {status} but the body was lost: {error}",
+                        self.key(url)
+                    ),
+                    outcome_unknown: true,
+                })
+            }
+        };
+        if status.is_success() {
+            return Ok(Written { server_date });
+        }
+        Err(WriteError {
+            status: Some(status.as_u16()),
+            message: format!(
+                "{method} {} answered {status}{}",
+                self.key(url),
+                github_message(&text)
+                    .map(|m| format!(": {m}"))
+                    .unwrap_or_default()
+            ),
+            outcome_unknown: status.is_server_error(),
+        })
+    }
+
+    /// A write GitHub answered with a redirect: not followed, so not written anywhere.
+    fn moved_write(&self, method: &Method, url: &str, response: &Response) -> WriteError {
+        let status = response.status();
+        let target = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|location| reqwest::Url::parse(url).ok()?.join(location).ok())
+            .map(|target| target.to_string());
+        let name = match &target {
+            Some(target) if self.on_api_host(target) => self.name_location(target),
+            Some(target) => target.clone(),
+            None => "an address GitHub did not give".to_string(),
+        };
+        WriteError {
+            status: Some(status.as_u16()),
+            message: format!(
+                "{method} {} answered {status}: moved to {name}; not sent there",
+                self.key(url)
+            ),
+            outcome_unknown: false,
+        }
+    }
+}
