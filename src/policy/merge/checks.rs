@@ -182,7 +182,9 @@ fn age(duration: Duration) -> String {
     }
 }
 
-/// Whether the head is green; `Ok` carries what was ignored, for the reason in words.
+/// Whether the head is green; `Ok` carries what was ignored, for the reason in words. The
+/// steps in their order: the newest run of each name per group, then the suites (what their
+/// runs do not show), the checks the branch's rules require, and the commit statuses.
 pub fn green(
     checks: &Checks,
     head_sha: &str,
@@ -191,6 +193,19 @@ pub fn green(
     orphan: Duration,
 ) -> Result<Vec<String>, String> {
     let head = short(head_sha);
+    let newest = newest_runs(checks);
+    let passed = judge_runs(checks, &newest, skipped, head)?;
+    let ignored = judge_suites(checks, head, now, orphan)?;
+    required_present(checks, &newest, head)?;
+    judge_statuses(&checks.statuses, head)?;
+    if passed == 0 && checks.statuses.total == 0 {
+        return Err(format!("no check has passed on {head}"));
+    }
+    Ok(ignored)
+}
+
+/// The newest run (by start, then id) of each name in each group, sorted by name and group.
+fn newest_runs(checks: &Checks) -> Vec<(Group, &CheckRun)> {
     let mut newest: Vec<(Group, &CheckRun)> = Vec::new();
     for run in &checks.runs {
         let group = group_of(checks, run);
@@ -207,28 +222,46 @@ pub fn green(
         }
     }
     newest.sort_by(|a, b| (&a.1.name, &a.0).cmp(&(&b.1.name, &b.0)));
-    // A name kept in more than one group is named with its workflow (or suite).
-    let label = |group: &Group, run: &CheckRun| {
-        let shared = newest
-            .iter()
-            .filter(|(_, other)| other.name == run.name)
-            .count()
-            > 1;
-        if !shared {
-            return format!("check `{}`", run.name);
-        }
-        match workflow_of(checks, run.suite_id) {
-            Some(workflow) => format!("check `{}` (workflow `{}`)", run.name, workflow.name),
-            None => match (&group.app, group.suite) {
-                (_, Some(suite)) => format!("check `{}` (check suite {suite})", run.name),
-                (Some(app), None) => format!("check `{}` (app `{app}`)", run.name),
-                (None, None) => format!("check `{}`", run.name),
-            },
-        }
-    };
+    newest
+}
+
+/// How a run is named in a reason: a name kept in more than one group is named with its
+/// workflow (or suite, or app).
+fn run_label(
+    checks: &Checks,
+    newest: &[(Group, &CheckRun)],
+    group: &Group,
+    run: &CheckRun,
+) -> String {
+    let shared = newest
+        .iter()
+        .filter(|(_, other)| other.name == run.name)
+        .count()
+        > 1;
+    if !shared {
+        return format!("check `{}`", run.name);
+    }
+    match workflow_of(checks, run.suite_id) {
+        Some(workflow) => format!("check `{}` (workflow `{}`)", run.name, workflow.name),
+        None => match (&group.app, group.suite) {
+            (_, Some(suite)) => format!("check `{}` (check suite {suite})", run.name),
+            (Some(app), None) => format!("check `{}` (app `{app}`)", run.name),
+            (None, None) => format!("check `{}`", run.name),
+        },
+    }
+}
+
+/// Each newest run must be completed and pass (a skipped or neutral one counts as `skipped`
+/// says); `Ok` carries how many passed.
+fn judge_runs(
+    checks: &Checks,
+    newest: &[(Group, &CheckRun)],
+    skipped: SkippedCountsAs,
+    head: &str,
+) -> Result<usize, String> {
     let mut passed = 0;
-    for (group, run) in &newest {
-        let name = label(group, run);
+    for (group, run) in newest {
+        let name = run_label(checks, newest, group, run);
         if run.status != "completed" {
             return Err(format!(
                 "{name} is {} on {head}",
@@ -251,77 +284,123 @@ pub fn green(
             None => return Err(format!("{name} has no conclusion on {head}")),
         }
     }
-    // The suites: what their runs do not show.
+    Ok(passed)
+}
+
+/// The suites, in the order of their ids: what their runs do not show. `Ok` carries the
+/// orphans ignored, in words.
+fn judge_suites(
+    checks: &Checks,
+    head: &str,
+    now: DateTime<Utc>,
+    orphan: Duration,
+) -> Result<Vec<String>, String> {
     let mut ignored = Vec::new();
     let mut suites: Vec<&CheckSuite> = checks.suites.iter().collect();
     suites.sort_by_key(|suite| suite.id);
     for suite in suites {
         let name = suite_label(checks, suite);
-        let conclusion = suite.conclusion.as_deref().unwrap_or_default();
         if suite.status == "completed" {
-            if conclusion == "action_required" {
-                return Err(format!(
-                    "{name} waits for a maintainer's approval to run on {head} (its check suite concluded action_required)"
-                ));
-            }
-            if suite.runs == 0
-                && matches!(
-                    conclusion,
-                    "failure" | "cancelled" | "timed_out" | "startup_failure"
-                )
-            {
-                return Err(format!(
-                    "{name} ended {conclusion} with no check runs on {head}"
-                ));
-            }
-            continue;
+            judge_completed_suite(suite, &name, head)?;
+        } else {
+            ignored.push(judge_unfinished_suite(
+                checks, suite, &name, head, now, orphan,
+            )?);
         }
-        let status = suite.status.replace('_', " ");
-        if suite.runs > 0 || !unfinished(&suite.status) {
-            return Err(format!("{name} is {status} on {head}"));
-        }
-        let waited = suite.created_at.map(|at| now - at);
-        match waited {
-            Some(waited) if waited >= orphan => {}
-            _ => {
-                return Err(format!(
-                    "{name} is {status} with no runs yet on {head} (ignored once {} old)",
-                    age(orphan)
-                ))
-            }
-        }
-        if suite.app == ACTIONS_APP {
-            match &checks.workflows {
-                None => {
-                    return Err(format!(
-                        "{name} is {status} with no runs on {head}, and its workflow run was not read"
-                    ))
-                }
-                Some(Err(why)) => {
-                    return Err(format!(
-                        "{name} is {status} with no runs on {head}, and whether its workflow run still waits cannot be read: {why}"
-                    ))
-                }
-                Some(Ok(_)) => {
-                    if let Some(run) = workflow_of(checks, Some(suite.id))
-                        .filter(|run| unfinished(&run.status))
-                    {
-                        return Err(format!(
-                            "workflow `{}` is {} on {head}: its run has no jobs yet (a concurrency group, or an approval, holds it)",
-                            run.name,
-                            run.status.replace('_', " ")
-                        ));
-                    }
-                }
-            }
-        }
-        ignored.push(format!(
-            "ignored {name}, {status} with no runs for {}",
-            age(waited.unwrap_or(orphan))
+    }
+    Ok(ignored)
+}
+
+/// A completed suite fails the head when it waits for a maintainer's approval (a fork's
+/// workflow), or when it failed without any run to show it.
+fn judge_completed_suite(suite: &CheckSuite, name: &str, head: &str) -> Result<(), String> {
+    let conclusion = suite.conclusion.as_deref().unwrap_or_default();
+    if conclusion == "action_required" {
+        return Err(format!(
+            "{name} waits for a maintainer's approval to run on {head} (its check suite concluded action_required)"
         ));
     }
-    // The checks the branch's rules require: each present on the head (its result is judged
-    // above, with the rest).
+    if suite.runs == 0
+        && matches!(
+            conclusion,
+            "failure" | "cancelled" | "timed_out" | "startup_failure"
+        )
+    {
+        return Err(format!(
+            "{name} ended {conclusion} with no check runs on {head}"
+        ));
+    }
+    Ok(())
+}
+
+/// A suite that is not done keeps the head from green, unless it is an orphan: queued with no
+/// runs for at least `orphan`, and (for GitHub Actions) with a workflow run known not to wait.
+/// `Ok` carries the note that it was ignored.
+fn judge_unfinished_suite(
+    checks: &Checks,
+    suite: &CheckSuite,
+    name: &str,
+    head: &str,
+    now: DateTime<Utc>,
+    orphan: Duration,
+) -> Result<String, String> {
+    let status = suite.status.replace('_', " ");
+    if suite.runs > 0 || !unfinished(&suite.status) {
+        return Err(format!("{name} is {status} on {head}"));
+    }
+    let waited = suite.created_at.map(|at| now - at);
+    match waited {
+        Some(waited) if waited >= orphan => {}
+        _ => {
+            return Err(format!(
+                "{name} is {status} with no runs yet on {head} (ignored once {} old)",
+                age(orphan)
+            ))
+        }
+    }
+    if suite.app == ACTIONS_APP {
+        workflow_run_done(checks, suite, name, &status, head)?;
+    }
+    Ok(format!(
+        "ignored {name}, {status} with no runs for {}",
+        age(waited.unwrap_or(orphan))
+    ))
+}
+
+/// An Actions suite with no runs is ignored only when its workflow run was read and does not
+/// wait (a concurrency group or an approval can hold a run with no jobs for long).
+fn workflow_run_done(
+    checks: &Checks,
+    suite: &CheckSuite,
+    name: &str,
+    status: &str,
+    head: &str,
+) -> Result<(), String> {
+    match &checks.workflows {
+        None => Err(format!(
+            "{name} is {status} with no runs on {head}, and its workflow run was not read"
+        )),
+        Some(Err(why)) => Err(format!(
+            "{name} is {status} with no runs on {head}, and whether its workflow run still waits cannot be read: {why}"
+        )),
+        Some(Ok(_)) => match workflow_of(checks, Some(suite.id)).filter(|run| unfinished(&run.status)) {
+            Some(run) => Err(format!(
+                "workflow `{}` is {} on {head}: its run has no jobs yet (a concurrency group, or an approval, holds it)",
+                run.name,
+                run.status.replace('_', " ")
+            )),
+            None => Ok(()),
+        },
+    }
+}
+
+/// The checks the branch's rules require: each present on the head, as a check run or a
+/// commit status (its result is judged with the rest).
+fn required_present(
+    checks: &Checks,
+    newest: &[(Group, &CheckRun)],
+    head: &str,
+) -> Result<(), String> {
     for required in &checks.required {
         let present = newest.iter().any(|(_, run)| &run.name == required)
             || checks
@@ -336,28 +415,30 @@ pub fn green(
             ));
         }
     }
-    // Commit statuses: the combined state covers every context, past any page.
-    let statuses = &checks.statuses;
-    if statuses.total > 0 {
-        for status in &statuses.statuses {
-            if status.state != "success" {
-                return Err(format!(
-                    "status `{}` is {} on {head}",
-                    status.context, status.state
-                ));
-            }
-        }
-        if statuses.state != "success" {
+    Ok(())
+}
+
+/// Commit statuses: each read must be success, and the combined state covers every context,
+/// past any page. No status at all (GitHub then says `pending`) is not a failure.
+fn judge_statuses(statuses: &Statuses, head: &str) -> Result<(), String> {
+    if statuses.total == 0 {
+        return Ok(());
+    }
+    for status in &statuses.statuses {
+        if status.state != "success" {
             return Err(format!(
-                "the combined commit status is {} on {head}",
-                statuses.state
+                "status `{}` is {} on {head}",
+                status.context, status.state
             ));
         }
     }
-    if passed == 0 && statuses.total == 0 {
-        return Err(format!("no check has passed on {head}"));
+    if statuses.state != "success" {
+        return Err(format!(
+            "the combined commit status is {} on {head}",
+            statuses.state
+        ));
     }
-    Ok(ignored)
+    Ok(())
 }
 
 fn describe(conclusion: &str) -> String {

@@ -1,4 +1,4 @@
-//! Unit tests of the sweep's timing and attempt budget, with properties over the backoff.
+//! Unit tests of the sweep's timing, attempt budget and guard, with properties over the guard.
 
 use super::*;
 use chrono::TimeZone;
