@@ -220,17 +220,70 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
+/// The recap of a run: each item of the pool by what became of it, the failure budget's
+/// verdict, the rerun line for what is left and the exit code.
 pub fn build(facts: RunFacts<'_>) -> Recap {
-    let mut completed = Vec::new();
-    let mut failed = Vec::new();
-    let mut unfinished = Vec::new();
-    let mut reasons: BTreeSet<String> = BTreeSet::new();
-    let mut rerun_items = BTreeSet::new();
+    let sorted = sort_outcomes(&facts);
+    let unfinished_reason = (!sorted.reasons.is_empty())
+        .then(|| sorted.reasons.into_iter().collect::<Vec<_>>().join("; "));
+    let budget = (sorted.read_failures > 0).then(|| BudgetReport {
+        value: facts.budget.to_string(),
+        allowed: facts.budget.allowed(facts.pool.len()),
+        failures: sorted.read_failures,
+    });
+    let (rerun, rerun_file) = rerun_line(&facts, &sorted.rerun_items);
+    let exit_code = exit_code(&facts, !sorted.failed.is_empty());
+    Recap {
+        schema: SCHEMA,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at: None,
+        finished_at: None,
+        run_id: facts.run_id,
+        command: facts.command.to_string(),
+        web_url: String::new(),
+        dry_run: facts.dry_run,
+        stopped: facts.stopped,
+        stop_detail: facts.stop_detail,
+        completed: sorted.completed,
+        failed: sorted.failed,
+        unfinished: sorted.unfinished,
+        unfinished_reason,
+        budget,
+        planned: facts.planned,
+        rerun,
+        rerun_file,
+        exit_code,
+        notes: Vec::new(),
+        counters: None,
+        links: BTreeMap::new(),
+    }
+}
+
+/// The pool's items by what became of them, in the pool's order, with the reasons items were
+/// left unfinished and the items a rerun needs (the unfinished and those whose read failed).
+struct Sorted {
+    completed: Vec<Completed>,
+    failed: Vec<Failed>,
+    unfinished: Vec<String>,
+    reasons: BTreeSet<String>,
+    rerun_items: BTreeSet<ItemRef>,
+    read_failures: u64,
+}
+
+/// An item with no outcome was not reached (or was stopped with the run, for the stop's reason).
+fn sort_outcomes(facts: &RunFacts<'_>) -> Sorted {
+    let mut sorted = Sorted {
+        completed: Vec::new(),
+        failed: Vec::new(),
+        unfinished: Vec::new(),
+        reasons: BTreeSet::new(),
+        rerun_items: BTreeSet::new(),
+        read_failures: 0,
+    };
     let default_reason = facts
         .stopped
         .map(|stop| stop.unfinished_reason().to_string())
         .unwrap_or_else(|| "not reached".to_string());
-    let mut read_failures = 0;
     for item in facts.pool {
         let outcome = facts
             .outcomes
@@ -243,13 +296,13 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
             Outcome::Completed {
                 disposition,
                 detail,
-            } => completed.push(Completed {
+            } => sorted.completed.push(Completed {
                 item: item.to_string(),
                 disposition: disposition.to_string(),
                 detail,
                 writes: Vec::new(),
             }),
-            Outcome::Changed { now, detail } => completed.push(Completed {
+            Outcome::Changed { now, detail } => sorted.completed.push(Completed {
                 item: item.to_string(),
                 disposition: disposition::changed_since_read(&now),
                 detail,
@@ -257,52 +310,59 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
             }),
             Outcome::Failed { phase, reason } => {
                 if phase == Phase::Read {
-                    read_failures += 1;
-                    rerun_items.insert(item.clone());
+                    sorted.read_failures += 1;
+                    sorted.rerun_items.insert(item.clone());
                 }
-                failed.push(Failed {
+                sorted.failed.push(Failed {
                     item: item.to_string(),
                     phase,
                     reason,
                 });
             }
             Outcome::Unfinished { reason } => {
-                reasons.insert(reason);
-                rerun_items.insert(item.clone());
-                unfinished.push(item.to_string());
+                sorted.reasons.insert(reason);
+                sorted.rerun_items.insert(item.clone());
+                sorted.unfinished.push(item.to_string());
             }
         }
     }
-    let unfinished_reason =
-        (!reasons.is_empty()).then(|| reasons.into_iter().collect::<Vec<_>>().join("; "));
-    let budget = (read_failures > 0).then(|| BudgetReport {
-        value: facts.budget.to_string(),
-        allowed: facts.budget.allowed(facts.pool.len()),
-        failures: read_failures,
-    });
-    let mut rerun_file = None;
-    let rerun = if !facts.pool_complete {
-        Some(facts.rerun_prefix.to_string())
+    sorted
+}
+
+/// The rerun line: the whole command again when the pool could not be read, else the command
+/// with `--only` and the items left (from a file, `--only @FILE`, past [`LONG_SELECTOR`]).
+fn rerun_line(
+    facts: &RunFacts<'_>,
+    items: &BTreeSet<ItemRef>,
+) -> (Option<String>, Option<RerunFile>) {
+    if !facts.pool_complete {
+        return (Some(facts.rerun_prefix.to_string()), None);
+    }
+    if items.is_empty() {
+        return (None, None);
+    }
+    let selector = selector::format(items);
+    if selector.len() > LONG_SELECTOR {
+        let line = format!(
+            "{} --only {}",
+            facts.rerun_prefix,
+            shell_quote(&format!("@{}", facts.rerun_file_path))
+        );
+        let file = RerunFile {
+            path: facts.rerun_file_path.to_string(),
+            selector,
+        };
+        (Some(line), Some(file))
     } else {
-        (!rerun_items.is_empty()).then(|| {
-            let selector = selector::format(&rerun_items);
-            if selector.len() > LONG_SELECTOR {
-                let line = format!(
-                    "{} --only {}",
-                    facts.rerun_prefix,
-                    shell_quote(&format!("@{}", facts.rerun_file_path))
-                );
-                rerun_file = Some(RerunFile {
-                    path: facts.rerun_file_path.to_string(),
-                    selector,
-                });
-                line
-            } else {
-                format!("{} --only {}", facts.rerun_prefix, shell_quote(&selector))
-            }
-        })
-    };
-    let exit_code = facts.exit_override.unwrap_or(match facts.stopped {
+        let line = format!("{} --only {}", facts.rerun_prefix, shell_quote(&selector));
+        (Some(line), None)
+    }
+}
+
+/// The exit code: an error's own code when the run ended on one, else the stop's, else what
+/// the items say.
+fn exit_code(facts: &RunFacts<'_>, any_failed: bool) -> i32 {
+    facts.exit_override.unwrap_or(match facts.stopped {
         Some(Stop::BudgetExhausted) => crate::exit::BUDGET_EXHAUSTED,
         Some(Stop::WriteFailed) => crate::exit::WRITE_FAILED,
         Some(Stop::HarnessOutage) => crate::exit::HARNESS_OUTAGE,
@@ -313,33 +373,9 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         Some(Stop::Interrupted) => crate::exit::INTERRUPTED,
         // A write of unknown outcome from an earlier run still blocks its item.
         None if facts.unknown_writes => crate::exit::WRITE_FAILED,
-        None if !failed.is_empty() => crate::exit::ITEM_FAILURES,
+        None if any_failed => crate::exit::ITEM_FAILURES,
         None => crate::exit::SUCCESS,
-    });
-    Recap {
-        schema: SCHEMA,
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        started_at: None,
-        finished_at: None,
-        run_id: facts.run_id,
-        command: facts.command.to_string(),
-        web_url: String::new(),
-        dry_run: facts.dry_run,
-        stopped: facts.stopped,
-        stop_detail: facts.stop_detail,
-        completed,
-        failed,
-        unfinished,
-        unfinished_reason,
-        budget,
-        planned: facts.planned,
-        rerun,
-        rerun_file,
-        exit_code,
-        notes: Vec::new(),
-        counters: None,
-        links: BTreeMap::new(),
-    }
+    })
 }
 
 #[cfg(test)]
