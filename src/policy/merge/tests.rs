@@ -499,3 +499,132 @@ fn each_405_is_told_apart() {
     assert!(refusal("Base branch was modified. Review and try the merge again.").1);
     assert!(refusal("Pull Request is not mergeable").1);
 }
+
+#[test]
+fn green_since_is_the_newest_completion() {
+    let pending = CheckRun {
+        status: "in_progress".into(),
+        completed_at: None,
+        ..run("e2e", "success", 9)
+    };
+    let runs = vec![
+        run("lint", "success", 5),
+        pending,
+        run("test", "success", 1),
+    ];
+    assert_eq!(green_since(&runs), Some(now() + Duration::minutes(6)));
+    assert_eq!(green_since(&runs[1..2]), None);
+}
+
+#[test]
+fn workflow_runs_are_read_only_when_needed() {
+    let needs = |suites: &[CheckSuite]| needs_workflow_runs(suites, now(), Duration::hours(1));
+    // One Actions suite, done, or queued with runs, or queued but young: no need.
+    assert!(!needs(&[suite(
+        1,
+        ACTIONS_APP,
+        "completed",
+        Some("success"),
+        1,
+        300
+    )]));
+    assert!(!needs(&[suite(
+        1,
+        ACTIONS_APP,
+        "completed",
+        Some("success"),
+        0,
+        300
+    )]));
+    assert!(!needs(&[suite(1, ACTIONS_APP, "queued", None, 1, 300)]));
+    assert!(!needs(&[suite(1, ACTIONS_APP, "queued", None, 0, 30)]));
+    // An old orphan of another app is ignored without them.
+    assert!(!needs(&[suite(1, "codecov", "queued", None, 0, 300)]));
+    assert!(needs(&[suite(1, ACTIONS_APP, "queued", None, 0, 300)]));
+}
+
+#[test]
+fn a_name_is_qualified_only_when_two_groups_share_it() {
+    let mut head = checks(vec![in_suite(1, "circleci", run("lint", "failure", 0))]);
+    head.suites = vec![suite(1, "circleci", "completed", Some("failure"), 1, 10)];
+    assert_eq!(
+        judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+        "check `lint` failed on abc"
+    );
+    // Two apps, one suite each, both with a `build`: named by app. A run that does not say its
+    // app has its suite's.
+    let unnamed = |suite_id: u64, run: CheckRun| CheckRun {
+        suite_id: Some(suite_id),
+        ..run
+    };
+    let mut head = checks(vec![
+        unnamed(1, run("build", "success", 0)),
+        unnamed(2, run("build", "failure", 1)),
+    ]);
+    head.suites = vec![
+        suite(1, "circleci", "completed", Some("success"), 1, 10),
+        suite(2, "travis", "completed", Some("failure"), 1, 10),
+    ];
+    assert_eq!(
+        judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+        "check `build` (app `travis`) failed on abc"
+    );
+}
+
+#[test]
+fn each_conclusion_is_told_in_words() {
+    for (conclusion, words) in [
+        ("cancelled", "was cancelled"),
+        ("timed_out", "timed out"),
+        ("action_required", "needs action"),
+        ("stale", "ended stale"),
+    ] {
+        assert_eq!(
+            judge(
+                &checks(vec![run("ci", conclusion, 0)]),
+                SkippedCountsAs::Excluded
+            )
+            .unwrap_err(),
+            format!("check `ci` {words} on abc")
+        );
+    }
+    assert_eq!(
+        judge(
+            &checks(vec![run("ci", "neutral", 0), run("t", "success", 1)]),
+            SkippedCountsAs::Failure
+        )
+        .unwrap_err(),
+        "check `ci` was neutral on abc"
+    );
+}
+
+#[test]
+fn a_completed_suite_is_judged_by_its_runs_unless_it_has_none() {
+    let passing = || checks(vec![in_suite(1, ACTIONS_APP, run("ci", "success", 0))]);
+    let mut head = passing();
+    head.suites = vec![
+        suite(1, ACTIONS_APP, "completed", Some("success"), 1, 10),
+        suite(2, "codecov", "completed", Some("failure"), 0, 10),
+    ];
+    assert_eq!(
+        judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+        "CODECOV's check suite ended failure with no check runs on abc"
+    );
+    // A suite with runs is judged by them; one that passed with none shows nothing.
+    head.suites[1] = suite(2, "codecov", "completed", Some("failure"), 1, 10);
+    assert_eq!(judge(&head, SkippedCountsAs::Excluded), Ok(vec![]));
+    head.suites[1] = suite(2, "codecov", "completed", Some("success"), 0, 10);
+    assert_eq!(judge(&head, SkippedCountsAs::Excluded), Ok(vec![]));
+    // A fork's Actions suite is named as GitHub Actions' own.
+    head.suites[1] = suite(2, ACTIONS_APP, "completed", Some("action_required"), 0, 300);
+    assert_eq!(
+        judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+        "GitHub Actions' check suite 2 waits for a maintainer's approval to run on abc (its check suite concluded action_required)"
+    );
+    // A status gh-sweep does not know is not taken for an orphan's: it fails closed.
+    head.suites[1] = suite(2, "codecov", "expected", None, 0, 300);
+    assert_eq!(
+        judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+        "CODECOV's check suite is expected on abc"
+    );
+}

@@ -3,7 +3,7 @@
 use super::*;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
-use crate::policy::write::Write;
+use crate::policy::write::{self, Write};
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap()
@@ -554,4 +554,237 @@ fn future_timestamps_are_kept_and_explained() {
     let decision = decide_default(&facts, None);
     assert_eq!(decision.disposition, Disposition::Keep);
     assert!(decision.reason.contains("future"));
+}
+
+#[test]
+fn the_day_counts_are_reached_on_their_day() {
+    let decision = decide_default(&issue(60), None);
+    assert_eq!(decision.disposition, Disposition::MarkStale);
+    assert_eq!(decision.reason, "idle 60 days >= 60");
+    // Updated this very moment: not in the future, just fresh.
+    assert_eq!(decide_default(&issue(0), None).reason, "idle 0 days < 60");
+    // 0 days: marked at once, closed at once.
+    let at_once = StaleRules {
+        days_before_stale: 0,
+        days_before_close: 0,
+        ..StaleRules::default()
+    };
+    assert_eq!(
+        decide(&issue(0), None, &at_once, None, now())
+            .unwrap()
+            .disposition,
+        Disposition::MarkStale
+    );
+    let decision = decide(
+        &stale(issue(0)),
+        Some(&history(0, vec![])),
+        &at_once,
+        None,
+        now(),
+    )
+    .unwrap();
+    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.reason, "stale for 0 days >= 0");
+    let decision = decide_default(&stale(issue(7)), Some(&history(7, vec![])));
+    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.reason, "stale for 7 days >= 7");
+}
+
+#[test]
+fn each_kind_gets_its_own_messages_and_labels() {
+    let rules = StaleRules {
+        stale_issue_message: "issue idle".into(),
+        stale_pr_message: "pr idle".into(),
+        close_issue_message: "issue closed".into(),
+        close_pr_message: "pr closed".into(),
+        close_issue_label: "wontfix".into(),
+        close_pr_label: "abandoned".into(),
+        labels_to_remove_when_stale: vec!["triage".into(), "absent".into()],
+        ..StaleRules::default()
+    };
+    let decide_with = |facts: &ItemFacts, history: Option<&History>| {
+        decide(facts, history, &rules, None, now()).unwrap().writes
+    };
+    let mut idle = issue(70);
+    idle.labels = vec!["triage".into()];
+    assert_eq!(
+        decide_with(&idle, None),
+        vec![
+            Write::AddLabels {
+                labels: vec!["Stale".into()]
+            },
+            Write::RemoveLabel {
+                label: "triage".into()
+            },
+            write::comment("issue idle", "mark-stale"),
+        ]
+    );
+    let mut pr = issue(70);
+    pr.is_pr = true;
+    assert_eq!(
+        decide_with(&pr, None)[1],
+        write::comment("pr idle", "mark-stale")
+    );
+    let old = history(8, vec![]);
+    assert_eq!(
+        decide_with(&stale(issue(10)), Some(&old)),
+        vec![
+            write::comment("issue closed", "close"),
+            Write::AddLabels {
+                labels: vec!["wontfix".into()]
+            },
+            Write::Close {
+                reason: Some(CloseReason::NotPlanned)
+            },
+        ]
+    );
+    // A close label already on is not added again; a PR closes without a reason.
+    let mut pr = stale(issue(10));
+    pr.is_pr = true;
+    pr.labels.push("Abandoned".into());
+    assert_eq!(
+        decide_with(&pr, Some(&old)),
+        vec![
+            write::comment("pr closed", "close"),
+            Write::Close { reason: None },
+        ]
+    );
+    // An interrupted mark is finished with its kind's message.
+    let interrupted = History {
+        mark_unfinished: true,
+        ..history(3, vec![])
+    };
+    let mut pr = stale(issue(3));
+    pr.is_pr = true;
+    assert_eq!(
+        decide_with(&pr, Some(&interrupted)),
+        vec![write::comment("pr idle", "mark-stale")]
+    );
+}
+
+#[test]
+fn a_close_is_commented_and_labelled_once() {
+    // gh-sweep's own mark comment after the label is not its close comment.
+    let marked = history(8, vec![comment_by("sweeper", 7, false, Some("mark-stale"))]);
+    assert_eq!(
+        decide_default(&stale(issue(1)), Some(&marked)).writes,
+        vec![
+            write::comment(&StaleRules::default().close_issue_message, "close"),
+            Write::Close {
+                reason: Some(CloseReason::NotPlanned)
+            },
+        ]
+    );
+    // A close comment from before the label is an earlier close's: this close gets its own.
+    let earlier = history(8, vec![comment_by("sweeper", 30, false, Some("close"))]);
+    assert_eq!(
+        decide_default(&stale(issue(1)), Some(&earlier))
+            .writes
+            .len(),
+        2
+    );
+    // An interrupted mark whose comment is there after all is not posted again.
+    let posted = History {
+        mark_unfinished: true,
+        ..history(3, vec![comment_by("sweeper", 3, false, Some("mark-stale"))])
+    };
+    let decision = decide_default(&stale(issue(1)), Some(&posted));
+    assert_eq!(decision.disposition, Disposition::Keep);
+    assert!(decision.writes.is_empty());
+}
+
+#[test]
+fn the_labelling_itself_is_not_activity() {
+    let labelled = Activity {
+        kind: ActivityKind::LabelEvent,
+        at: days_ago(8),
+        login: "alice".into(),
+        is_bot: false,
+        marker: None,
+        what: "labeled \"Stale\"".into(),
+        notification: false,
+    };
+    let decision = decide_default(&stale(issue(1)), Some(&history(8, vec![labelled])));
+    assert_eq!(decision.disposition, Disposition::Close);
+}
+
+#[test]
+fn an_update_is_unexplained_only_past_the_slack() {
+    let label = days_ago(5);
+    let slack = Duration::seconds(QUIET_SLACK_SECONDS);
+    assert_eq!(unexplained_update(label + slack, label, None, &[]), None);
+    let update = unexplained_update(label + slack + Duration::seconds(1), label, None, &[]);
+    assert_eq!(
+        update.map(|update| (update.kind, update.at)),
+        Some((
+            ActivityKind::Unattributed,
+            label + slack + Duration::seconds(1)
+        ))
+    );
+    // gh-sweep's own later write explains it.
+    let own = Some(label + Duration::minutes(1));
+    assert_eq!(
+        unexplained_update(label + Duration::minutes(1), label, own, &[]),
+        None
+    );
+}
+
+#[test]
+fn exemptions_apply_only_where_their_option_says() {
+    let drafts = StaleRules {
+        exempt_draft_pr: true,
+        ..StaleRules::default()
+    };
+    let mut ready = issue(100);
+    ready.is_pr = true;
+    assert_eq!(exemption(&ready, &drafts), None);
+    let mut draft = ready.clone();
+    draft.draft = true;
+    assert_eq!(exemption(&draft, &StaleRules::default()), None);
+
+    let mut assigned = issue(100);
+    assigned.assignees = vec!["carol".into(), "bob".into()];
+    let listed = StaleRules {
+        exempt_assignees: vec!["Bob".into()],
+        ..StaleRules::default()
+    };
+    assert_eq!(
+        exemption(&assigned, &listed),
+        Some(("assigned to Bob".into(), "exempt_assignees"))
+    );
+    assert_eq!(exemption(&assigned, &StaleRules::default()), None);
+    let all = StaleRules {
+        exempt_all_assignees: true,
+        ..StaleRules::default()
+    };
+    assert_eq!(
+        exemption(&assigned, &all),
+        Some(("assigned to carol, bob".into(), "exempt_all_assignees"))
+    );
+    assert_eq!(exemption(&issue(100), &all), None);
+
+    // start_date: an item created at that moment or later is not exempt.
+    let facts = issue(100);
+    let since = StaleRules {
+        start_date: facts.created_at.to_rfc3339(),
+        ..StaleRules::default()
+    };
+    assert_eq!(exemption(&facts, &since), None);
+}
+
+#[test]
+fn only_an_open_stale_unexempt_item_needs_its_history() {
+    let rules = StaleRules {
+        exempt_issue_labels: vec!["pinned".into()],
+        ..StaleRules::default()
+    };
+    let marked = stale(issue(10));
+    assert!(needs_history(&marked, &rules));
+    assert!(!needs_history(&issue(10), &rules));
+    let mut closed = marked.clone();
+    closed.open = false;
+    assert!(!needs_history(&closed, &rules));
+    let mut pinned = marked.clone();
+    pinned.labels.push("pinned".into());
+    assert!(!needs_history(&pinned, &rules));
 }
