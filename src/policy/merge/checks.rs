@@ -383,14 +383,18 @@ fn workflow_run_done(
         Some(Err(why)) => Err(format!(
             "{name} is {status} with no runs on {head}, and whether its workflow run still waits cannot be read: {why}"
         )),
-        Some(Ok(_)) => match workflow_of(checks, Some(suite.id)).filter(|run| unfinished(&run.status)) {
-            Some(run) => Err(format!(
-                "workflow `{}` is {} on {head}: its run has no jobs yet (a concurrency group, or an approval, holds it)",
-                run.name,
-                run.status.replace('_', " ")
-            )),
-            None => Ok(()),
-        },
+        Some(Ok(_)) => {
+            let waiting =
+                workflow_of(checks, Some(suite.id)).filter(|run| unfinished(&run.status));
+            match waiting {
+                Some(run) => Err(format!(
+                    "workflow `{}` is {} on {head}: its run has no jobs yet (a concurrency group, or an approval, holds it)",
+                    run.name,
+                    run.status.replace('_', " ")
+                )),
+                None => Ok(()),
+            }
+        }
     }
 }
 
