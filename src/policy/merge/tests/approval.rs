@@ -1,0 +1,110 @@
+//! Unit tests of the approved-at-head rule: verdicts, access, the time of the approval.
+
+use super::*;
+
+fn writers(login: &str) -> Access {
+    match login {
+        "mallory" => Access::Without("read".into()),
+        "unknown" => Access::Unknown("reading unknown's permission was refused (403)".into()),
+        _ => Access::Write,
+    }
+}
+
+fn review(login: &str, state: &str, commit: &str, minute: i64) -> Review {
+    Review {
+        login: login.into(),
+        state: state.into(),
+        commit_id: Some(commit.into()),
+        submitted_at: Some(now() + Duration::minutes(minute)),
+        association: Some("MEMBER".into()),
+    }
+}
+
+#[test]
+fn approval_must_be_on_the_head_and_unopposed() {
+    let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
+    let not = |why: &str| ApprovalVerdict::NotApproved(why.into());
+    assert_eq!(
+        approved(&[review("ann", "APPROVED", "head", 0)]),
+        ApprovalVerdict::Approved
+    );
+    assert_eq!(
+        approved(&[review("ann", "APPROVED", "old", 0)]),
+        not("approval is on an older commit, not head")
+    );
+    let reviews = [
+        review("ann", "APPROVED", "head", 0),
+        review("bob", "CHANGES_REQUESTED", "old", 1),
+    ];
+    let blocked = approved(&reviews);
+    assert_eq!(
+        blocked,
+        ApprovalVerdict::ChangesRequested {
+            reviewer: "bob".into()
+        }
+    );
+    assert_eq!(blocked.reason(), Some("bob requested changes".to_string()));
+    // bob's newer approval replaces his request; a later comment changes nothing.
+    let reviews = [
+        review("bob", "CHANGES_REQUESTED", "old", 0),
+        review("bob", "APPROVED", "head", 1),
+        review("bob", "COMMENTED", "head", 2),
+    ];
+    assert_eq!(approved(&reviews), ApprovalVerdict::Approved);
+    assert_eq!(approved(&reviews).reason(), None);
+    assert_eq!(approved(&[]), not("no approval"));
+    assert_eq!(approved(&[]).reason(), Some("no approval".to_string()));
+    // A dismissal withdraws the verdict.
+    let reviews = [
+        review("ann", "APPROVED", "head", 0),
+        review("ann", "DISMISSED", "head", 1),
+    ];
+    assert_eq!(approved(&reviews), not("no approval"));
+}
+
+#[test]
+fn only_reviewers_with_write_access_count() {
+    let approved = |reviews: &[Review]| approved_at_head(reviews, "head", &writers);
+    // A MEMBER with read access neither approves...
+    assert_eq!(
+        approved(&[review("mallory", "APPROVED", "head", 0)]),
+        ApprovalVerdict::NotApproved(
+            "no approval from an account with write access (not counted: mallory (read))".into()
+        )
+    );
+    // ...nor blocks.
+    let reviews = [
+        review("ann", "APPROVED", "head", 0),
+        review("mallory", "CHANGES_REQUESTED", "head", 1),
+    ];
+    assert_eq!(approved(&reviews), ApprovalVerdict::Approved);
+    // An unreadable permission is a reason, never a guess.
+    let reviews = [
+        review("ann", "APPROVED", "head", 0),
+        review("unknown", "APPROVED", "head", 1),
+    ];
+    assert_eq!(
+        approved(&reviews),
+        ApprovalVerdict::NotApproved(
+            "unknown's approval cannot be counted: reading unknown's permission was refused (403)"
+                .into()
+        )
+    );
+    assert_eq!(reviewers(&reviews), vec!["ann", "unknown"]);
+    assert_eq!(
+        approved_since(
+            &[review("mallory", "APPROVED", "head", 0)],
+            "head",
+            &writers
+        ),
+        None
+    );
+    assert_eq!(
+        Access::from_permission(Some("write"), Some("maintain")),
+        Access::Write
+    );
+    assert_eq!(
+        Access::from_permission(Some("read"), Some("triage")),
+        Access::Without("triage".into())
+    );
+}

@@ -1,0 +1,152 @@
+//! Unit tests of the merge rules: each guard and rule against plain facts, no server.
+
+use super::*;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+
+mod approval;
+mod checks;
+
+#[test]
+fn a_merge_method_is_read_from_its_config_word_and_written_back_as_it() {
+    for method in MergeMethod::ALL {
+        assert_eq!(MergeMethod::from_config(method.word()), Ok(method));
+        assert_eq!(method.to_string(), method.word());
+    }
+    let words: Vec<&str> = MergeMethod::ALL.iter().map(|m| m.word()).collect();
+    assert_eq!(words, ["merge", "squash", "rebase"]);
+    assert_eq!(
+        MergeMethod::from_config("Squash"),
+        Err(r#"invalid [sweep] merge_method = "Squash": use "merge", "squash" or "rebase""#.into())
+    );
+}
+
+#[test]
+fn a_rule_is_named_as_the_config_spells_it() {
+    for rule in [Rule::DocsOnly, Rule::Green, Rule::ApprovedAtHead] {
+        let spelled = serde_json::to_value(rule).unwrap();
+        assert_eq!(spelled, rule.name(), "{rule:?}");
+    }
+}
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 10, 12, 12, 0, 0).unwrap()
+}
+
+fn file(path: &str) -> ChangedFile {
+    ChangedFile {
+        path: path.into(),
+        previous: None,
+    }
+}
+
+#[test]
+fn held_by_title_or_label() {
+    let rules = PollRules::default();
+    assert_eq!(
+        held("Runbook (HELD)", &[], &rules).as_deref(),
+        Some("title has (HELD)")
+    );
+    assert!(held("Runbook", &["Do-Not-Merge".into()], &rules).is_some());
+    assert_eq!(held("Runbook", &["docs".into()], &rules), None);
+}
+
+#[test]
+fn failed_is_not_in_flight_but_backs_off() {
+    // Seed 000's bug: 'failed' missing from the in-flight statuses let every tick re-enqueue.
+    let flying: Vec<QueueStatus> = QueueStatus::ALL
+        .into_iter()
+        .filter(|status| in_flight(*status))
+        .collect();
+    assert_eq!(
+        flying,
+        vec![
+            QueueStatus::Pending,
+            QueueStatus::Claimed,
+            QueueStatus::Done
+        ]
+    );
+}
+
+#[test]
+fn a_queue_status_reads_back_from_its_stored_word() {
+    let words: Vec<&str> = QueueStatus::ALL
+        .iter()
+        .map(|status| status.as_str())
+        .collect();
+    assert_eq!(words, ["pending", "claimed", "done", "abandoned", "failed"]);
+    for status in QueueStatus::ALL {
+        assert_eq!(status.as_str().parse::<QueueStatus>(), Ok(status));
+        assert_eq!(status.to_string(), status.as_str());
+    }
+    assert_eq!(
+        "Pending".parse::<QueueStatus>(),
+        Err("a queue row's status is `Pending`, which gh-sweep does not know".to_string())
+    );
+}
+
+#[test]
+fn docs_only_checks_both_paths_of_a_rename() {
+    let globs = PollRules::default().globs().unwrap();
+    assert_eq!(
+        docs_only(&[file("docs/runbook.md"), file("README.md")], &globs),
+        Ok(())
+    );
+    assert_eq!(
+        docs_only(&[file("src/main.rs")], &globs).unwrap_err(),
+        "docs-only: src/main.rs is not docs"
+    );
+    let renamed = ChangedFile {
+        path: "docs/old.rs".into(),
+        previous: Some("src/old.rs".into()),
+    };
+    assert_eq!(
+        docs_only(&[renamed], &globs).unwrap_err(),
+        "docs-only: src/old.rs is not docs"
+    );
+    let many: Vec<ChangedFile> = (0..3000).map(|n| file(&format!("docs/{n}.md"))).collect();
+    assert!(docs_only(&many, &globs).unwrap_err().contains("unknown"));
+    assert!(docs_only(&[], &globs).is_err());
+}
+
+#[test]
+fn merge_methods_are_the_repository_s_and_the_rules() {
+    let settings = MergeSettings {
+        merge: Some(false),
+        squash: Some(true),
+        rebase: None,
+    };
+    let rules = BranchRules::default();
+    assert_eq!(
+        method_allowed(MergeMethod::Merge, "o/r", &settings, &rules).unwrap_err(),
+        "merge_method \"merge\" is not allowed on o/r (it allows squash, rebase): set [sweep] merge_method"
+    );
+    assert_eq!(
+        method_allowed(MergeMethod::Rebase, "o/r", &settings, &rules),
+        Ok(()),
+        "unknown is not refused"
+    );
+    let rules = BranchRules {
+        allowed_methods: Some(vec!["SQUASH".into()]),
+        ..BranchRules::default()
+    };
+    assert_eq!(
+        method_allowed(MergeMethod::Squash, "o/r", &settings, &rules),
+        Ok(())
+    );
+    assert!(method_allowed(MergeMethod::Rebase, "o/r", &settings, &rules).is_err());
+}
+
+#[test]
+fn each_405_is_told_apart() {
+    assert!(
+        !refusal(
+            "Repository rule violations found\n\nChanges must be made through the merge queue"
+        )
+        .1
+    );
+    assert!(!refusal("Merge commits are not allowed on this repository.").1);
+    assert!(!refusal("Squash merges are not allowed on this repository.").1);
+    assert!(refusal("At least 1 approving review is required by reviewers with write access.").1);
+    assert!(refusal("Base branch was modified. Review and try the merge again.").1);
+    assert!(refusal("Pull Request is not mergeable").1);
+}

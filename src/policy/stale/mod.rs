@@ -1,0 +1,24 @@
+//! The stale rules: which open issues and PRs to mark stale, close, unmark or keep. The rules and
+//! option names follow actions/stale (in snake_case) with the differences listed in the README:
+//! bots and gh-sweep's own writes never count as activity (the token's user, often the
+//! maintainer, does), locked items are left alone, and the close clock starts when the stale
+//! label was put on. Pure: facts, rules and `now` in; a decision out.
+//!
+//! One file per question: `rules` (the `[stale]` table), `facts` (what was read about an item),
+//! `exemption` (left alone whatever its age), `activity` (what counts as activity after the
+//! label), `decide` (mark, close, unmark or keep).
+
+pub mod activity;
+pub mod decide;
+pub mod exemption;
+pub mod facts;
+pub mod rules;
+
+pub use activity::{activity_possible, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS};
+pub use decide::{decide, label_date_unknown, Decision, Disposition};
+pub use exemption::{exemption, needs_history};
+pub use facts::{Activity, ActivityKind, History, ItemFacts};
+pub use rules::{label_addressable, CloseReason, StaleRules, MAX_DAYS};
+
+#[cfg(test)]
+mod tests;

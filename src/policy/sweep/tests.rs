@@ -1,0 +1,419 @@
+//! Unit tests of the sweep's timing, attempt budget and guard, with properties over the guard.
+
+use super::*;
+use chrono::TimeZone;
+use proptest::prelude::*;
+
+const DEFER: Disposition = Disposition::Defer { charged: true };
+const DEFER_FREE: Disposition = Disposition::Defer { charged: false };
+
+#[test]
+fn the_merge_method_is_read_from_the_config_word() {
+    assert_eq!(SweepRules::default().method(), Ok(MergeMethod::Merge));
+    let squash = SweepRules {
+        merge_method: "squash".into(),
+        ..SweepRules::default()
+    };
+    assert_eq!(squash.method(), Ok(MergeMethod::Squash));
+    let bad = SweepRules {
+        merge_method: "fast-forward".into(),
+        ..SweepRules::default()
+    };
+    assert_eq!(
+        bad.validate(),
+        Err(
+            r#"invalid [sweep] merge_method = "fast-forward": use "merge", "squash" or "rebase""#
+                .into()
+        )
+    );
+}
+
+fn t(minute: i64) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 9, 23, 22, 0, 0).unwrap() + Duration::minutes(minute)
+}
+
+fn rules() -> SweepRules {
+    SweepRules::default()
+}
+
+fn approved(at: i64) -> Gate {
+    Gate {
+        head_sha: "pr-2355-head".into(),
+        approved_at: Some(t(at)),
+        ..Gate::default()
+    }
+}
+
+#[test]
+fn due_needs_an_approval_but_not_ci_passed() {
+    let gate = approved(0);
+    assert_eq!(
+        due(&gate, &Budget::default(), &rules(), t(3)),
+        Ok(()),
+        "a missing ci-passed is fine"
+    );
+    let gate = Gate {
+        approved_at: None,
+        ci_passed_at: Some(t(0)),
+        ..approved(0)
+    };
+    assert!(due(&gate, &Budget::default(), &rules(), t(3)).is_err());
+}
+
+#[test]
+fn merged_and_blocked_entries_are_not_due() {
+    let gate = Gate {
+        merged_at: Some(t(1)),
+        ..approved(0)
+    };
+    assert_eq!(
+        due(&gate, &Budget::default(), &rules(), t(30)).unwrap_err(),
+        "a merge is recorded"
+    );
+    let gate = Gate {
+        blocked: Some("held".into()),
+        ..approved(0)
+    };
+    assert!(due(&gate, &Budget::default(), &rules(), t(30))
+        .unwrap_err()
+        .starts_with("blocked"));
+}
+
+#[test]
+fn a_stranded_merged_marker_expires() {
+    let gate = Gate {
+        merged_at: Some(t(0)),
+        ..approved(0)
+    };
+    assert!(due(&gate, &Budget::default(), &rules(), t(59)).is_err());
+    assert_eq!(due(&gate, &Budget::default(), &rules(), t(61)), Ok(()));
+}
+
+#[test]
+fn a_condition_inside_the_settle_is_left_to_its_own_trigger() {
+    let gate = Gate {
+        ci_passed_at: Some(t(1)),
+        ..approved(0)
+    };
+    assert!(due(&gate, &Budget::default(), &rules(), t(2))
+        .unwrap_err()
+        .starts_with("settling"));
+    assert_eq!(due(&gate, &Budget::default(), &rules(), t(3)), Ok(()));
+}
+
+#[test]
+fn old_conditions_stay_recoverable() {
+    let gate = approved(0);
+    assert_eq!(
+        due(&gate, &Budget::default(), &rules(), t(60 * 24 * 30)),
+        Ok(()),
+        "no upper age limit"
+    );
+}
+
+#[test]
+fn the_backoff_schedule_and_its_cap() {
+    let minutes: Vec<i64> = (0..14)
+        .map(|n| rules().backoff_after(n).num_minutes())
+        .collect();
+    assert_eq!(
+        minutes,
+        vec![0, 5, 10, 20, 40, 80, 120, 120, 120, 120, 120, 120, 120, 120]
+    );
+    let total: i64 = (0..12)
+        .map(|n| rules().backoff_after(n).num_minutes())
+        .sum();
+    assert_eq!(total, 875, "about 15 h in all");
+}
+
+#[test]
+fn spacing_within_one_trigger_and_a_spent_budget() {
+    let stamp = Some(t(0));
+    let budget = after(&Budget::default(), stamp, t(3));
+    assert_eq!(budget.attempts, 1);
+    assert_eq!(
+        allows(&budget, stamp, &rules(), t(7)).unwrap_err(),
+        "attempt 2 of 12 in 1 min"
+    );
+    assert_eq!(allows(&budget, stamp, &rules(), t(8)), Ok(()));
+    let mut budget = budget;
+    let mut now = t(8);
+    for _ in 1..12 {
+        budget = after(&budget, stamp, now);
+        now += Duration::hours(3);
+    }
+    assert_eq!(budget.attempts, 12);
+    assert_eq!(
+        allows(&budget, stamp, &rules(), now).unwrap_err(),
+        "budget spent: 12 of 12 attempts"
+    );
+}
+
+#[test]
+fn a_cleared_newer_flag_keeps_an_exhausted_budget_its_spacing_and_watermark() {
+    // ci-passed at 5 was the stamp; the guard cleared it, so the stamp falls back to the
+    // approval at 0, which is older: nothing resets.
+    let green = Gate {
+        ci_passed_at: Some(t(5)),
+        ..approved(0)
+    };
+    let mut budget = Budget::default();
+    for attempt in 0..12 {
+        budget = after(&budget, green.stamp(), t(10 + attempt * 200));
+    }
+    let cleared = approved(0);
+    let later = t(10_000);
+    assert_eq!(
+        due(&cleared, &budget, &rules(), later).unwrap_err(),
+        "budget spent: 12 of 12 attempts"
+    );
+    assert_eq!(effective(&budget, cleared.stamp()).watermark, Some(t(5)));
+
+    let spaced = after(&Budget::default(), green.stamp(), t(10));
+    assert!(due(&cleared, &spaced, &rules(), t(12))
+        .unwrap_err()
+        .starts_with("attempt 2 of 12"));
+    assert_eq!(
+        after(&spaced, cleared.stamp(), t(20)).watermark,
+        Some(t(5)),
+        "the watermark never goes back"
+    );
+}
+
+#[test]
+fn a_fresh_budget_only_for_a_newer_condition() {
+    let gate = approved(0);
+    let mut budget = Budget::default();
+    for attempt in 0..12 {
+        budget = after(&budget, gate.stamp(), t(10 + attempt * 200));
+    }
+    let same = approved(0);
+    assert!(due(&same, &budget, &rules(), t(10_000)).is_err());
+    let newer = Gate {
+        ci_passed_at: Some(t(9_000)),
+        ..approved(0)
+    };
+    assert_eq!(due(&newer, &budget, &rules(), t(10_000)), Ok(()));
+    assert_eq!(after(&budget, newer.stamp(), t(10_000)).attempts, 1);
+}
+
+#[test]
+fn a_pr_that_is_not_open_spends_its_budget() {
+    let budget = spent(&Budget::default(), Some(t(0)), &rules(), t(3));
+    assert_eq!(budget.attempts, 12);
+    assert!(due(&approved(0), &budget, &rules(), t(10_000)).is_err());
+}
+
+#[test]
+fn the_budget_round_trips_and_damage_reads_as_fresh() {
+    let budget = Budget {
+        attempts: 3,
+        last: Some(t(4)),
+        watermark: Some(t(1)),
+    };
+    assert_eq!(decode(Some(&encode(&budget))), budget);
+    assert_eq!(decode(Some(&encode(&Budget::default()))), Budget::default());
+    for damaged in [
+        None,
+        Some(""),
+        Some("x|y|z"),
+        Some("3|not a time|"),
+        Some("3||||"),
+    ] {
+        assert_eq!(decode(damaged), Budget::default(), "{damaged:?}");
+    }
+}
+
+fn pull<'a>(head: &'a str) -> PullState<'a> {
+    PullState {
+        merged: false,
+        open: true,
+        head,
+        trigger_head: "pr-7-head",
+        held: None,
+        draft: Some(false),
+        mergeable: Some(true),
+        mergeable_state: Some("clean"),
+    }
+}
+
+#[test]
+fn the_guard_routes_each_mismatch() {
+    assert_eq!(guard(&pull("pr-7-head")), None);
+    assert_eq!(
+        guard(&PullState {
+            merged: true,
+            open: false,
+            ..pull("pr-7-head")
+        }),
+        Some(Route::Merged)
+    );
+    assert_eq!(
+        guard(&PullState {
+            open: false,
+            ..pull("pr-7-head")
+        }),
+        Some(Route::NotOpen)
+    );
+    assert_eq!(
+        guard(&pull("pr-7-head-2")).unwrap().reason(),
+        "head moved: approved pr-7-head, now pr-7-head-2; the old trigger ends"
+    );
+    assert_eq!(
+        guard(&PullState {
+            held: Some("title has (HELD)".into()),
+            ..pull("pr-7-head")
+        }),
+        Some(Route::Held("title has (HELD)".into()))
+    );
+    let computing = guard(&PullState {
+        mergeable: None,
+        ..pull("pr-7-head")
+    })
+    .unwrap();
+    assert_eq!(computing.disposition(), DEFER_FREE);
+    let dirty = guard(&PullState {
+        mergeable_state: Some("dirty"),
+        ..pull("pr-7-head")
+    })
+    .unwrap();
+    assert_eq!(
+        dirty.reason(),
+        "GitHub cannot merge it (mergeable_state dirty)"
+    );
+    let behind = guard(&PullState {
+        mergeable_state: Some("behind"),
+        ..pull("pr-7-head")
+    })
+    .unwrap();
+    assert_eq!(behind.disposition(), DEFER);
+    // `blocked` is never merged, though an admin's token would get it merged.
+    let blocked = guard(&PullState {
+        mergeable_state: Some("blocked"),
+        ..pull("pr-7-head")
+    })
+    .unwrap();
+    assert_eq!(
+        (blocked.disposition(), blocked.reason()),
+        (DEFER, BLOCKED.to_string())
+    );
+    for state in ["unstable", "draft", "something-new"] {
+        assert_eq!(
+            guard(&PullState {
+                mergeable_state: Some(state),
+                ..pull("pr-7-head")
+            })
+            .unwrap()
+            .disposition(),
+            DEFER,
+            "{state}"
+        );
+    }
+    assert_eq!(
+        guard(&PullState {
+            mergeable_state: Some("has_hooks"),
+            ..pull("pr-7-head")
+        }),
+        None
+    );
+    let unknown = guard(&PullState {
+        mergeable_state: Some("unknown"),
+        ..pull("pr-7-head")
+    })
+    .unwrap();
+    assert_eq!(unknown.disposition(), DEFER_FREE);
+    assert!(
+        guard(&PullState {
+            draft: None,
+            ..pull("pr-7-head")
+        })
+        .is_some(),
+        "an unknown draft state fails closed"
+    );
+}
+
+#[test]
+fn changes_requested_ends_the_sweep_other_gaps_defer() {
+    use crate::policy::merge::ApprovalVerdict;
+    assert_eq!(verdict(Ok(()), ApprovalVerdict::Approved), None);
+    assert_eq!(
+        verdict(
+            Ok(()),
+            ApprovalVerdict::ChangesRequested {
+                reviewer: "bob".into()
+            }
+        ),
+        Some(Route::ChangesRequested("bob requested changes".into()))
+    );
+    assert_eq!(
+        verdict(
+            Err("check `ci` failed on x".into()),
+            ApprovalVerdict::Approved
+        )
+        .unwrap()
+        .disposition(),
+        DEFER
+    );
+    assert_eq!(
+        verdict(Ok(()), ApprovalVerdict::NotApproved("no approval".into()))
+            .unwrap()
+            .disposition(),
+        DEFER
+    );
+    // The route is the verdict's kind, whatever its words end with.
+    assert_eq!(
+        verdict(
+            Ok(()),
+            ApprovalVerdict::NotApproved(
+                "bob's request for changes cannot be counted: bob requested changes".into()
+            )
+        )
+        .unwrap()
+        .disposition(),
+        DEFER
+    );
+}
+
+proptest! {
+    #[test]
+    fn held_closed_or_blocked_prs_are_never_merged(
+        merged in proptest::bool::ANY,
+        open in proptest::bool::ANY,
+        held in proptest::bool::ANY,
+        mergeable in proptest::option::of(proptest::bool::ANY),
+        state in proptest::sample::select(vec![
+            "clean", "has_hooks", "blocked", "behind", "dirty", "unstable", "draft", "unknown", "", "new",
+        ]),
+        moved in proptest::bool::ANY,
+        attempts in 0u32..20,
+        minutes in 0i64..100_000,
+    ) {
+        let pull = PullState {
+            merged,
+            open,
+            head: if moved { "pr-7-head-2" } else { "pr-7-head" },
+            trigger_head: "pr-7-head",
+            held: held.then(|| "title has (HELD)".to_string()),
+            draft: Some(false),
+            mergeable,
+            mergeable_state: Some(state),
+        };
+        if merged || !open || held || moved || mergeable != Some(true)
+            || !matches!(state, "clean" | "has_hooks")
+        {
+            prop_assert!(guard(&pull).is_some(), "{state}");
+        }
+        let blocked = Gate { blocked: Some("held".into()), ..approved(0) };
+        let budget = Budget { attempts, last: Some(t(0)), watermark: Some(t(0)) };
+        prop_assert!(due(&blocked, &budget, &rules(), t(minutes)).is_err());
+    }
+
+    #[test]
+    fn the_schedule_never_decreases_and_is_capped(schedule in proptest::collection::vec(1u32..500, 1..8), n in 0u32..50) {
+        let mut sorted = schedule.clone();
+        sorted.sort_unstable();
+        let rules = SweepRules { backoff_minutes: sorted.clone(), ..SweepRules::default() };
+        prop_assert!(rules.backoff_after(n) <= rules.backoff_after(n + 1));
+        prop_assert!(rules.backoff_after(n).num_minutes() <= i64::from(*sorted.last().unwrap()));
+    }
+}

@@ -1,0 +1,263 @@
+//! The tables: the plan of writes, the recap (completed, failed, unfinished, then the rerun
+//! line, always in that order), and the run list. Decorated on a terminal, plain otherwise
+//! (no trailing blanks), every cell cleaned.
+
+use comfy_table::{presets, ContentArrangement, Table};
+
+use super::{clean, count, counters_line, phase_word, stop_word};
+use crate::policy::recap::Recap;
+use crate::store::RunRow;
+
+/// Plain tables pad their last column; trailing blanks only get in grep's way.
+fn render(table: &Table) -> String {
+    table
+        .to_string()
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn table(terminal: bool, header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table.load_preset(if terminal {
+        presets::UTF8_FULL_CONDENSED
+    } else {
+        presets::NOTHING
+    });
+    table.set_content_arrangement(if terminal {
+        ContentArrangement::Dynamic
+    } else {
+        ContentArrangement::Disabled
+    });
+    table.set_header(header.to_vec());
+    table
+}
+
+/// Adds a row of cleaned cells.
+fn row(table: &mut Table, cells: &[&str]) {
+    table.add_row(cells.iter().map(|cell| clean(cell)).collect::<Vec<_>>());
+}
+
+/// The planned writes, one row per item.
+pub struct PlanRow {
+    pub item: String,
+    pub title: String,
+    pub disposition: String,
+    pub writes: String,
+}
+
+pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
+    let mut table = table(terminal, &["ITEM", "TITLE", "DISPOSITION", "WRITES"]);
+    for row in rows {
+        let title: String = if row.title.chars().count() > 50 {
+            row.title.chars().take(49).chain(['…']).collect()
+        } else {
+            row.title.clone()
+        };
+        self::row(
+            &mut table,
+            &[&row.item, &title, &row.disposition, &row.writes],
+        );
+    }
+    render(&table)
+}
+
+type Style = fn(console::StyledObject<String>) -> console::StyledObject<String>;
+
+/// A section's heading, bold and in its colour when colour is on.
+fn heading(text: String, color: bool, style: Style) -> String {
+    if color {
+        style(console::style(text).force_styling(true).bold()).to_string()
+    } else {
+        text
+    }
+}
+
+/// The recap: completed, failed, unfinished, then the rerun line. Always in that order.
+pub fn recap(recap: &Recap, terminal: bool, color: bool) -> String {
+    let mut out = String::new();
+    recap_head(&mut out, recap);
+    recap_completed(&mut out, recap, terminal, color);
+    recap_failed(&mut out, recap, terminal, color);
+    recap_unfinished(&mut out, recap, terminal, color);
+    if let Some(rerun) = &recap.rerun {
+        out.push_str(&format!("\nRerun what is left:\n  {rerun}\n"));
+    }
+    out.trim_end().to_string()
+}
+
+/// The first line, then why the run stopped, its counters and its notes.
+fn recap_head(out: &mut String, recap: &Recap) {
+    let dry = if recap.dry_run { " (dry run)" } else { "" };
+    out.push_str(&format!(
+        "Recap of run {}: {}{dry}{}\n",
+        recap.run_id,
+        recap.command,
+        ran_by_and_when(recap)
+    ));
+    if let (Some(stop), Some(detail)) = (recap.stopped, &recap.stop_detail) {
+        out.push_str(&format!(
+            "Stopped ({}): {}\n",
+            stop_word(stop),
+            clean(detail)
+        ));
+    }
+    if let Some(counters) = &recap.counters {
+        out.push_str(&counters_line(counters));
+        out.push('\n');
+    }
+    for note in &recap.notes {
+        out.push_str(&format!("Note: {}\n", clean(note)));
+    }
+}
+
+/// The completed items; a run that wrote shows what it sent for each item.
+fn recap_completed(out: &mut String, recap: &Recap, terminal: bool, color: bool) {
+    out.push_str(&format!(
+        "\n{}\n",
+        heading(
+            format!("Completed ({})", recap.completed.len()),
+            color,
+            |s| s.green()
+        )
+    ));
+    let wrote = recap.completed.iter().any(|item| !item.writes.is_empty());
+    if !recap.completed.is_empty() && wrote {
+        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES SENT"]);
+        for item in &recap.completed {
+            let writes = item.writes.join("; ");
+            row(
+                &mut completed,
+                &[&item.item, &item.disposition, &item.detail, &writes],
+            );
+        }
+        out.push_str(&render(&completed));
+        out.push('\n');
+    } else if !recap.completed.is_empty() {
+        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
+        for item in &recap.completed {
+            row(
+                &mut completed,
+                &[&item.item, &item.disposition, &item.detail],
+            );
+        }
+        out.push_str(&render(&completed));
+        out.push('\n');
+    }
+}
+
+/// The failed items, then the verdict of the failure budget.
+fn recap_failed(out: &mut String, recap: &Recap, terminal: bool, color: bool) {
+    out.push_str(&format!(
+        "\n{}\n",
+        heading(format!("Failed ({})", recap.failed.len()), color, |s| s
+            .red())
+    ));
+    if !recap.failed.is_empty() {
+        let mut failed = table(terminal, &["ITEM", "PHASE", "REASON"]);
+        for item in &recap.failed {
+            row(
+                &mut failed,
+                &[&item.item, phase_word(&item.phase), &item.reason],
+            );
+        }
+        out.push_str(&render(&failed));
+        out.push('\n');
+    }
+    if let Some(budget) = &recap.budget {
+        let verdict = if budget.failures > budget.allowed {
+            "Budget exhausted"
+        } else {
+            "Within budget"
+        };
+        out.push_str(&format!(
+            "{verdict}: {}, {} allowed (item_failure_budget = {})\n",
+            count(budget.failures, "item failure"),
+            budget.allowed,
+            budget.value
+        ));
+    }
+}
+
+/// The unfinished items and why; when every one has a plan (a dry run, a declined prompt), a
+/// table of what each needs, else their names.
+fn recap_unfinished(out: &mut String, recap: &Recap, terminal: bool, color: bool) {
+    out.push_str(&format!(
+        "\n{}",
+        heading(
+            format!("Unfinished ({})", recap.unfinished.len()),
+            color,
+            |s| s.yellow()
+        )
+    ));
+    if let Some(reason) = &recap.unfinished_reason {
+        out.push_str(&format!(": {reason}"));
+    }
+    out.push('\n');
+    let planned: Vec<_> = recap
+        .planned
+        .iter()
+        .filter(|planned| recap.unfinished.contains(&planned.item))
+        .collect();
+    if !planned.is_empty() && planned.len() == recap.unfinished.len() {
+        let mut unfinished = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES"]);
+        for planned in planned {
+            let writes = planned.writes.join("; ");
+            row(
+                &mut unfinished,
+                &[
+                    &planned.item,
+                    &planned.disposition,
+                    &planned.detail,
+                    &writes,
+                ],
+            );
+        }
+        out.push_str(&render(&unfinished));
+        out.push('\n');
+    } else if !recap.unfinished.is_empty() {
+        out.push_str(&format!("  {}\n", recap.unfinished.join(", ")));
+    }
+}
+
+/// The first line's tail: `, gh-sweep 0.1.0, 2026-12-01T10:42:58Z to 2026-12-01T10:43:03Z`, so
+/// a log tells which gh-sweep ran when. A recap stored before these were kept has none.
+fn ran_by_and_when(recap: &Recap) -> String {
+    let mut out = String::new();
+    if !recap.version.is_empty() {
+        out.push_str(&format!(", gh-sweep {}", recap.version));
+    }
+    match (&recap.started_at, &recap.finished_at) {
+        (Some(started), Some(finished)) => out.push_str(&format!(", {started} to {finished}")),
+        (Some(started), None) => out.push_str(&format!(", started {started}")),
+        _ => {}
+    }
+    out
+}
+
+pub fn runs(rows: &[RunRow], terminal: bool) -> String {
+    let mut runs = table(terminal, &["RUN", "STARTED", "COMMAND", "STOPPED", "EXIT"]);
+    for row in rows {
+        let id = row.id.to_string();
+        let exit = row
+            .exit_code
+            .map_or("-".to_string(), |code| code.to_string());
+        // Stored with fractions of a second; shown to the second, in UTC with `Z`.
+        let started = chrono::DateTime::parse_from_rfc3339(&row.started_at).map_or_else(
+            |_| row.started_at.clone(),
+            |time| crate::policy::recap::time_text(time.with_timezone(&chrono::Utc)),
+        );
+        self::row(
+            &mut runs,
+            &[
+                &id,
+                &started,
+                &row.argv,
+                row.stopped.as_deref().unwrap_or("-"),
+                &exit,
+            ],
+        );
+    }
+    render(&runs)
+}
