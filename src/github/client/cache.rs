@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
-use super::http::{Attempt, Page, Read};
+use super::answer::{Attempt, Page, Read};
 use super::{Cached, Client};
 use crate::github::snapshot::{Recorded, Snapshot};
 

@@ -2,13 +2,7 @@
 //! harness's, the token's), how an answer that is not a success is classified before retries
 //! decide, and the words the errors are made of (GitHub's own message, a transport failure).
 
-use reqwest::header::HeaderMap;
-use reqwest::StatusCode;
 use serde_json::Value;
-
-use super::http::{Asked, Attempt};
-use super::limits::rate_limit_wait;
-use crate::github::snapshot::Recorded;
 
 /// A failed request, classified.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,71 +39,6 @@ impl WriteError {
             && self
                 .status
                 .is_some_and(|status| (300..400).contains(&status))
-    }
-}
-
-/// What an answer that is not a success means: the token refused, a rate limit (with the wait
-/// GitHub named, or none), a server failure to retry, or the item's own failure (recorded in a
-/// snapshot, as a replay must answer it the same).
-pub(super) fn classify_failure(
-    status: StatusCode,
-    headers: &HeaderMap,
-    text: &str,
-    asked: &Asked,
-) -> Attempt {
-    let Asked {
-        method,
-        key,
-        record,
-        ..
-    } = *asked;
-    let github_says = github_message(text)
-        .map(|m| format!(": {m}"))
-        .unwrap_or_default();
-    let code = status.as_u16();
-    let wait = rate_limit_wait(headers);
-    let rate_limited = wait.is_some() || text.to_ascii_lowercase().contains("rate limit");
-    match code {
-        401 => Attempt::Final(ApiError::Auth {
-            status: code,
-            message: format!("GitHub refused the token (401) for {method} {key}{github_says}"),
-        }),
-        403 | 429 if rate_limited => match wait {
-            Some(wait) => Attempt::Retry {
-                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
-                wait: Some(wait),
-            },
-            None => Attempt::Throttled {
-                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
-            },
-        },
-        403 => Attempt::Final(ApiError::Auth {
-            status: code,
-            message: format!("permission denied (403) for {method} {key}{github_says}"),
-        }),
-        429 => Attempt::Throttled {
-            message: format!("too many requests (429) on {method} {key}"),
-        },
-        500..=599 => Attempt::Retry {
-            message: format!("GitHub answered {code} on {method} {key}"),
-            wait: None,
-        },
-        _ => {
-            if let Some(record) = record {
-                record.borrow_mut().insert(
-                    key,
-                    Recorded {
-                        status: code,
-                        body: serde_json::from_str(text).unwrap_or(Value::Null),
-                        next: None,
-                    },
-                );
-            }
-            Attempt::Final(ApiError::Item {
-                status: Some(code),
-                message: format!("{method} {key} answered {code}{github_says}"),
-            })
-        }
     }
 }
 

@@ -9,8 +9,9 @@ use std::time::Instant;
 use reqwest::header::{ACCEPT, AUTHORIZATION};
 use serde_json::Value;
 
+use super::answer::{Asked, Attempt};
 use super::errors::{describe_transport, ApiError};
-use super::http::{read_attempt, Asked, Attempt, Deadline};
+use super::http::{read_attempt, Deadline};
 use super::limits::secondary_wait;
 use super::{bearer, Client, Mode};
 use crate::github::snapshot::{Recorded, Snapshot};

@@ -12,10 +12,11 @@ use reqwest::header::{HeaderMap, AUTHORIZATION};
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use super::answer::{classify_failure, Asked, Attempt, Page, Read};
 use super::cache::fresh_validators;
-use super::errors::{classify_failure, describe_transport, ApiError};
+use super::errors::{describe_transport, ApiError};
 use super::limits::secondary_wait;
-use super::{bearer, Cached, Client, Mode};
+use super::{bearer, Client, Mode};
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// The largest answer a read accepts.
@@ -23,56 +24,6 @@ const MAX_BODY: u64 = 32 << 20;
 
 /// Redirects one read follows on the API host before giving up.
 const MAX_REDIRECTS: u32 = 3;
-
-/// One page of a read.
-pub struct Page {
-    pub body: Value,
-    pub next: Option<String>,
-    /// A fresh answer with validators, to keep for the next run's conditional request.
-    pub(super) fresh: Option<Cached>,
-    /// Set when GitHub redirected the read elsewhere on the API host: the first redirect's
-    /// status and the URL that answered.
-    pub(super) moved: Option<(u16, String)>,
-}
-
-/// Why a single attempt failed, before retries decide.
-pub(super) enum Attempt {
-    Done(Page),
-    Final(ApiError),
-    Retry {
-        message: String,
-        wait: Option<Duration>,
-    },
-    /// A secondary rate limit that names no wait: retried after [`secondary_wait`].
-    Throttled {
-        message: String,
-    },
-}
-
-/// Where one read stands between its tries.
-pub(super) struct Read {
-    /// The URL asked for, under which the answer is cached.
-    pub(super) url: String,
-    /// The URL without the base: the snapshot's key.
-    pub(super) key: String,
-    /// Where the read is asked now: the URL, or where GitHub redirected it on the API host.
-    target: String,
-    /// The validators still good for the target (none once redirected).
-    cached: Option<Cached>,
-    first_redirect: Option<u16>,
-    hops: u32,
-}
-
-/// What one attempt asked, for reading and classifying its answer.
-#[derive(Clone, Copy)]
-pub(super) struct Asked<'a> {
-    pub(super) method: &'a str,
-    pub(super) url: &'a str,
-    pub(super) key: &'a str,
-    pub(super) base: &'a str,
-    /// The snapshot being recorded, when an answer is to be kept in it.
-    pub(super) record: Option<&'a RefCell<Snapshot>>,
-}
 
 /// A response body read against the request's deadline: past it, the next read fails as a
 /// timeout however steadily the bytes trickle in.

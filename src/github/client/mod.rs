@@ -8,6 +8,7 @@
 //! requests), `hosts` (the API host, redirects), `errors` (the failure taxonomy), `graphql`
 //! (the GraphQL transport) and `write` (writes, sent once).
 
+mod answer;
 mod cache;
 mod errors;
 mod graphql;

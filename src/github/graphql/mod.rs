@@ -6,6 +6,7 @@ mod parse;
 pub mod queries;
 mod reader;
 mod stale;
+mod stale_entry;
 mod stale_parse;
 mod transport;
 

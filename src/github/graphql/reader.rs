@@ -55,7 +55,7 @@ struct HeadEntry {
 
 pub struct GraphqlReader<'a> {
     pub(super) client: &'a Client,
-    pub(super) items: RefCell<BTreeMap<String, super::stale::ItemEntry>>,
+    pub(super) items: RefCell<BTreeMap<String, super::stale_entry::ItemEntry>>,
     pulls: RefCell<BTreeMap<String, PullEntry>>,
     heads: RefCell<BTreeMap<String, HeadEntry>>,
     points: Cell<u64>,
@@ -94,7 +94,7 @@ impl<'a> GraphqlReader<'a> {
             points: Cell::new(0),
             queries: Cell::new(0),
             pulls_page: Cell::new(PULLS_PER_PAGE),
-            items_page: Cell::new(super::stale::ITEMS_PER_PAGE),
+            items_page: Cell::new(super::stale_entry::ITEMS_PER_PAGE),
         }
     }
 

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::parse::string;
 use super::queries;
 use super::reader::GraphqlReader;
+use super::stale_entry::{ItemEntry, Read};
 use super::stale_parse;
 use super::transport::Answer;
 use crate::github::client::ApiError;
@@ -20,63 +21,6 @@ use crate::github::model::Event;
 use crate::github::reader::{malformed, Comment, ListedItem, StaleReader};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::stale::{Activity, ItemFacts};
-
-/// Open issues (and, apart, open PRs) per page at first.
-pub(super) const ITEMS_PER_PAGE: u64 = 100;
-
-/// What a page carried of one item's timeline, and which of its reads are still to come.
-pub(super) struct ItemEntry {
-    /// The timeline entries read so far, oldest first.
-    nodes: Vec<Value>,
-    /// Where the older entries end, when the page left some out.
-    before: Option<String>,
-    events: bool,
-    comments: bool,
-    timeline: bool,
-}
-
-/// Which read of an item's timeline.
-#[derive(Clone, Copy)]
-enum Read {
-    Events,
-    Comments,
-    Timeline,
-}
-
-impl ItemEntry {
-    fn new(node: &Value) -> ItemEntry {
-        let timeline = node.get("timelineItems").cloned().unwrap_or(Value::Null);
-        let more = timeline
-            .pointer("/pageInfo/hasPreviousPage")
-            .and_then(Value::as_bool)
-            == Some(true);
-        ItemEntry {
-            nodes: timeline
-                .get("nodes")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            before: timeline
-                .pointer("/pageInfo/startCursor")
-                .and_then(Value::as_str)
-                .filter(|_| more)
-                .map(str::to_string),
-            events: true,
-            comments: true,
-            timeline: true,
-        }
-    }
-
-    /// Marks `read` as done; whether it was still to come.
-    fn take(&mut self, read: Read) -> bool {
-        let flag = match read {
-            Read::Events => &mut self.events,
-            Read::Comments => &mut self.comments,
-            Read::Timeline => &mut self.timeline,
-        };
-        std::mem::replace(flag, false)
-    }
-}
 
 fn key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
