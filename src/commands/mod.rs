@@ -10,7 +10,7 @@ pub mod sweep;
 
 use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
 use crate::clock::Clock;
-use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Run};
+use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Prompt, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions, Log};
 use crate::report;
@@ -82,16 +82,7 @@ pub fn run_engine(
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
     }
-    // A snapshot replay leaves the maintainer's state alone unless a database is named.
-    let location = if settings.snapshot.is_some() && !settings.db_given {
-        Location::Memory
-    } else {
-        Location::File(settings.db.clone())
-    };
-    let mut store = store::open(&location)?;
-    for warning in store.warnings() {
-        ui.warn(warning);
-    }
+    let mut store = open_store(ui, &settings)?;
     if settings.snapshot.is_none() {
         client.set_cache(store.response_cache()?);
     }
@@ -104,14 +95,7 @@ pub fn run_engine(
     for note in &notes {
         ui.status(note);
     }
-    let mut prompt = crate::engine::Prompt(ui);
-    let confirm: &mut dyn Confirm = if settings.dry_run {
-        &mut DryRun
-    } else if settings.yes {
-        &mut AssumeYes
-    } else {
-        &mut prompt
-    };
+    let mut confirm = confirmation(&settings, ui);
     let graphql = crate::github::graphql::GraphqlReader::new(&client);
     let reader: &dyn crate::github::Reader = match settings.read_api {
         settings::ReadApi::Graphql => &graphql,
@@ -130,7 +114,7 @@ pub fn run_engine(
         argv: context.argv.clone(),
         notes,
     }
-    .execute(classifier, confirm)?;
+    .execute(classifier, confirm.as_mut())?;
 
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
         recording.repos = options.repos.iter().map(ToString::to_string).collect();
@@ -145,6 +129,32 @@ pub fn run_engine(
     print_recap(ui, &recap);
     append_job_summary(context, &recap);
     Ok(recap.exit_code)
+}
+
+/// The store the run keeps its state in. A snapshot replay leaves the maintainer's state alone
+/// unless a database is named.
+fn open_store(ui: &Ui, settings: &Settings) -> anyhow::Result<Box<dyn store::Store>> {
+    let location = if settings.snapshot.is_some() && !settings.db_given {
+        Location::Memory
+    } else {
+        Location::File(settings.db.clone())
+    };
+    let store = store::open(&location)?;
+    for warning in store.warnings() {
+        ui.warn(warning);
+    }
+    Ok(store)
+}
+
+/// How the run learns which writes to send: a dry run sends none, `--yes` all, else it asks.
+fn confirmation<'a>(settings: &Settings, ui: &'a Ui) -> Box<dyn Confirm + 'a> {
+    if settings.dry_run {
+        Box::new(DryRun)
+    } else if settings.yes {
+        Box::new(AssumeYes)
+    } else {
+        Box::new(Prompt(ui))
+    }
 }
 
 /// The client this run reads with, and the run's clock: a snapshot's replay (at the time it

@@ -1,0 +1,175 @@
+//! Seed 004's contract at the engine's level: the budget, the confirmation, each write once.
+
+use super::*;
+
+#[test]
+fn a_spent_budget_stops_the_run_before_any_write() {
+    let github = Scripted::new(vec![
+        Ok(issue(1, 100)),
+        Err("the `updated_at` field is missing".into()),
+        Ok(issue(3, 100)),
+    ]);
+    let mut harness = Harness::new();
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(recap.stopped, Some(Stop::BudgetExhausted));
+    assert_eq!(github.take_sent(), [] as [u64; 0], "a write was sent");
+    assert_eq!(recap.failed.len(), 1);
+    assert_eq!(recap.failed[0].item, "o/r#101");
+    assert_eq!(recap.failed[0].phase, Phase::Read);
+    // Read before the budget was spent, but not written: unfinished, with the rerun line.
+    assert_eq!(recap.unfinished, ["o/r#1", "o/r#3"]);
+    assert!(recap.rerun.as_deref().unwrap().contains("--only"));
+}
+
+#[test]
+fn within_the_budget_every_confirmed_item_is_written_once() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 1)), Ok(issue(3, 100))]);
+    let mut harness = Harness::new();
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(recap.stopped, None);
+    // Each stale item gets its label and its comment, in pool order; the fresh one nothing.
+    assert_eq!(github.take_sent(), [1, 1, 3, 3]);
+    let completed: Vec<&str> = recap.completed.iter().map(|c| c.item.as_str()).collect();
+    assert_eq!(completed, ["o/r#1", "o/r#2", "o/r#3"]);
+    assert_eq!(recap.exit_code, 0);
+    assert!(recap.unfinished.is_empty());
+}
+
+#[test]
+fn declined_writes_are_never_sent_and_are_left_for_the_rerun() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    let recap = harness.run(&github, &mut Answer(Some(Choice::Some(vec![1]))));
+    assert_eq!(recap.stopped, Some(Stop::NotConfirmed));
+    assert_eq!(github.take_sent(), [2, 2]);
+    assert_eq!(recap.unfinished, ["o/r#1"]);
+}
+
+#[test]
+fn a_dry_run_sends_nothing_and_asks_nobody() {
+    let github = Scripted::new(vec![Ok(issue(1, 100))]);
+    let mut harness = Harness::new();
+    harness.options.dry_run = true;
+    let recap = harness.run(&github, &mut DryRun);
+    assert_eq!(github.take_sent(), [] as [u64; 0]);
+    assert_eq!(recap.unfinished, ["o/r#1"]);
+    assert_eq!(recap.planned.len(), 1);
+}
+
+#[test]
+fn the_write_cap_leaves_whole_items_unfinished() {
+    let github = Scripted::new(vec![
+        Ok(issue(1, 100)),
+        Ok(issue(2, 100)),
+        Ok(issue(3, 100)),
+    ]);
+    let mut harness = Harness::new();
+    // Room for one item's two writes and half of the next: that one is not begun.
+    harness.options.max_writes = Some(3);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(recap.stopped, Some(Stop::WriteCap));
+    assert_eq!(github.take_sent(), [1, 1]);
+    assert_eq!(recap.unfinished, ["o/r#2", "o/r#3"]);
+}
+
+#[test]
+fn a_refused_write_stops_the_run_and_the_next_run_does_not_repeat_what_was_sent() {
+    let mut github = Scripted::new(vec![
+        Ok(issue(1, 100)),
+        Ok(issue(2, 100)),
+        Ok(issue(3, 100)),
+    ]);
+    github.refuse.insert(
+        2,
+        WriteError {
+            status: Some(500),
+            message: "POST answered 500".into(),
+            outcome_unknown: true,
+        },
+    );
+    let mut harness = Harness::new();
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(recap.stopped, Some(Stop::WriteFailed));
+    // #2's first write may have happened: nothing more of #2, nothing of #3.
+    assert_eq!(github.take_sent(), [1, 1, 2]);
+    assert_eq!(recap.failed[0].item, "o/r#2");
+    assert_eq!(recap.unfinished, ["o/r#3"]);
+
+    // The next run settles #2's label by reading it (the scripted world shows no label: it did
+    // not happen, so #2 is swept again), and #1 was marked by the first run (the store says so).
+    github.refuse.clear();
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(
+        github.take_sent(),
+        [2, 2, 3, 3],
+        "#1 written twice, or #2 not again"
+    );
+    assert_eq!(recap.stopped, None);
+}
+
+/// An answer that must not be asked for.
+
+#[test]
+fn who_is_asked() {
+    let ui = quiet();
+    assert!(Prompt(&ui).asks() && !Prompt(&ui).dry_run());
+    assert!(!AssumeYes.asks() && !AssumeYes.dry_run());
+    assert!(!DryRun.asks() && DryRun.dry_run());
+}
+
+#[test]
+fn classify_completes_every_item_with_what_it_would_write() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 1))]);
+    let mut harness = Harness::new();
+    let rules = StaleRules::default();
+    let mut classifier = StaleClassifier::new(&rules, false);
+    let recap = harness.run_with(&github, &mut classifier, Mode::Classify, &mut NobodyAsked);
+    assert_eq!(github.take_sent(), [] as [u64; 0]);
+    assert!(recap.planned.is_empty());
+    let details: Vec<&str> = recap.completed.iter().map(|c| c.detail.as_str()).collect();
+    assert!(
+        details[0] == "idle 100 days >= 60; would write: label +Stale; comment",
+        "{details:?}"
+    );
+    assert!(!details[1].contains("would"), "{details:?}");
+}
+
+#[test]
+fn the_budget_stop_says_how_many_failed_and_what_the_budget_allows() {
+    let github = Scripted::new(vec![Err("bad".into()), Ok(issue(2, 1))]);
+    let mut harness = Harness::new();
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(
+        recap.stop_detail.as_deref(),
+        Some("1 items failed, more than item_failure_budget = 0 allows for 2 items (0)")
+    );
+}
+
+#[test]
+fn local_writes_are_asked_about_only_with_confirm() {
+    let github = Scripted::new(Vec::new());
+    let mut harness = Harness::new();
+    let recap = harness.run_with(
+        &github,
+        &mut Enqueues(vec![7], 0),
+        Mode::Sweep,
+        &mut NobodyAsked,
+    );
+    assert_eq!(recap.stopped, None);
+    assert_eq!(
+        github.take_sent(),
+        [] as [u64; 0],
+        "an enqueue is not sent to GitHub"
+    );
+    assert_eq!(harness.store.queue_rows(&repo(), 7).unwrap().len(), 1);
+
+    harness.options.confirm_local = true;
+    let recap = harness.run_with(
+        &github,
+        &mut Enqueues(vec![8], 0),
+        Mode::Sweep,
+        &mut Answer(Some(Choice::None)),
+    );
+    assert_eq!(recap.stopped, Some(Stop::NotConfirmed));
+    assert!(harness.store.queue_rows(&repo(), 8).unwrap().is_empty());
+}

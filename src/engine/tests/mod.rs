@@ -1,0 +1,395 @@
+//! The phases below the binary: the real stale classifier and the real store (a temp file),
+//! with GitHub replaced by a scripted reader and a recording writer, and the confirmation by a
+//! script. No HTTP, no terminal. Seed 004's contract at this level: read under the budget, stop
+//! before any write once it is spent, ask, write each thing once, recap what is left.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use super::stale::StaleClassifier;
+use super::{
+    AssumeYes, Classifier, Confirm, DryRun, Listed, Mode, Options, Plan, Prompt, ReadError, Run,
+};
+use crate::github::client::{ApiError, WriteError, Written};
+use crate::github::model::{Event, PullFacts};
+use crate::github::reader::{
+    Comment, CommonReader, ListedItem, MergeReader, Repository, SearchPage, StaleReader, Writer,
+};
+use crate::item::Scope;
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::budget::Budget;
+use crate::policy::disposition::Disposition;
+use crate::policy::merge::{
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
+    WorkflowRun,
+};
+use crate::policy::recap::{Phase, Recap, Stop};
+use crate::policy::stale::{Activity, ItemFacts, StaleRules};
+use crate::policy::write::Write;
+use crate::store::Store;
+use crate::ui::{Choice, Ui};
+
+fn now() -> DateTime<Utc> {
+    "2025-03-04T12:00:00Z".parse().unwrap()
+}
+
+fn repo() -> RepoRef {
+    "o/r".parse().unwrap()
+}
+
+/// An open issue untouched for `idle_days`.
+fn issue(number: u64, idle_days: i64) -> ItemFacts {
+    let at = now() - chrono::Duration::days(idle_days);
+    ItemFacts {
+        number,
+        is_pr: false,
+        draft: false,
+        open: true,
+        title: format!("issue {number}"),
+        labels: Vec::new(),
+        milestone: None,
+        assignees: Vec::new(),
+        created_at: at,
+        updated_at: at,
+        locked: false,
+    }
+}
+
+/// GitHub as a list of issues (an entry given as `Err` does not parse) that its writes change,
+/// with a record of every write sent; the writes of the items named in `refuse` are refused.
+struct Scripted {
+    items: RefCell<Vec<Result<ItemFacts, String>>>,
+    sent: RefCell<Vec<(u64, Write)>>,
+    refuse: BTreeMap<u64, WriteError>,
+    /// What `GET /repos/{o}/{r}` answers, by the name asked: (full name, id, moved).
+    repositories: BTreeMap<String, (String, u64, bool)>,
+    /// How many repositories an organisation has.
+    org_size: u64,
+    /// What the rate limit has left, and when it resets.
+    remaining: Option<(i64, DateTime<Utc>)>,
+}
+
+impl Scripted {
+    fn new(items: Vec<Result<ItemFacts, String>>) -> Self {
+        Scripted {
+            items: RefCell::new(items),
+            sent: RefCell::new(Vec::new()),
+            refuse: BTreeMap::new(),
+            repositories: BTreeMap::new(),
+            org_size: 0,
+            remaining: None,
+        }
+    }
+
+    /// The numbers of the items written to, one per write, in order; and forgets them.
+    fn take_sent(&self) -> Vec<u64> {
+        self.sent
+            .take()
+            .into_iter()
+            .map(|(number, _)| number)
+            .collect()
+    }
+}
+
+fn not_scripted<T>() -> Result<T, ApiError> {
+    Err(ApiError::Harness {
+        message: "not scripted".into(),
+    })
+}
+
+impl CommonReader for Scripted {
+    fn repository(&self, repo: &RepoRef) -> Result<Repository, ApiError> {
+        match self.repositories.get(&repo.to_string()) {
+            Some((name, id, moved)) => Ok(Repository {
+                full_name: name.parse().unwrap(),
+                id: *id,
+                moved: *moved,
+            }),
+            None => not_scripted(),
+        }
+    }
+    fn org_repository_count(&self, _org: &str) -> Result<u64, ApiError> {
+        Ok(self.org_size)
+    }
+    fn viewer(&self) -> Result<Option<String>, ApiError> {
+        Ok(Some("maintainer".into()))
+    }
+    fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc> {
+        local
+    }
+    fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        None
+    }
+}
+
+impl StaleReader for Scripted {
+    fn open_items(&self, _repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
+        Ok(self
+            .items
+            .borrow()
+            .iter()
+            .enumerate()
+            .map(|(index, facts)| ListedItem {
+                number: Some(
+                    facts
+                        .as_ref()
+                        .map_or(index as u64 + 100, |facts| facts.number),
+                ),
+                facts: facts.clone(),
+            })
+            .collect())
+    }
+    fn item(&self, wanted: &ItemRef) -> Result<ItemFacts, ApiError> {
+        self.items
+            .borrow()
+            .iter()
+            .flatten()
+            .find(|facts| facts.number == wanted.number)
+            .cloned()
+            .ok_or(ApiError::Item {
+                status: Some(404),
+                message: "not found".into(),
+            })
+    }
+    fn events(&self, _item: &ItemRef) -> Result<Vec<Event>, ApiError> {
+        Ok(Vec::new())
+    }
+    fn comments_since(&self, _: &ItemRef, _: DateTime<Utc>) -> Result<Vec<Comment>, ApiError> {
+        Ok(Vec::new())
+    }
+    fn timeline(&self, _item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
+        Ok(Vec::new())
+    }
+}
+
+impl MergeReader for Scripted {
+    fn search_pulls(&self, _query: &str) -> Result<SearchPage, ApiError> {
+        not_scripted()
+    }
+    fn pull(&self, _item: &ItemRef) -> Result<PullFacts, ApiError> {
+        not_scripted()
+    }
+    fn pull_files(&self, _item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
+        not_scripted()
+    }
+    fn reviews(&self, _item: &ItemRef) -> Result<Vec<Review>, ApiError> {
+        not_scripted()
+    }
+    fn check_runs(&self, _repo: &RepoRef, _sha: &str) -> Result<Vec<CheckRun>, ApiError> {
+        not_scripted()
+    }
+    fn check_suites(&self, _repo: &RepoRef, _sha: &str) -> Result<Vec<CheckSuite>, ApiError> {
+        not_scripted()
+    }
+    fn statuses(&self, _repo: &RepoRef, _sha: &str) -> Result<Statuses, ApiError> {
+        not_scripted()
+    }
+    fn workflow_runs(&self, _repo: &RepoRef, _sha: &str) -> Result<Vec<WorkflowRun>, ApiError> {
+        not_scripted()
+    }
+    fn access(&self, _repo: &RepoRef, _login: &str) -> Result<Access, ApiError> {
+        not_scripted()
+    }
+    fn merge_settings(&self, _repo: &RepoRef) -> Result<MergeSettings, ApiError> {
+        not_scripted()
+    }
+    fn branch_rules(&self, _repo: &RepoRef, _branch: &str) -> Result<BranchRules, ApiError> {
+        not_scripted()
+    }
+}
+
+impl Writer for Scripted {
+    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
+        self.sent.borrow_mut().push((item.number, write.clone()));
+        if let Some(error) = self.refuse.get(&item.number) {
+            return Err(error.clone());
+        }
+        let mut items = self.items.borrow_mut();
+        let facts = items
+            .iter_mut()
+            .flatten()
+            .find(|facts| facts.number == item.number)
+            .expect("a write to an item of the world");
+        match write {
+            Write::AddLabels { labels } => facts.labels.extend(labels.iter().cloned()),
+            Write::RemoveLabel { label } => facts.labels.retain(|name| name != label),
+            Write::Close { .. } => facts.open = false,
+            _ => {}
+        }
+        Ok(Some(Written { server_date: None }))
+    }
+    fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
+        assert_eq!(resource, "core");
+        self.remaining
+    }
+    fn html_url(&self, _item: &str) -> Option<String> {
+        None
+    }
+}
+
+/// The maintainer's answer, given once.
+struct Answer(Option<Choice>);
+
+impl Confirm for Answer {
+    fn asks(&self) -> bool {
+        true
+    }
+    fn choose(&mut self, _labels: &[String], _writes: usize) -> std::io::Result<Choice> {
+        Ok(self.0.take().expect("asked once"))
+    }
+}
+
+fn quiet() -> Ui {
+    Ui {
+        interactive: false,
+        stderr_terminal: false,
+        stdout_terminal: false,
+        prompt_on_tty: false,
+        quiet: true,
+        verbose: false,
+        json: false,
+        ci: false,
+        color: false,
+    }
+}
+
+fn options(db: &std::path::Path) -> Options {
+    Options {
+        repos: vec![repo()],
+        orgs: Vec::new(),
+        only: None,
+        from_snapshot: false,
+        dry_run: false,
+        confirm_local: false,
+        budget: Budget::Count(0),
+        max_writes: None,
+        recheck_after: Duration::from_secs(3600),
+        write_interval: Duration::ZERO,
+        settle_after: Duration::ZERO,
+        attempts_per_trigger: 3,
+        db: db.to_path_buf(),
+        rerun_prefix: "gh-sweep stale-sweep --repo o/r --yes".into(),
+        web_url: "https://github.com".into(),
+    }
+}
+
+/// One stale sweep over the scripted world.
+struct Harness {
+    _dir: tempfile::TempDir,
+    store: Box<dyn Store>,
+    options: Options,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("state.db");
+        let store = crate::store::open(&crate::store::Location::File(db.clone())).unwrap();
+        Harness {
+            options: options(&db),
+            _dir: dir,
+            store,
+        }
+    }
+
+    fn run(&mut self, github: &Scripted, confirm: &mut dyn Confirm) -> Recap {
+        let rules = StaleRules::default();
+        let mut classifier = StaleClassifier::new(&rules, false);
+        self.run_with(github, &mut classifier, Mode::Sweep, confirm)
+    }
+
+    fn run_with(
+        &mut self,
+        github: &Scripted,
+        classifier: &mut dyn Classifier,
+        mode: Mode,
+        confirm: &mut dyn Confirm,
+    ) -> Recap {
+        let ui = quiet();
+        Run {
+            reader: github,
+            writer: github,
+            store: self.store.as_mut(),
+            options: &self.options,
+            ui: &ui,
+            clock: crate::clock::Clock::fixed(now()),
+            now: now(),
+            command: "stale-sweep",
+            mode,
+            argv: "gh-sweep stale-sweep --repo o/r".into(),
+            notes: Vec::new(),
+        }
+        .execute(classifier, confirm)
+        .unwrap()
+    }
+}
+
+fn all() -> Answer {
+    Answer(Some(Choice::All))
+}
+
+struct NobodyAsked;
+
+impl Confirm for NobodyAsked {
+    fn asks(&self) -> bool {
+        true
+    }
+    fn choose(&mut self, labels: &[String], _writes: usize) -> std::io::Result<Choice> {
+        panic!("asked about {labels:?}");
+    }
+}
+
+/// classifications.
+struct Enqueues(Vec<u64>, u32);
+
+impl Classifier for Enqueues {
+    fn list(
+        &mut self,
+        _github: &dyn crate::github::Reader,
+        _store: &mut dyn Store,
+        _scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
+        Ok(self
+            .0
+            .iter()
+            .map(|number| {
+                (
+                    ItemRef::new(&repo(), *number),
+                    Listed::Queued { head_sha: None },
+                )
+            })
+            .collect())
+    }
+
+    fn classify(
+        &mut self,
+        _github: &dyn crate::github::Reader,
+        _store: &dyn Store,
+        item: &ItemRef,
+        _listed: Option<&Listed>,
+        _now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
+        self.1 += 1;
+        Ok(Plan {
+            item: item.clone(),
+            title: format!("pr {}", item.number),
+            disposition: Disposition::EnqueueMerge,
+            reason: "green".into(),
+            writes: vec![Write::Enqueue {
+                key: format!("o/r#{}@h", item.number),
+                head_sha: "h".into(),
+            }],
+        })
+    }
+
+    fn after_writes(&mut self, _: &dyn Store, _: &Plan, _: &[DateTime<Utc>]) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+mod contract;
+mod pool;
+mod write;

@@ -1,0 +1,162 @@
+//! The pool: `--only`, a snapshot's pool, writes of unknown outcome, canonical names.
+
+use super::*;
+
+#[test]
+fn only_the_items_given_are_read_and_written() {
+    let github = Scripted::new(vec![
+        Ok(issue(1, 100)),
+        Ok(issue(2, 100)),
+        Ok(issue(3, 100)),
+    ]);
+    let mut harness = Harness::new();
+    harness.options.only = Some([ItemRef::new(&repo(), 3)].into_iter().collect());
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [3, 3]);
+    let completed: Vec<&str> = recap.completed.iter().map(|c| c.item.as_str()).collect();
+    assert_eq!(completed, ["o/r#3"]);
+}
+
+#[test]
+fn from_a_snapshot_only_picks_from_its_pool() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    harness.options.from_snapshot = true;
+    harness.options.budget = Budget::Count(5);
+    harness.options.only = Some(
+        [ItemRef::new(&repo(), 2), ItemRef::new(&repo(), 9)]
+            .into_iter()
+            .collect(),
+    );
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [2, 2]);
+    assert_eq!(recap.failed.len(), 1, "{:?}", recap.failed);
+    assert_eq!(recap.failed[0].item, "o/r#9");
+    assert!(recap.failed[0]
+        .reason
+        .starts_with("not in the snapshot's pool"));
+    let completed: Vec<&str> = recap.completed.iter().map(|c| c.item.as_str()).collect();
+    assert_eq!(completed, ["o/r#2"]);
+}
+
+#[test]
+fn a_write_github_may_still_be_carrying_out_blocks_its_item_until_it_settles() {
+    let mut github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    github.refuse.insert(
+        1,
+        WriteError {
+            status: None,
+            message: "timed out".into(),
+            outcome_unknown: true,
+        },
+    );
+    let mut harness = Harness::new();
+    harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [1]);
+    github.refuse.clear();
+
+    // Not on GitHub yet, but within `settle_after` of being sent: blocked, not repeated.
+    harness.options.settle_after = Duration::from_secs(3600);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [2, 2]);
+    assert_eq!(recap.failed.len(), 1);
+    assert_eq!(recap.failed[0].item, "o/r#1");
+    assert_eq!(recap.failed[0].phase, Phase::Write);
+    assert!(
+        recap.failed[0]
+            .reason
+            .starts_with("outcome unknown: label +Stale of run 1 is not on GitHub yet"),
+        "{}",
+        recap.failed[0].reason
+    );
+    assert!(recap.notes.is_empty(), "{:?}", recap.notes);
+
+    // Past `settle_after`: "not found" is proof, and the item is swept again.
+    harness.options.settle_after = Duration::ZERO;
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [1, 1]);
+    assert_eq!(recap.notes.len(), 1, "{:?}", recap.notes);
+    assert!(recap.notes[0].starts_with("o/r#1: `label +Stale` of run 1 had an unknown outcome; found on GitHub that it did not happen"), "{:?}", recap.notes);
+}
+
+/// A kind of sweep whose every item plans one entry in gh-sweep's own queue; counts its
+
+#[test]
+fn a_repository_is_swept_by_its_canonical_name() {
+    let mut github = Scripted::new(Vec::new());
+    github
+        .repositories
+        .insert("o/r".into(), ("o/renamed".into(), 42, true));
+    let mut harness = Harness::new();
+    let mut options = harness.options.clone();
+    options.repos.push("o/other".parse().unwrap());
+    options.only = Some([ItemRef::new(&repo(), 5)].into_iter().collect());
+    let notes =
+        crate::engine::canonicalise_repos(&github, harness.store.as_mut(), &mut options).unwrap();
+    assert_eq!(
+        options.repos,
+        [
+            "o/renamed".parse::<RepoRef>().unwrap(),
+            "o/other".parse().unwrap()
+        ]
+    );
+    assert_eq!(
+        options.only,
+        Some(
+            [ItemRef::new(&"o/renamed".parse().unwrap(), 5)]
+                .into_iter()
+                .collect()
+        )
+    );
+    assert_eq!(
+        options.rerun_prefix,
+        "gh-sweep stale-sweep --repo o/renamed --yes"
+    );
+    assert_eq!(
+        notes,
+        ["o/r is now o/renamed (GitHub redirected it; repository id 42): swept as o/renamed"]
+    );
+    // The next run, under the new name, knows the id already: nothing to say.
+    let notes =
+        crate::engine::canonicalise_repos(&github, harness.store.as_mut(), &mut options).unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+}
+
+#[test]
+fn an_organisation_past_the_search_cap_is_said() {
+    let mut github = Scripted::new(Vec::new());
+    github.org_size = 4000;
+    assert_eq!(crate::engine::pool::org_search_note(&github, "big"), None);
+    github.org_size = 4001;
+    let note = crate::engine::pool::org_search_note(&github, "big").unwrap();
+    assert!(
+        note.starts_with("organisation big has 4001 repositories"),
+        "{note}"
+    );
+}
+
+#[test]
+fn choice_labels_align_their_columns_and_cut_long_titles() {
+    let row = |item: &str, title: &str, disposition: &str| crate::report::PlanRow {
+        item: item.into(),
+        title: title.into(),
+        disposition: disposition.into(),
+        writes: "comment".into(),
+    };
+    let long = "a title that is much longer than forty characters, cut";
+    let labels = crate::engine::confirm::choice_labels(&[
+        row("o/r#1", "short", "mark-stale"),
+        row("o/r#10", long, "close"),
+    ]);
+    assert_eq!(
+        labels,
+        [
+            format!("o/r#1   short{}  mark-stale  comment", " ".repeat(35)),
+            format!("o/r#10  {}…  close       comment", &long[..39]),
+        ]
+    );
+    // Exactly 40 characters are kept whole.
+    let forty = "x".repeat(40);
+    let labels = crate::engine::confirm::choice_labels(&[row("o/r#1", &forty, "close")]);
+    assert_eq!(labels, [format!("o/r#1  {forty}  close  comment")]);
+}

@@ -1,0 +1,166 @@
+//! The write phase: the rerun file, the rate limit, the cap, re-reads and refusals.
+
+use super::*;
+
+#[test]
+fn a_long_rerun_selector_goes_to_a_file_beside_the_store() {
+    assert_eq!(
+        crate::engine::recap::rerun_file_path(std::path::Path::new("/x/state.db"), 7),
+        "/x/rerun/run-7.txt"
+    );
+    assert_eq!(
+        crate::engine::recap::rerun_file_path(std::path::Path::new("state.db"), 7),
+        "./rerun/run-7.txt"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rerun/run-3.txt").display().to_string();
+    let mut recap: Recap = serde_json::from_value(serde_json::json!({
+        "run_id": 3, "command": "stale-sweep", "dry_run": false, "stopped": null,
+        "stop_detail": null, "completed": [], "failed": [], "unfinished": [],
+        "unfinished_reason": null, "budget": null, "planned": [], "rerun": "x", "exit_code": 0
+    }))
+    .unwrap();
+    recap.rerun_file = Some(crate::policy::recap::RerunFile {
+        path: path.clone(),
+        selector: "o/r#1-3,o/r#9".into(),
+    });
+    crate::engine::recap::write_rerun_file(&mut recap, "gh-sweep stale-sweep");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "o/r#1-3\no/r#9\n");
+    assert!(recap.rerun_file.is_some());
+}
+
+fn refusal(status: u16, message: &str) -> WriteError {
+    WriteError {
+        status: Some(status),
+        message: message.into(),
+        outcome_unknown: false,
+    }
+}
+
+#[test]
+fn writes_the_rate_limit_cannot_pay_for_are_not_begun() {
+    let items = || vec![Ok(issue(1, 100)), Ok(issue(2, 100))];
+    let in_an_hour = crate::clock::wall() + chrono::Duration::hours(1);
+    // Four writes planned, three requests left until the reset: nothing is sent.
+    let mut github = Scripted::new(items());
+    github.remaining = Some((3, in_an_hour));
+    let recap = Harness::new().run(&github, &mut all());
+    assert_eq!(recap.stopped, Some(Stop::HarnessOutage));
+    assert!(
+        recap
+            .stop_detail
+            .as_deref()
+            .unwrap()
+            .starts_with("4 writes are planned but GitHub's rate limit has 3 requests left until"),
+        "{:?}",
+        recap.stop_detail
+    );
+    assert_eq!(github.take_sent(), [] as [u64; 0]);
+    // Exactly enough: all sent.
+    let mut github = Scripted::new(items());
+    github.remaining = Some((4, in_an_hour));
+    let recap = Harness::new().run(&github, &mut all());
+    assert_eq!(
+        (recap.stopped, github.take_sent()),
+        (None, vec![1, 1, 2, 2])
+    );
+    // A reset already past: the limit is whole again.
+    let mut github = Scripted::new(items());
+    github.remaining = Some((0, crate::clock::wall() - chrono::Duration::minutes(1)));
+    let recap = Harness::new().run(&github, &mut all());
+    assert_eq!(
+        (recap.stopped, github.take_sent()),
+        (None, vec![1, 1, 2, 2])
+    );
+}
+
+#[test]
+fn a_write_cap_that_fits_exactly_sends_everything() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    harness.options.max_writes = Some(4);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(
+        (recap.stopped, github.take_sent()),
+        (None, vec![1, 1, 2, 2])
+    );
+}
+
+/// Confirms everything, after the world moved on: #1 was commented on meanwhile.
+struct MeanwhileCommented<'a>(&'a Scripted);
+
+impl Confirm for MeanwhileCommented<'_> {
+    fn asks(&self) -> bool {
+        true
+    }
+    fn choose(&mut self, _labels: &[String], _writes: usize) -> std::io::Result<Choice> {
+        for facts in self.0.items.borrow_mut().iter_mut().flatten() {
+            if facts.number == 1 {
+                facts.updated_at = now();
+            }
+        }
+        Ok(Choice::All)
+    }
+}
+
+#[test]
+fn an_item_read_long_ago_is_read_again_and_not_written_if_it_changed() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    harness.options.recheck_after = Duration::ZERO;
+    let recap = harness.run(&github, &mut MeanwhileCommented(&github));
+    assert_eq!(github.take_sent(), [2, 2]);
+    assert_eq!(recap.stopped, None);
+    let first = &recap.completed[0];
+    assert_eq!(first.item, "o/r#1");
+    assert!(first.writes.is_empty(), "{first:?}");
+
+    // Read a moment ago: not read again, so the change is not seen and the plan stands.
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    harness.run(&github, &mut MeanwhileCommented(&github));
+    assert_eq!(github.take_sent(), [1, 1, 2, 2]);
+}
+
+#[test]
+fn a_refusal_for_the_items_own_state_fails_that_item_and_the_run_goes_on() {
+    // A locked conversation (GitHub's 403 for it), and an item that moved (a redirect, not
+    // followed): each is its item's failure, and the next item is written.
+    for (status, message) in [
+        (
+            403,
+            "POST answered 403 Forbidden: Unable to create comment because issue is locked.",
+        ),
+        (301, "POST answered 301 Moved Permanently"),
+    ] {
+        let mut github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+        github.refuse.insert(1, refusal(status, message));
+        let recap = Harness::new().run(&github, &mut all());
+        assert_eq!(recap.stopped, None, "{status}");
+        assert_eq!(github.take_sent(), [1, 2, 2], "{status}");
+        assert_eq!(recap.failed.len(), 1);
+        assert_eq!(recap.failed[0].phase, Phase::Write);
+    }
+    // Any other refusal stops the run there.
+    let mut github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    github
+        .refuse
+        .insert(1, refusal(422, "POST answered 422: Validation Failed"));
+    let recap = Harness::new().run(&github, &mut all());
+    assert_eq!(recap.stopped, Some(Stop::WriteFailed));
+    assert_eq!(github.take_sent(), [1]);
+    assert_eq!(recap.unfinished, ["o/r#2"]);
+}
+
+#[test]
+fn a_local_write_is_never_a_reason_to_read_again() {
+    // Issue 13, point 7: an entry in gh-sweep's own queue is no GitHub write, so however long
+    // ago the PR was read, it is not read again before it is queued.
+    let github = Scripted::new(Vec::new());
+    let mut harness = Harness::new();
+    harness.options.recheck_after = Duration::ZERO;
+    let mut classifier = Enqueues(vec![1, 2, 3], 0);
+    harness.run_with(&github, &mut classifier, Mode::Sweep, &mut NobodyAsked);
+    assert_eq!(classifier.1, 3, "one classification per PR");
+    assert_eq!(harness.store.queue_rows(&repo(), 3).unwrap().len(), 1);
+}
