@@ -124,6 +124,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
                     length(action) - instr(action, ' (') - 2))
         ELSE json_object('kind', 'unrecognised', 'text', action)
      END;",
+    // 8 -> 9: the journal looked up by item (the check that no other run wrote an item since it
+    // was read, an interrupted mark, an acknowledged write) without a scan of every run's rows.
+    "CREATE INDEX journal_item ON journal(item, id);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -239,6 +242,34 @@ mod tests {
     }
 
     #[test]
+    fn the_journal_is_looked_up_by_item_through_its_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(SqliteStore::open(&path).unwrap());
+        let connection = Connection::open(&path).unwrap();
+        // The shapes of the per-item look-ups in journal.rs.
+        for query in [
+            "SELECT outcome_at FROM journal WHERE item = ?1 AND run_id != ?2",
+            "SELECT action FROM journal WHERE item = ?1 AND outcome IN ('done', 'acknowledged') ORDER BY id DESC",
+        ] {
+            let plan: Vec<String> = connection
+                .prepare(&format!("EXPLAIN QUERY PLAN {query}"))
+                .unwrap()
+                .query_map(
+                    rusqlite::params_from_iter(["o/r#1", "1"].iter().take(query.matches('?').count())),
+                    |row| row.get::<_, String>(3),
+                )
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan.iter().any(|step| step.contains("USING INDEX journal_item")),
+                "{query}: {plan:?}"
+            );
+        }
+    }
+
+    #[test]
     fn refuses_a_newer_schema() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.db");
@@ -269,8 +300,23 @@ mod tests {
                     .execute_batch(
                         "INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
                            VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep --repo o/r', '2026-11-01T00:00:00Z', '2026-11-01T00:01:00Z', 11, NULL);
-                         INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (1, 'o/r#3', 'o/r', 'comment', '2026-11-01T00:00:30Z');
                          INSERT INTO stale_marks VALUES ('o/r#4', 'Stale', '2026-11-01T00:00:10Z', '2026-11-01T00:00:11Z');",
+                    )
+                    .unwrap();
+                // Words no version wrote, as that version stores them: from version 8 on, the
+                // 7 -> 8 migration has already made them an unrecognised write.
+                let odd = if version <= 7 {
+                    "comment".to_string()
+                } else {
+                    serde_json::to_string(&JournalWrite::Unrecognised {
+                        text: "comment".into(),
+                    })
+                    .unwrap()
+                };
+                connection
+                    .execute(
+                        "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (1, 'o/r#3', 'o/r', ?1, '2026-11-01T00:00:30Z')",
+                        params![odd],
                     )
                     .unwrap();
                 // A journal row of every kind of write, as that version stored it: its words
