@@ -126,7 +126,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
      END;",
     // 8 -> 9: the journal looked up by item (the check that no other run wrote an item since it
     // was read, an interrupted mark, an acknowledged write) without a scan of every run's rows.
-    "CREATE INDEX journal_item ON journal(item, id);",
+    "CREATE INDEX IF NOT EXISTS journal_item ON journal(item, id);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
