@@ -41,6 +41,7 @@ fn main() -> ExitCode {
         && std::io::stdout().is_terminal()
         && ui::tty_available();
     let context = Context {
+        clock: gh_sweep::clock::Clock::system(),
         ui: ui::Ui {
             interactive: stdin_terminal && (stderr_terminal || prompt_on_tty),
             prompt_on_tty,

@@ -23,6 +23,9 @@ pub struct Context {
     pub env: Env,
     pub ui: Ui,
     pub argv: String,
+    /// The system's clock; a run whose decisions are fixed in time (`--now`, a snapshot) gets
+    /// its own.
+    pub clock: Clock,
 }
 
 /// The options a subcommand was given, as settings resolution reads them: the global ones,
@@ -77,7 +80,7 @@ pub fn run_engine(
     let clock = if settings.snapshot.is_some() || settings.now_given {
         Clock::fixed(now)
     } else {
-        Clock::system()
+        context.clock
     };
     if let (true, Some(path)) = (ui.verbose, &settings.config_path) {
         eprintln!("Using the config file {}.", path.display());
