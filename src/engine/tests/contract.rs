@@ -10,7 +10,8 @@ fn a_spent_budget_stops_the_run_before_any_write() {
         Ok(issue(3, 100)),
     ]);
     let mut harness = Harness::new();
-    let recap = harness.run(&github, &mut all());
+    // Nobody is asked about writes the run will not send.
+    let recap = harness.run(&github, &mut NobodyAsked);
     assert_eq!(recap.stopped, Some(Stop::BudgetExhausted));
     assert_eq!(github.take_sent(), [] as [u64; 0], "a write was sent");
     assert_eq!(recap.failed.len(), 1);
@@ -172,4 +173,30 @@ fn local_writes_are_asked_about_only_with_confirm() {
     );
     assert_eq!(recap.stopped, Some(Stop::NotConfirmed));
     assert!(harness.store.queue_rows(&repo(), 8).unwrap().is_empty());
+}
+
+#[test]
+fn classify_settles_nothing_and_writes_nothing() {
+    let mut github = Scripted::new(vec![Ok(issue(1, 100))]);
+    github.refuse.insert(
+        1,
+        WriteError {
+            status: None,
+            message: "timed out".into(),
+            outcome_unknown: true,
+        },
+    );
+    let mut harness = Harness::new();
+    harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [1]);
+    github.refuse.clear();
+    // A sweep would settle the label by reading #1; classify leaves it for the sweep.
+    let rules = StaleRules::default();
+    let mut classifier = StaleClassifier::new(&rules, false);
+    let recap = harness.run_with(&github, &mut classifier, Mode::Classify, &mut NobodyAsked);
+    assert!(recap.notes.is_empty(), "{:?}", recap.notes);
+    assert_eq!(recap.failed.len(), 1, "{:?}", recap.failed);
+    assert!(recap.failed[0]
+        .reason
+        .starts_with("outcome unknown: check by hand"));
 }

@@ -346,6 +346,11 @@ impl Confirm for NobodyAsked {
 struct Enqueues(Vec<u64>, u32);
 
 impl Classifier for Enqueues {
+    /// Like poll: a stale sweep's write of unknown outcome is the stale sweep's to settle.
+    fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
+        write.is_merge()
+    }
+
     fn list(
         &mut self,
         _github: &dyn crate::github::Reader,

@@ -160,3 +160,30 @@ fn choice_labels_align_their_columns_and_cut_long_titles() {
     let labels = crate::engine::confirm::choice_labels(&[row("o/r#1", &forty, "close")]);
     assert_eq!(labels, [format!("o/r#1  {forty}  close  comment")]);
 }
+
+#[test]
+fn another_kinds_write_of_unknown_outcome_is_said_and_does_not_block() {
+    let mut github = Scripted::new(vec![Ok(issue(1, 100))]);
+    github.refuse.insert(
+        1,
+        WriteError {
+            status: None,
+            message: "timed out".into(),
+            outcome_unknown: true,
+        },
+    );
+    let mut harness = Harness::new();
+    harness.run(&github, &mut all());
+    let recap = harness.run_with(
+        &github,
+        &mut Enqueues(vec![1, 2], 0),
+        Mode::Sweep,
+        &mut NobodyAsked,
+    );
+    assert!(recap.failed.is_empty(), "{:?}", recap.failed);
+    assert_eq!(harness.store.queue_rows(&repo(), 1).unwrap().len(), 1);
+    assert_eq!(
+        recap.notes,
+        ["o/r#1: `label +Stale` of run 1 has an unknown outcome; `gh-sweep stale-sweep` settles it (or check by hand, then `gh-sweep recap --acknowledge o/r#1`); this run goes on"]
+    );
+}
