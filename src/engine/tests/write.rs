@@ -114,6 +114,13 @@ fn an_item_read_long_ago_is_read_again_and_not_written_if_it_changed() {
     let first = &recap.completed[0];
     assert_eq!(first.item, "o/r#1");
     assert!(first.writes.is_empty(), "{first:?}");
+    assert_eq!(
+        first.disposition,
+        crate::policy::disposition::changed_since_read(&Disposition::Stale(
+            crate::policy::stale::Disposition::Keep
+        )),
+        "{first:?}"
+    );
 
     // Read a moment ago: not read again, so the change is not seen and the plan stands.
     let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
@@ -163,4 +170,15 @@ fn a_local_write_is_never_a_reason_to_read_again() {
     harness.run_with(&github, &mut classifier, Mode::Sweep, &mut NobodyAsked);
     assert_eq!(classifier.1, 3, "one classification per PR");
     assert_eq!(harness.store.queue_rows(&repo(), 3).unwrap().len(), 1);
+}
+
+#[test]
+fn a_cap_smaller_than_the_first_items_writes_sends_none_of_them() {
+    let github = Scripted::new(vec![Ok(issue(1, 100))]);
+    let mut harness = Harness::new();
+    harness.options.max_writes = Some(1);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [] as [u64; 0]);
+    assert_eq!(recap.stopped, Some(Stop::WriteCap));
+    assert_eq!(recap.unfinished, ["o/r#1"]);
 }
