@@ -4,11 +4,9 @@
 //! pseudo-terminal with `compinit`, pressing Tab. A shell that is not installed is skipped
 //! with a note (`apt-get install zsh fish` brings them).
 
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::Test;
@@ -175,29 +173,9 @@ fn zsh_tab(test: &Test, functions: &Path, line: &str, expected: &[&str]) -> Stri
         .stdout(Stdio::from(slave.try_clone().unwrap()))
         .stderr(Stdio::from(slave));
     // The terminal is zsh's controlling terminal, as at a real login.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::support::with_controlling_terminal(&mut command);
     let mut child = command.spawn().unwrap();
-    let screen = Arc::new(Mutex::new(String::new()));
-    let mut reader = master.try_clone().unwrap();
-    let sink = Arc::clone(&screen);
-    std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(count) = reader.read(&mut buffer) {
-            if count == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buffer[..count]));
-        }
-    });
+    let screen = crate::support::collect(master.try_clone().unwrap());
     let ready = "READY-FOR-TAB";
     // The echoed command spells the word with quotes, so only zsh's output matches.
     let setup = format!(

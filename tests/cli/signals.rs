@@ -29,23 +29,6 @@ fn collect_to_end(mut source: impl Read + Send + 'static) -> std::thread::JoinHa
     })
 }
 
-fn collect(mut source: impl Read + Send + 'static) -> Arc<Mutex<String>> {
-    let text = Arc::new(Mutex::new(String::new()));
-    let sink = Arc::clone(&text);
-    std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(count) = source.read(&mut buffer) {
-            if count == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buffer[..count]));
-        }
-    });
-    text
-}
-
 #[track_caller]
 fn wait_for(text: &Arc<Mutex<String>>, wanted: &str) {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -77,7 +60,7 @@ fn spawn(
         .spawn()
         .unwrap();
     let stdout = collect_to_end(child.stdout.take().unwrap());
-    let stderr = collect(child.stderr.take().unwrap());
+    let stderr = crate::support::collect(child.stderr.take().unwrap());
     (child, stdout, stderr)
 }
 
@@ -180,7 +163,7 @@ fn at_the_prompt(
         .spawn()
         .unwrap();
     let stdout = collect_to_end(child.stdout.take().unwrap());
-    let screen = collect(master.try_clone().unwrap());
+    let screen = crate::support::collect(master.try_clone().unwrap());
     wait_for(&screen, "Send these writes?");
     act(&child, &mut master);
     let status = child.wait().unwrap();

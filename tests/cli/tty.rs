@@ -2,10 +2,8 @@
 //! the terminal, so a maintainer is there, and the prompt goes to the terminal itself
 //! (`/dev/tty`), as ssh and gpg ask for passwords.
 
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::io::Write;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::{marked, Test, REPO};
@@ -29,29 +27,9 @@ fn with_stderr_redirected_a_run_at_a_terminal_still_asks_there() {
         .stderr(std::fs::File::create(&log).unwrap());
     // The terminal is the child's controlling terminal, as a shell's is: its own session,
     // with the terminal on stdin made controlling, so `/dev/tty` is that terminal.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    crate::support::with_controlling_terminal(&mut command);
     let mut child = command.spawn().unwrap();
-    let screen = Arc::new(Mutex::new(String::new()));
-    let mut reader = master.try_clone().unwrap();
-    let sink = Arc::clone(&screen);
-    std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(count) = reader.read(&mut buffer) {
-            if count == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buffer[..count]));
-        }
-    });
+    let screen = crate::support::collect(master.try_clone().unwrap());
     let deadline = Instant::now() + Duration::from_secs(20);
     while !screen.lock().unwrap().contains("Send these writes?") {
         if let Some(status) = child.try_wait().unwrap() {

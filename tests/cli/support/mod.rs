@@ -342,6 +342,42 @@ impl Test {
     }
 }
 
+/// Everything a reader gives, as it comes, for a test to look at while the process still runs.
+pub fn collect(
+    mut source: impl std::io::Read + Send + 'static,
+) -> std::sync::Arc<std::sync::Mutex<String>> {
+    let text = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = std::sync::Arc::clone(&text);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(count) = source.read(&mut buffer) {
+            if count == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buffer[..count]));
+        }
+    });
+    text
+}
+
+/// Makes the terminal on the child's stdin its controlling terminal, as a shell's is: its own
+/// session, so `/dev/tty` is that terminal.
+#[cfg(unix)]
+pub fn with_controlling_terminal(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A pseudo-terminal `columns` wide and 40 rows high: the master end the test reads and types
 /// on, and the slave end a child process gets as its terminal.
 #[cfg(unix)]
