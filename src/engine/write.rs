@@ -103,19 +103,14 @@ impl Run<'_> {
                     .count()
             })
             .sum();
-        if let Some((left, reset)) = self.writer.remaining("core") {
-            if remote > 0 && left < remote as i64 && reset > self.clock.wall() {
-                state.stop(
-                    Stop::HarnessOutage,
-                    format!(
-                        "{remote} writes are planned but GitHub's rate limit has {left} requests left until {}: run again after that",
-                        reset.to_rfc3339()
-                    ),
-                );
-                return false;
+        let limit = self.writer.remaining("core");
+        match pacing::rate_limit_refuses(remote, limit, self.clock.wall()) {
+            Some(why) => {
+                state.stop(Stop::HarnessOutage, why);
+                false
             }
+            None => true,
         }
-        true
     }
 
     /// Whether `--max-writes` leaves no room for the item's writes (the first time, the run

@@ -41,6 +41,23 @@ pub fn wait(sent: &[Duration], now: Duration, interval: Duration) -> (Duration, 
     longest
 }
 
+/// Whether GitHub's rate limit can pay for `writes` writes to GitHub before the first is sent:
+/// the reason in words when it has fewer requests left (`limit`: what it last said, and when it
+/// resets) until a reset still to come.
+pub fn rate_limit_refuses(
+    writes: usize,
+    limit: Option<(i64, chrono::DateTime<chrono::Utc>)>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Option<String> {
+    let (left, reset) = limit?;
+    (writes > 0 && left < writes as i64 && reset > now).then(|| {
+        format!(
+            "{writes} writes are planned but GitHub's rate limit has {left} requests left until {}: run again after that",
+            reset.to_rfc3339()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +126,18 @@ mod tests {
                 proptest::prop_assert!(in_minute <= PER_MINUTE);
             }
         }
+    }
+
+    #[test]
+    fn the_rate_limit_refuses_only_what_it_cannot_pay_before_its_reset() {
+        let now: chrono::DateTime<chrono::Utc> = "2026-01-01T00:00:00Z".parse().unwrap();
+        let later = now + chrono::Duration::minutes(5);
+        let earlier = now - chrono::Duration::minutes(5);
+        assert!(super::rate_limit_refuses(4, Some((3, later)), now).is_some());
+        assert_eq!(super::rate_limit_refuses(4, Some((4, later)), now), None);
+        assert_eq!(super::rate_limit_refuses(4, Some((0, earlier)), now), None);
+        assert_eq!(super::rate_limit_refuses(4, Some((0, now)), now), None);
+        assert_eq!(super::rate_limit_refuses(0, Some((0, later)), now), None);
+        assert_eq!(super::rate_limit_refuses(4, None, now), None);
     }
 }
