@@ -89,7 +89,10 @@ fn suite_nodes(issue: &Issue) -> Vec<Value> {
         .collect()
 }
 
-/// The head commit's checks: `statusCheckRollup` is null when nothing ran on the commit.
+/// The head commit's checks: `statusCheckRollup` is null when nothing ran on the commit. The
+/// schema types it nullable (`Commit.statusCheckRollup: StatusCheckRollup`, in
+/// @octokit/graphql-schema), and clients met the null in practice (github/combine-prs,
+/// "add null check for commit status rollup").
 fn commit_node(issue: &Issue, size: usize) -> Value {
     let contexts = run_nodes(issue);
     let rollup =
@@ -176,7 +179,10 @@ fn pull_node(issue: &Issue, size: usize) -> Value {
     })
 }
 
-/// GitHub's score for a query asking `connections` connections, each as if full.
+/// GitHub's score for a query asking `connections` connections, each as if full: the requests
+/// needed to fill every connection at its `first`/`last`, summed, divided by 100 and rounded,
+/// at least 1 ("Rate limits and node limits for the GraphQL API", docs.github.com,
+/// "Calculating a rate limit score before running the call").
 fn rate_limit(requests: u64) -> Value {
     let cost = ((requests as f64) / 100.0).round().max(1.0) as u64;
     json!({
