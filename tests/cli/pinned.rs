@@ -239,6 +239,7 @@ fn recap_of_a_poll_that_enqueues() {
 /// default budget of three, so #6 and #7 are never read. (`--only`: each item is read on its
 /// own, where a pool page would carry them all.)
 fn over_budget(test: &Test) {
+    test.read_with_rest();
     for number in 2..=5 {
         test.fail("GET", &format!("/issues/{number}"), Fault::Status(404), 20);
     }
@@ -376,6 +377,7 @@ fn error_for_a_bad_config_key() {
 #[test]
 fn error_for_a_refused_token() {
     let test = world(one_idle);
+    test.read_with_rest();
     test.fail("GET", "/issues", Fault::Status(401), 5);
     let run = pin(&test, &["stale-sweep", "--repo", REPO, "--yes"], false);
     test.expect_no_writes();
@@ -397,6 +399,7 @@ fn error_for_a_missing_repository() {
 #[test]
 fn error_for_an_outage() {
     let test = world(one_idle);
+    test.read_with_rest();
     test.fail("GET", "/issues", Fault::Status(502), 10);
     let run = pin(&test, &["stale-sweep", "--repo", REPO, "--yes"], false);
     test.expect_no_writes();

@@ -331,6 +331,13 @@ impl Client {
         }
     }
 
+    /// Keeps one issue's or PR's web address (`https://HOST/OWNER/REPO/issues/N` or `/pull/N`),
+    /// as another API than REST gave it, for the recap's links.
+    pub fn note_link(&self, url: &str) {
+        let body = serde_json::json!({ "html_url": url, "number": 0 });
+        self.note_links(&body);
+    }
+
     /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.
     pub fn html_url(&self, item: &str) -> Option<String> {
         self.links.borrow().get(&item.to_ascii_lowercase()).cloned()
