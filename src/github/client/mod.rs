@@ -76,6 +76,8 @@ pub struct Client {
     /// Search has its own limit (30 a minute): its requests are spaced this far apart.
     search_interval: Duration,
     last_search: Cell<Option<std::time::Instant>>,
+    /// When the last GraphQL query was sent, to keep under GitHub's secondary limit for it.
+    last_graphql: Cell<Option<std::time::Instant>>,
     /// The whole request's time limit, body included (reqwest's blocking reader bounds each
     /// read, not the sum: a trickling answer once took 88 s under a 5 s timeout).
     timeout: Duration,
@@ -147,6 +149,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: options.search_interval,
             last_search: Cell::new(None),
+            last_graphql: Cell::new(None),
             timeout: options.timeout,
             github_offset: Cell::new(None),
             remembered: RefCell::new(Default::default()),
@@ -169,6 +172,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
+            last_graphql: Cell::new(None),
             timeout: Duration::ZERO,
             github_offset: Cell::new(None),
             remembered: RefCell::new(Default::default()),
