@@ -557,28 +557,32 @@ fn max_writes_leaves_items_past_the_cap_unfinished() {
 
 #[test]
 fn an_item_that_changed_since_it_was_read_is_not_written() {
-    let test = Test::rest(|world| {
-        world.open_issue(1, 74);
-        world.open_issue(2, 74);
-    });
-    test.config("recheck_after_seconds = 0\n");
-    // Someone comments on #2 between the read and the write: the re-read sees it.
-    let fresh = {
-        let mut shared = test.world();
-        let now = shared.world.now;
-        let mut issue = shared.world.issue(2).to_json();
-        issue["updated_at"] = json!(crate::support::world::stamp(now));
-        issue.to_string()
-    };
-    test.fail("GET", "/issues/2", Fault::Body(fresh), 1);
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    assert_eq!(
-        recap["completed"][1]["disposition"],
-        "changed since read: now keep"
-    );
-    test.expect_writes(&marked(1));
+    // Through either read API: the re-read is the reader's, the list of changes REST's.
+    for read_api in ["rest", "graphql"] {
+        let test = Test::new(|world| {
+            world.open_issue(1, 74);
+            world.open_issue(2, 74);
+        });
+        test.config(&format!(
+            "recheck_after_seconds = 0\nread_api = \"{read_api}\"\n"
+        ));
+        // Someone comments on #2 between the read and the write (while GitHub works on #1's
+        // first write): GitHub's list of changes shows it moved, the re-read sees the comment.
+        let shared = std::sync::Arc::clone(&test.server.shared);
+        test.world().on_first_write = Some(Box::new(move || {
+            let mut shared = shared.lock().unwrap();
+            let now = chrono::DateTime::from_timestamp(chrono::Utc::now().timestamp(), 0).unwrap();
+            shared.world.comment_at(2, "alice", now, "still happening");
+        }));
+        let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        outcome.expect_code(0);
+        let recap = outcome.json();
+        assert_eq!(
+            recap["completed"][1]["disposition"], "changed since read: now keep",
+            "{read_api}"
+        );
+        test.expect_writes(&marked(1));
+    }
 }
 
 #[test]
