@@ -213,5 +213,25 @@ fn a_dry_run_never_asks_for_the_account() {
         "{:?}",
         test.requests()
     );
-    let _ = issue(1);
+}
+
+#[test]
+fn the_account_is_read_once_a_run_though_the_stale_rules_ask_too() {
+    // The stale rules ask whose label events are the run's own (the viewer), and the write
+    // ceilings ask whose writes these are: one `GET /user` answers both.
+    let test = Test::new(|world| {
+        world.stale_issue(1, 9, VIEWER);
+        world.comment(1, "alice", 2, "still happening on 1.2");
+        world.open_issue(2, 74);
+    });
+    test.run(SWEEP).expect_code(0);
+    let users = test
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/user")
+        .count();
+    assert_eq!(users, 1);
+    let mut expected = vec![format!("DELETE {}/labels/Stale", issue(1))];
+    expected.extend(marked(2));
+    test.expect_writes(&expected);
 }

@@ -240,3 +240,68 @@ fn durations_read_as_hours_minutes_and_seconds() {
     assert_eq!(thousands(5000), "5,000");
     assert_eq!(thousands(999), "999");
 }
+
+/// One unattended run at `start` over `items` items of `per_item` writes, as the engine acts
+/// on the policy: each item asks [`next`], each write waits as [`wait`] says (the clock moves
+/// instead of sleeping). `core` is what the rate limit has left after the run's reads. Returns
+/// how many items it finished.
+fn unattended_run(
+    sent: &mut Vec<DateTime<Utc>>,
+    start: DateTime<Utc>,
+    items: usize,
+    per_item: usize,
+    core: i64,
+) -> usize {
+    let mut limits = unattended(600);
+    limits.interval = Duration::from_secs(1);
+    let reset = later(start, WINDOW);
+    let mut now = start;
+    let mut written = 0u64;
+    for item in 0..items {
+        limits.core = Some((core - written as i64, reset));
+        if next(per_item, written, sent, now, &limits).is_some() {
+            return item;
+        }
+        for _ in 0..per_item {
+            now = later(now, wait(sent, now, limits.interval).0);
+            sent.push(now);
+            written += 1;
+        }
+    }
+    items
+}
+
+#[test]
+fn benchmark_rows_count_writes_per_hour_and_runs_to_finish_a_pool() {
+    // Two runs in one hour, 700 planned writes each (350 items of a label and a comment).
+    let mut sent = Vec::new();
+    let first = unattended_run(&mut sent, start(), 350, 2, 5000);
+    let second = unattended_run(&mut sent, at(1800), 350, 2, 5000);
+    let hour = most_in_any(WINDOW, &sent);
+    println!(
+        "two runs in one hour, 700 planned writes each: {} + {} writes sent, at most {hour} in any hour",
+        first * 2,
+        second * 2
+    );
+    assert_eq!((first * 2, second * 2, hour), (500, 0, 500));
+
+    // A 5,000-item stale pool (10,000 writes), 5,000 requests an hour, an hourly cron run
+    // that first spends 52 requests on its reads (50 list pages, the repository, the account).
+    let mut sent = Vec::new();
+    let mut left = 5000;
+    let mut runs = 0;
+    let mut per_run = Vec::new();
+    while left > 0 {
+        let done = unattended_run(&mut sent, at(runs * 3600 + 60), left, 2, 5000 - 52);
+        assert!(done > 0, "run {runs} wrote nothing");
+        per_run.push(done * 2);
+        left -= done;
+        runs += 1;
+    }
+    println!(
+        "5,000-item stale pool, 5,000 requests an hour: {runs} hourly runs, writes per run {per_run:?}"
+    );
+    assert_eq!(runs, 10_000 / 500);
+    assert!(per_run.iter().all(|writes| *writes == 500));
+    assert!(most_in_any(WINDOW, &sent) <= PER_HOUR);
+}
