@@ -44,6 +44,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-wait -d 'With --yes, the longest wait for GitHub\'s write ceilings (80 a minute, 500 an hour per account); past it the rest stays unfinished for the next run [default: 600]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
@@ -69,6 +70,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-wait -d 'With --yes, the longest wait for GitHub\'s write ceilings (80 a minute, 500 an hour per account); past it the rest stays unfinished for the next run [default: 600]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
@@ -92,6 +94,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-wait -d 'With --yes, the longest wait for GitHub\'s write ceilings (80 a minute, 500 an hour per account); past it the rest stays unfinished for the next run [default: 600]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''

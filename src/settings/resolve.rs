@@ -154,6 +154,9 @@ pub struct Settings {
     pub dry_run: bool,
     pub write_interval: Duration,
     pub max_writes: Option<u64>,
+    /// With `--yes`, the longest wait for GitHub's write ceilings before the run leaves the
+    /// rest unfinished (`--max-wait`, `max_wait_seconds`; ten minutes by default).
+    pub max_wait: Duration,
     pub recheck_after: Duration,
     /// How long after a write of unknown outcome was sent "not found on GitHub" proves it did
     /// not happen: until then GitHub may still be carrying it out.
@@ -267,6 +270,7 @@ fn resolve_inner(
         dry_run,
         write_interval: Duration::from_secs_f64(write_interval),
         max_writes: args.max_writes.or(file.max_writes),
+        max_wait: Duration::from_secs(args.max_wait.or(file.max_wait_seconds).unwrap_or(600)),
         recheck_after: Duration::from_secs(file.recheck_after_seconds.unwrap_or(120)),
         settle_after: Duration::from_secs(file.settle_after_seconds.unwrap_or(120)),
         retry: RetryPolicy {
@@ -505,6 +509,7 @@ fn rerun_prefix(
         "--max-writes",
         args.max_writes.map(|value| value.to_string()),
     );
+    flag("--max-wait", args.max_wait.map(|value| value.to_string()));
     // Pasted, `poll --confirm`'s rerun line asks again, as the first run did.
     if spec.confirm {
         rerun.push("--confirm".into());

@@ -368,10 +368,15 @@ fn a_read_that_recovers_within_the_retries_goes_on() {
     test.fail("GET", "/issues", Fault::Drop, 1);
     test.run(&["stale-sweep", "--repo", REPO, "--yes"])
         .expect_code(0);
-    assert_eq!(
-        test.requests().iter().filter(|r| r.method == "GET").count(),
-        3
-    );
+    // Three tries of the list, then the account the writes count against.
+    let gets: Vec<String> = test
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.path.clone())
+        .collect();
+    assert_eq!(gets.len(), 4, "{gets:?}");
+    assert_eq!(gets[3], "/user");
     test.expect_writes(&marked(1));
 }
 
@@ -852,7 +857,9 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
     let writes = requests.iter().filter(|r| r.is_write()).count();
     // 30 marked (label + comment), 10 closed (comment + close).
     assert_eq!(writes, 80);
-    assert_eq!(requests.len() - writes, 22);
+    // The dry run's reads, and the account the writes count against (`GET /user`, once).
+    assert_eq!(requests.len() - writes, 23);
+    assert_eq!(requests.iter().filter(|r| r.path == "/user").count(), 1);
     let expected: Vec<String> = test.writes();
     test.expect_writes(&expected.iter().map(String::as_str).collect::<Vec<_>>());
     test.clear_log();
@@ -1007,26 +1014,39 @@ fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
 }
 
 #[test]
-fn writes_the_rate_limit_cannot_pay_for_are_not_started() {
+fn writes_the_rate_limit_cannot_pay_for_wait_for_its_reset_unfinished() {
+    // Issue 13, point 6 (this test pinned the old refusal to write anything): the run writes
+    // what the limit pays for, oldest first, and leaves the rest for after the reset.
     let test = Test::rest(|world| {
         for number in 1..=3 {
             world.open_issue(number, 74);
         }
     });
-    // One more than the list needs: the run first reads the repository's canonical name.
+    // The repository's canonical name, the list and the account spend three: two are left,
+    // one item's writes.
     test.world().core_limit = Some(5);
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(5);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--read-api",
+        "rest",
+    ]);
+    outcome.expect_code(9);
     let recap = outcome.json();
+    assert_eq!(recap["stopped"], "write_limit");
     assert!(
         recap["stop_detail"]
             .as_str()
             .unwrap()
-            .starts_with("6 writes are planned but GitHub's rate limit has 3 requests left until"),
+            .starts_with("GitHub's rate limit has 0 requests left until"),
         "{recap}"
     );
-    assert_eq!(items(&recap["unfinished"]), numbers(1..=3));
-    test.expect_no_writes();
+    assert_eq!(recap["failed"], json!([]));
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=3));
+    test.expect_writes(&marked(1));
 }
 
 #[test]
