@@ -118,6 +118,18 @@ fn two_runs_in_one_hour_send_at_most_five_hundred_writes_for_the_account() {
     );
     let expected: Vec<String> = (2..=16).flat_map(marked).collect();
     test.expect_writes(&expected);
+    let in_the_hour: i64 = db(&test)
+        .query_row(
+            "SELECT count(*) FROM journal JOIN runs ON runs.id = journal.run_id
+             WHERE runs.account = ?1 AND journal.intent_at >= ?2",
+            rusqlite::params![account, (Utc::now() - Duration::hours(1)).to_rfc3339()],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        in_the_hour, 500,
+        "the account's hour holds GitHub's ceiling, no more"
+    );
     assert_eq!(rerun_items(&recap), "octo/demo#17-#350");
 
     // An hour later the rerun line carries on with exactly the rest, under --max-writes 40.
