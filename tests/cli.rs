@@ -46,6 +46,8 @@ mod signals;
 mod snapshot;
 #[path = "cli/stale.rs"]
 mod stale;
+#[path = "cli/stale_recheck.rs"]
+mod stale_recheck;
 #[path = "cli/stale_rules.rs"]
 mod stale_rules;
 #[path = "cli/sweep.rs"]

@@ -39,7 +39,7 @@ pub struct ReadArgs {
     pub api_url: Option<String>,
 
     /// Which API GitHub's facts are read with: graphql or rest (writes are always REST's)
-    /// [default: read_api in the config, or rest]
+    /// [default: read_api in the config, or graphql]
     #[arg(long, value_name = "API", value_parser = ["graphql", "rest"])]
     pub read_api: Option<String>,
 

@@ -123,6 +123,7 @@ pub fn run_engine(
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
         recording.repos = options.repos.iter().map(ToString::to_string).collect();
         recording.command = Some(command.to_string());
+        recording.read_api = Some(settings.read_api.name().to_string());
         recording.save(path)?;
         ui.status(&format!("Saved what this run read to {}.", path.display()));
     }

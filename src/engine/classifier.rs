@@ -32,6 +32,11 @@ pub struct Plan {
     pub disposition: Disposition,
     pub reason: String,
     pub writes: Vec<Write>,
+    /// GitHub's `updated_at` of the item as it was read, for a kind of sweep whose plans
+    /// depend on nothing that leaves it unmoved (the stale rules): a long write phase then
+    /// reads the item again only when GitHub's list of changes shows it moved. `None` (a
+    /// merge, whose check results do not move it) reads the item again in full.
+    pub updated_at: Option<DateTime<Utc>>,
 }
 
 /// Why reading an item failed.

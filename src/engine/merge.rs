@@ -264,6 +264,7 @@ impl MergeClassifier<'_> {
                 disposition: Disposition::Ineligible(rule),
                 reason: why,
                 writes: Vec::new(),
+                updated_at: None,
             });
         }
         let names: Vec<&str> = self.rules.rules.iter().map(|rule| rule.name()).collect();
@@ -280,6 +281,7 @@ impl MergeClassifier<'_> {
                 key: merge_key(&item.repo, item.number, &head),
                 head_sha: head,
             }],
+            updated_at: None,
         })
     }
 }
@@ -319,6 +321,7 @@ fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
         disposition: Disposition::Skip(why),
         reason,
         writes: Vec::new(),
+        updated_at: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod pool;
 mod read;
 pub mod reads;
 mod recap;
+mod recheck;
 mod reconcile;
 pub mod stale;
 mod state;

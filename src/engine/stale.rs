@@ -208,6 +208,7 @@ impl Classifier for StaleClassifier<'_> {
                         disposition: decision.disposition.into(),
                         reason: decision.reason,
                         writes: decision.writes,
+                        updated_at: Some(facts.updated_at),
                     });
                 }
             }
@@ -224,12 +225,15 @@ impl Classifier for StaleClassifier<'_> {
         };
         let decision = stale::decide(&facts, history.as_ref(), self.rules, viewer.as_deref(), now)
             .map_err(ReadError::Item)?;
+        // Every fact the stale rules take moves `updated_at` (a comment, a label, a review, a
+        // push, a close): a recheck before writing asks GitHub's list of changes by it.
         Ok(Plan {
             item: item.clone(),
             title: facts.title,
             disposition: decision.disposition.into(),
             reason: decision.reason,
             writes: decision.writes,
+            updated_at: Some(facts.updated_at),
         })
     }
 

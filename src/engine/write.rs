@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use super::interrupt;
 use super::pace;
 use super::read::Pending;
+use super::recheck::Watch;
 use super::state::State;
 use super::{Classifier, Plan, ReadError, Run};
 use crate::github::WriteError;
@@ -64,6 +65,7 @@ impl Run<'_> {
             held: None,
         };
         let mut bar = self.ui.progress(total, "writing");
+        let mut watch = Watch::default();
         for (pending, chosen) in pending.into_iter().zip(chosen) {
             let item = pending.plan.item.clone();
             if !chosen {
@@ -85,7 +87,7 @@ impl Run<'_> {
             if self.held(state, &mut pace, &pending.plan)? {
                 continue;
             }
-            let Some((plan, read_at)) = self.recheck(classifier, state, pending) else {
+            let Some((plan, read_at)) = self.recheck(classifier, state, &mut watch, pending) else {
                 continue;
             };
             let sent = self.send_item(run_id, state, &mut pace, &mut bar, &plan, read_at)?;
@@ -123,18 +125,23 @@ impl Run<'_> {
     }
 
     /// A maintainer may have taken a while at the prompt: an item read longer ago than
-    /// `recheck_after` is read again before writing. Returns the plan to write and when its
-    /// facts were read, or `None` when the item is settled otherwise (changed, failed, a stop).
+    /// `recheck_after` is read again before writing, unless GitHub's list of changes shows
+    /// it did not move (`recheck`). Returns the plan to write and when its facts were read, or
+    /// `None` when the item is settled otherwise (changed, failed, a stop).
     fn recheck(
         &mut self,
         classifier: &mut dyn Classifier,
         state: &mut State,
+        watch: &mut Watch,
         pending: Pending,
     ) -> Option<(Plan, DateTime<Utc>)> {
         // Only a write to GitHub can act on a stale read: an entry in gh-sweep's own queue
         // (poll's enqueue) is checked again by `sweep`'s guard before any merge.
         let local = pending.plan.writes.iter().all(Write::is_local);
         if local || pending.read.elapsed() <= self.options.recheck_after {
+            return Some((pending.plan, pending.read_at));
+        }
+        if !self.must_reread(watch, state, &pending)? {
             return Some((pending.plan, pending.read_at));
         }
         let item = &pending.plan.item;

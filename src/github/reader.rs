@@ -100,6 +100,14 @@ pub trait StaleReader {
     ) -> Result<Vec<Comment>, ApiError>;
     /// What a PR's timeline shows that its events and comments do not (reviews, force pushes).
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError>;
+    /// The repository's issues and PRs, open or closed, whose `updated_at` is at or after
+    /// `since` (whole seconds): each one's number and `updated_at`. A long write phase asks it
+    /// once per recheck window instead of reading every item again.
+    fn changed_since(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(u64, DateTime<Utc>)>, ApiError>;
 }
 
 /// What the merge rules read.

@@ -68,6 +68,17 @@ fn comments_since(client: &Client, item: &ItemRef, since: &str) -> Result<Vec<Va
     ))
 }
 
+/// The issues and PRs of every state updated at or after `since` (REST docs, Issues, "List
+/// repository issues": `since` filters on the last update, `YYYY-MM-DDTHH:MM:SSZ`; `state=all`
+/// takes closed ones too, and PRs are issues there). In created order, oldest first, so a page
+/// does not shift when an item is updated while the next is read.
+fn changed_since(client: &Client, repo: &RepoRef, since: &str) -> Result<Vec<Value>, ApiError> {
+    client.get_all(&format!(
+        "/repos/{}/{}/issues?state=all&since={since}&sort=created&direction=asc&per_page=100",
+        repo.owner, repo.name
+    ))
+}
+
 /// The token's own login, or `None` when the token cannot say (an app installation token).
 /// Read once per run (the stale rules and the write ceilings both ask): a refusal is kept
 /// too, as an answer without a login.
@@ -453,6 +464,24 @@ impl StaleReader for Client {
         }
         Ok(found)
     }
+
+    fn changed_since(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(u64, DateTime<Utc>)>, ApiError> {
+        let since = since.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        changed_since(self, repo, &since)?
+            .iter()
+            .map(|entry| {
+                let number = model::number(entry).ok_or_else(|| {
+                    malformed(format!("an entry of the changes of {repo} has no `number`"))
+                })?;
+                let updated_at = model::timestamp(entry, "updated_at").map_err(malformed)?;
+                Ok((number, updated_at))
+            })
+            .collect()
+    }
 }
 
 impl MergeReader for Client {
@@ -558,6 +587,45 @@ mod tests {
             false
         )));
         assert!(!super::refused_as_locked(&refusal(422, locked, false)));
+    }
+
+    #[test]
+    fn changes_are_asked_by_update_in_whole_seconds_of_every_state() {
+        use super::StaleReader;
+        use crate::github::snapshot::{Recorded, Snapshot};
+        let path = "/repos/o/r/issues?state=all&since=2026-12-01T10:00:00Z&sort=created&direction=asc&per_page=100";
+        let answer = |body| Recorded {
+            status: 200,
+            body,
+            next: None,
+        };
+        let mut snapshot = Snapshot::new(crate::clock::wall());
+        snapshot.insert(
+            path,
+            answer(serde_json::json!([
+                {"number": 7, "updated_at": "2026-12-01T10:03:00Z", "pull_request": {}},
+                {"number": 9, "updated_at": "2026-12-01T10:00:00Z"},
+            ])),
+        );
+        let repo: crate::item::RepoRef = "o/r".parse().unwrap();
+        let since = "2026-12-01T10:00:00.750Z".parse().unwrap();
+        let client = super::Client::replay(snapshot.clone());
+        let changed = client.changed_since(&repo, since).unwrap();
+        let at = |text: &str| text.parse::<chrono::DateTime<chrono::Utc>>().unwrap();
+        assert_eq!(
+            changed,
+            [
+                (7, at("2026-12-01T10:03:00Z")),
+                (9, at("2026-12-01T10:00:00Z"))
+            ]
+        );
+        // An entry that does not say which item or when: the list is not to be trusted.
+        snapshot.insert(path, answer(serde_json::json!([{"number": 7}])));
+        let client = super::Client::replay(snapshot);
+        assert!(matches!(
+            client.changed_since(&repo, since),
+            Err(super::ApiError::Item { status: None, .. })
+        ));
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod disposition;
 pub mod merge;
 pub mod pacing;
 pub mod recap;
+pub mod recheck;
 pub mod selector;
 pub mod stale;
 pub mod sweep;

@@ -88,11 +88,26 @@ fn config_source_error(error: String, args: &Flags, env: &Env) -> String {
 /// A write cap of 0 would plan every write and send none, and its rerun line would carry the
 /// cap again: refused, naming where it came from.
 /// Which API the run reads GitHub's facts with: `--read-api`, else the config's `read_api`,
-/// else REST.
-fn read_api(flag: Option<&str>, file: Option<&str>) -> Result<ReadApi, String> {
+/// else GraphQL. A snapshot replays with the API that read it (REST when it does not say, as
+/// snapshots before GraphQL were), whatever the config says; a `--read-api` naming the other
+/// one is refused, since the snapshot holds no answers for it.
+fn read_api(
+    flag: Option<&str>,
+    file: Option<&str>,
+    snapshot: Option<&Snapshot>,
+) -> Result<ReadApi, String> {
+    if let Some(snapshot) = snapshot {
+        let recorded = snapshot.read_api.as_deref().unwrap_or("rest");
+        return match flag {
+            Some(flag) if flag != recorded => Err(format!(
+                "invalid --read-api {flag} with --snapshot: the snapshot was read with {recorded}, so it replays only with --read-api {recorded}"
+            )),
+            _ => read_api(Some(recorded), None, None),
+        };
+    }
     match flag.or(file) {
-        None | Some("rest") => Ok(ReadApi::Rest),
-        Some("graphql") => Ok(ReadApi::Graphql),
+        None | Some("graphql") => Ok(ReadApi::Graphql),
+        Some("rest") => Ok(ReadApi::Rest),
         Some(other) => Err(format!(
             "invalid read_api = \"{other}\" in the config file: use \"graphql\" or \"rest\""
         )),
@@ -104,6 +119,16 @@ fn read_api(flag: Option<&str>, file: Option<&str>) -> Result<ReadApi, String> {
 pub enum ReadApi {
     Rest,
     Graphql,
+}
+
+impl ReadApi {
+    /// Its name as `--read-api` and a snapshot spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadApi::Rest => "rest",
+            ReadApi::Graphql => "graphql",
+        }
+    }
 }
 
 fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
@@ -212,7 +237,6 @@ fn resolve_inner(
             "invalid --max-wait {seconds}: use seconds from 0 to 86400 (a day; the hour's ceiling lets everything through long before)"
         ));
     }
-    let read_api = read_api(args.read_api.as_deref(), file.read_api.as_deref())?;
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(
@@ -234,6 +258,11 @@ fn resolve_inner(
         only,
         snapshot,
     } = pool.resolve(&mut warnings)?;
+    let read_api = read_api(
+        args.read_api.as_deref(),
+        file.read_api.as_deref(),
+        snapshot.as_ref(),
+    )?;
     let now = given_clock(args)?;
     let db = check_outputs(args, env)?;
     let (dry_run, now) = check_run(args, spec, interactive, env, now)?;

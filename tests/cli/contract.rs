@@ -78,6 +78,7 @@ fn broken_pool() -> Test {
 #[test]
 fn an_exhausted_budget_stops_before_the_next_item_and_writes_nothing() {
     let test = broken_pool();
+    test.read_with_rest();
     let outcome = test.run(&[
         "stale-sweep",
         "--repo",
@@ -119,6 +120,7 @@ fn an_exhausted_budget_stops_before_the_next_item_and_writes_nothing() {
 #[test]
 fn a_zero_budget_stops_at_the_first_failure() {
     let test = broken_pool();
+    test.read_with_rest();
     let outcome = test.run(&[
         "classify",
         "stale",
@@ -137,6 +139,7 @@ fn a_zero_budget_stops_at_the_first_failure() {
 #[test]
 fn failures_within_the_budget_finish_with_exit_8() {
     let test = broken_pool();
+    test.read_with_rest();
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(8);
     let recap = outcome.json();
@@ -276,7 +279,7 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
 
 #[test]
 fn a_write_nobody_can_check_blocks_its_item_until_acknowledged() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
     });
@@ -333,7 +336,7 @@ fn a_refused_write_is_a_failure_not_a_silent_success() {
 
 #[test]
 fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(502), 10);
@@ -358,7 +361,7 @@ fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
 
 #[test]
 fn a_read_that_recovers_within_the_retries_goes_on() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(503), 1);
@@ -379,7 +382,7 @@ fn a_read_that_recovers_within_the_retries_goes_on() {
 
 #[test]
 fn an_outage_mid_pool_leaves_the_rest_unfinished_and_writes_nothing() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.stale_issue(2, 3, "someone-else");
         world.open_issue(3, 74);
@@ -404,7 +407,7 @@ fn an_outage_mid_pool_leaves_the_rest_unfinished_and_writes_nothing() {
 
 #[test]
 fn a_rate_limit_longer_than_the_wait_limit_is_an_outage_that_says_so() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail(
@@ -432,7 +435,7 @@ fn a_rate_limit_longer_than_the_wait_limit_is_an_outage_that_says_so() {
 
 #[test]
 fn a_bad_token_stops_at_once_with_exit_4() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(401), 5);
@@ -559,28 +562,32 @@ fn max_writes_leaves_items_past_the_cap_unfinished() {
 
 #[test]
 fn an_item_that_changed_since_it_was_read_is_not_written() {
-    let test = Test::new(|world| {
-        world.open_issue(1, 74);
-        world.open_issue(2, 74);
-    });
-    test.config("recheck_after_seconds = 0\n");
-    // Someone comments on #2 between the read and the write: the re-read sees it.
-    let fresh = {
-        let mut shared = test.world();
-        let now = shared.world.now;
-        let mut issue = shared.world.issue(2).to_json();
-        issue["updated_at"] = json!(crate::support::world::stamp(now));
-        issue.to_string()
-    };
-    test.fail("GET", "/issues/2", Fault::Body(fresh), 1);
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    assert_eq!(
-        recap["completed"][1]["disposition"],
-        "changed since read: now keep"
-    );
-    test.expect_writes(&marked(1));
+    // Through either read API: the re-read is the reader's, the list of changes REST's.
+    for read_api in ["rest", "graphql"] {
+        let test = Test::new(|world| {
+            world.open_issue(1, 74);
+            world.open_issue(2, 74);
+        });
+        test.config(&format!(
+            "recheck_after_seconds = 0\nread_api = \"{read_api}\"\n"
+        ));
+        // Someone comments on #2 between the read and the write (while GitHub works on #1's
+        // first write): GitHub's list of changes shows it moved, the re-read sees the comment.
+        let shared = std::sync::Arc::clone(&test.server.shared);
+        test.world().on_first_write = Some(Box::new(move || {
+            let mut shared = shared.lock().unwrap();
+            let now = chrono::DateTime::from_timestamp(chrono::Utc::now().timestamp(), 0).unwrap();
+            shared.world.comment_at(2, "alice", now, "still happening");
+        }));
+        let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        outcome.expect_code(0);
+        let recap = outcome.json();
+        assert_eq!(
+            recap["completed"][1]["disposition"], "changed since read: now keep",
+            "{read_api}"
+        );
+        test.expect_writes(&marked(1));
+    }
 }
 
 #[test]
@@ -716,7 +723,7 @@ fn a_write_applied_but_unanswered_is_never_sent_again() {
 
 #[test]
 fn a_read_slower_than_the_timeout_is_a_harness_failure() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.config("timeout_seconds = 1\nread_retries = 0\n");
@@ -740,7 +747,7 @@ fn a_read_slower_than_the_timeout_is_a_harness_failure() {
 
 #[test]
 fn a_link_header_that_loops_back_stops_instead_of_reading_forever() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::LinkLoop, 3);
@@ -759,7 +766,7 @@ fn a_link_header_that_loops_back_stops_instead_of_reading_forever() {
 
 #[test]
 fn malformed_bodies_are_item_failures_or_a_clean_stop_never_a_panic() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.stale_issue(2, 8, "github-actions[bot]");
         world.stale_issue(3, 8, "github-actions[bot]");
@@ -824,7 +831,7 @@ fn malformed_bodies_are_item_failures_or_a_clean_stop_never_a_panic() {
 /// The request counts quoted in the closing note of issue 2.
 #[test]
 fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=150 {
             world.open_issue(number, 5 + (number % 50) as i64);
         }
@@ -869,7 +876,7 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
 
 #[test]
 fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74).patch = Some(json!({"created_at": "soon"}));
     });
@@ -895,7 +902,7 @@ fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
 
 #[test]
 fn a_403_without_rate_limit_signs_is_a_permission_error() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(403), 5);
@@ -915,7 +922,7 @@ fn a_403_without_rate_limit_signs_is_a_permission_error() {
 
 #[test]
 fn gone_and_unprocessable_items_are_item_failures() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
         world.open_issue(3, 5);
@@ -941,7 +948,7 @@ fn gone_and_unprocessable_items_are_item_failures() {
 
 #[test]
 fn a_huge_body_is_not_read_into_memory() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.open_issue(2, 5);
     });
@@ -962,7 +969,7 @@ fn a_huge_body_is_not_read_into_memory() {
 
 #[test]
 fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 5);
         world.open_issue(2, 74).patch = Some(json!({"updated_at": "soon | maybe"}));
         world.open_issue(3, 74);
@@ -1010,7 +1017,7 @@ fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
 fn writes_the_rate_limit_cannot_pay_for_wait_for_its_reset_unfinished() {
     // Issue 13, point 6 (this test pinned the old refusal to write anything): the run writes
     // what the limit pays for, oldest first, and leaves the rest for after the reset.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=3 {
             world.open_issue(number, 74);
         }
@@ -1044,7 +1051,7 @@ fn writes_the_rate_limit_cannot_pay_for_wait_for_its_reset_unfinished() {
 
 #[test]
 fn a_spent_rate_limit_stops_reads_before_asking_again() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.stale_issue(2, 8, "github-actions[bot]");
     });
@@ -1072,7 +1079,7 @@ fn an_acknowledged_mark_comment_is_done_and_never_posted_again() {
     // The mark's comment landed but its answer was lost, and GitHub could not be asked about
     // it on the next run; the maintainer checked by hand and acknowledged it. The comment is
     // there: the run after must not "finish the interrupted mark" by posting it again.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(2, 74);
     });
     test.fail("POST", "/issues/2/comments", Fault::ApplyThenDrop, 1);

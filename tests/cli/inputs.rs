@@ -182,7 +182,7 @@ fn a_null_label_list_is_the_items_failure_not_no_labels() {
     // GitHub's issue schema (OpenAPI `issue`) requires `labels` as an array of label objects
     // (or names); `null` or a `null` entry is malformed, and reading it as "no labels" would
     // fail open past an exempt label.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 90).labels = vec!["pinned".into()];
         world.issue(1).patch = Some(json!({"labels": null}));
         world.open_issue(2, 90).labels = vec!["pinned".into()];

@@ -268,6 +268,7 @@ fn plan(
         disposition,
         reason,
         writes,
+        updated_at: None,
     }
 }
 

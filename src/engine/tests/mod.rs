@@ -71,6 +71,12 @@ struct Scripted {
     /// What the rate limit has left, and when it resets: each write spends one, as GitHub's
     /// `x-ratelimit-remaining` says on its answer.
     remaining: std::cell::Cell<Option<(i64, DateTime<Utc>)>>,
+    /// The numbers of the items read on their own, in order.
+    reads: RefCell<Vec<u64>>,
+    /// How many times the list of changed items was asked.
+    change_lists: std::cell::Cell<u64>,
+    /// What the list of changed items answers instead of the items, when set.
+    changes_fail: Option<ApiError>,
 }
 
 impl Scripted {
@@ -82,6 +88,9 @@ impl Scripted {
             repositories: BTreeMap::new(),
             org_size: 0,
             remaining: std::cell::Cell::new(None),
+            reads: RefCell::new(Vec::new()),
+            change_lists: std::cell::Cell::new(0),
+            changes_fail: None,
         }
     }
 
@@ -144,6 +153,7 @@ impl StaleReader for Scripted {
             .collect())
     }
     fn item(&self, wanted: &ItemRef) -> Result<ItemFacts, ApiError> {
+        self.reads.borrow_mut().push(wanted.number);
         self.items
             .borrow()
             .iter()
@@ -163,6 +173,25 @@ impl StaleReader for Scripted {
     }
     fn timeline(&self, _item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         Ok(Vec::new())
+    }
+    /// Every item, whatever `since`: the scripted stamps are not on the wall clock the
+    /// engine's reads are timed by, and the engine must judge by `updated_at` alone.
+    fn changed_since(
+        &self,
+        _repo: &RepoRef,
+        _since: DateTime<Utc>,
+    ) -> Result<Vec<(u64, DateTime<Utc>)>, ApiError> {
+        self.change_lists.set(self.change_lists.get() + 1);
+        if let Some(error) = &self.changes_fail {
+            return Err(error.clone());
+        }
+        Ok(self
+            .items
+            .borrow()
+            .iter()
+            .flatten()
+            .map(|facts| (facts.number, facts.updated_at))
+            .collect())
     }
 }
 
@@ -392,6 +421,7 @@ impl Classifier for Enqueues {
                 key: format!("o/r#{}@h", item.number),
                 head_sha: "h".into(),
             }],
+            updated_at: None,
         })
     }
 
@@ -402,4 +432,5 @@ impl Classifier for Enqueues {
 
 mod contract;
 mod pool;
+mod recheck;
 mod write;

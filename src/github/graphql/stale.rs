@@ -277,4 +277,15 @@ impl StaleReader for GraphqlReader<'_> {
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         self.item_timeline(item)
     }
+
+    /// By REST's list of issues: GraphQL's `issues(filterBy: {since})` has no PRs, and
+    /// `pullRequests` no `since` at all (GraphQL docs, `IssueFilters` and
+    /// `Repository.pullRequests`).
+    fn changed_since(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<(u64, DateTime<Utc>)>, ApiError> {
+        self.client.changed_since(repo, since)
+    }
 }

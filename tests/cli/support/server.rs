@@ -1100,6 +1100,20 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 return error(404, "Not Found");
             }
             let query = query_map(&request.query);
+            // `since` keeps the items updated at or after it, closed ones too under
+            // `state=all`: "Only show results that were last updated after the given time. This
+            // is a timestamp in ISO 8601 format: `YYYY-MM-DDTHH:MM:SSZ`" (REST docs, Issues,
+            // "List repository issues"); inclusive in the v3 docs' wording ("Only issues updated
+            // at or after this time are returned") and in GraphQL's `IssueFilters.since` ("List
+            // issues that have been updated at or after the given date", @octokit/graphql-schema).
+            // What GitHub answers to a `since` it cannot parse is not documented: unknown here.
+            let since = match query.get("since") {
+                None => None,
+                Some(text) => match chrono::DateTime::parse_from_rfc3339(text) {
+                    Ok(since) => Some(since.with_timezone(&Utc)),
+                    Err(_) => return error(UNKNOWN, "the fake GitHub does not know this `since`"),
+                },
+            };
             let mut items: Vec<&super::world::Issue> = world
                 .issues
                 .iter()
@@ -1108,6 +1122,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         && query
                             .get("state")
                             .is_none_or(|state| state == "all" || *state == issue.state)
+                        && since.is_none_or(|since| issue.updated_at >= since)
                 })
                 .collect();
             items.sort_by_key(|issue| issue.created_at);
