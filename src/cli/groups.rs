@@ -107,7 +107,12 @@ pub struct WriteArgs {
 
     /// With --yes, the longest wait for GitHub's write ceilings (80 a minute, 500 an hour per
     /// account); past it the rest stays unfinished for the next run [default: 600]
-    #[arg(long, value_name = "SECONDS", value_parser = wait_seconds)]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        allow_hyphen_values = true,
+        value_parser = wait_seconds
+    )]
     pub max_wait: Option<u64>,
 }
 

@@ -232,6 +232,11 @@ fn resolve_inner(
     let orgs = check_orgs(spec.orgs)?;
     let budget = resolve_budget(args, &file, env)?;
     check_max_writes(args.max_writes, file.max_writes)?;
+    if let Some(seconds) = args.max_wait.filter(|seconds| *seconds > 86_400) {
+        return Err(format!(
+            "invalid --max-wait {seconds}: use seconds from 0 to 86400 (a day; the hour's ceiling lets everything through long before)"
+        ));
+    }
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(

@@ -129,6 +129,10 @@ fn numeric_settings_out_of_range_are_refused_naming_the_range() {
             "invalid max_retry_wait_seconds = 99999999",
         ),
         (
+            "max_wait_seconds = 86401\n",
+            "invalid max_wait_seconds = 86401: use seconds from 0 to 86400",
+        ),
+        (
             "recheck_after_seconds = 99999999999\n",
             "invalid recheck_after_seconds = 99999999999",
         ),

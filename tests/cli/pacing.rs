@@ -104,6 +104,13 @@ fn two_runs_in_one_hour_send_at_most_five_hundred_writes_for_the_account() {
         "the plan says how long the writes take: {}",
         outcome.stderr
     );
+    assert!(
+        outcome
+            .stderr
+            .contains("Without a prompt, a wait longer than max_wait (10 min) stops the run there"),
+        "{}",
+        outcome.stderr
+    );
     let recap = outcome.json();
     assert_eq!(recap["stopped"], "write_limit");
     assert_eq!(recap["failed"], serde_json::json!([]));
@@ -118,6 +125,18 @@ fn two_runs_in_one_hour_send_at_most_five_hundred_writes_for_the_account() {
     );
     let expected: Vec<String> = (2..=16).flat_map(marked).collect();
     test.expect_writes(&expected);
+    let in_the_hour: i64 = db(&test)
+        .query_row(
+            "SELECT count(*) FROM journal JOIN runs ON runs.id = journal.run_id
+             WHERE runs.account = ?1 AND journal.intent_at >= ?2",
+            rusqlite::params![account, (Utc::now() - Duration::hours(1)).to_rfc3339()],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        in_the_hour, 500,
+        "the account's hour holds GitHub's ceiling, no more"
+    );
     assert_eq!(rerun_items(&recap), "octo/demo#17-#350");
 
     // An hour later the rerun line carries on with exactly the rest, under --max-writes 40.
@@ -231,6 +250,35 @@ fn the_account_is_read_once_a_run_though_the_stale_rules_ask_too() {
         .filter(|request| request.path == "/user")
         .count();
     assert_eq!(users, 1);
+    let mut expected = vec![format!("DELETE {}/labels/Stale", issue(1))];
+    expected.extend(marked(2));
+    test.expect_writes(&expected);
+}
+
+#[test]
+fn an_installation_token_counts_as_the_installation_on_its_repositories() {
+    // `GITHUB_TOKEN` changes every job and GitHub refuses it `GET /user`: the account is the
+    // installation on the run's repository, the same for the next job's token.
+    let test = Test::new(|world| {
+        world.app_token();
+        world.stale_issue(1, 9, "github-actions[bot]");
+        world.comment(1, "alice", 2, "still happening on 1.2");
+        world.open_issue(2, 74);
+    });
+    test.run(SWEEP).expect_code(0);
+    let users = test
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/user")
+        .count();
+    assert_eq!(users, 1, "the refusal is kept for the run too");
+    let account: String = db(&test)
+        .query_row("SELECT account FROM runs", [], |row| row.get(0))
+        .unwrap();
+    assert!(
+        account.ends_with(&format!(": an app installation on {REPO}")),
+        "{account}"
+    );
     let mut expected = vec![format!("DELETE {}/labels/Stale", issue(1))];
     expected.extend(marked(2));
     test.expect_writes(&expected);
