@@ -52,8 +52,9 @@ impl Run<'_> {
     /// `host/login` for a user's token. An app installation token (`GITHUB_TOKEN` included)
     /// has no user: GitHub refuses `GET /user` to it ("Get the authenticated user"), its
     /// writes are the app's bot's (`github-actions[bot]` for `GITHUB_TOKEN`, "Automatic token
-    /// authentication"), and the token covers the installation's repositories only, so the
-    /// installation on this run's repositories is the account.
+    /// authentication"). An app is installed once per organisation or user ("About
+    /// installing GitHub Apps"), so the installation on the owners of this run's repositories
+    /// is the account: runs over different repositories of one owner share its ceilings.
     fn account_name(&self) -> Result<String, ApiError> {
         let host = self
             .options
@@ -65,10 +66,15 @@ impl Run<'_> {
         Ok(match self.reader.viewer()? {
             Some(login) => format!("{host}/{login}"),
             None => {
-                let mut scope: Vec<String> =
-                    self.options.repos.iter().map(ToString::to_string).collect();
-                scope.extend(self.options.orgs.iter().cloned());
+                let mut scope: Vec<String> = self
+                    .options
+                    .repos
+                    .iter()
+                    .map(|repo| repo.owner.to_ascii_lowercase())
+                    .chain(self.options.orgs.iter().map(|org| org.to_ascii_lowercase()))
+                    .collect();
                 scope.sort_unstable();
+                scope.dedup();
                 format!("{host}: an app installation on {}", scope.join(", "))
             }
         })

@@ -545,24 +545,29 @@ fn graphql_errors_are_an_items_failure_only_when_their_path_names_it() {
 /// query is not sent, and the run stops as an outage that says until when.
 #[test]
 fn a_spent_graphql_budget_stops_before_asking_again() {
-    let test = Test::new(|world| {
-        for number in 1..=100 {
-            world.green_pr(number);
-        }
-        // The first page of 50 PRs costs 3 points (GitHub's formula): nothing is left.
-        world.graphql_points = 3;
-    });
-    let outcome = test.run(&["poll", "--repo", REPO, "--json", "--read-api", "graphql"]);
-    let recap = outcome.json();
-    assert!(!recap["stopped"].is_null(), "{recap}");
-    let queries = test.requests().iter().filter(|r| r.is_graphql()).count();
-    assert_eq!(queries, 1, "the second page is not asked");
-    assert!(
-        outcome.stderr.contains("graphql rate limit is spent"),
-        "{}",
-        outcome.stderr
-    );
-    test.expect_no_writes();
+    // The first page of 50 PRs costs 3 points (GitHub's formula): with 3, nothing is left;
+    // with 5, two points are, fewer than the next page costs, which GitHub would refuse.
+    for (points, said) in [
+        (3, "graphql rate limit is spent"),
+        (
+            5,
+            "graphql rate limit has 2 points left, fewer than the last query cost (3)",
+        ),
+    ] {
+        let test = Test::new(|world| {
+            for number in 1..=100 {
+                world.green_pr(number);
+            }
+            world.graphql_points = points;
+        });
+        let outcome = test.run(&["poll", "--repo", REPO, "--json", "--read-api", "graphql"]);
+        let recap = outcome.json();
+        assert!(!recap["stopped"].is_null(), "{recap}");
+        let queries = test.requests().iter().filter(|r| r.is_graphql()).count();
+        assert_eq!(queries, 1, "{points}: the second page is not asked");
+        assert!(outcome.stderr.contains(said), "{}", outcome.stderr);
+        test.expect_no_writes();
+    }
 }
 
 /// GitHub cuts a query off after 10 seconds and answers 502 or 504 ("Rate limits and node
@@ -570,13 +575,25 @@ fn a_spent_graphql_budget_stops_before_asking_again() {
 /// rest of the run keeps the smaller size.
 #[test]
 fn a_page_github_cuts_off_is_asked_again_smaller() {
-    let setup = |world: &mut WorldState| {
+    let setup: fn(&mut WorldState) = |world| {
         for number in 1..=100 {
             world.green_pr(number);
         }
     };
+    // GitHub answers a query it cut off with a 502 or 504, or with HTTP 200, no data and an
+    // error that says it may be a timeout (answers quoted in gayanvoice/top-github-users#107).
+    let timeout = r#"{"data":null,"errors":[{"message":"Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include `D3C2:1AFB:7226D1:76338B:63A2690D` when reporting this issue."}]}"#;
+    for (fault, status) in [
+        (crate::support::Fault::Status(502), 502),
+        (crate::support::Fault::Body(timeout.to_string()), 200),
+    ] {
+        cut_off_once(setup, fault, status);
+    }
+}
+
+fn cut_off_once(setup: fn(&mut WorldState), fault: crate::support::Fault, status: u16) {
     let test = Test::new(setup);
-    test.fail("POST", "/graphql", crate::support::Fault::Status(502), 1);
+    test.fail("POST", "/graphql", fault, 1);
     let recap = test
         .run(&[
             "classify",
@@ -600,6 +617,6 @@ fn a_page_github_cuts_off_is_asked_again_smaller() {
         .collect();
     assert_eq!(
         sizes,
-        [(502, 50), (200, 25), (200, 25), (200, 25), (200, 25)]
+        [(status, 50), (200, 25), (200, 25), (200, 25), (200, 25)]
     );
 }

@@ -104,11 +104,14 @@ impl Client {
         }
     }
 
-    /// Keeps what a GraphQL answer's `rateLimit` said of the `graphql` resource.
-    pub fn note_graphql_limit(&self, remaining: i64, reset: DateTime<Utc>) {
+    /// Keeps what a GraphQL answer's `rateLimit` said of the `graphql` resource: the points
+    /// left, when they reset, and what that query cost (the next of its kind costs about as
+    /// much, so it is not sent when fewer points are left).
+    pub fn note_graphql_limit(&self, remaining: i64, reset: DateTime<Utc>, cost: i64) {
         self.limits
             .borrow_mut()
             .insert("graphql".to_string(), (remaining, reset.timestamp()));
+        self.graphql_cost.set(cost.max(1));
     }
 
     /// Refuses a request the rate limit cannot pay for, instead of failing half way; spaces
@@ -122,11 +125,24 @@ impl Client {
         } else {
             "core"
         };
+        // A request costs one of REST's; a query what the last one cost in points.
+        let needed = if resource == "graphql" {
+            self.graphql_cost.get()
+        } else {
+            1
+        };
         if let Some((remaining, reset)) = self.remaining(resource) {
-            if remaining <= 0 && reset > crate::clock::wall() {
+            if remaining < needed && reset > crate::clock::wall() {
+                let left = if remaining <= 0 {
+                    "is spent".to_string()
+                } else {
+                    format!(
+                        "has {remaining} points left, fewer than the last query cost ({needed})"
+                    )
+                };
                 return Err(ApiError::Harness {
                     message: format!(
-                        "GitHub's {resource} rate limit is spent until {} (x-ratelimit-reset); stopping before asking again",
+                        "GitHub's {resource} rate limit {left} until {} (x-ratelimit-reset); stopping before asking again",
                         reset.to_rfc3339()
                     ),
                 });

@@ -78,6 +78,9 @@ pub struct Client {
     last_search: Cell<Option<std::time::Instant>>,
     /// When the last GraphQL query was sent, to keep under GitHub's secondary limit for it.
     last_graphql: Cell<Option<std::time::Instant>>,
+    /// What the last GraphQL query cost in points (1 before any): the next is not sent when
+    /// fewer are left.
+    graphql_cost: Cell<i64>,
     /// The whole request's time limit, body included (reqwest's blocking reader bounds each
     /// read, not the sum: a trickling answer once took 88 s under a 5 s timeout).
     timeout: Duration,
@@ -150,6 +153,7 @@ impl Client {
             search_interval: options.search_interval,
             last_search: Cell::new(None),
             last_graphql: Cell::new(None),
+            graphql_cost: Cell::new(1),
             timeout: options.timeout,
             github_offset: Cell::new(None),
             remembered: RefCell::new(Default::default()),
@@ -173,6 +177,7 @@ impl Client {
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
             last_graphql: Cell::new(None),
+            graphql_cost: Cell::new(1),
             timeout: Duration::ZERO,
             github_offset: Cell::new(None),
             remembered: RefCell::new(Default::default()),

@@ -108,6 +108,18 @@ fn harness(document: &Document, error: &QueryError) -> ApiError {
     }
 }
 
+/// Whether GitHub gave up on the query at its time limit but answered HTTP 200: no `data`, and
+/// an error without a `type` saying "Something went wrong while executing your query. This may
+/// be the result of a timeout, or it could be a GitHub bug." (as recorded in answers quoted in
+/// gayanvoice/top-github-users#107 and liatrio/liatrio-otel-collector#71, whose fix was a
+/// smaller page). Treated like the 502 or 504 GitHub answers a cut-off query with.
+fn timed_out(answer: &Value, errors: &[QueryError]) -> bool {
+    answer.get("data").is_none_or(Value::is_null)
+        && errors
+            .iter()
+            .any(|error| error.path.is_empty() && error.message.contains("result of a timeout"))
+}
+
 fn query_errors(body: &Value) -> Vec<QueryError> {
     body.get("errors")
         .and_then(Value::as_array)
@@ -173,6 +185,9 @@ pub fn send_page(
         Posted::CutOff(_) => return Ok(None),
     };
     let errors = query_errors(&answer);
+    if timed_out(&answer, &errors) {
+        return Ok(None);
+    }
     if let Some(error) = errors
         .iter()
         .find(|error| HARNESS_TYPES.contains(&error.kind.as_str()) || error.path.is_empty())
@@ -181,7 +196,8 @@ pub fn send_page(
     }
     let data = answer.get("data").cloned().unwrap_or(Value::Null);
     if let Some(limit) = data.get("rateLimit") {
-        points.set(points.get() + limit.get("cost").and_then(Value::as_u64).unwrap_or(0));
+        let cost = limit.get("cost").and_then(Value::as_u64).unwrap_or(0);
+        points.set(points.get() + cost);
         let reset = limit
             .get("resetAt")
             .and_then(Value::as_str)
@@ -189,7 +205,8 @@ pub fn send_page(
         if let (Some(remaining), Some(reset)) =
             (limit.get("remaining").and_then(Value::as_i64), reset)
         {
-            client.note_graphql_limit(remaining, reset.with_timezone(&Utc));
+            let cost = i64::try_from(cost).unwrap_or(i64::MAX);
+            client.note_graphql_limit(remaining, reset.with_timezone(&Utc), cost);
         }
     }
     note_links(client, &data);

@@ -523,7 +523,10 @@ fn pulls_page(
 /// points left cannot pay for is refused whole: `{"errors": [{"type": "RATE_LIMITED",
 /// "message": "API rate limit exceeded for …"}]}` with no `data` (an answer recorded in
 /// renovatebot/renovate#21861; "Rate limits and node limits for the GraphQL API").
-pub(super) fn answer(world: &mut WorldState, page_size: usize, body: &str) -> Reply {
+pub(super) fn answer(world: &mut WorldState, page_size: usize, body: &str, accept: &str) -> Reply {
+    if let Some(refusal) = preview_refusal(body, accept) {
+        return refusal;
+    }
     let reply = answer_query(world, page_size, body);
     let Ok(mut answer) = serde_json::from_str::<Value>(&reply.body) else {
         return reply;
@@ -541,6 +544,28 @@ pub(super) fn answer(world: &mut WorldState, page_size: usize, body: &str) -> Re
     world.graphql_points -= cost;
     answer["data"]["rateLimit"]["remaining"] = json!(world.graphql_points);
     super::server::reply(200, answer)
+}
+
+/// `PullRequest.mergeStateStatus` (and `canBeRebased`) are schema-preview members: GitHub's
+/// schema has them only for a request whose `Accept` names the preview's media type,
+/// `application/vnd.github.merge-info-preview+json` ("Schema previews", Merge info preview).
+/// Without it the field does not exist, and GitHub refuses the whole query at validation, with
+/// HTTP 200, no `data`, and an `undefinedField` error whose `path` is the query document's
+/// (GitHub's validation errors: `extensions.code`, `typeName`, `fieldName`).
+fn preview_refusal(body: &str, accept: &str) -> Option<Reply> {
+    let request: Value = serde_json::from_str(body).ok()?;
+    let query = request["query"].as_str()?;
+    if !query.contains("mergeStateStatus") || accept.contains("merge-info-preview") {
+        return None;
+    }
+    let operation = request["operationName"].as_str().unwrap_or("query");
+    let refusal = json!({"errors": [{
+        "path": [format!("query {operation}"), "mergeStateStatus"],
+        "extensions": {"code": "undefinedField", "typeName": "PullRequest", "fieldName": "mergeStateStatus"},
+        "locations": [{"line": 1, "column": 1}],
+        "message": "Field 'mergeStateStatus' doesn't exist on type 'PullRequest'",
+    }]});
+    Some(super::server::reply(200, refusal))
 }
 
 fn answer_query(world: &WorldState, page_size: usize, body: &str) -> Reply {

@@ -252,6 +252,7 @@ struct Incoming {
     authorization: Option<String>,
     if_none_match: Option<String>,
     if_modified_since: Option<String>,
+    accept: Option<String>,
 }
 
 fn read_request(stream: &TcpStream) -> Option<Incoming> {
@@ -265,6 +266,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
     let mut authorization = None;
     let mut if_none_match = None;
     let mut if_modified_since = None;
+    let mut accept = None;
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok()?;
@@ -285,6 +287,9 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
             }
             if name == "if-modified-since" {
                 if_modified_since = Some(value.trim().to_string());
+            }
+            if name == "accept" {
+                accept = Some(value.trim().to_string());
             }
         }
     }
@@ -309,6 +314,7 @@ fn read_request(stream: &TcpStream) -> Option<Incoming> {
         authorization,
         if_none_match,
         if_modified_since,
+        accept,
     })
 }
 
@@ -770,7 +776,9 @@ fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
         return answer;
     }
     if request.method == "POST" && is_graphql_path(&request.path) {
-        let answer = super::graphql::answer(&mut shared.world, shared.page_size, &request.body);
+        let accept = request.accept.as_deref().unwrap_or_default();
+        let answer =
+            super::graphql::answer(&mut shared.world, shared.page_size, &request.body, accept);
         if answer.status == UNKNOWN {
             shared
                 .unknown_routes
@@ -1450,6 +1458,7 @@ fn repository_by_id(world: &WorldState, request: &Incoming) -> Option<Incoming> 
         authorization: request.authorization.clone(),
         if_none_match: request.if_none_match.clone(),
         if_modified_since: request.if_modified_since.clone(),
+        accept: request.accept.clone(),
     })
 }
 
