@@ -44,6 +44,8 @@ mod signals;
 mod snapshot;
 #[path = "cli/stale.rs"]
 mod stale;
+#[path = "cli/stale_inputs.rs"]
+mod stale_inputs;
 #[path = "cli/stale_rules.rs"]
 mod stale_rules;
 #[path = "cli/sweep.rs"]

@@ -277,8 +277,13 @@ pub fn print_stale_config(
     args: &Flags,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
-    let (text, warnings) =
-        settings::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
+    let (text, warnings) = settings::stale_table_in_effect(
+        args,
+        stale.from_workflow.as_deref(),
+        stale.from_action_inputs,
+        &context.env,
+        cwd,
+    )?;
     for warning in &warnings {
         context.ui.warn(warning);
     }

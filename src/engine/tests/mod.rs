@@ -55,6 +55,8 @@ fn issue(number: u64, idle_days: i64) -> ItemFacts {
         created_at: at,
         updated_at: at,
         locked: false,
+        issue_type: None,
+        comments: 0,
     }
 }
 

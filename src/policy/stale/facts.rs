@@ -19,6 +19,10 @@ pub struct ItemFacts {
     /// A locked conversation: GitHub refuses comments on it from anyone who is not a
     /// collaborator.
     pub locked: bool,
+    /// The issue's type (GitHub's `type.name` in REST, `issueType.name` in GraphQL), if any.
+    pub issue_type: Option<String>,
+    /// How many comments it has (the list's `comments` count), for `sort_by = "comments"`.
+    pub comments: u64,
 }
 
 impl ItemFacts {

@@ -113,6 +113,8 @@ pub struct Issue {
     pub base: String,
     /// Fields the search index still shows after the item changed (the index lags).
     pub search_stale: Option<Value>,
+    /// The issue's type (an organisation's issue types: "Bug", "Task", ...), if any.
+    pub issue_type: Option<String>,
 }
 
 impl Issue {
@@ -131,6 +133,15 @@ impl Issue {
             "body": "Some text.",
             "locked": self.locked,
             "active_lock_reason": self.active_lock_reason,
+            // GitHub's OpenAPI description: an issue's `comments` is its count of comments,
+            // `type` its nullable `issue-type` object (`id`, `node_id`, `name`, ...).
+            "comments": self.comments.len(),
+            "type": self.issue_type.as_ref().map(|name| json!({
+                "id": 1,
+                "node_id": format!("IT_{name}"),
+                "name": name,
+                "description": null,
+            })),
         });
         if self.is_pr {
             value["pull_request"] =
@@ -488,6 +499,7 @@ impl WorldState {
             commits: Vec::new(),
             base: "main".into(),
             search_stale: None,
+            issue_type: None,
         });
         self.issues.last_mut().unwrap()
     }
