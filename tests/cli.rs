@@ -4,6 +4,8 @@
 #[path = "cli/support/mod.rs"]
 mod support;
 
+#[path = "cli/action.rs"]
+mod action;
 #[path = "cli/args.rs"]
 mod args;
 #[path = "cli/clock.rs"]

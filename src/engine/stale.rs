@@ -30,6 +30,18 @@ pub struct StaleClassifier<'a> {
     /// The operations spent so far, counted as actions/stale counts them
     /// (`policy::stale::order`): list pages, the reads of each item, its planned writes.
     operations: Cell<u64>,
+    /// The items decided to be marked stale and closed, and those whose writes were all sent,
+    /// for the outputs.
+    outputs: Outputs,
+}
+
+/// actions/stale's outputs: the items planned and written, each kind apart.
+#[derive(Default)]
+struct Outputs {
+    planned_staled: Vec<stale::Listed>,
+    planned_closed: Vec<stale::Listed>,
+    staled: Vec<stale::Listed>,
+    closed: Vec<stale::Listed>,
 }
 
 impl<'a> StaleClassifier<'a> {
@@ -40,6 +52,7 @@ impl<'a> StaleClassifier<'a> {
             skew: None,
             github_clock,
             operations: Cell::new(0),
+            outputs: Outputs::default(),
         }
     }
 
@@ -328,6 +341,12 @@ impl Classifier for StaleClassifier<'_> {
                 .filter(|write| !write.is_local())
                 .count() as u64,
         );
+        let listed = stale::Listed::of(&facts, &item.repo.to_string());
+        match decision.disposition {
+            stale::Disposition::MarkStale => self.outputs.planned_staled.push(listed),
+            stale::Disposition::Close => self.outputs.planned_closed.push(listed),
+            _ => {}
+        }
         Ok(Plan {
             item: item.clone(),
             title: facts.title,
@@ -394,12 +413,43 @@ impl Classifier for StaleClassifier<'_> {
         Ok(github::refused_as_locked(error))
     }
 
+    fn outputs(&self, dry_run: bool) -> Option<serde_json::Value> {
+        let (staled, closed) = if dry_run {
+            (&self.outputs.planned_staled, &self.outputs.planned_closed)
+        } else {
+            (&self.outputs.staled, &self.outputs.closed)
+        };
+        Some(stale::outputs(staled, closed))
+    }
+
     fn after_writes(
         &mut self,
         store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
+        let written = |planned: &[stale::Listed]| {
+            planned
+                .iter()
+                .find(|listed| {
+                    listed.number == plan.item.number
+                        && listed.repository == plan.item.repo.to_string()
+                })
+                .cloned()
+        };
+        match &plan.disposition {
+            Disposition::Stale(stale::Disposition::MarkStale) => {
+                if let Some(listed) = written(&self.outputs.planned_staled) {
+                    self.outputs.staled.push(listed);
+                }
+            }
+            Disposition::Stale(stale::Disposition::Close) => {
+                if let Some(listed) = written(&self.outputs.planned_closed) {
+                    self.outputs.closed.push(listed);
+                }
+            }
+            _ => {}
+        }
         let labelled = plan.writes.iter().position(|write| {
             matches!(write, Write::AddLabels { labels } if matches!(plan.disposition, Disposition::Stale(stale::Disposition::MarkStale)) && !labels.is_empty())
         });

@@ -23,6 +23,7 @@ const ENV_NAMES: &[&str] = &[
     "CI",
     "GH_SWEEP_SWEEP_ENABLED",
     "GITHUB_STEP_SUMMARY",
+    "GITHUB_OUTPUT",
     // Read by clap for the flags they stand for; captured too, so that an error about a value
     // can say it came from the variable.
     "GH_SWEEP_ITEM_FAILURE_BUDGET",

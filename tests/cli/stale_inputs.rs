@@ -433,3 +433,27 @@ fn enable_statistics_puts_the_counts_in_the_recap() {
     let text = test.run(&args);
     assert!(text.stdout.contains("Counters: "), "{}", text.stdout);
 }
+
+#[test]
+fn delete_branch_true_is_refused_with_a_reason() {
+    // "delete-branch: Delete the git branch after closing a stale pull request": not done by
+    // gh-sweep yet, so a workflow asking for it is refused before anything is read, never
+    // swept as if it had not asked.
+    let test = Test::new(|world| {
+        world.open_pr(1, 90);
+    });
+    workflow(&test, &["delete-branch: true"]);
+    let mut args = vec!["stale-sweep", "--repo", REPO, "--yes"];
+    args.extend(FROM);
+    let outcome = test.run(&args);
+    outcome.expect_code(2);
+    assert!(
+        outcome.stderr.contains("delete_branch = true")
+            && outcome.stderr.contains("not supported yet"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(test.requests().is_empty());
+    workflow(&test, &["delete-branch: false"]);
+    classify(&test, &[]);
+}

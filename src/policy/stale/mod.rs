@@ -14,6 +14,7 @@ pub mod decide;
 pub mod exemption;
 pub mod facts;
 pub mod order;
+pub mod outputs;
 pub mod rules;
 
 pub use activity::{activity_possible, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS};
@@ -21,6 +22,7 @@ pub use decide::{decide, label_date_unknown, Decision, Disposition};
 pub use exemption::{exemption, needs_history};
 pub use facts::{Activity, ActivityKind, History, ItemFacts};
 pub use order::{list_operations, operations_spent, order};
+pub use outputs::{outputs, Listed, OUTPUTS_LIMIT};
 pub use rules::{label_addressable, CloseReason, SortBy, StaleRules, MAX_DAYS};
 
 #[cfg(test)]
