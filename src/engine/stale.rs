@@ -193,6 +193,36 @@ fn activity_since(
     Ok(activity)
 }
 
+impl StaleClassifier<'_> {
+    /// `delete_branch`: a PR being closed also gets its head branch deleted, after the close,
+    /// when [`stale::branch_deletion`] allows it; else the reason says why not. Two operations,
+    /// as actions/stale counts them (the PR's read and the deletion).
+    fn with_branch_deletion(
+        &self,
+        github: &dyn Reader,
+        item: &ItemRef,
+        facts: &ItemFacts,
+        mut decision: stale::Decision,
+    ) -> Result<stale::Decision, ReadError> {
+        if !self.rules.delete_branch
+            || !facts.is_pr
+            || decision.disposition != stale::Disposition::Close
+        {
+            return Ok(decision);
+        }
+        self.spend(1);
+        let branch = github.head_branch(item)?;
+        match stale::branch_deletion(branch.as_ref()) {
+            Ok(write) => {
+                self.spend(1);
+                decision.writes.push(write);
+            }
+            Err(why) => decision.reason = format!("{}; {why}, not deleted", decision.reason),
+        }
+        Ok(decision)
+    }
+}
+
 /// The items of `repo` the last `stale-sweep` run that wrote left unfinished when a cap stopped
 /// it (`operations_per_run`, `--max-writes`), if the store knows of one: the next run carries
 /// on with them first. A store that cannot say leaves the order as the rules have it.
@@ -341,6 +371,7 @@ impl Classifier for StaleClassifier<'_> {
                 .filter(|write| !write.is_local())
                 .count() as u64,
         );
+        let decision = self.with_branch_deletion(github, item, &facts, decision)?;
         let listed = stale::Listed::of(&facts, &item.repo.to_string());
         match decision.disposition {
             stale::Disposition::MarkStale => self.outputs.planned_staled.push(listed),
@@ -383,6 +414,9 @@ impl Classifier for StaleClassifier<'_> {
             JournalWrite::AddLabels { labels } => labels.iter().all(|label| facts.has_label(label)),
             JournalWrite::RemoveLabel { label } => !facts.has_label(label),
             JournalWrite::Close { .. } => !facts.open,
+            // The branch gone is the deletion done: nothing else deletes it while the journal
+            // waits, and deleting it again would be refused anyway.
+            JournalWrite::DeleteBranch { .. } => github.head_branch(&item)?.is_none(),
             JournalWrite::Merge { .. }
             | JournalWrite::Enqueue { .. }
             | JournalWrite::Unrecognised { .. } => return Ok(None),

@@ -16,7 +16,7 @@ use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
     WorkflowRun,
 };
-use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
 
 /// A repository as GitHub names it: its canonical `full_name` (names are matched whatever
@@ -100,6 +100,8 @@ pub trait StaleReader {
     ) -> Result<Vec<Comment>, ApiError>;
     /// What a PR's timeline shows that its events and comments do not (reviews, force pushes).
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError>;
+    /// A PR's head branch (`delete_branch`): `None` when the branch is gone.
+    fn head_branch(&self, item: &ItemRef) -> Result<Option<HeadBranch>, ApiError>;
 }
 
 /// What the merge rules read.

@@ -435,25 +435,79 @@ fn enable_statistics_puts_the_counts_in_the_recap() {
 }
 
 #[test]
-fn delete_branch_true_is_refused_with_a_reason() {
-    // "delete-branch: Delete the git branch after closing a stale pull request": not done by
-    // gh-sweep yet, so a workflow asking for it is refused before anything is read, never
-    // swept as if it had not asked.
+fn delete_branch_deletes_a_closed_prs_own_branch_once_and_never_a_forks_default_or_protected_one() {
+    // "delete-branch: Delete the git branch after closing a stale pull request". As
+    // actions/stale, only a head in the same repository; gh-sweep also never deletes the
+    // default branch or a protected one.
     let test = Test::new(|world| {
-        world.open_pr(1, 90);
+        world.stale_issue(1, 10, "github-actions[bot]").is_pr = true;
+        let fork = world.stale_issue(2, 10, "github-actions[bot]");
+        fork.is_pr = true;
+        fork.head_repo = Some("someone/demo".into());
+        world.stale_issue(3, 10, "github-actions[bot]").is_pr = true;
+        world.protected_branches.push("branch-3".into());
+        world.stale_issue(4, 10, "github-actions[bot]");
     });
     workflow(&test, &["delete-branch: true"]);
-    let mut args = vec!["stale-sweep", "--repo", REPO, "--yes"];
-    args.extend(FROM);
-    let outcome = test.run(&args);
-    outcome.expect_code(2);
+    let outcome = sweep(&test, &["--read-api", "rest"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    let writes = |number: u64| -> Vec<String> {
+        recap["completed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| entry["item"] == format!("{REPO}#{number}"))
+            .map(|entry| {
+                entry["writes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|w| w.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap()
+    };
+    assert_eq!(writes(1), ["close", "delete branch branch-1"], "{recap}");
+    assert_eq!(writes(2), ["close"]);
+    assert_eq!(writes(3), ["close"]);
+    assert_eq!(writes(4), ["close (not_planned)"], "issues have no branch");
+    let detail = |number: u64| -> String {
+        recap["completed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|entry| entry["item"] == format!("{REPO}#{number}"))
+            .map(|entry| entry["detail"].as_str().unwrap().to_string())
+            .unwrap()
+    };
     assert!(
-        outcome.stderr.contains("delete_branch = true")
-            && outcome.stderr.contains("not supported yet"),
-        "{}",
-        outcome.stderr
+        detail(2).contains("lives in another repository, not deleted"),
+        "{recap}"
     );
-    assert!(test.requests().is_empty());
-    workflow(&test, &["delete-branch: false"]);
-    classify(&test, &[]);
+    assert!(detail(3).contains("is protected, not deleted"), "{recap}");
+    test.expect_writes(&[
+        format!("PATCH {}", issue(1)),
+        format!("DELETE /repos/{REPO}/git/refs/heads/branch-1"),
+        format!("PATCH {}", issue(2)),
+        format!("PATCH {}", issue(3)),
+        format!("PATCH {}", issue(4)),
+    ]);
+    assert!(test.world().world.deleted_branches == ["branch-1"]);
+    // Closed, the PR is not swept again: the branch is deleted once.
+    test.clear_log();
+    sweep(&test, &["--read-api", "rest"]).expect_code(0);
+    test.expect_no_writes();
+
+    // Without the input, no branch is read or deleted.
+    let test = Test::new(|world| {
+        world.stale_issue(1, 10, "github-actions[bot]").is_pr = true;
+    });
+    workflow(&test, &[]);
+    sweep(&test, &["--read-api", "rest"]).expect_code(0);
+    test.expect_writes(&[format!("PATCH {}", issue(1))]);
+    assert!(!test
+        .requests()
+        .iter()
+        .any(|r| r.path.contains("/branches/")));
 }

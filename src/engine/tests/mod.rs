@@ -165,6 +165,12 @@ impl StaleReader for Scripted {
     fn timeline(&self, _item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         Ok(Vec::new())
     }
+    fn head_branch(
+        &self,
+        _item: &ItemRef,
+    ) -> Result<Option<crate::policy::stale::HeadBranch>, ApiError> {
+        not_scripted()
+    }
 }
 
 impl MergeReader for Scripted {

@@ -20,7 +20,7 @@ use crate::github::client::ApiError;
 use crate::github::model::Event;
 use crate::github::reader::{malformed, Comment, ListedItem, StaleReader};
 use crate::item::{ItemRef, RepoRef};
-use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 
 fn key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
@@ -276,5 +276,10 @@ impl StaleReader for GraphqlReader<'_> {
 
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         self.item_timeline(item)
+    }
+
+    /// Read through REST, once per PR closed with `delete_branch`.
+    fn head_branch(&self, item: &ItemRef) -> Result<Option<HeadBranch>, ApiError> {
+        self.client.head_branch(item)
     }
 }

@@ -33,6 +33,18 @@ impl ItemFacts {
     }
 }
 
+/// A closed PR's head branch, as the PR and the branch's own read show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadBranch {
+    pub name: String,
+    /// The head lives in the PR's own repository (not a fork, not a deleted one).
+    pub same_repository: bool,
+    /// It is the repository's default branch.
+    pub default: bool,
+    /// GitHub says it is protected.
+    pub protected: bool,
+}
+
 /// Where an [`Activity`] was read, which decides how it is told apart from gh-sweep's own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ActivityKind {

@@ -10,6 +10,7 @@
 //! operations).
 
 pub mod activity;
+pub mod branch;
 pub mod decide;
 pub mod exemption;
 pub mod facts;
@@ -18,9 +19,10 @@ pub mod outputs;
 pub mod rules;
 
 pub use activity::{activity_possible, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS};
+pub use branch::branch_deletion;
 pub use decide::{decide, label_date_unknown, Decision, Disposition};
 pub use exemption::{exemption, needs_history};
-pub use facts::{Activity, ActivityKind, History, ItemFacts};
+pub use facts::{Activity, ActivityKind, HeadBranch, History, ItemFacts};
 pub use order::{list_operations, operations_spent, order};
 pub use outputs::{outputs, Listed, OUTPUTS_LIMIT};
 pub use rules::{label_addressable, CloseReason, SortBy, StaleRules, MAX_DAYS};

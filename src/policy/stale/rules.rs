@@ -233,11 +233,6 @@ impl StaleRules {
         self.labels_addressable()?;
         self.start()?;
         SortBy::from_config(&self.sort_by)?;
-        if self.delete_branch {
-            return Err(
-                "[stale] delete_branch = true (actions/stale's delete-branch) is not supported yet: gh-sweep does not delete branches; remove it or set it to false".into(),
-            );
-        }
         if self.operations_per_run == Some(0) {
             return Err(
                 "invalid [stale] operations_per_run = 0: a run capped at 0 operations reads nothing; use 1 or more".into(),
