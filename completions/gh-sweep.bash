@@ -253,7 +253,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__classify__subcmd__stale)
-            opts="-R -v -q -h --repo --only --dry-run --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
+            opts="-R -v -q -h --repo --only --dry-run --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --from-action-inputs --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,7 +617,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__stale__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --max-wait --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --max-wait --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --from-action-inputs --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -60,6 +60,7 @@ always\t''
 never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s y -l yes -d 'Write without asking (needed when not on a terminal)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l from-action-inputs -d 'Take the [stale] rules from actions/stale\'s inputs as gh-sweep\'s action passes them (GH_SWEEP_INPUT_DAYS_BEFORE_STALE, ...), read the same way as --from-workflow'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s v -l verbose -d 'Log each request to stderr (never the token)'
@@ -139,6 +140,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 always\t''
 never\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l dry-run -d 'Read, classify and show the planned writes; write nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l from-action-inputs -d 'Take the [stale] rules from actions/stale\'s inputs as gh-sweep\'s action passes them (GH_SWEEP_INPUT_DAYS_BEFORE_STALE, ...), read the same way as --from-workflow'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l print-config -d 'Print the [stale] table in effect (from --from-workflow, else the config) and exit, reading nothing from GitHub'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l json -d 'Print the recap as one JSON object'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -s v -l verbose -d 'Log each request to stderr (never the token)'

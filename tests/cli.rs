@@ -4,6 +4,8 @@
 #[path = "cli/support/mod.rs"]
 mod support;
 
+#[path = "cli/action.rs"]
+mod action;
 #[path = "cli/args.rs"]
 mod args;
 #[path = "cli/clock.rs"]
@@ -48,6 +50,8 @@ mod snapshot;
 mod stale;
 #[path = "cli/stale_recheck.rs"]
 mod stale_recheck;
+#[path = "cli/stale_inputs.rs"]
+mod stale_inputs;
 #[path = "cli/stale_rules.rs"]
 mod stale_rules;
 #[path = "cli/sweep.rs"]

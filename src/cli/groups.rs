@@ -131,6 +131,11 @@ pub struct StaleArgs {
     #[arg(long, value_name = "WORKFLOW.yml")]
     pub from_workflow: Option<PathBuf>,
 
+    /// Take the [stale] rules from actions/stale's inputs as gh-sweep's action passes them
+    /// (GH_SWEEP_INPUT_DAYS_BEFORE_STALE, ...), read the same way as --from-workflow
+    #[arg(long, conflicts_with = "from_workflow")]
+    pub from_action_inputs: bool,
+
     /// Print the [stale] table in effect (from --from-workflow, else the config) and exit,
     /// reading nothing from GitHub
     #[arg(long)]

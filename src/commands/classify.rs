@@ -23,6 +23,7 @@ pub fn run(
             }
             let spec = Spec {
                 workflow: stale.from_workflow.as_deref(),
+                action_inputs: stale.from_action_inputs,
                 ..Spec::new("classify stale", Access::ReadOnly)
             };
             let settings =

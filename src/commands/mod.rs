@@ -133,6 +133,7 @@ pub fn run_engine(
     print_stop(&recap);
     print_recap(ui, &recap);
     append_job_summary(context, &recap);
+    write_step_outputs(context, &recap);
     Ok(recap.exit_code)
 }
 
@@ -211,7 +212,14 @@ fn request_log(verbose: bool) -> Option<Log> {
 fn append_job_summary(context: &Context, recap: &crate::policy::recap::Recap) {
     let ui = &context.ui;
     if let Some(summary) = context.env.get("GITHUB_STEP_SUMMARY") {
-        let markdown = format!("{}\n\n", report::recap_markdown(recap));
+        // What the step already wrote counts against the limit too.
+        let used = std::fs::metadata(summary).map_or(0, |meta| meta.len() as usize);
+        let room = report::outputs::SUMMARY_LIMIT.saturating_sub(used);
+        let markdown = report::outputs::fit_summary(
+            &format!("{}\n\n", report::recap_markdown(recap)),
+            room,
+            recap.run_id,
+        );
         let appended = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -222,6 +230,29 @@ fn append_job_summary(context: &Context, recap: &crate::policy::recap::Recap) {
                 "could not append the recap to GITHUB_STEP_SUMMARY ({summary}): {error}"
             ));
         }
+    }
+}
+
+/// Inside GitHub Actions, a run with outputs (`stale-sweep`'s `staled-issues-prs` and
+/// `closed-issues-prs`) appends them to `GITHUB_OUTPUT`, the step's outputs file.
+fn write_step_outputs(context: &Context, recap: &crate::policy::recap::Recap) {
+    let (Some(path), Some(outputs)) = (context.env.get("GITHUB_OUTPUT"), &recap.outputs) else {
+        return;
+    };
+    let pairs: Vec<(&str, &str)> = ["staled-issues-prs", "closed-issues-prs"]
+        .into_iter()
+        .filter_map(|name| outputs.get(name)?.as_str().map(|value| (name, value)))
+        .collect();
+    let text = report::outputs::github_output(&pairs);
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| std::io::Write::write_all(&mut file, text.as_bytes()));
+    if let Err(error) = appended {
+        context.ui.warn(&format!(
+            "could not write the outputs to GITHUB_OUTPUT ({path}): {error}"
+        ));
     }
 }
 
@@ -280,8 +311,13 @@ pub fn print_stale_config(
     args: &Flags,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
-    let (text, warnings) =
-        settings::stale_table_in_effect(args, stale.from_workflow.as_deref(), &context.env, cwd)?;
+    let (text, warnings) = settings::stale_table_in_effect(
+        args,
+        stale.from_workflow.as_deref(),
+        stale.from_action_inputs,
+        &context.env,
+        cwd,
+    )?;
     for warning in &warnings {
         context.ui.warn(warning);
     }

@@ -25,6 +25,7 @@ pub fn run(
     }
     let spec = Spec {
         workflow: stale.from_workflow.as_deref(),
+        action_inputs: stale.from_action_inputs,
         ..Spec::new("stale-sweep", Access::Writes)
     };
     let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;

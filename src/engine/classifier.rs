@@ -115,6 +115,18 @@ pub trait Classifier {
         true
     }
 
+    /// The run's outputs for a workflow step, as JSON: `dry_run` says whether the planned
+    /// writes were sent.
+    fn outputs(&self, _dry_run: bool) -> Option<Value> {
+        None
+    }
+
+    /// Why no further item is read (a cap on the run's operations was spent), checked before
+    /// each item: the items not reached are unfinished, for the rerun line.
+    fn read_cap(&self) -> Option<String> {
+        None
+    }
+
     /// Called once the run is recorded, with its id (a sweep names its leases after it).
     fn started(&mut self, _run_id: i64) {}
 

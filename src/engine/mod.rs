@@ -38,7 +38,7 @@ use crate::clock::Clock;
 use crate::github::{Reader, Writer};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::budget::Budget;
-use crate::policy::recap::{Planned, Recap};
+use crate::policy::recap::{Planned, Recap, Stop};
 use crate::store::Store;
 use crate::ui::Ui;
 use state::{store_failure, Progress, State};
@@ -133,6 +133,7 @@ impl Run<'_> {
             pool_complete: true,
             notes: self.notes.clone(),
             blocked: false,
+            read_capped: None,
         };
         match self.phases(classifier, confirm, &mut progress) {
             Ok(recap) => Ok(recap),
@@ -191,6 +192,11 @@ impl Run<'_> {
                     chosen,
                     limits,
                 )?;
+            }
+        }
+        if let Some(why) = progress.read_capped.take() {
+            if progress.state.stopped.is_none() {
+                progress.state.stop(Stop::WriteCap, why);
             }
         }
         let recap = self.build_recap(

@@ -37,7 +37,12 @@ impl Run<'_> {
         if progress.state.stopped.is_some() {
             return pending;
         }
-        let Progress { state, pool, .. } = progress;
+        let Progress {
+            state,
+            pool,
+            read_capped,
+            ..
+        } = progress;
         let mut failures = 0u64;
         let mut bar = self.ui.progress(pool.len(), "reading");
         for item in pool.iter() {
@@ -53,6 +58,10 @@ impl Run<'_> {
                     Stop::BudgetExhausted,
                     self.budget_spent(failures, pool.len()),
                 );
+                break;
+            }
+            if let Some(why) = classifier.read_cap() {
+                *read_capped = Some(why);
                 break;
             }
             bar.advance(&item.to_string());

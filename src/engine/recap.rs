@@ -89,6 +89,7 @@ impl Run<'_> {
             &completed_dispositions(pool, &state.outcomes),
             recap.failed.len(),
         );
+        recap.outputs = classifier.outputs(self.options.dry_run);
         recap.notes = notes;
         write_rerun_file(&mut recap, &self.options.rerun_prefix);
         recap.web_url = self.options.web_url.clone();

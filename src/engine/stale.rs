@@ -5,6 +5,9 @@
 //! those leave the update unexplained (a review has no issue event). Decisions come from
 //! `policy::stale`.
 
+use std::cell::Cell;
+use std::collections::BTreeSet;
+
 use chrono::{DateTime, Utc};
 
 use super::{Classifier, Listed, Plan, ReadError};
@@ -24,6 +27,21 @@ pub struct StaleClassifier<'a> {
     /// Whether durations are measured on GitHub's clock (the `Date` of its answers): always,
     /// but for an explicit `--now`, which is taken as it is.
     github_clock: bool,
+    /// The operations spent so far, counted as actions/stale counts them
+    /// (`policy::stale::order`): list pages, the reads of each item, its planned writes.
+    operations: Cell<u64>,
+    /// The items decided to be marked stale and closed, and those whose writes were all sent,
+    /// for the outputs.
+    outputs: Outputs,
+}
+
+/// actions/stale's outputs: the items planned and written, each kind apart.
+#[derive(Default)]
+struct Outputs {
+    planned_staled: Vec<stale::Listed>,
+    planned_closed: Vec<stale::Listed>,
+    staled: Vec<stale::Listed>,
+    closed: Vec<stale::Listed>,
 }
 
 impl<'a> StaleClassifier<'a> {
@@ -33,7 +51,14 @@ impl<'a> StaleClassifier<'a> {
             viewer: None,
             skew: None,
             github_clock,
+            operations: Cell::new(0),
+            outputs: Outputs::default(),
         }
+    }
+
+    /// One more operation (a read of the item's events, comments, timeline or own entry).
+    fn spend(&self, count: u64) {
+        self.operations.set(self.operations.get() + count);
     }
 
     fn viewer(&mut self, github: &dyn Reader) -> Result<Option<String>, ApiError> {
@@ -63,6 +88,7 @@ impl<'a> StaleClassifier<'a> {
         let (label_added_at, own_last_write) = match known {
             Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
             None => {
+                self.spend(1);
                 let read = github.events(item)?;
                 let Some(labeled) = last_labeled(&read, label) else {
                     return Ok(None);
@@ -88,9 +114,19 @@ impl<'a> StaleClassifier<'a> {
         }
         let events = match events {
             Some(events) => events,
-            None => github.events(item)?,
+            None => {
+                self.spend(1);
+                github.events(item)?
+            }
         };
-        let activity = activity_since(github, item, facts, events, label_added_at, own_last_write)?;
+        let activity = activity_since(
+            github,
+            item,
+            facts,
+            events,
+            (label_added_at, own_last_write),
+            &self.operations,
+        )?;
         Ok(Some(History {
             label_added_at,
             activity,
@@ -125,14 +161,16 @@ fn activity_since(
     item: &ItemRef,
     facts: &ItemFacts,
     events: Vec<model::Event>,
-    label_added_at: DateTime<Utc>,
-    own_last_write: Option<DateTime<Utc>>,
+    (label_added_at, own_last_write): (DateTime<Utc>, Option<DateTime<Utc>>),
+    operations: &Cell<u64>,
 ) -> Result<Vec<Activity>, ReadError> {
+    let spend = || operations.set(operations.get() + 1);
     let mut activity: Vec<Activity> = events
         .into_iter()
         .map(|event| event.activity)
         .filter(|activity| activity.at > label_added_at)
         .collect();
+    spend();
     for comment in github.comments_since(item, label_added_at)? {
         if comment.activity.at >= label_added_at {
             activity.push(comment.activity);
@@ -142,6 +180,7 @@ fn activity_since(
         stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, activity)
     };
     if unexplained(&activity).is_some() && facts.is_pr {
+        spend();
         for found in github.timeline(item)? {
             if found.at > label_added_at {
                 activity.push(found);
@@ -154,11 +193,64 @@ fn activity_since(
     Ok(activity)
 }
 
+impl StaleClassifier<'_> {
+    /// `delete_branch`: a PR being closed also gets its head branch deleted, after the close,
+    /// when [`stale::branch_deletion`] allows it; else the reason says why not. Two operations,
+    /// as actions/stale counts them (the PR's read and the deletion).
+    fn with_branch_deletion(
+        &self,
+        github: &dyn Reader,
+        item: &ItemRef,
+        facts: &ItemFacts,
+        mut decision: stale::Decision,
+    ) -> Result<stale::Decision, ReadError> {
+        if !self.rules.delete_branch
+            || !facts.is_pr
+            || decision.disposition != stale::Disposition::Close
+        {
+            return Ok(decision);
+        }
+        self.spend(1);
+        let branch = github.head_branch(item)?;
+        match stale::branch_deletion(branch.as_ref()) {
+            Ok(write) => {
+                self.spend(1);
+                decision.writes.push(write);
+            }
+            Err(why) => decision.reason = format!("{}; {why}, not deleted", decision.reason),
+        }
+        Ok(decision)
+    }
+}
+
+/// The items of `repo` the last `stale-sweep` run that wrote left unfinished when a cap stopped
+/// it (`operations_per_run`, `--max-writes`), if the store knows of one: the next run carries
+/// on with them first. A store that cannot say leaves the order as the rules have it.
+fn left_unfinished(store: &dyn Store, repo: &crate::item::RepoRef) -> BTreeSet<u64> {
+    let mut recaps = store
+        .runs(20)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|run| store.recap(Some(run.id)).ok().flatten());
+    let Some(last) = recaps.find(|recap| recap.command == "stale-sweep" && !recap.dry_run) else {
+        return BTreeSet::new();
+    };
+    if last.stopped != Some(crate::exit::Stop::WriteCap) {
+        return BTreeSet::new();
+    }
+    last.unfinished
+        .iter()
+        .filter_map(|item| item.parse::<ItemRef>().ok())
+        .filter(|item| item.repo == *repo)
+        .map(|item| item.number)
+        .collect()
+}
+
 impl Classifier for StaleClassifier<'_> {
     fn list(
         &mut self,
         github: &dyn Reader,
-        _store: &mut dyn Store,
+        store: &mut dyn Store,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let Scope::Repo(repo) = scope else {
@@ -166,7 +258,7 @@ impl Classifier for StaleClassifier<'_> {
                 message: "the stale rules sweep repositories, not organisations".into(),
             });
         };
-        github
+        let mut listed = github
             .open_items(repo)?
             .into_iter()
             .map(|entry| match entry.number {
@@ -175,7 +267,50 @@ impl Classifier for StaleClassifier<'_> {
                     message: format!("GitHub's list of {repo} holds an entry without a number"),
                 }),
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        self.spend(stale::list_operations(listed.len()));
+        let first = left_unfinished(store, repo);
+        stale::order(
+            &mut listed,
+            self.rules,
+            &first,
+            |(item, _)| item.number,
+            |(_, listed)| match listed {
+                Listed::Issue(Ok(facts)) => Some(facts),
+                _ => None,
+            },
+        );
+        Ok(listed)
+    }
+
+    /// `[stale] enable_statistics`: the run's counts, as actions/stale's statistics give them
+    /// (items processed, marked stale, closed, unmarked, left alone, operations spent).
+    fn counters(&self, completed: &[&Disposition], failed: usize) -> Option<serde_json::Value> {
+        if !self.rules.enable_statistics {
+            return None;
+        }
+        let count = |wanted: fn(&stale::Disposition) -> bool| {
+            completed
+                .iter()
+                .filter(
+                    |disposition| matches!(disposition, Disposition::Stale(stale) if wanted(stale)),
+                )
+                .count()
+        };
+        Some(serde_json::json!({
+            "processed": completed.len() + failed,
+            "staled": count(|d| *d == stale::Disposition::MarkStale),
+            "closed": count(|d| *d == stale::Disposition::Close),
+            "unstaled": count(|d| *d == stale::Disposition::Unmark),
+            "kept": count(|d| *d == stale::Disposition::Keep),
+            "exempt": count(|d| matches!(d, stale::Disposition::Exempt(_))),
+            "failed": failed,
+            "operations": self.operations.get(),
+        }))
+    }
+
+    fn read_cap(&self) -> Option<String> {
+        stale::operations_spent(self.operations.get(), self.rules)
     }
 
     fn classify(
@@ -188,7 +323,10 @@ impl Classifier for StaleClassifier<'_> {
     ) -> Result<Plan, ReadError> {
         let facts = match listed {
             Some(Listed::Issue(facts)) => facts.clone().map_err(ReadError::Item)?,
-            _ => github.item(item)?,
+            _ => {
+                self.spend(1);
+                github.item(item)?
+            }
         };
         // Idle days and days stale compare GitHub's stamps with now, so now is GitHub's:
         // with our clock 8 days ahead, items were closed the run after they were marked.
@@ -225,6 +363,22 @@ impl Classifier for StaleClassifier<'_> {
         };
         let decision = stale::decide(&facts, history.as_ref(), self.rules, viewer.as_deref(), now)
             .map_err(ReadError::Item)?;
+        // Each write is one operation, as actions/stale counts a label add, a label removal, a
+        // comment or a close.
+        self.spend(
+            decision
+                .writes
+                .iter()
+                .filter(|write| !write.is_local())
+                .count() as u64,
+        );
+        let decision = self.with_branch_deletion(github, item, &facts, decision)?;
+        let listed = stale::Listed::of(&facts, &item.repo.to_string());
+        match decision.disposition {
+            stale::Disposition::MarkStale => self.outputs.planned_staled.push(listed),
+            stale::Disposition::Close => self.outputs.planned_closed.push(listed),
+            _ => {}
+        }
         // Every fact the stale rules take moves `updated_at` (a comment, a label, a review, a
         // push, a close): a recheck before writing asks GitHub's list of changes by it.
         Ok(Plan {
@@ -264,6 +418,9 @@ impl Classifier for StaleClassifier<'_> {
             JournalWrite::AddLabels { labels } => labels.iter().all(|label| facts.has_label(label)),
             JournalWrite::RemoveLabel { label } => !facts.has_label(label),
             JournalWrite::Close { .. } => !facts.open,
+            // The branch gone is the deletion done: nothing else deletes it while the journal
+            // waits, and deleting it again would be refused anyway.
+            JournalWrite::DeleteBranch { .. } => github.head_branch(&item)?.is_none(),
             JournalWrite::Merge { .. }
             | JournalWrite::Enqueue { .. }
             | JournalWrite::Unrecognised { .. } => return Ok(None),
@@ -294,12 +451,43 @@ impl Classifier for StaleClassifier<'_> {
         Ok(github::refused_as_locked(error))
     }
 
+    fn outputs(&self, dry_run: bool) -> Option<serde_json::Value> {
+        let (staled, closed) = if dry_run {
+            (&self.outputs.planned_staled, &self.outputs.planned_closed)
+        } else {
+            (&self.outputs.staled, &self.outputs.closed)
+        };
+        Some(stale::outputs(staled, closed))
+    }
+
     fn after_writes(
         &mut self,
         store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
+        let written = |planned: &[stale::Listed]| {
+            planned
+                .iter()
+                .find(|listed| {
+                    listed.number == plan.item.number
+                        && listed.repository == plan.item.repo.to_string()
+                })
+                .cloned()
+        };
+        match &plan.disposition {
+            Disposition::Stale(stale::Disposition::MarkStale) => {
+                if let Some(listed) = written(&self.outputs.planned_staled) {
+                    self.outputs.staled.push(listed);
+                }
+            }
+            Disposition::Stale(stale::Disposition::Close) => {
+                if let Some(listed) = written(&self.outputs.planned_closed) {
+                    self.outputs.closed.push(listed);
+                }
+            }
+            _ => {}
+        }
         let labelled = plan.writes.iter().position(|write| {
             matches!(write, Write::AddLabels { labels } if matches!(plan.disposition, Disposition::Stale(stale::Disposition::MarkStale)) && !labels.is_empty())
         });

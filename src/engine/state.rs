@@ -35,6 +35,9 @@ pub(super) struct Progress {
     pub(super) notes: Vec<String>,
     /// Whether earlier writes of unknown outcome block items of this run.
     pub(super) blocked: bool,
+    /// Why the read phase stopped before the pool's end at the classifier's cap on operations:
+    /// the items read are still written, then the run stops as at the write cap.
+    pub(super) read_capped: Option<String>,
 }
 
 /// Whether an error came from the store (SQLite) rather than from anything else.

@@ -89,8 +89,22 @@ pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
         Some(Value::Bool(locked)) => *locked,
         Some(_) => return Err("the `locked` field is not a boolean".into()),
     };
+    // `type`: GitHub's OpenAPI description gives issues a nullable `issue-type` object whose
+    // `name` is the type; `comments`: the issue schema's count of its comments.
+    let issue_type = match value.get("type") {
+        None | Some(Value::Null) => None,
+        Some(kind) => Some(string(kind, "name").map_err(|why| format!("in `type`: {why}"))?),
+    };
+    let comments = match value.get("comments") {
+        None | Some(Value::Null) => 0,
+        Some(count) => count
+            .as_u64()
+            .ok_or("the `comments` field is not a count")?,
+    };
     Ok(ItemFacts {
         locked,
+        issue_type,
+        comments,
         number,
         is_pr,
         draft,

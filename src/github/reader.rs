@@ -16,7 +16,7 @@ use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
     WorkflowRun,
 };
-use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
 
 /// A repository as GitHub names it: its canonical `full_name` (names are matched whatever
@@ -108,6 +108,9 @@ pub trait StaleReader {
         repo: &RepoRef,
         since: DateTime<Utc>,
     ) -> Result<Vec<(u64, DateTime<Utc>)>, ApiError>;
+
+    /// A PR's head branch (`delete_branch`): `None` when the branch is gone.
+    fn head_branch(&self, item: &ItemRef) -> Result<Option<HeadBranch>, ApiError>;
 }
 
 /// What the merge rules read.

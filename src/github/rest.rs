@@ -17,7 +17,7 @@ use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
     WorkflowRun,
 };
-use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
 
 /// Percent-encodes a path segment (label names may hold spaces and slashes).
@@ -349,6 +349,19 @@ fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Written
             }
             client.write(Method::PATCH, &path, Some(&body)).map(Some)
         }
+        // "Delete a reference": `DELETE /repos/{o}/{r}/git/refs/heads/{branch}`, 204 No Content.
+        Write::DeleteBranch { branch } => client
+            .write(
+                Method::DELETE,
+                &format!(
+                    "/repos/{}/{}/git/refs/heads/{}",
+                    item.repo.owner,
+                    item.repo.name,
+                    branch_path(branch)
+                ),
+                None,
+            )
+            .map(Some),
         Write::Merge { sha, method } => client
             .write(
                 Method::PUT,
@@ -482,6 +495,63 @@ impl StaleReader for Client {
             })
             .collect()
     }
+
+    /// The PR's head (`GET /pulls/{n}`: `head.ref`, `head.repo`, null once a fork is deleted,
+    /// and `base.repo.default_branch`), then, for a branch of this repository, the branch
+    /// itself (`GET /branches/{branch}`, "Get a branch": its `protected`; 404 once deleted).
+    fn head_branch(&self, item: &ItemRef) -> Result<Option<HeadBranch>, ApiError> {
+        let pull = self.get(&pull_path(item))?;
+        let name = pull
+            .pointer("/head/ref")
+            .and_then(Value::as_str)
+            .ok_or_else(|| malformed("the PR has no `head.ref`".into()))?
+            .to_string();
+        let own = format!("{}/{}", item.repo.owner, item.repo.name);
+        let same_repository = pull
+            .pointer("/head/repo/full_name")
+            .and_then(Value::as_str)
+            .is_some_and(|full| full.eq_ignore_ascii_case(&own));
+        let default = pull
+            .pointer("/base/repo/default_branch")
+            .and_then(Value::as_str)
+            == Some(name.as_str());
+        if !same_repository || default {
+            return Ok(Some(HeadBranch {
+                name,
+                same_repository,
+                default,
+                protected: false,
+            }));
+        }
+        let path = format!(
+            "/repos/{}/{}/branches/{}",
+            item.repo.owner,
+            item.repo.name,
+            branch_path(&name)
+        );
+        let branch = match self.get(&path) {
+            Ok(branch) => branch,
+            Err(ApiError::Item {
+                status: Some(404), ..
+            }) => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        Ok(Some(HeadBranch {
+            name,
+            same_repository,
+            default,
+            protected: branch
+                .get("protected")
+                .and_then(Value::as_bool)
+                .unwrap_or(true),
+        }))
+    }
+}
+
+/// A branch name as a URL path: each `/`-separated part percent-encoded, the slashes kept (the
+/// REST API takes `feature/x` as `.../branches/feature/x` and `.../git/refs/heads/feature/x`).
+fn branch_path(name: &str) -> String {
+    name.split('/').map(segment).collect::<Vec<_>>().join("/")
 }
 
 impl MergeReader for Client {

@@ -25,6 +25,10 @@ pub enum Write {
     Close {
         reason: Option<CloseReason>,
     },
+    /// `DELETE /git/refs/heads/{branch}`: a closed stale PR's head branch (`delete_branch`).
+    DeleteBranch {
+        branch: String,
+    },
     /// `PUT /pulls/{n}/merge` with `sha` = the checked head: GitHub refuses if the head moved.
     Merge {
         sha: String,
@@ -56,6 +60,9 @@ pub enum JournalWrite {
     },
     Close {
         reason: Option<String>,
+    },
+    DeleteBranch {
+        branch: String,
     },
     /// `sha` is the head merged; in rows of journals kept as text (schema version 7 and
     /// before) only its first 12 characters were kept.
@@ -160,6 +167,7 @@ impl fmt::Display for JournalWrite {
                 reason: Some(reason),
             } => write!(f, "close ({reason})"),
             JournalWrite::Close { reason: None } => write!(f, "close"),
+            JournalWrite::DeleteBranch { branch } => write!(f, "delete branch {branch}"),
             JournalWrite::Merge { sha, method } => {
                 write!(f, "merge {} ({method})", crate::policy::merge::short(sha))
             }
@@ -183,6 +191,7 @@ impl Write {
             Write::Close { reason } => JournalWrite::Close {
                 reason: reason.map(|reason| reason.word().to_string()),
             },
+            Write::DeleteBranch { branch } => JournalWrite::DeleteBranch { branch },
             Write::Merge { sha, method } => JournalWrite::Merge { sha, method },
             Write::Enqueue { key, head_sha } => JournalWrite::Enqueue { key, head_sha },
         }

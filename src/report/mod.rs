@@ -5,6 +5,7 @@
 
 mod json;
 mod markdown;
+pub mod outputs;
 mod table;
 
 pub use json::recap_json;

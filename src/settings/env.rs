@@ -23,6 +23,7 @@ const ENV_NAMES: &[&str] = &[
     "CI",
     "GH_SWEEP_SWEEP_ENABLED",
     "GITHUB_STEP_SUMMARY",
+    "GITHUB_OUTPUT",
     // Read by clap for the flags they stand for; captured too, so that an error about a value
     // can say it came from the variable.
     "GH_SWEEP_ITEM_FAILURE_BUDGET",
@@ -33,7 +34,7 @@ const ENV_NAMES: &[&str] = &[
 
 impl Env {
     pub fn capture() -> Self {
-        let vars = ENV_NAMES
+        let vars: BTreeMap<String, String> = ENV_NAMES
             .iter()
             .filter_map(|name| {
                 std::env::var(name)
@@ -41,7 +42,16 @@ impl Env {
                     .map(|value| (name.to_string(), value))
             })
             .collect();
+        // The action's step passes actions/stale's inputs in `GH_SWEEP_INPUT_*` variables.
+        let inputs = std::env::vars().filter(|(name, _)| name.starts_with("GH_SWEEP_INPUT_"));
+        let mut vars = vars;
+        vars.extend(inputs);
         Env { vars }
+    }
+
+    /// A variable as it is set, an empty value included (an action input given as `''`).
+    pub fn raw(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
     }
 
     #[cfg(test)]

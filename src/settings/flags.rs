@@ -46,12 +46,16 @@ pub struct Spec<'a> {
     pub confirm: bool,
     /// An actions/stale workflow whose inputs replace the `[stale]` table.
     pub workflow: Option<&'a Path>,
+    /// actions/stale's inputs from the action's step (`GH_SWEEP_INPUT_*`), read like a
+    /// workflow's.
+    pub action_inputs: bool,
 }
 
 impl<'a> Spec<'a> {
     pub fn new(words: &'a str, access: Access) -> Self {
         Spec {
             workflow: None,
+            action_inputs: false,
             words,
             access,
             orgs: &[],

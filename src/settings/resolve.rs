@@ -23,26 +23,47 @@ use crate::policy::recap::shell_quote;
 use crate::policy::stale::StaleRules;
 use crate::policy::sweep::SweepRules;
 
-/// The `[stale]` table in effect for `--print-config`: from the workflow, else the config file.
+/// actions/stale's inputs as a `[stale]` table, the notes on what was not carried over, and
+/// where they came from.
+type StaleInputs = (toml::Table, Vec<String>, String);
+
+/// [`StaleInputs`] from the workflow or the action's step; `None` without either.
+fn stale_inputs(
+    workflow: Option<&Path>,
+    action_inputs: bool,
+    env: &Env,
+) -> Option<Result<StaleInputs, String>> {
+    if let Some(workflow) = workflow {
+        return Some(
+            workflow::stale_table(workflow)
+                .map(|(table, notes)| (table, notes, workflow.display().to_string())),
+        );
+    }
+    action_inputs.then(|| {
+        workflow::action_table(|name| env.raw(name).map(str::to_string))
+            .map(|(table, notes)| (table, notes, "the action's inputs".to_string()))
+    })
+}
+
+/// The `[stale]` table in effect for `--print-config`: from the workflow (or the action's
+/// inputs), else the config file.
 pub fn stale_table_in_effect(
     args: &Flags,
     workflow: Option<&Path>,
+    action_inputs: bool,
     env: &Env,
     cwd: &Path,
 ) -> Result<(String, Vec<String>), Fatal> {
     let usage = Fatal::Usage;
-    if let Some(workflow) = workflow {
-        let (table, warnings) = workflow::stale_table(workflow).map_err(usage)?;
+    if let Some(found) = stale_inputs(workflow, action_inputs, env) {
+        let (table, warnings, source) = found.map_err(usage)?;
         overlay_stale(&StaleRules::default(), table.clone())
             .and_then(|rules| rules.validate())
             .map_err(|error| {
-                Fatal::Usage(format!(
-                    "invalid actions/stale inputs in {}: {error}",
-                    workflow.display()
-                ))
+                Fatal::Usage(format!("invalid actions/stale inputs in {source}: {error}"))
             })?;
         return Ok((
-            workflow::print_with_notes(&table, workflow, &warnings),
+            workflow::print_with_notes(&table, Path::new(&source), &warnings),
             warnings,
         ));
     }
@@ -258,14 +279,35 @@ fn resolve_inner(
         only,
         snapshot,
     } = pool.resolve(&mut warnings)?;
-    let read_api = read_api(
+    let mut read_api = read_api(
         args.read_api.as_deref(),
         file.read_api.as_deref(),
         snapshot.as_ref(),
     )?;
+    // The `[stale]` table is the stale commands' own: `poll` and `sweep` are not moved by it.
+    let stale_command = spec.words.contains("stale");
+    if stale_command
+        && snapshot.is_none()
+        && read_api == ReadApi::Graphql
+        && !file.stale.only_issue_types.is_empty()
+    {
+        // REST's issues carry their `type` (GitHub's OpenAPI `issue-type`); the GraphQL schema
+        // gh-sweep's queries are checked against has no issue type to ask for.
+        read_api = ReadApi::Rest;
+        warnings.push(
+            "[stale] only_issue_types needs each issue's type, which the REST API gives: this run reads through REST".to_string(),
+        );
+    }
     let now = given_clock(args)?;
     let db = check_outputs(args, env)?;
-    let (dry_run, now) = check_run(args, spec, interactive, env, now)?;
+    let (dry_run, now) = check_run(
+        args,
+        spec,
+        interactive,
+        env,
+        now,
+        stale_command && file.stale.debug_only,
+    )?;
     let rerun_prefix = rerun_prefix(args, spec, env, &repos, &orgs);
     Ok(Settings {
         repos,
@@ -324,15 +366,11 @@ fn load_rules(
     };
     check_ranges(&file)?;
     let mut warnings = Vec::new();
-    if let Some(workflow) = spec.workflow {
-        let (table, found) = workflow::stale_table(workflow)?;
+    if let Some(found) = stale_inputs(spec.workflow, spec.action_inputs, env) {
+        let (table, found, source) = found?;
         warnings.extend(found);
-        file.stale = overlay_stale(&file.stale, table).map_err(|error| {
-            format!(
-                "invalid actions/stale inputs in {}: {error}",
-                workflow.display()
-            )
-        })?;
+        file.stale = overlay_stale(&file.stale, table)
+            .map_err(|error| format!("invalid actions/stale inputs in {source}: {error}"))?;
     }
     file.stale.validate()?;
     file.poll.validate()?;
@@ -426,9 +464,11 @@ fn check_run(
     interactive: bool,
     env: &Env,
     now: chrono::DateTime<chrono::Utc>,
+    debug_only: bool,
 ) -> Result<(bool, chrono::DateTime<chrono::Utc>), String> {
     let access = spec.access;
-    let dry_run = args.dry_run || args.snapshot.is_some();
+    // `[stale] debug_only` (actions/stale's `debug-only`) is a dry run.
+    let dry_run = args.dry_run || args.snapshot.is_some() || debug_only;
     // A clock of one's choosing would put wrong dates on real writes (and in the journal that
     // settles them): only runs that write nothing take one.
     if args.now.is_some() && access != Access::ReadOnly && !dry_run {
@@ -470,6 +510,9 @@ fn rerun_prefix(
     for org in orgs {
         rerun.push("--org".into());
         rerun.push(org.clone());
+    }
+    if spec.action_inputs {
+        rerun.push("--from-action-inputs".into());
     }
     let mut flag = |name: &str, value: Option<String>| {
         if let Some(value) = value {

@@ -326,7 +326,12 @@ fn the_json_recap_keeps_its_schema() {
     let mut keys = std::collections::BTreeSet::new();
     key_paths(&recap, "", &mut keys);
     // Present only when they have something to say; listed all the same.
-    for optional in ["notes", "counters", "completed[].writes"] {
+    for optional in [
+        "notes",
+        "counters",
+        "completed[].writes",
+        "outputs.truncated",
+    ] {
         keys.insert(optional.to_string());
     }
     let expected: std::collections::BTreeSet<String> = include_str!("recap-schema-1.txt")
@@ -627,8 +632,8 @@ fn a_name_that_is_no_input_of_actions_stale_is_unknown_with_a_did_you_mean() {
         outcome.stderr
     );
 
-    // An input actions/stale has and gh-sweep does not is still named as such.
-    stale_workflow(&test, "          sort-by: updated\n");
+    // An input actions/stale has and gh-sweep takes elsewhere is still named as such.
+    stale_workflow(&test, "          repo-token: ${{ github.token }}\n");
     let outcome = test.run(&[
         "stale-sweep",
         "--from-workflow",
@@ -636,7 +641,11 @@ fn a_name_that_is_no_input_of_actions_stale_is_unknown_with_a_did_you_mean() {
         "--print-config",
     ]);
     outcome.expect_code(0);
-    assert!(outcome.stderr.contains("`sort-by`"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("`repo-token`"),
+        "{}",
+        outcome.stderr
+    );
     assert!(
         !outcome.stderr.contains("unknown input"),
         "{}",
@@ -649,7 +658,7 @@ fn the_generated_config_carries_a_comment_for_each_input_it_could_not_carry() {
     let test = Test::new(|_| {});
     stale_workflow(
         &test,
-        "          days-before-stale: 30\n          operations-per-run: 100\n          sort-by: updated\n",
+        "          days-before-stale: 30\n          repo-token: ${{ github.token }}\n          operations-per-run: 100\n          sort-by: updated\n",
     );
     let outcome = test.run(&[
         "stale-sweep",
@@ -663,9 +672,15 @@ fn the_generated_config_carries_a_comment_for_each_input_it_could_not_carry() {
         .lines()
         .filter(|line| line.starts_with('#'))
         .collect();
+    assert!(
+        comments.iter().any(|line| line.contains("`repo-token`")),
+        "{}",
+        outcome.stdout
+    );
+    // Inputs gh-sweep now honours are carried, not commented on.
     for input in ["operations-per-run", "sort-by"] {
         assert!(
-            comments
+            !comments
                 .iter()
                 .any(|line| line.contains(&format!("`{input}`"))),
             "{input}: {}",
@@ -673,6 +688,8 @@ fn the_generated_config_carries_a_comment_for_each_input_it_could_not_carry() {
         );
     }
     assert!(outcome.stdout.contains("days_before_stale = 30"));
+    assert!(outcome.stdout.contains("operations_per_run = 100"));
+    assert!(outcome.stdout.contains("sort_by = \"updated\""));
     // Still a config file gh-sweep reads.
     std::fs::write(test.config_path(), &outcome.stdout).unwrap();
     test.run(&["classify", "stale", "--repo", REPO, "--dry-run"])

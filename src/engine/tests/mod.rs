@@ -55,6 +55,8 @@ fn issue(number: u64, idle_days: i64) -> ItemFacts {
         created_at: at,
         updated_at: at,
         locked: false,
+        issue_type: None,
+        comments: 0,
     }
 }
 
@@ -192,6 +194,13 @@ impl StaleReader for Scripted {
             .flatten()
             .map(|facts| (facts.number, facts.updated_at))
             .collect())
+    }
+
+    fn head_branch(
+        &self,
+        _item: &ItemRef,
+    ) -> Result<Option<crate::policy::stale::HeadBranch>, ApiError> {
+        not_scripted()
     }
 }
 

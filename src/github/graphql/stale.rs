@@ -20,7 +20,7 @@ use crate::github::client::ApiError;
 use crate::github::model::Event;
 use crate::github::reader::{malformed, Comment, ListedItem, StaleReader};
 use crate::item::{ItemRef, RepoRef};
-use crate::policy::stale::{Activity, ItemFacts};
+use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 
 fn key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
@@ -287,5 +287,10 @@ impl StaleReader for GraphqlReader<'_> {
         since: DateTime<Utc>,
     ) -> Result<Vec<(u64, DateTime<Utc>)>, ApiError> {
         self.client.changed_since(repo, since)
+    }
+
+    /// Read through REST, once per PR closed with `delete_branch`.
+    fn head_branch(&self, item: &ItemRef) -> Result<Option<HeadBranch>, ApiError> {
+        self.client.head_branch(item)
     }
 }

@@ -77,6 +77,13 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
         created_at: timestamp(node, "createdAt")?,
         updated_at: timestamp(node, "updatedAt")?,
         locked: node.get("locked").and_then(Value::as_bool).unwrap_or(false),
+        // GitHub's published GraphQL schema (@octokit/graphql-schema 15.26.1) has no issue
+        // type: a sweep that filters by it reads through REST (`settings::resolve`).
+        issue_type: None,
+        comments: node
+            .pointer("/comments/totalCount")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
     };
     Ok((facts, more_labels || more_assignees))
 }

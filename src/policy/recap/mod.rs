@@ -122,6 +122,10 @@ pub struct Recap {
     /// A subcommand's own summary (poll's skip counters), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<serde_json::Value>,
+    /// A subcommand's outputs for a workflow (`stale-sweep`: `staled-issues-prs` and
+    /// `closed-issues-prs`, as actions/stale sets them), when it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<serde_json::Value>,
     /// Each item's page, as GitHub gave it (`html_url`), for the Markdown recap's links.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub links: BTreeMap<String, String>,
@@ -216,6 +220,7 @@ pub fn build(facts: RunFacts<'_>) -> Recap {
         exit_code,
         notes: Vec::new(),
         counters: None,
+        outputs: None,
         links: BTreeMap::new(),
     }
 }

@@ -109,12 +109,13 @@ fn decide_unmarked(
             format!("{kind}s are never marked stale (days_before_stale = -1)"),
         );
     }
-    let last = if rules.ignore_updates {
+    let ignore_updates = rules.ignore_updates_for(facts.is_pr);
+    let last = if ignore_updates {
         facts.created_at
     } else {
         facts.updated_at
     };
-    let what = if rules.ignore_updates { "open" } else { "idle" };
+    let what = if ignore_updates { "open" } else { "idle" };
     if last > now {
         return Decision::without_writes(
             Disposition::Keep,
@@ -219,7 +220,7 @@ fn unmark(
         .iter()
         .filter(|activity| counts_as_activity(activity, history, viewer))
         .max_by_key(|activity| activity.at)?;
-    if !rules.remove_stale_when_updated || rules.ignore_updates {
+    if !rules.remove_stale_when_updated_for(facts.is_pr) || rules.ignore_updates_for(facts.is_pr) {
         return None;
     }
     let mut writes = vec![Write::RemoveLabel {

@@ -19,6 +19,10 @@ pub struct ItemFacts {
     /// A locked conversation: GitHub refuses comments on it from anyone who is not a
     /// collaborator.
     pub locked: bool,
+    /// The issue's type (GitHub's `type.name` in REST, `issueType.name` in GraphQL), if any.
+    pub issue_type: Option<String>,
+    /// How many comments it has (the list's `comments` count), for `sort_by = "comments"`.
+    pub comments: u64,
 }
 
 impl ItemFacts {
@@ -27,6 +31,18 @@ impl ItemFacts {
             .iter()
             .any(|label| label.eq_ignore_ascii_case(name))
     }
+}
+
+/// A closed PR's head branch, as the PR and the branch's own read show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadBranch {
+    pub name: String,
+    /// The head lives in the PR's own repository (not a fork, not a deleted one).
+    pub same_repository: bool,
+    /// It is the repository's default branch.
+    pub default: bool,
+    /// GitHub says it is protected.
+    pub protected: bool,
 }
 
 /// Where an [`Activity`] was read, which decides how it is told apart from gh-sweep's own.

@@ -6,19 +6,26 @@
 //!
 //! One file per question: `rules` (the `[stale]` table), `facts` (what was read about an item),
 //! `exemption` (left alone whatever its age), `activity` (what counts as activity after the
-//! label), `decide` (mark, close, unmark or keep).
+//! label), `decide` (mark, close, unmark or keep), `order` (the sweep's order and its cap on
+//! operations).
 
 pub mod activity;
+pub mod branch;
 pub mod decide;
 pub mod exemption;
 pub mod facts;
+pub mod order;
+pub mod outputs;
 pub mod rules;
 
 pub use activity::{activity_possible, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS};
+pub use branch::branch_deletion;
 pub use decide::{decide, label_date_unknown, Decision, Disposition};
 pub use exemption::{exemption, needs_history};
-pub use facts::{Activity, ActivityKind, History, ItemFacts};
-pub use rules::{label_addressable, CloseReason, StaleRules, MAX_DAYS};
+pub use facts::{Activity, ActivityKind, HeadBranch, History, ItemFacts};
+pub use order::{list_operations, operations_spent, order};
+pub use outputs::{outputs, Listed, OUTPUTS_LIMIT};
+pub use rules::{label_addressable, CloseReason, SortBy, StaleRules, MAX_DAYS};
 
 #[cfg(test)]
 mod tests;

@@ -58,6 +58,50 @@ pub struct StaleRules {
     pub labels_to_remove_when_unstale: Vec<String>,
     #[serde(deserialize_with = "string_list")]
     pub labels_to_remove_when_stale: Vec<String>,
+    // The issue-only and PR-only variants: a list overrides the generic one when it is not
+    // empty, a flag when it is set at all (actions/stale's `_toOptionalBoolean`).
+    #[serde(deserialize_with = "string_list")]
+    pub only_issue_labels: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub only_pr_labels: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub any_of_issue_labels: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub any_of_pr_labels: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub exempt_issue_milestones: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub exempt_pr_milestones: Vec<String>,
+    pub exempt_all_issue_milestones: Option<bool>,
+    pub exempt_all_pr_milestones: Option<bool>,
+    #[serde(deserialize_with = "string_list")]
+    pub exempt_issue_assignees: Vec<String>,
+    #[serde(deserialize_with = "string_list")]
+    pub exempt_pr_assignees: Vec<String>,
+    pub exempt_all_issue_assignees: Option<bool>,
+    pub exempt_all_pr_assignees: Option<bool>,
+    pub remove_issue_stale_when_updated: Option<bool>,
+    pub remove_pr_stale_when_updated: Option<bool>,
+    pub ignore_issue_updates: Option<bool>,
+    pub ignore_pr_updates: Option<bool>,
+    /// Issue types (GitHub's `type.name`) an issue must have one of to be swept; PRs have none
+    /// and are not filtered by it.
+    #[serde(deserialize_with = "string_list")]
+    pub only_issue_types: Vec<String>,
+    /// The order items are swept in: `created`, `updated` or `comments`.
+    pub sort_by: String,
+    /// Oldest (or least commented) first. actions/stale defaults to newest first; gh-sweep to
+    /// oldest first, which a per-run cap cannot starve.
+    pub ascending: bool,
+    /// A dry run: decide and report, write nothing.
+    pub debug_only: bool,
+    /// The cap on a run's operations, counted as actions/stale counts them (`operations`).
+    /// Unset in a config file; actions/stale's 30 when the inputs come from a workflow.
+    pub operations_per_run: Option<u64>,
+    /// Delete a closed PR's head branch when it lives in the same repository.
+    pub delete_branch: bool,
+    /// Print the run's counts at the end.
+    pub enable_statistics: bool,
 }
 
 impl Default for StaleRules {
@@ -104,6 +148,29 @@ impl Default for StaleRules {
             labels_to_add_when_unstale: Vec::new(),
             labels_to_remove_when_unstale: Vec::new(),
             labels_to_remove_when_stale: Vec::new(),
+            only_issue_labels: Vec::new(),
+            only_pr_labels: Vec::new(),
+            any_of_issue_labels: Vec::new(),
+            any_of_pr_labels: Vec::new(),
+            exempt_issue_milestones: Vec::new(),
+            exempt_pr_milestones: Vec::new(),
+            exempt_all_issue_milestones: None,
+            exempt_all_pr_milestones: None,
+            exempt_issue_assignees: Vec::new(),
+            exempt_pr_assignees: Vec::new(),
+            exempt_all_issue_assignees: None,
+            exempt_all_pr_assignees: None,
+            remove_issue_stale_when_updated: None,
+            remove_pr_stale_when_updated: None,
+            ignore_issue_updates: None,
+            ignore_pr_updates: None,
+            only_issue_types: Vec::new(),
+            sort_by: "created".into(),
+            ascending: true,
+            debug_only: false,
+            operations_per_run: None,
+            delete_branch: false,
+            enable_statistics: false,
         }
     }
 }
@@ -165,7 +232,109 @@ impl StaleRules {
         }
         self.labels_addressable()?;
         self.start()?;
+        SortBy::from_config(&self.sort_by)?;
+        if self.operations_per_run == Some(0) {
+            return Err(
+                "invalid [stale] operations_per_run = 0: a run capped at 0 operations reads nothing; use 1 or more".into(),
+            );
+        }
         Ok(())
+    }
+
+    /// `sort_by` as an order; checked by [`validate`](Self::validate).
+    pub fn sort(&self) -> SortBy {
+        SortBy::from_config(&self.sort_by).unwrap_or(SortBy::Created)
+    }
+
+    /// The list the item's kind uses: its own when not empty, else the generic one.
+    fn per_kind<'a>(
+        is_pr: bool,
+        issue: &'a [String],
+        pr: &'a [String],
+        generic: &'a [String],
+    ) -> &'a [String] {
+        let own = if is_pr { pr } else { issue };
+        if own.is_empty() {
+            generic
+        } else {
+            own
+        }
+    }
+
+    fn per_kind_flag(is_pr: bool, issue: Option<bool>, pr: Option<bool>, generic: bool) -> bool {
+        if is_pr { pr } else { issue }.unwrap_or(generic)
+    }
+
+    pub fn only_labels_for(&self, is_pr: bool) -> &[String] {
+        Self::per_kind(
+            is_pr,
+            &self.only_issue_labels,
+            &self.only_pr_labels,
+            &self.only_labels,
+        )
+    }
+
+    pub fn any_of_labels_for(&self, is_pr: bool) -> &[String] {
+        Self::per_kind(
+            is_pr,
+            &self.any_of_issue_labels,
+            &self.any_of_pr_labels,
+            &self.any_of_labels,
+        )
+    }
+
+    pub fn exempt_milestones_for(&self, is_pr: bool) -> &[String] {
+        Self::per_kind(
+            is_pr,
+            &self.exempt_issue_milestones,
+            &self.exempt_pr_milestones,
+            &self.exempt_milestones,
+        )
+    }
+
+    pub fn exempt_assignees_for(&self, is_pr: bool) -> &[String] {
+        Self::per_kind(
+            is_pr,
+            &self.exempt_issue_assignees,
+            &self.exempt_pr_assignees,
+            &self.exempt_assignees,
+        )
+    }
+
+    pub fn exempt_all_milestones_for(&self, is_pr: bool) -> bool {
+        Self::per_kind_flag(
+            is_pr,
+            self.exempt_all_issue_milestones,
+            self.exempt_all_pr_milestones,
+            self.exempt_all_milestones,
+        )
+    }
+
+    pub fn exempt_all_assignees_for(&self, is_pr: bool) -> bool {
+        Self::per_kind_flag(
+            is_pr,
+            self.exempt_all_issue_assignees,
+            self.exempt_all_pr_assignees,
+            self.exempt_all_assignees,
+        )
+    }
+
+    pub fn remove_stale_when_updated_for(&self, is_pr: bool) -> bool {
+        Self::per_kind_flag(
+            is_pr,
+            self.remove_issue_stale_when_updated,
+            self.remove_pr_stale_when_updated,
+            self.remove_stale_when_updated,
+        )
+    }
+
+    pub fn ignore_updates_for(&self, is_pr: bool) -> bool {
+        Self::per_kind_flag(
+            is_pr,
+            self.ignore_issue_updates,
+            self.ignore_pr_updates,
+            self.ignore_updates,
+        )
     }
 
     /// Every label gh-sweep may write or remove must survive as one URL path segment: `.` and
@@ -246,6 +415,28 @@ impl StaleRules {
             &self.stale_pr_label
         } else {
             &self.stale_issue_label
+        }
+    }
+}
+
+/// The order items are swept in (`[stale] sort_by`), as actions/stale asks GitHub's issue list
+/// for it: by creation, last update or number of comments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    Created,
+    Updated,
+    Comments,
+}
+
+impl SortBy {
+    pub fn from_config(word: &str) -> Result<SortBy, String> {
+        match word {
+            "created" => Ok(SortBy::Created),
+            "updated" => Ok(SortBy::Updated),
+            "comments" => Ok(SortBy::Comments),
+            other => Err(format!(
+                "invalid [stale] sort_by = \"{other}\": use \"created\", \"updated\" or \"comments\""
+            )),
         }
     }
 }

@@ -351,6 +351,8 @@ fn item_node(issue: &Issue, size: usize) -> Value {
         "createdAt": stamp(issue.created_at),
         "updatedAt": stamp(issue.updated_at),
         "milestone": issue.milestone.as_ref().map(|title| json!({"title": title})),
+        // `comments` is an IssueCommentConnection; its `totalCount: Int!` counts them all.
+        "comments": {"totalCount": issue.comments.len()},
         "labels": connection(labels, None, size),
         "assignees": connection(assignees, None, size),
         "timelineItems": page_back(&timeline_nodes(issue), None, size),

@@ -1051,6 +1051,39 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 _ => error(UNKNOWN, "the fake GitHub does not know this route"),
             }
         }
+        // "Get a branch" (`GET /repos/{o}/{r}/branches/{branch}`): the branch with its
+        // `protected` flag, 404 "Branch not found" when there is none (GitHub's REST docs and
+        // @octokit/openapi-types `repos/get-branch`, `branch-with-protection`).
+        ("GET", ["repos", owner, name, "branches", branch @ ..])
+            if format!("{owner}/{name}") == super::world::REPO =>
+        {
+            let branch = branch.join("/");
+            if !world.has_branch(&branch) {
+                return error(404, "Branch not found");
+            }
+            let protected = world.protected_branches.contains(&branch);
+            reply(200, json!({"name": branch, "protected": protected}))
+        }
+        // "Delete a reference" (`DELETE /repos/{o}/{r}/git/refs/{ref}`, `heads/BRANCH` for a
+        // branch): 204 No Content; 422 "Reference does not exist" when it is not there
+        // (@octokit/openapi-types `git/delete-ref`). A protected branch is refused (422).
+        ("DELETE", ["repos", owner, name, "git", "refs", "heads", branch @ ..])
+            if format!("{owner}/{name}") == super::world::REPO =>
+        {
+            let branch = branch.join("/");
+            if !world.has_branch(&branch) {
+                return error(422, "Reference does not exist");
+            }
+            if world.protected_branches.contains(&branch) {
+                return error(422, "Cannot delete protected branch");
+            }
+            world.deleted_branches.push(branch);
+            Reply {
+                status: 204,
+                headers: Vec::new(),
+                body: String::new(),
+            }
+        }
         ("GET", ["repos", owner, name, "rules", "branches", branch @ ..]) => {
             let key = format!("{owner}/{name}:{}", branch.join("/"));
             let rules = world.branch_rules.get(&key).cloned().unwrap_or_default();

@@ -113,6 +113,10 @@ pub struct Issue {
     pub base: String,
     /// Fields the search index still shows after the item changed (the index lags).
     pub search_stale: Option<Value>,
+    /// The issue's type (an organisation's issue types: "Bug", "Task", ...), if any.
+    pub issue_type: Option<String>,
+    /// PRs only: the repository the head branch lives in (`None`: a fork since deleted).
+    pub head_repo: Option<String>,
 }
 
 impl Issue {
@@ -131,6 +135,15 @@ impl Issue {
             "body": "Some text.",
             "locked": self.locked,
             "active_lock_reason": self.active_lock_reason,
+            // GitHub's OpenAPI description: an issue's `comments` is its count of comments,
+            // `type` its nullable `issue-type` object (`id`, `node_id`, `name`, ...).
+            "comments": self.comments.len(),
+            "type": self.issue_type.as_ref().map(|name| json!({
+                "id": 1,
+                "node_id": format!("IT_{name}"),
+                "name": name,
+                "description": null,
+            })),
         });
         if self.is_pr {
             value["pull_request"] =
@@ -162,8 +175,14 @@ impl Issue {
             "state": self.state,
             "draft": self.draft,
             "labels": self.labels.iter().map(|name| json!({"name": name})).collect::<Vec<_>>(),
-            "head": {"sha": self.head_sha, "ref": format!("branch-{}", self.number)},
-            "base": {"ref": self.base},
+            // "Get a pull request": `head.repo` is the head's repository (null once a fork is
+            // deleted), `base.repo` the PR's own, with its `default_branch`.
+            "head": {
+                "sha": self.head_sha,
+                "ref": format!("branch-{}", self.number),
+                "repo": self.head_repo.as_ref().map(|repo| json!({"full_name": repo})),
+            },
+            "base": {"ref": self.base, "repo": {"full_name": self.repo, "default_branch": "main"}},
             "merged": self.merged,
             "mergeable": self.mergeable,
             "mergeable_state": if self.mergeable_state.is_empty() { Value::Null } else { json!(self.mergeable_state) },
@@ -414,6 +433,10 @@ pub struct WorldState {
     pub graphql_forbidden: Vec<(u64, String)>,
     /// The GraphQL points left this hour (5,000 for a user): each query spends its cost.
     pub graphql_points: i64,
+    /// Branches of `REPO` deleted (`DELETE /git/refs/heads/{branch}`), and those protected.
+    /// Every PR's `branch-N` and `main` exist until deleted.
+    pub deleted_branches: Vec<String>,
+    pub protected_branches: Vec<String>,
 }
 
 impl WorldState {
@@ -442,7 +465,20 @@ impl WorldState {
             branch_rules: BTreeMap::new(),
             graphql_forbidden: Vec::new(),
             graphql_points: 5000,
+            deleted_branches: Vec::new(),
+            protected_branches: Vec::new(),
         }
+    }
+
+    /// Whether `REPO` has this branch: `main`, or a PR's head (`branch-N`) not deleted.
+    pub fn has_branch(&self, name: &str) -> bool {
+        let exists = name == "main"
+            || self.issues.iter().any(|issue| {
+                issue.is_pr
+                    && issue.head_repo.as_deref() == Some(REPO)
+                    && format!("branch-{}", issue.number) == name
+            });
+        exists && !self.deleted_branches.iter().any(|deleted| deleted == name)
     }
 
     /// The rules of `REPO`'s `main`, where a test adds them.
@@ -488,6 +524,8 @@ impl WorldState {
             commits: Vec::new(),
             base: "main".into(),
             search_stale: None,
+            issue_type: None,
+            head_repo: Some(REPO.to_string()),
         });
         self.issues.last_mut().unwrap()
     }

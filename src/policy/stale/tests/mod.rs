@@ -30,6 +30,8 @@ fn issue(idle_days: i64) -> ItemFacts {
         created_at: days_ago(idle_days + 10),
         updated_at: days_ago(idle_days),
         locked: false,
+        issue_type: None,
+        comments: 0,
     }
 }
 

@@ -1,0 +1,75 @@
+//! `delete_branch`: after closing a stale PR, its head branch is deleted when it lives in the
+//! same repository (as actions/stale: a fork's branch is not the repository's to delete), and
+//! never when it is the default branch or a protected one.
+
+use super::HeadBranch;
+use crate::policy::write::Write;
+
+/// The deletion of the closed PR's head branch, or why there is none (`None`: the branch is
+/// already gone).
+pub fn branch_deletion(branch: Option<&HeadBranch>) -> Result<Write, String> {
+    let Some(branch) = branch else {
+        return Err("its head branch is already gone".into());
+    };
+    let name = &branch.name;
+    if !branch.same_repository {
+        return Err(format!(
+            "its head branch {name} lives in another repository"
+        ));
+    }
+    if branch.default {
+        return Err(format!("its head branch {name} is the default branch"));
+    }
+    if branch.protected {
+        return Err(format!("its head branch {name} is protected"));
+    }
+    Ok(Write::DeleteBranch {
+        branch: name.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn branch() -> HeadBranch {
+        HeadBranch {
+            name: "fix-docs".into(),
+            same_repository: true,
+            default: false,
+            protected: false,
+        }
+    }
+
+    #[test]
+    fn only_a_plain_branch_of_the_same_repository_is_deleted() {
+        assert_eq!(
+            branch_deletion(Some(&branch())),
+            Ok(Write::DeleteBranch {
+                branch: "fix-docs".into()
+            })
+        );
+        let fork = HeadBranch {
+            same_repository: false,
+            ..branch()
+        };
+        assert!(branch_deletion(Some(&fork))
+            .unwrap_err()
+            .contains("another repository"));
+        let default = HeadBranch {
+            default: true,
+            ..branch()
+        };
+        assert!(branch_deletion(Some(&default))
+            .unwrap_err()
+            .contains("default branch"));
+        let protected = HeadBranch {
+            protected: true,
+            ..branch()
+        };
+        assert!(branch_deletion(Some(&protected))
+            .unwrap_err()
+            .contains("protected"));
+        assert!(branch_deletion(None).unwrap_err().contains("already gone"));
+    }
+}

@@ -1,0 +1,115 @@
+//! actions/stale's outputs, `staled-issues-prs` and `closed-issues-prs`: JSON lists of the
+//! items marked stale and closed, each with the fields its consumers read (`number`,
+//! `title`), kept within GitHub's limit on a step's outputs.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::ItemFacts;
+
+/// GitHub's limit on a job's outputs: "Outputs are Unicode strings, and can be a maximum of
+/// 1 MB" (workflow syntax, `jobs.<job_id>.outputs`). Both lists together stay under it, with
+/// room for the `$GITHUB_OUTPUT` framing.
+pub const OUTPUTS_LIMIT: usize = 1_000_000 - 4_096;
+
+/// One item of an output list.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Listed {
+    pub number: u64,
+    pub title: String,
+    /// `owner/name`.
+    pub repository: String,
+    pub pull_request: bool,
+}
+
+impl Listed {
+    pub fn of(facts: &ItemFacts, repository: &str) -> Listed {
+        Listed {
+            number: facts.number,
+            title: facts.title.clone(),
+            repository: repository.to_string(),
+            pull_request: facts.is_pr,
+        }
+    }
+}
+
+/// The two outputs, as JSON text each (the form `$GITHUB_OUTPUT` takes), under
+/// [`OUTPUTS_LIMIT`] together: past it, the last entries of the longer list are left out and
+/// `truncated` says how many.
+pub fn outputs(staled: &[Listed], closed: &[Listed]) -> Value {
+    let text = |list: &[Listed]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+    // Each entry's share of its list's JSON: itself and a comma.
+    let sizes = |list: &[Listed]| -> Vec<usize> {
+        list.iter()
+            .map(|entry| serde_json::to_string(entry).map_or(0, |json| json.len() + 1))
+            .collect()
+    };
+    let (staled_sizes, closed_sizes) = (sizes(staled), sizes(closed));
+    let (mut keep_staled, mut keep_closed) = (staled.len(), closed.len());
+    let mut total: usize =
+        4 + staled_sizes.iter().sum::<usize>() + closed_sizes.iter().sum::<usize>();
+    let mut bytes = (
+        staled_sizes.iter().sum::<usize>(),
+        closed_sizes.iter().sum::<usize>(),
+    );
+    // The last entries of the longer list go first, until both fit.
+    while total > OUTPUTS_LIMIT && keep_staled + keep_closed > 0 {
+        if keep_closed == 0 || (keep_staled > 0 && bytes.0 >= bytes.1) {
+            keep_staled -= 1;
+            bytes.0 -= staled_sizes[keep_staled];
+            total -= staled_sizes[keep_staled];
+        } else {
+            keep_closed -= 1;
+            bytes.1 -= closed_sizes[keep_closed];
+            total -= closed_sizes[keep_closed];
+        }
+    }
+    let left_out = staled.len() - keep_staled + closed.len() - keep_closed;
+    let mut value = json!({
+        "staled-issues-prs": text(&staled[..keep_staled]),
+        "closed-issues-prs": text(&closed[..keep_closed]),
+    });
+    if left_out > 0 {
+        value["truncated"] = json!(left_out);
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(number: u64, title: &str) -> Listed {
+        Listed {
+            number,
+            title: title.into(),
+            repository: "o/r".into(),
+            pull_request: false,
+        }
+    }
+
+    #[test]
+    fn outputs_are_json_lists_of_number_and_title() {
+        let value = outputs(&[listed(3, "Old bug")], &[]);
+        let staled: Value =
+            serde_json::from_str(value["staled-issues-prs"].as_str().unwrap()).unwrap();
+        assert_eq!(staled[0]["number"], 3);
+        assert_eq!(staled[0]["title"], "Old bug");
+        assert_eq!(value["closed-issues-prs"], "[]");
+        assert!(value.get("truncated").is_none());
+    }
+
+    #[test]
+    fn outputs_stay_under_githubs_limit() {
+        let long = "x".repeat(1_000);
+        let many: Vec<Listed> = (1..=2_000).map(|n| listed(n, &long)).collect();
+        let value = outputs(&many, &many[..10]);
+        let size = value["staled-issues-prs"].as_str().unwrap().len()
+            + value["closed-issues-prs"].as_str().unwrap().len();
+        assert!(size <= OUTPUTS_LIMIT, "{size}");
+        assert!(value["truncated"].as_u64().unwrap() > 1_000);
+        let staled: Vec<Value> =
+            serde_json::from_str(value["staled-issues-prs"].as_str().unwrap()).unwrap();
+        assert_eq!(staled[0]["number"], 1, "the first items are kept");
+    }
+}

@@ -1,0 +1,400 @@
+//! gh-sweep's GitHub Action (`action.yml` at the repository root) as the runner runs a
+//! composite action: its inputs are actions/stale's with the same defaults, its sweep step is
+//! given each input from `${{ inputs.NAME }}` (the runner sets no `INPUT_*` variables for a
+//! composite action, actions/runner#665), and its outputs and job summary are what a workflow
+//! reads. The step runs against the fake GitHub with the test's gh-sweep on `PATH`, standing in
+//! for the build step.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use yaml_rust2::{Yaml, YamlLoader};
+
+use crate::support::{issue, Test, REPO, TOKEN};
+
+/// actions/stale's inputs and defaults, as its `action.yml` (v10) has them; `ascending` is the
+/// one deliberate difference (`false` there: newest first).
+const ACTIONS_STALE: &[(&str, &str)] = &[
+    ("repo-token", "${{ github.token }}"),
+    ("stale-issue-message", ""),
+    ("stale-pr-message", ""),
+    ("close-issue-message", ""),
+    ("close-pr-message", ""),
+    ("days-before-stale", "60"),
+    ("days-before-issue-stale", ""),
+    ("days-before-pr-stale", ""),
+    ("days-before-close", "7"),
+    ("days-before-issue-close", ""),
+    ("days-before-pr-close", ""),
+    ("stale-issue-label", "Stale"),
+    ("close-issue-label", ""),
+    ("exempt-issue-labels", ""),
+    ("close-issue-reason", "not_planned"),
+    ("stale-pr-label", "Stale"),
+    ("close-pr-label", ""),
+    ("exempt-pr-labels", ""),
+    ("exempt-milestones", ""),
+    ("exempt-issue-milestones", ""),
+    ("exempt-pr-milestones", ""),
+    ("exempt-all-milestones", "false"),
+    ("exempt-all-issue-milestones", ""),
+    ("exempt-all-pr-milestones", ""),
+    ("only-labels", ""),
+    ("any-of-labels", ""),
+    ("any-of-issue-labels", ""),
+    ("any-of-pr-labels", ""),
+    ("only-issue-labels", ""),
+    ("only-pr-labels", ""),
+    ("operations-per-run", "30"),
+    ("remove-stale-when-updated", "true"),
+    ("remove-issue-stale-when-updated", ""),
+    ("remove-pr-stale-when-updated", ""),
+    ("debug-only", "false"),
+    ("ascending", "true"),
+    ("sort-by", "created"),
+    ("delete-branch", "false"),
+    ("start-date", ""),
+    ("exempt-assignees", ""),
+    ("exempt-issue-assignees", ""),
+    ("exempt-pr-assignees", ""),
+    ("exempt-all-assignees", "false"),
+    ("exempt-all-issue-assignees", ""),
+    ("exempt-all-pr-assignees", ""),
+    ("exempt-draft-pr", "false"),
+    ("enable-statistics", "true"),
+    ("labels-to-add-when-unstale", ""),
+    ("labels-to-remove-when-stale", ""),
+    ("labels-to-remove-when-unstale", ""),
+    ("ignore-updates", "false"),
+    ("ignore-issue-updates", ""),
+    ("ignore-pr-updates", ""),
+    ("include-only-assigned", "false"),
+    ("only-issue-types", ""),
+];
+
+fn action() -> Yaml {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml");
+    let text = std::fs::read_to_string(path).expect("action.yml at the repository root");
+    YamlLoader::load_from_str(&text).unwrap().remove(0)
+}
+
+fn steps(action: &Yaml) -> Vec<Yaml> {
+    action["runs"]["steps"].as_vec().unwrap().clone()
+}
+
+fn sweep_step(action: &Yaml) -> Yaml {
+    steps(action)
+        .into_iter()
+        .find(|step| step["id"].as_str() == Some("sweep"))
+        .expect("a step with id sweep")
+}
+
+fn variable(name: &str) -> String {
+    format!(
+        "GH_SWEEP_INPUT_{}",
+        name.replace('-', "_").to_ascii_uppercase()
+    )
+}
+
+#[test]
+fn the_action_has_every_actions_stale_input_with_its_default_and_passes_each_one() {
+    let action = action();
+    assert_eq!(action["runs"]["using"].as_str(), Some("composite"));
+    let inputs = action["inputs"].as_hash().unwrap();
+    assert_eq!(inputs.len(), ACTIONS_STALE.len(), "no input more or less");
+    let env = sweep_step(&action)["env"].clone();
+    for (name, default) in ACTIONS_STALE {
+        let input = &action["inputs"][*name];
+        assert_eq!(
+            input["default"].as_str(),
+            Some(*default),
+            "{name}'s default"
+        );
+        assert!(
+            input["description"].as_str().is_some_and(|d| !d.is_empty()),
+            "{name} has a description"
+        );
+        assert_eq!(
+            env[variable(name).as_str()].as_str(),
+            Some(format!("${{{{ inputs.{name} }}}}").as_str()),
+            "the sweep step passes {name}"
+        );
+    }
+    for output in ["staled-issues-prs", "closed-issues-prs"] {
+        assert!(
+            action["outputs"][output]["value"]
+                .as_str()
+                .is_some_and(|value| value.contains("steps.sweep.outputs")),
+            "{output}"
+        );
+    }
+    // The store is restored and saved around the sweep, saved even when the job fails, under
+    // a key per run and attempt.
+    let uses: Vec<(String, Yaml)> = steps(&action)
+        .into_iter()
+        .filter_map(|step| {
+            step["uses"]
+                .as_str()
+                .map(|uses| (uses.to_string(), step.clone()))
+        })
+        .collect();
+    let restore = uses
+        .iter()
+        .position(|(uses, _)| uses.starts_with("actions/cache/restore@"))
+        .expect("a restore step");
+    let save = uses
+        .iter()
+        .position(|(uses, _)| uses.starts_with("actions/cache/save@"))
+        .expect("a save step");
+    assert!(restore < save);
+    let save = &uses[save].1;
+    assert_eq!(save["if"].as_str(), Some("always()"));
+    let key = save["with"]["key"].as_str().unwrap();
+    assert!(
+        key.contains("${{ github.run_id }}-${{ github.run_attempt }}"),
+        "{key}"
+    );
+    assert_eq!(
+        save["with"]["path"].as_str(),
+        uses[restore].1["with"]["path"].as_str(),
+        "the whole state folder, both ways"
+    );
+}
+
+/// The runner's `${{ … }}` expressions of a step, for what the sweep step uses.
+fn resolve(text: &str, inputs: &BTreeMap<String, String>, github: &[(&str, &str)]) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${{") {
+        out.push_str(&rest[..start]);
+        let end = rest[start..].find("}}").unwrap() + start;
+        let expression = rest[start + 3..end].trim();
+        let value = if let Some(name) = expression.strip_prefix("inputs.") {
+            inputs.get(name).cloned().unwrap_or_default()
+        } else {
+            github
+                .iter()
+                .find(|(name, _)| *name == expression)
+                .map(|(_, value)| value.to_string())
+                .unwrap_or_else(|| panic!("no value for {expression}"))
+        };
+        out.push_str(&value);
+        rest = &rest[end + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+struct ActionRun {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    outputs: String,
+    summary: String,
+    state: PathBuf,
+}
+
+/// Runs the action's `run:` steps but the build (the test's gh-sweep is on `PATH`) with the
+/// inputs' defaults under `with`, as the runner would: no `INPUT_*` variables, each step's
+/// `env` resolved, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` set.
+fn run_action(test: &Test, with: &[(&str, &str)]) -> ActionRun {
+    let action = action();
+    let mut inputs: BTreeMap<String, String> = action["inputs"]
+        .as_hash()
+        .unwrap()
+        .iter()
+        .map(|(name, input)| {
+            let default = input["default"].as_str().unwrap_or_default().to_string();
+            (name.as_str().unwrap().to_string(), default)
+        })
+        .collect();
+    inputs.insert("repo-token".into(), TOKEN.into());
+    for (name, value) in with {
+        assert!(inputs.contains_key(*name), "{name} is an input");
+        inputs.insert(name.to_string(), value.to_string());
+    }
+    let temp = test.dir.path().join("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let outputs = temp.join("github_output");
+    let summary = temp.join("step_summary");
+    let bin = assert_cmd::cargo::cargo_bin("gh-sweep");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let base = test.server.base.clone();
+    let temp_text = temp.display().to_string();
+    let github = [
+        ("github.api_url", base.as_str()),
+        ("github.repository", REPO),
+        ("runner.temp", temp_text.as_str()),
+    ];
+    let mut last = (0, String::new(), String::new());
+    for step in steps(&action) {
+        let Some(script) = step["run"].as_str() else {
+            continue;
+        };
+        if script.contains("cargo build") {
+            continue;
+        }
+        let mut command = std::process::Command::new("bash");
+        command
+            .env_clear()
+            .current_dir(test.dir.path())
+            .env("HOME", test.dir.path().join("home"))
+            .env("PATH", &path)
+            .env("NO_COLOR", "1")
+            .env("GITHUB_OUTPUT", &outputs)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .arg("-e")
+            .arg("-c")
+            .arg(script);
+        if let Some(env) = step["env"].as_hash() {
+            for (name, value) in env {
+                let value = match value {
+                    Yaml::String(text) => text.clone(),
+                    other => panic!("{other:?}"),
+                };
+                command.env(name.as_str().unwrap(), resolve(&value, &inputs, &github));
+            }
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        assert!(!stderr.contains(TOKEN), "the token leaked");
+        let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+        last = (output.status.code().unwrap_or(-1), stdout, stderr);
+    }
+    ActionRun {
+        code: last.0,
+        stdout: last.1,
+        stderr: last.2,
+        outputs: std::fs::read_to_string(&outputs).unwrap_or_default(),
+        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+        state: temp.join("gh-sweep-state"),
+    }
+}
+
+/// The value of one output in a `GITHUB_OUTPUT` file (`name<<DELIMITER` … `DELIMITER`).
+fn output(file: &str, name: &str) -> Value {
+    let head = format!("{name}<<");
+    let start = file
+        .find(&head)
+        .unwrap_or_else(|| panic!("{name} in {file}"));
+    let rest = &file[start + head.len()..];
+    let (delimiter, rest) = rest.split_once('\n').unwrap();
+    let end = rest.find(&format!("\n{delimiter}\n")).unwrap();
+    serde_json::from_str(&rest[..end]).unwrap()
+}
+
+fn pool(world: &mut crate::support::WorldState) {
+    world.open_issue(1, 90).title = "Crash on start".into();
+    world.open_issue(2, 10);
+    world.stale_issue(3, 10, "github-actions[bot]").title = "Old question".into();
+    world.open_issue(4, 90).labels.push("pinned".into());
+}
+
+const WITH: &[(&str, &str)] = &[
+    ("stale-issue-message", "Stale now."),
+    ("exempt-issue-labels", "pinned"),
+];
+
+#[test]
+fn the_action_sweeps_sets_its_outputs_and_the_job_summary() {
+    let test = Test::new(pool);
+    let run = run_action(&test, WITH);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    test.expect_writes(&[
+        format!("POST {}/labels", issue(1)),
+        format!("POST {}/comments", issue(1)),
+        format!("PATCH {}", issue(3)),
+    ]);
+    let staled = output(&run.outputs, "staled-issues-prs");
+    assert_eq!(staled[0]["number"], 1);
+    assert_eq!(staled[0]["title"], "Crash on start");
+    assert_eq!(staled.as_array().unwrap().len(), 1);
+    let closed = output(&run.outputs, "closed-issues-prs");
+    assert_eq!(closed[0]["number"], 3);
+    assert_eq!(closed[0]["title"], "Old question");
+    assert!(run.summary.contains("octo/demo#1"), "{}", run.summary);
+    assert!(
+        run.state.join("gh-sweep/state.db").exists(),
+        "the store is in the cached folder"
+    );
+}
+
+#[test]
+fn the_action_and_from_workflow_give_the_same_recap() {
+    let by_action = Test::new(pool);
+    let run = run_action(&by_action, WITH);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let recap = |test: &Test, state: &Path| -> Value {
+        let output = test
+            .command(&["recap", "--json"])
+            .env("XDG_STATE_HOME", state)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let from_action = recap(&by_action, &run.state);
+    let writes = [
+        format!("POST {}/labels", issue(1)),
+        format!("POST {}/comments", issue(1)),
+        format!("PATCH {}", issue(3)),
+    ];
+    by_action.expect_writes(&writes);
+
+    let by_workflow = Test::new(pool);
+    let lines: String = WITH
+        .iter()
+        .map(|(name, value)| format!("          {name}: '{value}'\n"))
+        .collect();
+    let path = by_workflow.dir.path().join(".github/workflows/stale.yml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "jobs:\n  stale:\n    steps:\n      - uses: actions/stale@v10\n        with:\n{lines}"
+        ),
+    )
+    .unwrap();
+    let outcome = by_workflow.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--from-workflow",
+        ".github/workflows/stale.yml",
+    ]);
+    outcome.expect_code(0);
+    let from_workflow = outcome.json();
+    by_workflow.expect_writes(&writes);
+    for field in ["completed", "failed", "unfinished", "counters", "outputs"] {
+        assert_eq!(from_action[field], from_workflow[field], "{field}");
+    }
+    assert!(from_action["outputs"]["staled-issues-prs"].is_string());
+}
+
+#[test]
+fn a_failed_write_fails_the_job_and_the_state_is_kept() {
+    let test = Test::new(pool);
+    test.fail(
+        "POST",
+        "/issues/1/labels",
+        crate::support::Fault::Status(422),
+        1,
+    );
+    let run = run_action(&test, WITH);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.code, 11, "a failed write: {}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("::error::gh-sweep stopped with exit code 11"),
+        "{}",
+        run.stdout
+    );
+    test.expect_writes(&[format!("POST {}/labels", issue(1))]);
+    assert!(run.state.join("gh-sweep/state.db").exists());
+}
