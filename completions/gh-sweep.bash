@@ -513,7 +513,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__poll)
-            opts="-R -y -v -q -h --repo --only --org --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --confirm --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --org --dry-run --yes --write-interval --max-writes --max-wait --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --confirm --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -540,6 +540,10 @@ _gh__sweep() {
                     return 0
                     ;;
                 --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -613,7 +617,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__stale__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --max-wait --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --from-workflow --print-config --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -636,6 +640,10 @@ _gh__sweep() {
                     return 0
                     ;;
                 --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -687,7 +695,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__sweep)
-            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
+            opts="-R -y -v -q -h --repo --only --dry-run --yes --write-interval --max-writes --max-wait --item-failure-budget --api-url --read-api --config --db --snapshot --save-snapshot --now --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -710,6 +718,10 @@ _gh__sweep() {
                     return 0
                     ;;
                 --max-writes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-wait)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -44,9 +44,10 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -s R -l r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l max-wait -d 'With --yes, the longest wait for GitHub\'s write ceilings (80 a minute, 500 an hour per account); past it the rest stays unfinished for the next run [default: 600]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -69,9 +70,10 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l only -d 'Only
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l max-wait -d 'With --yes, the longest wait for GitHub\'s write ceilings (80 a minute, 500 an hour per account); past it the rest stays unfinished for the next run [default: 600]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -92,9 +94,10 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -s R -l repo -d
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l write-interval -d 'Seconds between two writes [default: 1]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-writes -d 'Send at most this many writes; items past the cap stay unfinished' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l max-wait -d 'With --yes, the longest wait for GitHub\'s write ceilings (80 a minute, 500 an hour per account); past it the rest stays unfinished for the next run [default: 600]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -124,7 +127,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l only -d 'Only these items, as the recap prints them: \'o/r#12,#15,#40-#44\'; \'@FILE\' reads them from a file (commas or line breaks between them), \'-\' from standard input' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
@@ -146,7 +149,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l org -d 'Every repository of this organisation (repeatable), found with the search API' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l item-failure-budget -d 'Item failures tolerated in the read phase: N, P% of the pool, or \'max(N, P%)\' [default: max(3, 10%)]' -r
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l api-url -d 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or rest]' -r -f -a "graphql\t''
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F

@@ -32,7 +32,8 @@ Exit codes:
   4   authentication or permission refused, or a --repo that is not there
   5   harness outage (rate limit, 5xx, timeouts); nothing written after it
   8   finished, with item failures within the budget
-  9   stopped at the --max-writes cap; the rerun line carries on with the rest
+  9   stopped at a limit on writes (the --max-writes cap, GitHub's rate limit, or pacing
+      past max_wait): the rest is unfinished, and the rerun line carries on with it
   10  item-failure budget exhausted; nothing written
   11  a write failed or its outcome is unknown; the run stopped there
   130 interrupted (Ctrl-C, SIGINT): stopped before the next write, recap printed and stored,
@@ -58,6 +59,10 @@ pub enum Stop {
     NotFound,
     /// `--max-writes` was reached with items left: not an error, but not finished either.
     WriteCap,
+    /// GitHub's limits left the rest for later: the core rate limit had too few requests
+    /// left, or the pacing at GitHub's write ceilings would wait past `max_wait`. Like the
+    /// cap: unfinished, not failed; the stop's detail says when the rest can go on.
+    WriteLimit,
     /// SIGINT or SIGTERM: the run stopped at the next safe point.
     Interrupted,
 }
@@ -73,6 +78,7 @@ impl Stop {
             Stop::Auth => "authentication refused",
             Stop::NotFound => "not found",
             Stop::WriteCap => "write cap reached",
+            Stop::WriteLimit => "held by GitHub's limits",
             Stop::Interrupted => "interrupted",
         }
     }
@@ -80,7 +86,7 @@ impl Stop {
     /// A stop that is a failure: its reason also goes to stderr as `error: …`. Declining
     /// writes and reaching the write cap are what the maintainer asked for.
     pub fn is_error(self) -> bool {
-        !matches!(self, Stop::NotConfirmed | Stop::WriteCap)
+        !matches!(self, Stop::NotConfirmed | Stop::WriteCap | Stop::WriteLimit)
     }
 }
 
@@ -94,7 +100,7 @@ pub fn of_run(stopped: Option<Stop>, unknown_writes: bool, item_failures: bool) 
         Some(Stop::HarnessOutage) => HARNESS_OUTAGE,
         Some(Stop::NotConfirmed) => CANCELLED,
         Some(Stop::Auth) | Some(Stop::NotFound) => AUTH,
-        Some(Stop::WriteCap) => WRITE_CAP,
+        Some(Stop::WriteCap) | Some(Stop::WriteLimit) => WRITE_CAP,
         // The engine sets the signal's own code; SIGINT's when it did not.
         Some(Stop::Interrupted) => INTERRUPTED,
         // A write of unknown outcome from an earlier run still blocks its item.
@@ -148,6 +154,9 @@ mod tests {
         assert_eq!(of_run(None, false, true), ITEM_FAILURES);
         assert_eq!(of_run(None, true, true), WRITE_FAILED);
         assert_eq!(of_run(Some(Stop::WriteCap), true, true), WRITE_CAP);
+        // Items GitHub's limits left for later are unfinished, not failed.
+        assert_eq!(of_run(Some(Stop::WriteLimit), false, false), WRITE_CAP);
+        assert!(!Stop::WriteLimit.is_error());
         assert_eq!(of_run(Some(Stop::NotFound), false, false), AUTH);
         assert_eq!(of_run(Some(Stop::NotConfirmed), false, true), CANCELLED);
     }

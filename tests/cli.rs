@@ -31,6 +31,8 @@ mod leases;
 mod merge_rules;
 #[path = "cli/output.rs"]
 mod output;
+#[path = "cli/pacing.rs"]
+mod pacing;
 #[path = "cli/pinned.rs"]
 mod pinned;
 #[path = "cli/poll.rs"]

@@ -39,7 +39,7 @@ pub struct ReadArgs {
     pub api_url: Option<String>,
 
     /// Which API GitHub's facts are read with: graphql or rest (writes are always REST's)
-    /// [default: read_api in the config, or rest]
+    /// [default: read_api in the config, or graphql]
     #[arg(long, value_name = "API", value_parser = ["graphql", "rest"])]
     pub read_api: Option<String>,
 
@@ -104,6 +104,16 @@ pub struct WriteArgs {
         value_parser = write_cap
     )]
     pub max_writes: Option<u64>,
+
+    /// With --yes, the longest wait for GitHub's write ceilings (80 a minute, 500 an hour per
+    /// account); past it the rest stays unfinished for the next run [default: 600]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        allow_hyphen_values = true,
+        value_parser = wait_seconds
+    )]
+    pub max_wait: Option<u64>,
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -125,6 +135,12 @@ pub struct StaleArgs {
     /// reading nothing from GitHub
     #[arg(long)]
     pub print_config: bool,
+}
+
+/// `--max-wait SECONDS`: a whole number of seconds.
+fn wait_seconds(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .map_err(|_| "use a whole number of seconds, 0 or more".to_string())
 }
 
 /// `--max-writes N`: a whole number of writes. A negative one is named as this flag's bad

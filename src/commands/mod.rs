@@ -47,6 +47,7 @@ pub fn flags(
         json: global.json,
         write_interval: write.write_interval,
         max_writes: write.max_writes,
+        max_wait: write.max_wait,
         api_url: read.api_url.clone(),
         read_api: read.read_api.clone(),
         config: read.config.clone(),
@@ -122,6 +123,7 @@ pub fn run_engine(
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
         recording.repos = options.repos.iter().map(ToString::to_string).collect();
         recording.command = Some(command.to_string());
+        recording.read_api = Some(settings.read_api.name().to_string());
         recording.save(path)?;
         ui.status(&format!("Saved what this run read to {}.", path.display()));
     }
@@ -236,6 +238,7 @@ fn engine_options(settings: &Settings) -> Options {
         max_writes: settings.max_writes,
         recheck_after: settings.recheck_after,
         write_interval: settings.write_interval,
+        max_wait: settings.max_wait,
         settle_after: settings.settle_after,
         attempts_per_trigger: settings.sweep.attempts_per_trigger,
         db: settings.db.clone(),

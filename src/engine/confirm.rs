@@ -109,6 +109,9 @@ impl Run<'_> {
                 .status(&format!("Planned writes ({total} on {items}):"));
             self.ui
                 .status(&report::plan(&rows, self.ui.stderr_terminal));
+            for line in self.estimate_lines(state, pending, ask)? {
+                self.ui.status(&line);
+            }
         }
         if state.interrupted("before the prompt; nothing was written") {
             return Ok(None);

@@ -9,6 +9,7 @@ mod classifier;
 mod confirm;
 mod interrupt;
 pub mod merge;
+mod pace;
 mod pool;
 mod read;
 pub mod reads;
@@ -72,6 +73,9 @@ pub struct Options {
     pub recheck_after: Duration,
     /// The least time between two writes.
     pub write_interval: Duration,
+    /// The longest the pacing may wait without a maintainer who saw the plan (`--yes`): past
+    /// it, the run stops starting writes and leaves the rest for the next run.
+    pub max_wait: Duration,
     /// How long after a write of unknown outcome was sent "not found on GitHub" proves it did
     /// not happen.
     pub settle_after: Duration,
@@ -123,6 +127,7 @@ impl Run<'_> {
                 in_flight: None,
                 sent: BTreeMap::new(),
                 started_at: self.clock.wall(),
+                account: None,
             },
             pool: Vec::new(),
             pool_complete: true,
@@ -169,11 +174,23 @@ impl Run<'_> {
             })
             .collect();
         progress.blocked = !blocked.is_empty();
+        let writes = self.mode == Mode::Sweep && !self.options.dry_run && !confirm.dry_run();
+        if writes && progress.state.stopped.is_none() {
+            self.learn_account(progress.run_id, &mut progress.state, &pending)?;
+        }
         if progress.state.stopped.is_none() && !pending.is_empty() {
             let chosen = self.confirm(confirm, &mut progress.state, &pending)?;
             if let Some(chosen) = chosen {
                 let run_id = progress.run_id;
-                self.write(run_id, classifier, &mut progress.state, pending, chosen)?;
+                let limits = self.limits(confirm.asks());
+                self.write(
+                    run_id,
+                    classifier,
+                    &mut progress.state,
+                    pending,
+                    chosen,
+                    limits,
+                )?;
             }
         }
         let recap = self.build_recap(

@@ -21,6 +21,8 @@ pub(super) struct State {
     pub(super) sent: BTreeMap<String, Vec<String>>,
     /// When the run started, for the recap.
     pub(super) started_at: DateTime<Utc>,
+    /// The GitHub account the run's writes count against, once the run will write there.
+    pub(super) account: Option<String>,
 }
 
 /// What a run has found so far, kept outside its phases so that a store failure in mid-run

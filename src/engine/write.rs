@@ -1,12 +1,15 @@
-//! The write phase: for each confirmed item, in pool order, under the write cap, the pacing
-//! and the rate limit: re-read when the read is old, journal the intent (the item's first
-//! write checks that no other run wrote it since it was read), send once, journal the outcome.
+//! The write phase: for each confirmed item, in pool order, what the limits allow now (the
+//! write cap, the rate limit, the pacing at GitHub's per-account ceilings, decided by
+//! `policy::pacing`): re-read when the read is old, journal the intent (the item's first write
+//! checks that no other run wrote it since it was read), send once, journal the outcome. The
+//! items the limits hold are left unfinished, with the reason and when they can go on.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
 use super::interrupt;
+use super::pace;
 use super::read::Pending;
 use super::recheck::Watch;
 use super::state::State;
@@ -33,10 +36,11 @@ enum Sent {
 /// The phase's running counts, for the cap and the pacing.
 struct Pace {
     sent: u64,
-    started: Instant,
-    /// When each write of this run was sent, since `started`.
-    sent_at: Vec<Duration>,
-    cap_reached: bool,
+    /// The account's writes of the last hour, other runs' and this run's, ascending.
+    recent: Vec<DateTime<Utc>>,
+    limits: pacing::Limits,
+    /// Why the limits hold the rest of the items, once they do.
+    held: Option<pacing::Held>,
 }
 
 impl Run<'_> {
@@ -48,19 +52,17 @@ impl Run<'_> {
         state: &mut State,
         pending: Vec<Pending>,
         chosen: Vec<bool>,
+        limits: pacing::Limits,
     ) -> anyhow::Result<()> {
-        if !self.rate_limit_pays(state, &pending, &chosen) {
-            return Ok(());
-        }
         let total: usize = pending
             .iter()
             .map(|pending| pending.plan.writes.len())
             .sum();
         let mut pace = Pace {
             sent: 0,
-            started: Instant::now(),
-            sent_at: Vec::new(),
-            cap_reached: false,
+            recent: Vec::new(),
+            limits,
+            held: None,
         };
         let mut bar = self.ui.progress(total, "writing");
         let mut watch = Watch::default();
@@ -70,14 +72,19 @@ impl Run<'_> {
                 state.unfinished(&item, "not confirmed");
                 continue;
             }
+            if let Some(held) = &pace.held {
+                let account = state.account.as_deref().unwrap_or_default();
+                let reason = held.reason(account);
+                state.unfinished(&item, &reason);
+                continue;
+            }
             if state.stopped.is_some_and(|stop| stop != Stop::NotConfirmed) {
                 continue;
             }
             if state.interrupted(&format!("before the writes of {item}")) {
                 continue;
             }
-            if self.over_cap(state, &mut pace, &pending.plan) {
-                state.unfinished(&item, "write cap reached");
+            if self.held(state, &mut pace, &pending.plan)? {
                 continue;
             }
             let Some((plan, read_at)) = self.recheck(classifier, state, &mut watch, pending) else {
@@ -90,49 +97,31 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Stops cleanly, before the first write, when the rate limit cannot pay for the writes.
-    fn rate_limit_pays(&self, state: &mut State, pending: &[Pending], chosen: &[bool]) -> bool {
-        let remote: usize = pending
-            .iter()
-            .zip(chosen)
-            .filter(|(_, chosen)| **chosen)
-            .map(|(pending, _)| {
-                pending
-                    .plan
-                    .writes
-                    .iter()
-                    .filter(|write| !write.is_local())
-                    .count()
-            })
-            .sum();
-        let limit = self.writer.remaining("core");
-        match pacing::rate_limit_refuses(remote, limit, self.clock.wall()) {
-            Some(why) => {
-                state.stop(Stop::HarnessOutage, why);
-                false
-            }
-            None => true,
-        }
-    }
-
-    /// Whether `--max-writes` leaves no room for the item's writes (the first time, the run
-    /// stops there; later items are unfinished too).
-    fn over_cap(&self, state: &mut State, pace: &mut Pace, plan: &Plan) -> bool {
-        let Some(cap) = self.options.max_writes else {
-            return false;
+    /// Whether the limits hold the item (and so every item after it, oldest first in pool
+    /// order): then it is unfinished with the reason and when it can go on, and the first
+    /// time the run stops there. The decision is `pacing::next`'s.
+    fn held(&self, state: &mut State, pace: &mut Pace, plan: &Plan) -> anyhow::Result<bool> {
+        let writes = pace::remote_writes(&plan.writes);
+        let Some(account) = state.account.clone().filter(|_| writes > 0) else {
+            return Ok(false);
         };
-        let remote = plan.writes.iter().filter(|write| !write.is_local()).count() as u64;
-        if pace.cap_reached || pace.sent + remote > cap {
-            pace.cap_reached = true;
-            if state.stopped.is_none() {
-                state.stop(
-                    Stop::WriteCap,
-                    format!("--max-writes {cap} reached after {} writes", pace.sent),
-                );
-            }
-            return true;
+        // Other runs of the account may have written since: counted from the journal.
+        pace.recent = self.recent_writes(&account)?;
+        pace.limits.core = self.writer.remaining("core");
+        let now = self.clock.wall();
+        let Some(held) = pacing::next(writes, pace.sent, &pace.recent, now, &pace.limits) else {
+            return Ok(false);
+        };
+        if state.stopped.is_none() {
+            let stop = match held {
+                pacing::Held::Cap { .. } => Stop::WriteCap,
+                _ => Stop::WriteLimit,
+            };
+            state.stop(stop, held.detail(&account));
         }
-        false
+        state.unfinished(&plan.item, &held.reason(&account));
+        pace.held = Some(held);
+        Ok(true)
     }
 
     /// A maintainer may have taken a while at the prompt: an item read longer ago than
@@ -199,7 +188,7 @@ impl Run<'_> {
                 dates.push(self.clock.wall());
                 continue;
             }
-            if self.pace(pace, bar, item, first_remote) {
+            if self.pace(state, pace, bar, item, first_remote)? {
                 return Ok(Sent::Interrupted);
             }
             // The item's first write checks, atomically, that no other run has written to
@@ -221,8 +210,8 @@ impl Run<'_> {
                 self.store.journal_intent(run_id, item, &write.journal())?
             };
             state.in_flight = Some(item.clone());
+            pace.recent.push(self.clock.wall());
             let result = self.writer.send(item, write);
-            pace.sent_at.push(pace.started.elapsed());
             pace.sent += 1;
             match result {
                 Ok(written) => {
@@ -268,33 +257,39 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Waits as long as the pacing asks before the next write. Returns true when a signal
-    /// stopped the wait before the item's first write (`stoppable`); once an item's writes have
-    /// begun, they are finished.
+    /// Waits as long as the pacing asks before the next write, asking again after each wait
+    /// (another run of the account may have written meanwhile). Returns true when a signal
+    /// stopped the wait before the item's first write (`stoppable`); once an item's writes
+    /// have begun, they are finished.
     fn pace(
         &self,
-        pace: &Pace,
+        state: &State,
+        pace: &mut Pace,
         bar: &mut crate::ui::Progress,
         item: &ItemRef,
         stoppable: bool,
-    ) -> bool {
-        let (wait, why) = pacing::wait(
-            &pace.sent_at,
-            pace.started.elapsed(),
-            self.options.write_interval,
-        );
-        if wait.is_zero() {
-            return false;
-        }
-        if wait >= Duration::from_secs(2) {
-            let note = format!("waiting {}s for {why}", wait.as_secs());
-            bar.note(&note);
-            // Without a bar (cron, CI) a long silence deserves a line.
-            if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
-                self.ui.status(&format!("{item}: {note}"));
+    ) -> anyhow::Result<bool> {
+        loop {
+            let (wait, rule) = pacing::wait(&pace.recent, self.clock.wall(), pace.limits.interval);
+            let Some(rule) = rule.filter(|_| !wait.is_zero()) else {
+                return Ok(false);
+            };
+            if wait >= Duration::from_secs(2) {
+                let note = format!("waiting {}s for {rule}", wait.as_secs());
+                bar.note(&note);
+                // Without a bar (cron, CI) a long silence deserves a line.
+                if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
+                    self.ui.status(&format!("{item}: {note}"));
+                }
+            }
+            if interrupt::sleep(wait, stoppable) {
+                return Ok(true);
+            }
+            // This run's own writes are in the journal too: each intent is committed first.
+            if let Some(account) = &state.account {
+                pace.recent = self.recent_writes(account)?;
             }
         }
-        interrupt::sleep(wait, stoppable)
     }
 
     /// Records what sending the item's writes came to.

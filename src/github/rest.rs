@@ -80,13 +80,20 @@ fn changed_since(client: &Client, repo: &RepoRef, since: &str) -> Result<Vec<Val
 }
 
 /// The token's own login, or `None` when the token cannot say (an app installation token).
+/// Read once per run (the stale rules and the write ceilings both ask): a refusal is kept
+/// too, as an answer without a login.
 fn viewer(client: &Client) -> Result<Option<String>, ApiError> {
-    match client.get("/user") {
-        Ok(user) => Ok(user
-            .get("login")
+    let login = |user: &Value| {
+        user.get("login")
             .and_then(Value::as_str)
-            .map(str::to_string)),
-        Err(ApiError::Auth { status: 403, .. }) | Err(ApiError::Item { .. }) => Ok(None),
+            .map(str::to_string)
+    };
+    match client.get_remembered("/user") {
+        Ok(user) => Ok(login(&user)),
+        Err(ApiError::Auth { status: 403, .. }) | Err(ApiError::Item { .. }) => {
+            client.remember("/user", &Value::Object(Default::default()));
+            Ok(None)
+        }
         Err(error) => Err(error),
     }
 }

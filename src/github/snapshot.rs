@@ -31,6 +31,10 @@ pub struct Snapshot {
     /// things is refused up front. Older snapshots do not say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The API its reads went through (`graphql` or `rest`), so a replay reads the same way.
+    /// Older snapshots do not say: they were read with REST.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_api: Option<String>,
     /// Keyed by `GET /path?query`.
     pub responses: BTreeMap<String, Recorded>,
 }
@@ -42,6 +46,7 @@ impl Snapshot {
             captured_at,
             repos: Vec::new(),
             command: None,
+            read_api: None,
             responses: BTreeMap::new(),
         }
     }

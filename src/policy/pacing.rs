@@ -1,143 +1,269 @@
-//! Write pacing at GitHub's documented ceilings for content creation: at least the configured
-//! interval between two writes (one second by default), at most 80 a minute and 500 an hour.
-//! Pure: the times of earlier writes in, how long to wait out.
+//! Write pacing at GitHub's documented ceilings for content creation, and what the limits let a
+//! run write now. GitHub's "Rate limits for the REST API" ("About secondary rate limits"): in
+//! general no more than 80 content-generating requests a minute and 500 an hour, counting the
+//! web interface's actions too; they are the account's, not the process's or the token's, so
+//! the times passed in are those of every run acting as the same account (the store's
+//! journal). On top of them, at least the configured interval between two writes.
+//!
+//! Pure: the times of earlier writes, the limits and the clock in; a wait, or why the rest of
+//! the writes are held and when they can go on, out. Never sleeps, never reads anything.
 
+use std::fmt;
 use std::time::Duration;
+
+use chrono::{DateTime, Utc};
 
 pub const PER_MINUTE: usize = 80;
 pub const PER_HOUR: usize = 500;
+/// How far back an account's earlier writes matter: the longest window of a ceiling.
+pub const WINDOW: Duration = Duration::from_secs(3600);
 
-/// How long to wait before the next write, given when the earlier ones were sent (ascending,
-/// as offsets from any fixed start) and the time now on the same scale. Also says which rule
-/// asked for the wait, for the progress bar.
-pub fn wait(sent: &[Duration], now: Duration, interval: Duration) -> (Duration, &'static str) {
-    let mut longest = (Duration::ZERO, "");
-    let mut consider = |until: Duration, why: &'static str| {
-        let wait = until.saturating_sub(now);
+/// What asked for a wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    Interval,
+    PerMinute,
+    PerHour,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Rule::Interval => "the write interval",
+            Rule::PerMinute => "GitHub's limit of 80 writes a minute",
+            Rule::PerHour => "GitHub's limit of 500 writes an hour",
+        })
+    }
+}
+
+/// How long to wait before the next write, given when the account's earlier writes were sent
+/// (ascending: other runs' and this run's alike; older than an hour they change nothing) and
+/// the time now. Also says which rule asked for the wait (`None` when there is none).
+pub fn wait(
+    sent: &[DateTime<Utc>],
+    now: DateTime<Utc>,
+    interval: Duration,
+) -> (Duration, Option<Rule>) {
+    let mut longest = (Duration::ZERO, None);
+    let mut consider = |until: DateTime<Utc>, rule: Rule| {
+        let wait = (until - now).to_std().unwrap_or_default();
         if wait > longest.0 {
-            longest = (wait, why);
+            longest = (wait, Some(rule));
         }
     };
     if let Some(last) = sent.last() {
-        consider(*last + interval, "the write interval");
+        consider(later(*last, interval), Rule::Interval);
     }
-    for (limit, window, why) in [
-        (
-            PER_MINUTE,
-            Duration::from_secs(60),
-            "GitHub's limit of 80 writes a minute",
-        ),
-        (
-            PER_HOUR,
-            Duration::from_secs(3600),
-            "GitHub's limit of 500 writes an hour",
-        ),
+    for (limit, window, rule) in [
+        (PER_MINUTE, Duration::from_secs(60), Rule::PerMinute),
+        (PER_HOUR, WINDOW, Rule::PerHour),
     ] {
         if sent.len() >= limit {
             // The write `limit` back must leave the window before another may go.
-            consider(sent[sent.len() - limit] + window, why);
+            consider(later(sent[sent.len() - limit], window), rule);
         }
     }
     longest
 }
 
-/// Whether GitHub's rate limit can pay for `writes` writes to GitHub before the first is sent:
-/// the reason in words when it has fewer requests left (`limit`: what it last said, and when it
-/// resets) until a reset still to come.
-pub fn rate_limit_refuses(
-    writes: usize,
-    limit: Option<(i64, chrono::DateTime<chrono::Utc>)>,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Option<String> {
-    let (left, reset) = limit?;
-    (writes > 0 && left < writes as i64 && reset > now).then(|| {
-        format!(
-            "{writes} writes are planned but GitHub's rate limit has {left} requests left until {}: run again after that",
-            reset.to_rfc3339()
-        )
-    })
+/// `time` plus `duration`, at the end of time rather than past it.
+fn later(time: DateTime<Utc>, duration: Duration) -> DateTime<Utc> {
+    chrono::Duration::from_std(duration)
+        .ok()
+        .and_then(|span| time.checked_add_signed(span))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The limits a run's writes are held to, beside GitHub's ceilings.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// `--max-writes`: writes to GitHub this run may send.
+    pub max_writes: Option<u64>,
+    /// What GitHub last said of the core rate limit: requests left, and when it resets.
+    pub core: Option<(i64, DateTime<Utc>)>,
+    /// The least time between two writes.
+    pub interval: Duration,
+    /// The longest the run waits for the pacing without asking; `None` when a maintainer saw
+    /// the plan's estimate at the prompt and said yes.
+    pub max_wait: Option<Duration>,
+}
 
-    fn seconds(values: impl IntoIterator<Item = u64>) -> Vec<Duration> {
-        values.into_iter().map(Duration::from_secs).collect()
-    }
+/// Why the rest of a run's writes are held, and when they can go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// `--max-writes` has no room for the next item's writes.
+    Cap { cap: u64, sent: u64 },
+    /// GitHub's core rate limit has fewer requests left than the next item needs.
+    RateLimit { left: i64, reset: DateTime<Utc> },
+    /// The pacing would wait longer than `max_wait` before the next item's writes are out.
+    Paced {
+        rule: Rule,
+        until: DateTime<Utc>,
+        max_wait: Duration,
+    },
+}
 
-    #[test]
-    fn the_interval_spaces_writes() {
-        assert_eq!(
-            wait(&[], Duration::ZERO, Duration::from_secs(1)).0,
-            Duration::ZERO
-        );
-        let (wait, why) = wait(
-            &seconds([10]),
-            Duration::from_millis(10_400),
-            Duration::from_secs(1),
-        );
-        assert_eq!(
-            (wait, why),
-            (Duration::from_millis(600), "the write interval")
-        );
-    }
-
-    #[test]
-    fn eighty_a_minute() {
-        // 80 writes in the first 40 seconds: the 81st waits for the first to be a minute old.
-        let sent: Vec<Duration> = (0..80).map(|n| Duration::from_millis(n * 500)).collect();
-        let (wait, why) = wait(&sent, Duration::from_secs(40), Duration::ZERO);
-        assert_eq!(
-            (wait, why),
-            (
-                Duration::from_secs(20),
-                "GitHub's limit of 80 writes a minute"
-            )
-        );
-    }
-
-    #[test]
-    fn five_hundred_an_hour() {
-        let sent: Vec<Duration> = (0..500).map(|n| Duration::from_secs(n * 6)).collect();
-        let (wait, why) = wait(&sent, Duration::from_secs(3000), Duration::ZERO);
-        assert_eq!(
-            (wait, why),
-            (
-                Duration::from_secs(600),
-                "GitHub's limit of 500 writes an hour"
-            )
-        );
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn no_minute_ever_holds_more_than_eighty(gaps in proptest::collection::vec(0u64..2000, 1..300)) {
-            // Whatever the maintainer's interval, following the waits keeps the ceiling.
-            let mut sent: Vec<Duration> = Vec::new();
-            let mut now = Duration::ZERO;
-            for gap in gaps {
-                now += Duration::from_millis(gap);
-                now += wait(&sent, now, Duration::ZERO).0;
-                sent.push(now);
-            }
-            for (index, start) in sent.iter().enumerate() {
-                let in_minute = sent[index..].iter().take_while(|t| **t < *start + Duration::from_secs(60)).count();
-                proptest::prop_assert!(in_minute <= PER_MINUTE);
-            }
+impl Held {
+    /// The reason the items left get in the recap: why, and the time they can go on.
+    pub fn reason(&self, account: &str) -> String {
+        match self {
+            Held::Cap { .. } => "write cap reached".to_string(),
+            Held::RateLimit { left, reset } => format!(
+                "GitHub's rate limit has {left} requests left until {}: the rest can go on after that",
+                time_text(*reset)
+            ),
+            Held::Paced { rule, until, .. } => format!(
+                "{rule} for {account}: the rest can go on after {}",
+                time_text(*until)
+            ),
         }
     }
 
-    #[test]
-    fn the_rate_limit_refuses_only_what_it_cannot_pay_before_its_reset() {
-        let now: chrono::DateTime<chrono::Utc> = "2026-01-01T00:00:00Z".parse().unwrap();
-        let later = now + chrono::Duration::minutes(5);
-        let earlier = now - chrono::Duration::minutes(5);
-        assert!(super::rate_limit_refuses(4, Some((3, later)), now).is_some());
-        assert_eq!(super::rate_limit_refuses(4, Some((4, later)), now), None);
-        assert_eq!(super::rate_limit_refuses(4, Some((0, earlier)), now), None);
-        assert_eq!(super::rate_limit_refuses(4, Some((0, now)), now), None);
-        assert_eq!(super::rate_limit_refuses(0, Some((0, later)), now), None);
-        assert_eq!(super::rate_limit_refuses(4, None, now), None);
+    /// The sentence on the run's stop.
+    pub fn detail(&self, account: &str) -> String {
+        match self {
+            Held::Cap { cap, sent } => format!("--max-writes {cap} reached after {sent} writes"),
+            Held::RateLimit { .. } => self.reason(account),
+            Held::Paced { max_wait, .. } => format!(
+                "{}; waiting is longer than max_wait ({}), so the run stopped starting writes",
+                self.reason(account),
+                duration_text(*max_wait)
+            ),
+        }
+    }
+
+    /// When the writes held can go on (`None` for the cap: the maintainer's choice).
+    pub fn resume_at(&self) -> Option<DateTime<Utc>> {
+        match self {
+            Held::Cap { .. } => None,
+            Held::RateLimit { reset, .. } => Some(*reset),
+            Held::Paced { until, .. } => Some(*until),
+        }
     }
 }
+
+/// Whether the next item's `writes` writes to GitHub may be started now, oldest first in pool
+/// order: the run has sent `sent` writes, the account's writes of the last hour were sent at
+/// `recent` (ascending). `None`: start them (waiting as [`wait`] says before each). An item
+/// whose writes are not all paid for is not begun, and nor is any item after it.
+pub fn next(
+    writes: usize,
+    sent: u64,
+    recent: &[DateTime<Utc>],
+    now: DateTime<Utc>,
+    limits: &Limits,
+) -> Option<Held> {
+    if writes == 0 {
+        return None;
+    }
+    if let Some(cap) = limits.max_writes {
+        if sent + writes as u64 > cap {
+            return Some(Held::Cap { cap, sent });
+        }
+    }
+    if let Some((left, reset)) = limits.core {
+        if left < writes as i64 && reset > now {
+            return Some(Held::RateLimit { left, reset });
+        }
+    }
+    let max_wait = limits.max_wait?;
+    let (last, rule) = schedule(recent, now, writes, limits.interval);
+    let waited = (last - now).to_std().unwrap_or_default();
+    match rule {
+        Some(rule) if waited > max_wait => Some(Held::Paced {
+            rule,
+            until: last,
+            max_wait,
+        }),
+        _ => None,
+    }
+}
+
+/// When the last of `writes` writes could go if each went as soon as the pacing allows, and
+/// the rule behind the longest single wait on the way.
+fn schedule(
+    recent: &[DateTime<Utc>],
+    now: DateTime<Utc>,
+    writes: usize,
+    interval: Duration,
+) -> (DateTime<Utc>, Option<Rule>) {
+    // Only the last hour's writes (at most the hourly ceiling of them) can hold a write back.
+    let keep = recent.len().min(PER_HOUR);
+    let mut sent: Vec<DateTime<Utc>> = recent[recent.len() - keep..].to_vec();
+    let mut at = now;
+    let mut longest = (Duration::ZERO, None);
+    for _ in 0..writes {
+        let (wait, rule) = wait(&sent, at, interval);
+        if wait > longest.0 {
+            longest = (wait, rule);
+        }
+        at = later(at, wait);
+        sent.push(at);
+        if sent.len() > 2 * PER_HOUR {
+            sent.drain(..PER_HOUR);
+        }
+    }
+    (at, longest.1)
+}
+
+/// How long `writes` writes take at GitHub's ceilings from `now`, after the account's earlier
+/// writes at `recent`; `Some` only when the hourly ceiling is what makes them take long, for
+/// the plan's line before the prompt.
+pub fn hourly_estimate(
+    recent: &[DateTime<Utc>],
+    now: DateTime<Utc>,
+    writes: usize,
+    interval: Duration,
+) -> Option<Duration> {
+    let in_hour = recent
+        .iter()
+        .filter(|time| later(**time, WINDOW) > now)
+        .count();
+    if in_hour + writes <= PER_HOUR {
+        return None;
+    }
+    let (last, _) = schedule(recent, now, writes, interval);
+    Some((last - now).to_std().unwrap_or_default())
+}
+
+/// The plan's line for writes that need longer than the hour allows.
+pub fn estimate_text(writes: usize, estimate: Duration) -> String {
+    format!(
+        "{} writes: about {} at GitHub's limit of 500 writes an hour",
+        thousands(writes),
+        duration_text(estimate)
+    )
+}
+
+/// `2 h 50 min`, `7 min`, `40 s`.
+pub fn duration_text(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    if seconds < 60 {
+        return format!("{seconds} s");
+    }
+    let rounded = (seconds + 30) / 60;
+    match (rounded / 60, rounded % 60) {
+        (0, minutes) => format!("{minutes} min"),
+        (hours, 0) => format!("{hours} h"),
+        (hours, minutes) => format!("{hours} h {minutes} min"),
+    }
+}
+
+fn thousands(number: usize) -> String {
+    let digits = number.to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
+fn time_text(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests;

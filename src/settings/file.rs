@@ -20,6 +20,7 @@ pub(super) struct FileConfig {
     pub(super) item_failure_budget: Option<String>,
     pub(super) write_interval: Option<f64>,
     pub(super) max_writes: Option<u64>,
+    pub(super) max_wait_seconds: Option<u64>,
     pub(super) recheck_after_seconds: Option<u64>,
     pub(super) settle_after_seconds: Option<u64>,
     pub(super) read_retries: Option<u32>,
@@ -40,6 +41,7 @@ const TOP_KEYS: &[&str] = &[
     "item_failure_budget",
     "write_interval",
     "max_writes",
+    "max_wait_seconds",
     "recheck_after_seconds",
     "settle_after_seconds",
     "read_retries",
@@ -336,7 +338,15 @@ pub(super) fn find_config(
 /// a huge timeout panics in the HTTP library, huge retries or backoffs hang a run or burn the
 /// rate limit.
 pub(super) fn check_ranges(file: &FileConfig) -> Result<(), String> {
-    let ranges: [(&str, Option<u64>, u64, u64, &str); 7] = [
+    let ranges: [(&str, Option<u64>, u64, u64, &str); 8] = [
+        // A day at most: past it the hour's ceiling has long let everything through.
+        (
+            "max_wait_seconds",
+            file.max_wait_seconds,
+            0,
+            86_400,
+            "seconds",
+        ),
         (
             "settle_after_seconds",
             file.settle_after_seconds,
@@ -424,6 +434,7 @@ mod tests {
             item_failure_budget: Some("3".into()),
             write_interval: Some(1.0),
             max_writes: Some(1),
+            max_wait_seconds: Some(1),
             recheck_after_seconds: Some(1),
             settle_after_seconds: Some(1),
             read_retries: Some(1),

@@ -15,6 +15,8 @@ pub struct Flags {
     pub json: bool,
     pub write_interval: Option<f64>,
     pub max_writes: Option<u64>,
+    /// `--max-wait SECONDS`.
+    pub max_wait: Option<u64>,
     pub api_url: Option<String>,
     pub read_api: Option<String>,
     pub config: Option<PathBuf>,

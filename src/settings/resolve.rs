@@ -88,11 +88,26 @@ fn config_source_error(error: String, args: &Flags, env: &Env) -> String {
 /// A write cap of 0 would plan every write and send none, and its rerun line would carry the
 /// cap again: refused, naming where it came from.
 /// Which API the run reads GitHub's facts with: `--read-api`, else the config's `read_api`,
-/// else REST.
-fn read_api(flag: Option<&str>, file: Option<&str>) -> Result<ReadApi, String> {
+/// else GraphQL. A snapshot replays with the API that read it (REST when it does not say, as
+/// snapshots before GraphQL were), whatever the config says; a `--read-api` naming the other
+/// one is refused, since the snapshot holds no answers for it.
+fn read_api(
+    flag: Option<&str>,
+    file: Option<&str>,
+    snapshot: Option<&Snapshot>,
+) -> Result<ReadApi, String> {
+    if let Some(snapshot) = snapshot {
+        let recorded = snapshot.read_api.as_deref().unwrap_or("rest");
+        return match flag {
+            Some(flag) if flag != recorded => Err(format!(
+                "invalid --read-api {flag} with --snapshot: the snapshot was read with {recorded}, so it replays only with --read-api {recorded}"
+            )),
+            _ => read_api(Some(recorded), None, None),
+        };
+    }
     match flag.or(file) {
-        None | Some("rest") => Ok(ReadApi::Rest),
-        Some("graphql") => Ok(ReadApi::Graphql),
+        None | Some("graphql") => Ok(ReadApi::Graphql),
+        Some("rest") => Ok(ReadApi::Rest),
         Some(other) => Err(format!(
             "invalid read_api = \"{other}\" in the config file: use \"graphql\" or \"rest\""
         )),
@@ -104,6 +119,16 @@ fn read_api(flag: Option<&str>, file: Option<&str>) -> Result<ReadApi, String> {
 pub enum ReadApi {
     Rest,
     Graphql,
+}
+
+impl ReadApi {
+    /// Its name as `--read-api` and a snapshot spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReadApi::Rest => "rest",
+            ReadApi::Graphql => "graphql",
+        }
+    }
 }
 
 fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> {
@@ -129,6 +154,9 @@ pub struct Settings {
     pub dry_run: bool,
     pub write_interval: Duration,
     pub max_writes: Option<u64>,
+    /// With `--yes`, the longest wait for GitHub's write ceilings before the run leaves the
+    /// rest unfinished (`--max-wait`, `max_wait_seconds`; ten minutes by default).
+    pub max_wait: Duration,
     pub recheck_after: Duration,
     /// How long after a write of unknown outcome was sent "not found on GitHub" proves it did
     /// not happen: until then GitHub may still be carrying it out.
@@ -204,7 +232,11 @@ fn resolve_inner(
     let orgs = check_orgs(spec.orgs)?;
     let budget = resolve_budget(args, &file, env)?;
     check_max_writes(args.max_writes, file.max_writes)?;
-    let read_api = read_api(args.read_api.as_deref(), file.read_api.as_deref())?;
+    if let Some(seconds) = args.max_wait.filter(|seconds| *seconds > 86_400) {
+        return Err(format!(
+            "invalid --max-wait {seconds}: use seconds from 0 to 86400 (a day; the hour's ceiling lets everything through long before)"
+        ));
+    }
     let write_interval = args.write_interval.or(file.write_interval).unwrap_or(1.0);
     if !(0.0..=3600.0).contains(&write_interval) || write_interval.is_nan() {
         return Err(format!(
@@ -226,6 +258,11 @@ fn resolve_inner(
         only,
         snapshot,
     } = pool.resolve(&mut warnings)?;
+    let read_api = read_api(
+        args.read_api.as_deref(),
+        file.read_api.as_deref(),
+        snapshot.as_ref(),
+    )?;
     let now = given_clock(args)?;
     let db = check_outputs(args, env)?;
     let (dry_run, now) = check_run(args, spec, interactive, env, now)?;
@@ -238,6 +275,7 @@ fn resolve_inner(
         dry_run,
         write_interval: Duration::from_secs_f64(write_interval),
         max_writes: args.max_writes.or(file.max_writes),
+        max_wait: Duration::from_secs(args.max_wait.or(file.max_wait_seconds).unwrap_or(600)),
         recheck_after: Duration::from_secs(file.recheck_after_seconds.unwrap_or(120)),
         settle_after: Duration::from_secs(file.settle_after_seconds.unwrap_or(120)),
         retry: RetryPolicy {
@@ -476,6 +514,7 @@ fn rerun_prefix(
         "--max-writes",
         args.max_writes.map(|value| value.to_string()),
     );
+    flag("--max-wait", args.max_wait.map(|value| value.to_string()));
     // Pasted, `poll --confirm`'s rerun line asks again, as the first run did.
     if spec.confirm {
         rerun.push("--confirm".into());

@@ -241,6 +241,63 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
     assert!(first.is_some());
 }
 
+/// The writes of every run recorded as one account, since a time, ascending; not another
+/// account's, not a run's that recorded none, not older ones.
+fn account_writes_since(store: &mut dyn Store) {
+    let label = JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    };
+    let item = ItemRef::new(&repo(), 3);
+    let mut runs = Vec::new();
+    for account in [Some("github.com/octocat"), Some("github.com/hubot"), None] {
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        if let Some(account) = account {
+            store.record_account(run, account).unwrap();
+        }
+        runs.push(run);
+    }
+    let since = crate::clock::wall();
+    let first = store.journal_intent(runs[0], &item, &label).unwrap();
+    store
+        .journal_outcome(first, WriteOutcome::Done, "")
+        .unwrap();
+    store.journal_intent(runs[1], &item, &label).unwrap();
+    store.journal_intent(runs[2], &item, &label).unwrap();
+    // A second run of the same account: its writes count with the first's.
+    let again = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    store.record_account(again, "github.com/octocat").unwrap();
+    let failed = store.journal_intent(again, &item, &label).unwrap();
+    store
+        .journal_outcome(failed, WriteOutcome::Failed, "refused")
+        .unwrap();
+    let until = crate::clock::wall();
+    let times = store
+        .account_writes_since("github.com/octocat", since)
+        .unwrap();
+    assert_eq!(times.len(), 2, "{times:?}");
+    assert!(times[0] <= times[1]);
+    assert!(times.iter().all(|time| *time >= since && *time <= until));
+    assert_eq!(
+        store
+            .account_writes_since("github.com/hubot", since)
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(store
+        .account_writes_since("github.com/nobody", since)
+        .unwrap()
+        .is_empty());
+    assert!(store
+        .account_writes_since("github.com/octocat", until + Duration::seconds(1))
+        .unwrap()
+        .is_empty());
+}
+
 /// A stale mark reads back as recorded (its label in any case), is replaced by a newer one,
 /// and is gone once forgotten.
 fn stale_mark_record_forget(store: &mut dyn Store) {
@@ -411,6 +468,7 @@ contract!(
         attempts_used_up_abandon_the_row,
         one_live_lease_per_pr,
         journal_intent_outcome_unknown,
+        account_writes_since,
         stale_mark_record_forget,
         finish_run_recap_round_trip,
         gate_and_budget_round_trip,
@@ -426,6 +484,7 @@ contract!(
         attempts_used_up_abandon_the_row,
         one_live_lease_per_pr,
         journal_intent_outcome_unknown,
+        account_writes_since,
         stale_mark_record_forget,
         finish_run_recap_round_trip,
         gate_and_budget_round_trip,

@@ -128,6 +128,11 @@ pub trait RunLog {
     /// Records a run starting (with this process's id and host); returns its id.
     fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64>;
 
+    /// Records which GitHub account run `run_id` acts as (host and login, or an app
+    /// installation's identity), so that every run of one account shares GitHub's per-account
+    /// write ceilings ([`WriteJournal::account_writes_since`]).
+    fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()>;
+
     /// Stores the recap and every item's outcome in one transaction.
     fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()>;
 
@@ -164,6 +169,15 @@ pub trait WriteJournal {
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
     /// or `unknown`.
     fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()>;
+
+    /// When each write to GitHub journaled by any run recorded as `account` was started (its
+    /// intent), from `since` on, ascending: what GitHub's per-account ceilings count. Local
+    /// writes (the queue's) are never journaled, so never counted.
+    fn account_writes_since(
+        &self,
+        account: &str,
+        since: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<DateTime<Utc>>>;
 
     /// Writes in these repositories whose outcome is unknown and not yet acknowledged. A write
     /// without an outcome whose run has not finished, and that is younger than [`IN_FLIGHT`],

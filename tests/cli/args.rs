@@ -24,6 +24,8 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
             "config file missing.toml does not exist",
         ),
         (&["--max-writes", "many"], "invalid value 'many'"),
+        (&["--max-wait", "-5"], "use a whole number of seconds"),
+        (&["--max-wait", "86401"], "invalid --max-wait 86401"),
         (&["--frobnicate"], "unexpected argument '--frobnicate'"),
         (
             &["--db", "/dev/null/state.db"],

@@ -78,6 +78,7 @@ fn broken_pool() -> Test {
 #[test]
 fn an_exhausted_budget_stops_before_the_next_item_and_writes_nothing() {
     let test = broken_pool();
+    test.read_with_rest();
     let outcome = test.run(&[
         "stale-sweep",
         "--repo",
@@ -119,6 +120,7 @@ fn an_exhausted_budget_stops_before_the_next_item_and_writes_nothing() {
 #[test]
 fn a_zero_budget_stops_at_the_first_failure() {
     let test = broken_pool();
+    test.read_with_rest();
     let outcome = test.run(&[
         "classify",
         "stale",
@@ -137,6 +139,7 @@ fn a_zero_budget_stops_at_the_first_failure() {
 #[test]
 fn failures_within_the_budget_finish_with_exit_8() {
     let test = broken_pool();
+    test.read_with_rest();
     let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
     outcome.expect_code(8);
     let recap = outcome.json();
@@ -276,7 +279,7 @@ fn a_failing_comment_stops_the_run_and_is_never_retried() {
 
 #[test]
 fn a_write_nobody_can_check_blocks_its_item_until_acknowledged() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
     });
@@ -333,7 +336,7 @@ fn a_refused_write_is_a_failure_not_a_silent_success() {
 
 #[test]
 fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(502), 10);
@@ -358,23 +361,28 @@ fn reads_are_retried_on_5xx_then_stop_as_a_harness_outage() {
 
 #[test]
 fn a_read_that_recovers_within_the_retries_goes_on() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(503), 1);
     test.fail("GET", "/issues", Fault::Drop, 1);
     test.run(&["stale-sweep", "--repo", REPO, "--yes"])
         .expect_code(0);
-    assert_eq!(
-        test.requests().iter().filter(|r| r.method == "GET").count(),
-        3
-    );
+    // Three tries of the list, then the account the writes count against.
+    let gets: Vec<String> = test
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET")
+        .map(|r| r.path.clone())
+        .collect();
+    assert_eq!(gets.len(), 4, "{gets:?}");
+    assert_eq!(gets[3], "/user");
     test.expect_writes(&marked(1));
 }
 
 #[test]
 fn an_outage_mid_pool_leaves_the_rest_unfinished_and_writes_nothing() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.stale_issue(2, 3, "someone-else");
         world.open_issue(3, 74);
@@ -399,7 +407,7 @@ fn an_outage_mid_pool_leaves_the_rest_unfinished_and_writes_nothing() {
 
 #[test]
 fn a_rate_limit_longer_than_the_wait_limit_is_an_outage_that_says_so() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail(
@@ -427,7 +435,7 @@ fn a_rate_limit_longer_than_the_wait_limit_is_an_outage_that_says_so() {
 
 #[test]
 fn a_bad_token_stops_at_once_with_exit_4() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(401), 5);
@@ -715,7 +723,7 @@ fn a_write_applied_but_unanswered_is_never_sent_again() {
 
 #[test]
 fn a_read_slower_than_the_timeout_is_a_harness_failure() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.config("timeout_seconds = 1\nread_retries = 0\n");
@@ -739,7 +747,7 @@ fn a_read_slower_than_the_timeout_is_a_harness_failure() {
 
 #[test]
 fn a_link_header_that_loops_back_stops_instead_of_reading_forever() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::LinkLoop, 3);
@@ -758,7 +766,7 @@ fn a_link_header_that_loops_back_stops_instead_of_reading_forever() {
 
 #[test]
 fn malformed_bodies_are_item_failures_or_a_clean_stop_never_a_panic() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.stale_issue(2, 8, "github-actions[bot]");
         world.stale_issue(3, 8, "github-actions[bot]");
@@ -823,7 +831,7 @@ fn malformed_bodies_are_item_failures_or_a_clean_stop_never_a_panic() {
 /// The request counts quoted in the closing note of issue 2.
 #[test]
 fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=150 {
             world.open_issue(number, 5 + (number % 50) as i64);
         }
@@ -849,7 +857,9 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
     let writes = requests.iter().filter(|r| r.is_write()).count();
     // 30 marked (label + comment), 10 closed (comment + close).
     assert_eq!(writes, 80);
-    assert_eq!(requests.len() - writes, 22);
+    // The dry run's reads, and the account the writes count against (`GET /user`, once).
+    assert_eq!(requests.len() - writes, 23);
+    assert_eq!(requests.iter().filter(|r| r.path == "/user").count(), 1);
     let expected: Vec<String> = test.writes();
     test.expect_writes(&expected.iter().map(String::as_str).collect::<Vec<_>>());
     test.clear_log();
@@ -866,7 +876,7 @@ fn a_200_item_pool_costs_the_list_pages_plus_the_reads_it_needs() {
 
 #[test]
 fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74).patch = Some(json!({"created_at": "soon"}));
     });
@@ -892,7 +902,7 @@ fn a_failure_on_the_last_item_can_exhaust_the_budget_too() {
 
 #[test]
 fn a_403_without_rate_limit_signs_is_a_permission_error() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(403), 5);
@@ -912,7 +922,7 @@ fn a_403_without_rate_limit_signs_is_a_permission_error() {
 
 #[test]
 fn gone_and_unprocessable_items_are_item_failures() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
         world.open_issue(3, 5);
@@ -938,7 +948,7 @@ fn gone_and_unprocessable_items_are_item_failures() {
 
 #[test]
 fn a_huge_body_is_not_read_into_memory() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.open_issue(2, 5);
     });
@@ -959,7 +969,7 @@ fn a_huge_body_is_not_read_into_memory() {
 
 #[test]
 fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 5);
         world.open_issue(2, 74).patch = Some(json!({"updated_at": "soon | maybe"}));
         world.open_issue(3, 74);
@@ -1004,31 +1014,44 @@ fn the_recap_as_markdown_links_items_and_lands_in_the_job_summary() {
 }
 
 #[test]
-fn writes_the_rate_limit_cannot_pay_for_are_not_started() {
-    let test = Test::new(|world| {
+fn writes_the_rate_limit_cannot_pay_for_wait_for_its_reset_unfinished() {
+    // Issue 13, point 6 (this test pinned the old refusal to write anything): the run writes
+    // what the limit pays for, oldest first, and leaves the rest for after the reset.
+    let test = Test::rest(|world| {
         for number in 1..=3 {
             world.open_issue(number, 74);
         }
     });
-    // One more than the list needs: the run first reads the repository's canonical name.
+    // The repository's canonical name, the list and the account spend three: two are left,
+    // one item's writes.
     test.world().core_limit = Some(5);
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(5);
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--read-api",
+        "rest",
+    ]);
+    outcome.expect_code(9);
     let recap = outcome.json();
+    assert_eq!(recap["stopped"], "write_limit");
     assert!(
         recap["stop_detail"]
             .as_str()
             .unwrap()
-            .starts_with("6 writes are planned but GitHub's rate limit has 3 requests left until"),
+            .starts_with("GitHub's rate limit has 0 requests left until"),
         "{recap}"
     );
-    assert_eq!(items(&recap["unfinished"]), numbers(1..=3));
-    test.expect_no_writes();
+    assert_eq!(recap["failed"], json!([]));
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=3));
+    test.expect_writes(&marked(1));
 }
 
 #[test]
 fn a_spent_rate_limit_stops_reads_before_asking_again() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.stale_issue(2, 8, "github-actions[bot]");
     });
@@ -1056,7 +1079,7 @@ fn an_acknowledged_mark_comment_is_done_and_never_posted_again() {
     // The mark's comment landed but its answer was lost, and GitHub could not be asked about
     // it on the next run; the maintainer checked by hand and acknowledged it. The comment is
     // there: the run after must not "finish the interrupted mark" by posting it again.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(2, 74);
     });
     test.fail("POST", "/issues/2/comments", Fault::ApplyThenDrop, 1);

@@ -86,7 +86,7 @@ fn read_faults_stop_as_an_outage_with_nothing_written_and_nothing_lost() {
     let mut table = Vec::new();
     for case in cases() {
         for (fault_name, fault, config) in &faults {
-            let test = Test::new(case.setup);
+            let test = Test::rest(case.setup);
             test.config(config);
             (case.before)(&test);
             test.fail("GET", case.read, fault.clone(), 10);
@@ -579,7 +579,7 @@ fn a_trickling_answer_is_cut_off_by_the_timeout_body_included() {
     // 20 pieces, 600 ms apart: every piece arrives well inside a 1 s timeout, the whole body
     // takes 12 s. The timeout covers the whole request, so each attempt fails after about a
     // second and the run stops as an outage instead of waiting minutes for a slow proxy.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 90);
     });
     test.config("timeout_seconds = 1\nread_retries = 1\n");

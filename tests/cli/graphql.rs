@@ -366,18 +366,117 @@ fn a_graphql_run_saved_as_a_snapshot_replays_offline() {
     let saved = std::fs::read_to_string(&snapshot).unwrap();
     assert!(saved.contains("\"POST /graphql PullsPage "), "{saved}");
     test.clear_log();
-    let replay = test.run(&[
-        "classify",
-        "merge",
-        "--json",
-        "--read-api",
-        "graphql",
-        "--snapshot",
-        path,
-    ]);
+    assert!(saved.contains("\"read_api\": \"graphql\""), "{saved}");
+    // The snapshot says which API read it: the replay reads the same way without being told,
+    // even when the config picks the other one.
+    test.config("read_api = \"rest\"");
+    let replay = test.run(&["classify", "merge", "--json", "--snapshot", path]);
     replay.expect_code(0);
     assert!(test.requests().is_empty(), "{:?}", test.requests());
     assert_eq!(live.json()["completed"], replay.json()["completed"]);
+    // Asking for the other API is refused up front: the snapshot holds no answers for it.
+    let refused = test.run(&[
+        "classify",
+        "merge",
+        "--read-api",
+        "rest",
+        "--snapshot",
+        path,
+    ]);
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains(
+            "the snapshot was read with graphql, so it replays only with --read-api graphql"
+        ),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// GraphQL is the default read path: without `--read-api` or `read_api`, `poll`, `classify`
+/// and `stale-sweep` read their pool with queries; `read_api = "rest"` or `--read-api rest`
+/// goes back to REST's list pages.
+#[test]
+fn graphql_is_the_default_read_api_and_rest_can_be_forced() {
+    let merges: fn(&mut WorldState) = merge_world;
+    let stale: fn(&mut WorldState) = stale_world;
+    for (args, rest_page, setup) in [
+        (
+            &["poll", "--repo", REPO, "--json"][..],
+            "/search/issues",
+            merges,
+        ),
+        (
+            &["classify", "merge", "--repo", REPO, "--json"][..],
+            "/search/issues",
+            merges,
+        ),
+        (
+            &["classify", "stale", "--repo", REPO, "--json"][..],
+            "/repos/octo/demo/issues",
+            stale,
+        ),
+        (
+            &["stale-sweep", "--repo", REPO, "--dry-run", "--json"][..],
+            "/repos/octo/demo/issues",
+            stale,
+        ),
+    ] {
+        let test = Test::new(setup);
+        test.run(args).expect_code(0);
+        let requests = test.requests();
+        assert!(
+            requests.iter().any(|r| r.is_graphql()),
+            "{args:?}: {requests:?}"
+        );
+        assert!(
+            !requests.iter().any(|r| r.path == rest_page),
+            "{args:?}: {requests:?}"
+        );
+
+        test.clear_log();
+        test.config("read_api = \"rest\"");
+        test.run(args).expect_code(0);
+        let requests = test.requests();
+        assert!(
+            !requests.iter().any(|r| r.is_graphql()),
+            "{args:?}: {requests:?}"
+        );
+        assert!(
+            requests.iter().any(|r| r.path == rest_page),
+            "{args:?}: {requests:?}"
+        );
+    }
+}
+
+/// The same fault on each API's pool read ends the run the same way: a refused token (401)
+/// stops as an authentication failure (exit 4), an outage (502 on every retry) as a harness
+/// outage; nothing is written and nothing is lost either way.
+#[test]
+fn a_refused_token_and_an_outage_end_a_run_the_same_way_through_both_apis() {
+    use crate::support::Fault;
+    for (status, code, stopped) in [(401, 4, "auth"), (502, 5, "harness_outage")] {
+        let mut recaps = Vec::new();
+        for (api, method, path) in [("rest", "GET", "/issues"), ("graphql", "POST", "/graphql")] {
+            let test = Test::new(stale_world);
+            test.fail(method, path, Fault::Status(status), 20);
+            let outcome = test.run(&[
+                "stale-sweep",
+                "--repo",
+                REPO,
+                "--yes",
+                "--json",
+                "--read-api",
+                api,
+            ]);
+            outcome.expect_code(code);
+            let recap = outcome.json();
+            assert_eq!(recap["stopped"], stopped, "{api}: {recap}");
+            test.expect_no_writes();
+            recaps.push(verdicts(&recap));
+        }
+        assert_eq!(recaps[0], recaps[1], "{status}");
+    }
 }
 
 /// An error whose path is one PR's field is that PR's failure, and the rest of the page goes

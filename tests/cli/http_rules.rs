@@ -89,7 +89,7 @@ fn a_write_to_a_transferred_issue_is_not_sent_and_the_run_goes_on() {
 // asked for: octo/demo#5's facts are never octo/other#7's.
 #[test]
 fn a_read_of_a_transferred_issue_fails_that_item_and_writes_nothing_to_it() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(5, 74);
         world.open_issue(6, 74);
         world.transfer_issue(REPO, 5, "octo/other", 7);
@@ -120,7 +120,7 @@ fn a_read_of_a_transferred_issue_fails_that_item_and_writes_nothing_to_it() {
 #[test]
 fn the_token_never_leaves_the_api_host() {
     let elsewhere = Server::start(WorldState::new());
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=3 {
             world.open_issue(number, 5);
         }
@@ -307,7 +307,7 @@ fn gh_auth_token_is_asked_for_the_web_host() {
 #[test]
 fn a_secondary_limit_without_retry_after_stops_at_once_when_a_minute_is_too_long() {
     for status in [403, 429] {
-        let test = Test::new(|world| {
+        let test = Test::rest(|world| {
             for number in 1..=3 {
                 world.open_issue(number, 74);
             }
@@ -339,7 +339,7 @@ const NEXT_TOKEN: &str = "ghs_NEXTJOBtoken0123456789SECRET";
 // kept under another token is not sent (it could only miss); the date still revalidates.
 #[test]
 fn a_new_token_revalidates_by_date_and_never_sends_the_old_tokens_etag() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 5);
     });
     let only = ["classify", "stale", "--only", "octo/demo#1", "--json"];
@@ -407,7 +407,7 @@ fn a_full_page_cached_without_a_next_page_is_asked_again() {
 // incomplete results"). Not an outage: the recap says so and the run goes on.
 #[test]
 fn an_incomplete_search_is_said_in_the_recap_and_the_run_goes_on() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(1);
         world.search_incomplete = true;
     });
@@ -450,7 +450,7 @@ fn an_organisation_past_4000_repositories_is_said_in_the_recap() {
 // (here a loopback address), which is no page anyone can open, and never `/issues/N` for a PR.
 #[test]
 fn recap_links_are_each_items_html_url() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_pr(2, 74);
         world.open_issue(3, 74).patch = Some(serde_json::json!({"title": null}));

@@ -129,6 +129,10 @@ fn numeric_settings_out_of_range_are_refused_naming_the_range() {
             "invalid max_retry_wait_seconds = 99999999",
         ),
         (
+            "max_wait_seconds = 86401\n",
+            "invalid max_wait_seconds = 86401: use seconds from 0 to 86400",
+        ),
+        (
             "recheck_after_seconds = 99999999999\n",
             "invalid recheck_after_seconds = 99999999999",
         ),
@@ -178,7 +182,7 @@ fn a_null_label_list_is_the_items_failure_not_no_labels() {
     // GitHub's issue schema (OpenAPI `issue`) requires `labels` as an array of label objects
     // (or names); `null` or a `null` entry is malformed, and reading it as "no labels" would
     // fail open past an exempt label.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 90).labels = vec!["pinned".into()];
         world.issue(1).patch = Some(json!({"labels": null}));
         world.open_issue(2, 90).labels = vec!["pinned".into()];

@@ -44,6 +44,7 @@ fn sweep_parked_on_its_first_read(test: &Test) -> (Child, Parking) {
 #[test]
 fn a_killed_sweeps_claims_are_released_at_once_and_merged_by_the_next_sweep() {
     let test = queued();
+    test.read_with_rest();
     let (mut child, parking) = sweep_parked_on_its_first_read(&test);
     // SIGKILL while it holds all three claims: no destructor, nothing released.
     child.kill().unwrap();
@@ -81,6 +82,7 @@ fn a_killed_sweeps_claims_are_released_at_once_and_merged_by_the_next_sweep() {
 #[test]
 fn a_pr_leased_to_a_live_sweep_is_unfinished_with_its_lease_end() {
     let test = queued();
+    test.read_with_rest();
     let (child, parking) = sweep_parked_on_its_first_read(&test);
 
     let overlapping = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);

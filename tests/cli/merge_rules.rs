@@ -430,7 +430,7 @@ fn rule_3_checks_are_judged_per_workflow_and_check_suite() {
 /// past the first 100 is seen, and a `total_count` of 0 is no statuses, not pending.
 #[test]
 fn rule_4_a_failed_status_past_the_first_page_is_seen() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         let pr = world.green_pr(1);
         for n in 0..150 {
             let state = if n == 140 { "failure" } else { "success" };

@@ -15,7 +15,7 @@ fn error_lines(stderr: &str) -> Vec<&str> {
 #[test]
 fn the_stop_reason_goes_to_stderr_whatever_quiet_or_json_say() {
     for flags in [&["-q"][..], &["--json"][..], &["-q", "--json"][..], &[][..]] {
-        let test = Test::new(|world| {
+        let test = Test::rest(|world| {
             world.open_issue(1, 74);
         });
         test.fail("GET", "/issues", Fault::Status(401), 5);
@@ -44,7 +44,7 @@ fn the_stop_reason_goes_to_stderr_whatever_quiet_or_json_say() {
 
 #[test]
 fn an_outage_names_its_cause_on_stderr_under_quiet() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(502), 10);
@@ -76,7 +76,7 @@ fn a_clean_run_prints_no_error_line() {
 
 #[test]
 fn a_refused_token_is_stopped_auth_in_the_json() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues", Fault::Status(401), 5);
@@ -88,7 +88,7 @@ fn a_refused_token_is_stopped_auth_in_the_json() {
 
 #[test]
 fn a_refused_token_while_reading_an_item_is_stopped_auth() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
     });
     test.fail("GET", "/issues/1", Fault::Status(401), 5);
@@ -307,7 +307,7 @@ fn the_recap_says_when_it_ran_and_which_gh_sweep_ran_it() {
 /// recap" section together, and raise `schema` when an existing field changes meaning.
 #[test]
 fn the_json_recap_keeps_its_schema() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 3);
         world.open_issue(3, 74);
@@ -682,7 +682,7 @@ fn the_generated_config_carries_a_comment_for_each_input_it_could_not_carry() {
 #[cfg(unix)]
 #[test]
 fn the_progress_bar_shows_its_label_once() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
         world.open_issue(3, 74);
@@ -722,7 +722,7 @@ fn the_progress_bar_shows_its_label_once() {
 
 #[test]
 fn counts_read_as_english() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.open_issue(2, 74);
     });
@@ -942,7 +942,7 @@ fn a_db_from_the_environment_in_a_missing_folder_names_the_variable() {
 /// so every write to stdout fails.
 #[test]
 fn a_closed_stdout_ends_quietly_with_the_commands_own_code() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 5);
         world.open_issue(2, 74).patch = Some(serde_json::json!({"updated_at": "soon | maybe"}));
     });

@@ -33,6 +33,19 @@ fn world(setup: impl FnOnce(&mut WorldState)) -> Test {
     })
 }
 
+/// [`world`], read through REST when `rest` is set: the recaps and plans are pinned once and
+/// must read the same through either API (issue 13: both read paths give identical recaps).
+fn world_through(rest: bool, setup: impl FnOnce(&mut WorldState)) -> Test {
+    let test = world(setup);
+    if rest {
+        test.read_with_rest();
+    }
+    test
+}
+
+/// Both read APIs: the default (GraphQL), then REST.
+const BOTH_APIS: [bool; 2] = [false, true];
+
 /// What varies between two runs of one test, and nothing else. Plain string replacement,
 /// each scrub for one reason:
 /// - the test's temp folder (`[TMP]`): a new one per test, in paths the output names;
@@ -172,28 +185,30 @@ fn marks_and_closes_writes() -> Vec<String> {
 
 #[test]
 fn recap_of_a_stale_sweep_that_marks_and_closes() {
-    let test = world(marks_and_closes);
-    let run = pin(&test, &["stale-sweep", "--repo", REPO, "--yes"], true);
-    test.expect_writes(&marks_and_closes_writes());
-    pinned!("stale_marks_and_closes.table", run);
-    pinned!(
-        "stale_marks_and_closes.recap_markdown",
-        pin(&test, &["recap", "--markdown"], false)
-    );
+    for rest in BOTH_APIS {
+        let test = world_through(rest, marks_and_closes);
+        let run = pin(&test, &["stale-sweep", "--repo", REPO, "--yes"], true);
+        test.expect_writes(&marks_and_closes_writes());
+        pinned!("stale_marks_and_closes.table", run);
+        pinned!(
+            "stale_marks_and_closes.recap_markdown",
+            pin(&test, &["recap", "--markdown"], false)
+        );
 
-    let test = world(marks_and_closes);
-    let run = pin(
-        &test,
-        &["stale-sweep", "--repo", REPO, "--yes", "--json"],
-        false,
-    );
-    test.expect_writes(&marks_and_closes_writes());
-    pinned!("stale_marks_and_closes.json", run);
+        let test = world_through(rest, marks_and_closes);
+        let run = pin(
+            &test,
+            &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+            false,
+        );
+        test.expect_writes(&marks_and_closes_writes());
+        pinned!("stale_marks_and_closes.json", run);
+    }
 }
 
 /// A green PR, enqueued by a `poll` tick that is not pinned here.
-fn enqueued() -> Test {
-    let test = world(|world| {
+fn enqueued(rest: bool) -> Test {
+    let test = world_through(rest, |world| {
         world.green_pr(1);
     });
     pin(&test, &["poll", "--repo", REPO], false);
@@ -202,43 +217,48 @@ fn enqueued() -> Test {
 
 #[test]
 fn recap_of_a_sweep_that_merges() {
-    let merge = format!("PUT /repos/{REPO}/pulls/1/merge");
-    let test = enqueued();
-    let run = pin(&test, &["sweep", "--repo", REPO, "--yes"], true);
-    test.expect_writes(&[&merge]);
-    pinned!("sweep_merges.table", run);
-    pinned!(
-        "sweep_merges.recap_markdown",
-        pin(&test, &["recap", "--markdown"], false)
-    );
+    for rest in BOTH_APIS {
+        let merge = format!("PUT /repos/{REPO}/pulls/1/merge");
+        let test = enqueued(rest);
+        let run = pin(&test, &["sweep", "--repo", REPO, "--yes"], true);
+        test.expect_writes(&[&merge]);
+        pinned!("sweep_merges.table", run);
+        pinned!(
+            "sweep_merges.recap_markdown",
+            pin(&test, &["recap", "--markdown"], false)
+        );
 
-    let test = enqueued();
-    let run = pin(&test, &["sweep", "--repo", REPO, "--yes", "--json"], false);
-    test.expect_writes(&[&merge]);
-    pinned!("sweep_merges.json", run);
+        let test = enqueued(rest);
+        let run = pin(&test, &["sweep", "--repo", REPO, "--yes", "--json"], false);
+        test.expect_writes(&[&merge]);
+        pinned!("sweep_merges.json", run);
+    }
 }
 
 #[test]
 fn recap_of_a_poll_that_enqueues() {
-    let test = world(|world| {
-        world.green_pr(1);
-    });
-    let run = pin(&test, &["poll", "--repo", REPO], true);
-    test.expect_no_writes();
-    pinned!("poll_enqueues.table", run);
+    for rest in BOTH_APIS {
+        let test = world_through(rest, |world| {
+            world.green_pr(1);
+        });
+        let run = pin(&test, &["poll", "--repo", REPO], true);
+        test.expect_no_writes();
+        pinned!("poll_enqueues.table", run);
 
-    let test = world(|world| {
-        world.green_pr(1);
-    });
-    let run = pin(&test, &["poll", "--repo", REPO, "--json"], false);
-    test.expect_no_writes();
-    pinned!("poll_enqueues.json", run);
+        let test = world_through(rest, |world| {
+            world.green_pr(1);
+        });
+        let run = pin(&test, &["poll", "--repo", REPO, "--json"], false);
+        test.expect_no_writes();
+        pinned!("poll_enqueues.json", run);
+    }
 }
 
 /// Seven idle issues of which #2 to #5 cannot be read: the fourth failure is one past the
 /// default budget of three, so #6 and #7 are never read. (`--only`: each item is read on its
 /// own, where a pool page would carry them all.)
 fn over_budget(test: &Test) {
+    test.read_with_rest();
     for number in 2..=5 {
         test.fail("GET", &format!("/issues/{number}"), Fault::Status(404), 20);
     }
@@ -287,23 +307,25 @@ fn recap_of_a_run_that_stops_on_the_item_failure_budget() {
 
 #[test]
 fn recap_of_a_dry_run() {
-    let test = world(marks_and_closes);
-    let run = pin(&test, &["stale-sweep", "--repo", REPO, "--dry-run"], true);
-    test.expect_no_writes();
-    pinned!("dry_run.table", run);
-    pinned!(
-        "dry_run.recap_markdown",
-        pin(&test, &["recap", "--markdown"], false)
-    );
+    for rest in BOTH_APIS {
+        let test = world_through(rest, marks_and_closes);
+        let run = pin(&test, &["stale-sweep", "--repo", REPO, "--dry-run"], true);
+        test.expect_no_writes();
+        pinned!("dry_run.table", run);
+        pinned!(
+            "dry_run.recap_markdown",
+            pin(&test, &["recap", "--markdown"], false)
+        );
 
-    let test = world(marks_and_closes);
-    let run = pin(
-        &test,
-        &["stale-sweep", "--repo", REPO, "--dry-run", "--json"],
-        false,
-    );
-    test.expect_no_writes();
-    pinned!("dry_run.json", run);
+        let test = world_through(rest, marks_and_closes);
+        let run = pin(
+            &test,
+            &["stale-sweep", "--repo", REPO, "--dry-run", "--json"],
+            false,
+        );
+        test.expect_no_writes();
+        pinned!("dry_run.json", run);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,23 +333,27 @@ fn recap_of_a_dry_run() {
 
 #[test]
 fn plan_of_classify_stale() {
-    let test = world(marks_and_closes);
-    pinned!(
-        "plan.classify_stale",
-        pin(&test, &["classify", "stale", "--repo", REPO], false)
-    );
+    for rest in BOTH_APIS {
+        let test = world_through(rest, marks_and_closes);
+        pinned!(
+            "plan.classify_stale",
+            pin(&test, &["classify", "stale", "--repo", REPO], false)
+        );
+    }
 }
 
 #[test]
 fn plan_of_classify_merge() {
-    let test = world(|world| {
-        world.green_pr(1);
-        world.open_pr(2, 1).files = vec![("src/main.rs".into(), None)];
-    });
-    pinned!(
-        "plan.classify_merge",
-        pin(&test, &["classify", "merge", "--repo", REPO], false)
-    );
+    for rest in BOTH_APIS {
+        let test = world_through(rest, |world| {
+            world.green_pr(1);
+            world.open_pr(2, 1).files = vec![("src/main.rs".into(), None)];
+        });
+        pinned!(
+            "plan.classify_merge",
+            pin(&test, &["classify", "merge", "--repo", REPO], false)
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,6 +402,7 @@ fn error_for_a_bad_config_key() {
 #[test]
 fn error_for_a_refused_token() {
     let test = world(one_idle);
+    test.read_with_rest();
     test.fail("GET", "/issues", Fault::Status(401), 5);
     let run = pin(&test, &["stale-sweep", "--repo", REPO, "--yes"], false);
     test.expect_no_writes();
@@ -397,6 +424,7 @@ fn error_for_a_missing_repository() {
 #[test]
 fn error_for_an_outage() {
     let test = world(one_idle);
+    test.read_with_rest();
     test.fail("GET", "/issues", Fault::Status(502), 10);
     let run = pin(&test, &["stale-sweep", "--repo", REPO, "--yes"], false);
     test.expect_no_writes();

@@ -56,7 +56,7 @@ fn failed_merge(test: &Test, number: u64, head: &str, minutes: i64) {
 
 #[test]
 fn an_eligible_pr_is_enqueued_once_per_head() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(7);
     });
     let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
@@ -106,7 +106,7 @@ fn an_eligible_pr_is_enqueued_once_per_head() {
 
 #[test]
 fn held_prs_are_skipped_before_any_database_or_github_call() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(1).title = "Runbook for the outage (HELD)".into();
         world.green_pr(2).labels.push("do-not-merge".into());
         world.green_pr(3);
@@ -129,7 +129,7 @@ fn held_prs_are_skipped_before_any_database_or_github_call() {
 
 #[test]
 fn drafts_are_dropped_by_the_query_and_again_in_code() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(1).draft = true;
         world.green_pr(2);
     });
@@ -166,7 +166,7 @@ fn drafts_are_dropped_by_the_query_and_again_in_code() {
 
 #[test]
 fn a_missing_draft_field_is_confirmed_with_the_single_pr_read() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         let pr = world.green_pr(1);
         pr.draft = true;
         pr.patch = Some(json!({"draft": null}));
@@ -419,7 +419,7 @@ fn the_counters_tell_a_quiet_poller_from_a_broken_one() {
 
 #[test]
 fn an_unreadable_pr_is_an_item_failure_and_fails_closed() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(1);
         world.green_pr(2);
     });
@@ -449,7 +449,7 @@ fn an_unreadable_pr_is_an_item_failure_and_fails_closed() {
 
 #[test]
 fn an_organisation_is_searched_across_its_repositories() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.repos.push("octo/docs".into());
         world.green_pr(1);
         world.green_pr(2).repo = "octo/docs".into();
@@ -523,7 +523,7 @@ fn a_dry_run_tick_enqueues_nothing() {
 
 #[test]
 fn a_pr_that_never_says_whether_it_is_a_draft_fails_closed() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(1).patch = Some(json!({"draft": null}));
     });
     let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
@@ -539,7 +539,7 @@ fn a_pr_that_never_says_whether_it_is_a_draft_fails_closed() {
 /// The request counts quoted in the closing note of issue 3.
 #[test]
 fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=100 {
             let pr = world.green_pr(number);
             match number % 10 {
@@ -568,7 +568,7 @@ fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
 /// Issue 6's target: a repeated tick over unchanged PRs costs (almost) no rate limit.
 #[test]
 fn a_second_tick_over_unchanged_prs_is_answered_by_304s() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=100 {
             let pr = world.green_pr(number);
             if number % 10 != 0 {
@@ -608,7 +608,7 @@ fn a_second_tick_over_unchanged_prs_is_answered_by_304s() {
 
 #[test]
 fn an_only_item_with_a_failure_is_read_once() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(7);
     });
     failed_merge(&test, 7, "pr-7-head", 10);

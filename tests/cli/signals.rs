@@ -232,7 +232,7 @@ fn a_signal_at_the_prompt_writes_nothing_and_ends_with_the_recap() {
 
 #[test]
 fn a_signal_during_the_reads_stops_before_the_next_item_and_writes_nothing() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(1);
         world.green_pr(2);
     });

@@ -152,7 +152,7 @@ fn the_bundled_snapshot_covers_every_disposition() {
 
 #[test]
 fn a_saved_snapshot_replays_the_same_decisions_offline() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.open_issue(1, 74);
         world.stale_issue(2, 8, VIEWER);
         world.stale_issue(3, 8, "github-actions[bot]");

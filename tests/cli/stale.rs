@@ -58,7 +58,7 @@ use crate::support::{items, marked, numbers};
 
 #[test]
 fn the_pool_is_read_oldest_first_a_page_at_a_time() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=250 {
             world.open_issue(number, 5);
         }
@@ -173,7 +173,7 @@ fn a_stale_label_without_a_labeled_event_is_kept_not_failed() {
 #[test]
 fn requests_stay_near_the_minimum() {
     // Comments are read only where updated_at moved after the label.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]");
         world.stale_issue(2, 8, "github-actions[bot]");
         world.comment(2, "alice", 1, "ping");
@@ -282,7 +282,7 @@ fn removing_a_label_that_is_already_gone_is_success() {
 
 #[test]
 fn only_selects_items_and_reads_each_on_its_own() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         for number in 1..=5 {
             world.open_issue(number, 74);
         }

@@ -48,7 +48,7 @@ fn a_comment_refused_because_the_item_got_locked_is_that_items_failure() {
     // Read unlocked, locked by the time gh-sweep writes: GitHub refuses the comment (403) for a
     // token that is no collaborator. Nothing was written by that request, so the run goes on
     // with the next item; the close that needed the comment is never sent.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.app_token();
         let marking = world.open_issue(1, 90);
         marking.locked = true;
@@ -160,6 +160,7 @@ fn gh_sweeps_own_label_events_and_comments_are_not_the_maintainers_activity() {
     // The first run's label events are the viewer's, seconds after the label: the store knows
     // them as gh-sweep's own writes. A bot's comment later makes the events worth reading.
     let test = marked_by_the_maintainer();
+    test.read_with_rest();
     let later = Utc::now() + Duration::minutes(5);
     test.world()
         .world
@@ -279,7 +280,7 @@ fn a_renamed_labels_date_is_unknown_so_the_item_is_kept_and_no_budget_is_spent()
 fn a_bots_review_is_bot_activity_and_a_persons_review_is_theirs() {
     // A review moves updated_at with no issue event; the timeline's `reviewed` entry names its
     // author in `user`. A force-push is an issue event with its actor.
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.stale_issue(1, 8, "github-actions[bot]").is_pr = true;
         world.review(1, "copilot-pull-request-reviewer[bot]", "COMMENTED", 2);
         world.stale_issue(2, 8, "github-actions[bot]").is_pr = true;

@@ -332,7 +332,7 @@ fn an_unknown_merge_outcome_is_reconciled_not_resent() {
 
 #[test]
 fn a_merge_that_failed_without_applying_is_checked_then_tried_again() {
-    let test = Test::new(|world| {
+    let test = Test::rest(|world| {
         world.green_pr(7);
     });
     test.run(&["poll", "--repo", REPO]).expect_code(0);

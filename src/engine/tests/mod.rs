@@ -68,8 +68,9 @@ struct Scripted {
     repositories: BTreeMap<String, (String, u64, bool)>,
     /// How many repositories an organisation has.
     org_size: u64,
-    /// What the rate limit has left, and when it resets.
-    remaining: Option<(i64, DateTime<Utc>)>,
+    /// What the rate limit has left, and when it resets: each write spends one, as GitHub's
+    /// `x-ratelimit-remaining` says on its answer.
+    remaining: std::cell::Cell<Option<(i64, DateTime<Utc>)>>,
     /// The numbers of the items read on their own, in order.
     reads: RefCell<Vec<u64>>,
     /// How many times the list of changed items was asked.
@@ -86,7 +87,7 @@ impl Scripted {
             refuse: BTreeMap::new(),
             repositories: BTreeMap::new(),
             org_size: 0,
-            remaining: None,
+            remaining: std::cell::Cell::new(None),
             reads: RefCell::new(Vec::new()),
             change_lists: std::cell::Cell::new(0),
             changes_fail: None,
@@ -233,6 +234,9 @@ impl MergeReader for Scripted {
 impl Writer for Scripted {
     fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
         self.sent.borrow_mut().push((item.number, write.clone()));
+        if let Some((left, reset)) = self.remaining.get() {
+            self.remaining.set(Some(((left - 1).max(0), reset)));
+        }
         if let Some(error) = self.refuse.get(&item.number) {
             return Err(error.clone());
         }
@@ -252,7 +256,7 @@ impl Writer for Scripted {
     }
     fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
         assert_eq!(resource, "core");
-        self.remaining
+        self.remaining.get()
     }
     fn html_url(&self, _item: &str) -> Option<String> {
         None
@@ -297,6 +301,7 @@ fn options(db: &std::path::Path) -> Options {
         max_writes: None,
         recheck_after: Duration::from_secs(3600),
         write_interval: Duration::ZERO,
+        max_wait: Duration::from_secs(600),
         settle_after: Duration::ZERO,
         attempts_per_trigger: 3,
         db: db.to_path_buf(),

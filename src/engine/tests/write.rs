@@ -38,40 +38,155 @@ fn refusal(status: u16, message: &str) -> WriteError {
 }
 
 #[test]
-fn writes_the_rate_limit_cannot_pay_for_are_not_begun() {
-    let items = || vec![Ok(issue(1, 100)), Ok(issue(2, 100))];
-    let in_an_hour = crate::clock::wall() + chrono::Duration::hours(1);
-    // Four writes planned, three requests left until the reset: nothing is sent.
-    let mut github = Scripted::new(items());
-    github.remaining = Some((3, in_an_hour));
+fn the_rate_limit_pays_for_the_oldest_items_and_holds_the_rest_until_its_reset() {
+    // Issue 13, point 6: a pool bigger than what the rate limit has left is not stuck at zero
+    // writes. Six writes planned, three requests left until the reset: the first item's two
+    // are sent, the rest wait for the reset, unfinished (not failed), for the rerun.
+    let items = || vec![Ok(issue(1, 100)), Ok(issue(2, 100)), Ok(issue(3, 100))];
+    let reset = crate::clock::wall() + chrono::Duration::hours(1);
+    let github = Scripted::new(items());
+    github.remaining.set(Some((3, reset)));
     let recap = Harness::new().run(&github, &mut all());
-    assert_eq!(recap.stopped, Some(Stop::HarnessOutage));
+    assert_eq!(github.take_sent(), [1, 1]);
+    assert_eq!(recap.stopped, Some(Stop::WriteLimit));
+    assert_eq!(recap.exit_code, crate::exit::WRITE_CAP);
+    assert!(recap.failed.is_empty(), "{:?}", recap.failed);
+    assert_eq!(recap.unfinished, ["o/r#2", "o/r#3"]);
+    let reason = format!(
+        "GitHub's rate limit has 1 requests left until {}: the rest can go on after that",
+        crate::policy::recap::time_text(reset)
+    );
+    assert_eq!(recap.unfinished_reason.as_deref(), Some(&reason[..]));
+    assert_eq!(recap.stop_detail.as_deref(), Some(&reason[..]));
+    assert_eq!(
+        recap.rerun.as_deref(),
+        Some("gh-sweep stale-sweep --repo o/r --yes --only 'o/r#2,#3'")
+    );
+    // Exactly enough: all sent.
+    let github = Scripted::new(items());
+    github.remaining.set(Some((6, reset)));
+    let recap = Harness::new().run(&github, &mut all());
+    assert_eq!(
+        (recap.stopped, github.take_sent()),
+        (None, vec![1, 1, 2, 2, 3, 3])
+    );
+    // A reset already past: the limit is whole again.
+    let github = Scripted::new(items());
+    github.remaining.set(Some((
+        0,
+        crate::clock::wall() - chrono::Duration::minutes(1),
+    )));
+    let recap = Harness::new().run(&github, &mut all());
+    assert_eq!(
+        (recap.stopped, github.take_sent()),
+        (None, vec![1, 1, 2, 2, 3, 3])
+    );
+}
+
+#[test]
+fn the_cap_and_the_rate_limit_hold_together() {
+    // `--max-writes` is part of the reckoning: whichever holds first stops the run there.
+    let items = || vec![Ok(issue(1, 100)), Ok(issue(2, 100)), Ok(issue(3, 100))];
+    let reset = crate::clock::wall() + chrono::Duration::hours(1);
+    let github = Scripted::new(items());
+    github.remaining.set(Some((100, reset)));
+    let mut harness = Harness::new();
+    harness.options.max_writes = Some(3);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [1, 1]);
+    assert_eq!(recap.stopped, Some(Stop::WriteCap));
+    assert_eq!(
+        recap.unfinished_reason.as_deref(),
+        Some("write cap reached")
+    );
+    let github = Scripted::new(items());
+    github.remaining.set(Some((4, reset)));
+    let mut harness = Harness::new();
+    harness.options.max_writes = Some(6);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!(github.take_sent(), [1, 1, 2, 2]);
+    assert_eq!(recap.stopped, Some(Stop::WriteLimit));
+    assert_eq!(recap.unfinished, ["o/r#3"]);
+}
+
+/// An earlier run of `account` that journaled `writes` writes to GitHub just now.
+fn earlier_run(store: &dyn Store, account: &str, writes: usize) {
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    store.record_account(run, account).unwrap();
+    let item = ItemRef::new(&repo(), 99);
+    let label = crate::policy::write::JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    };
+    for _ in 0..writes {
+        let id = store.journal_intent(run, &item, &label).unwrap();
+        store
+            .journal_outcome(id, crate::policy::write::WriteOutcome::Done, "")
+            .unwrap();
+    }
+}
+
+#[test]
+fn an_earlier_run_of_the_same_account_counts_against_the_hour() {
+    // Issue 13, point 5: GitHub's 500 writes an hour are the account's. An earlier run of the
+    // same account sent 499 in the last hour: one more fits, not an item's two, and the wait
+    // for the hour is past max_wait, so nothing is begun.
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    earlier_run(harness.store.as_ref(), "github.com/maintainer", 499);
+    let recap = harness.run(&github, &mut AssumeYes);
+    assert_eq!(github.take_sent(), [] as [u64; 0]);
+    assert_eq!(recap.stopped, Some(Stop::WriteLimit));
+    assert_eq!(recap.unfinished, ["o/r#1", "o/r#2"]);
+    let reason = recap.unfinished_reason.unwrap();
+    assert!(
+        reason.starts_with(
+            "GitHub's limit of 500 writes an hour for github.com/maintainer: the rest can go on after "
+        ),
+        "{reason}"
+    );
     assert!(
         recap
             .stop_detail
-            .as_deref()
             .unwrap()
-            .starts_with("4 writes are planned but GitHub's rate limit has 3 requests left until"),
-        "{:?}",
-        recap.stop_detail
+            .contains("longer than max_wait (10 min)"),
+        "the stop says why it did not wait"
     );
+
+    // Another account's writes are not this one's: everything is sent, and counted as the
+    // account's for the runs after.
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    earlier_run(harness.store.as_ref(), "github.com/someone-else", 499);
+    let since = crate::clock::wall() - chrono::Duration::minutes(1);
+    let recap = harness.run(&github, &mut AssumeYes);
+    assert_eq!(
+        (recap.stopped, github.take_sent()),
+        (None, vec![1, 1, 2, 2])
+    );
+    let counted = harness
+        .store
+        .account_writes_since("github.com/maintainer", since)
+        .unwrap();
+    assert_eq!(counted.len(), 4);
+}
+
+#[test]
+fn a_maintainer_who_said_yes_at_the_prompt_is_not_held_by_max_wait() {
+    // A write of the account a moment ago and a max_wait of 0: the wait for the write
+    // interval is past it without a prompt, within what a maintainer at the prompt agreed to.
+    let github = Scripted::new(vec![Ok(issue(1, 100))]);
+    let mut harness = Harness::new();
+    harness.options.max_wait = Duration::ZERO;
+    harness.options.write_interval = Duration::from_millis(20);
+    earlier_run(harness.store.as_ref(), "github.com/maintainer", 1);
+    let recap = harness.run(&github, &mut AssumeYes);
     assert_eq!(github.take_sent(), [] as [u64; 0]);
-    // Exactly enough: all sent.
-    let mut github = Scripted::new(items());
-    github.remaining = Some((4, in_an_hour));
-    let recap = Harness::new().run(&github, &mut all());
-    assert_eq!(
-        (recap.stopped, github.take_sent()),
-        (None, vec![1, 1, 2, 2])
-    );
-    // A reset already past: the limit is whole again.
-    let mut github = Scripted::new(items());
-    github.remaining = Some((0, crate::clock::wall() - chrono::Duration::minutes(1)));
-    let recap = Harness::new().run(&github, &mut all());
-    assert_eq!(
-        (recap.stopped, github.take_sent()),
-        (None, vec![1, 1, 2, 2])
-    );
+    assert_eq!(recap.stopped, Some(Stop::WriteLimit));
+    let github = Scripted::new(vec![Ok(issue(1, 100))]);
+    let recap = harness.run(&github, &mut all());
+    assert_eq!((recap.stopped, github.take_sent()), (None, vec![1, 1]));
 }
 
 #[test]

@@ -51,6 +51,19 @@ pub(super) fn github_date(headers: &HeaderMap) -> Option<DateTime<Utc>> {
         .map(|date| date.with_timezone(&Utc))
 }
 
+/// The least time between two GraphQL queries. GitHub's secondary rate limit allows no more
+/// than 2,000 points a minute on its GraphQL endpoint, and charges a query without a mutation
+/// one point ("Rate limits and query limits for the GraphQL API", Secondary rate limits and
+/// Calculating points for the secondary rate limit): 30 ms apart, no minute holds more.
+pub(super) const GRAPHQL_SPACING: Duration = Duration::from_millis(60_000 / 2_000);
+
+/// How long to wait before a request kept `spacing` after the one sent at `last`.
+fn spacing_wait(last: Option<Instant>, spacing: Duration, now: Instant) -> Duration {
+    last.map_or(Duration::ZERO, |last| {
+        (last + spacing).saturating_duration_since(now)
+    })
+}
+
 impl Client {
     /// What is left of a rate-limit resource (`core`, `search`) and when it resets, as GitHub
     /// last said.
@@ -119,16 +132,13 @@ impl Client {
                 });
             }
         }
-        if search {
-            if let Some(last) = self.last_search.get() {
-                let due = last + self.search_interval;
-                let now = Instant::now();
-                if due > now {
-                    thread::sleep(due - now);
-                }
-            }
-            self.last_search.set(Some(Instant::now()));
-        }
+        let (last, spacing) = match resource {
+            "search" => (&self.last_search, self.search_interval),
+            "graphql" => (&self.last_graphql, GRAPHQL_SPACING),
+            _ => return Ok(()),
+        };
+        thread::sleep(spacing_wait(last.get(), spacing, Instant::now()));
+        last.set(Some(Instant::now()));
         Ok(())
     }
 
@@ -171,6 +181,26 @@ mod tests {
         assert_eq!(secondary_wait(0), Duration::from_secs(60));
         assert_eq!(secondary_wait(1), Duration::from_secs(120));
         assert_eq!(secondary_wait(2), Duration::from_secs(240));
+    }
+
+    #[test]
+    fn graphql_queries_are_spaced_so_no_minute_holds_more_than_2000() {
+        let start = Instant::now();
+        assert_eq!(spacing_wait(None, GRAPHQL_SPACING, start), Duration::ZERO);
+        // Sent back to back, each query waits out the spacing after the one before.
+        let mut sent = start;
+        let mut in_a_minute = 0;
+        while sent < start + Duration::from_secs(60) {
+            in_a_minute += 1;
+            sent += spacing_wait(Some(sent), GRAPHQL_SPACING, sent);
+        }
+        assert_eq!(in_a_minute, 2_000);
+        // A query long after the last one does not wait.
+        let later = start + Duration::from_secs(1);
+        assert_eq!(
+            spacing_wait(Some(start), GRAPHQL_SPACING, later),
+            Duration::ZERO
+        );
     }
 
     #[test]

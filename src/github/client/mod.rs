@@ -76,6 +76,8 @@ pub struct Client {
     /// Search has its own limit (30 a minute): its requests are spaced this far apart.
     search_interval: Duration,
     last_search: Cell<Option<std::time::Instant>>,
+    /// When the last GraphQL query was sent, to keep under GitHub's secondary limit for it.
+    last_graphql: Cell<Option<std::time::Instant>>,
     /// The whole request's time limit, body included (reqwest's blocking reader bounds each
     /// read, not the sum: a trickling answer once took 88 s under a 5 s timeout).
     timeout: Duration,
@@ -147,6 +149,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: options.search_interval,
             last_search: Cell::new(None),
+            last_graphql: Cell::new(None),
             timeout: options.timeout,
             github_offset: Cell::new(None),
             remembered: RefCell::new(Default::default()),
@@ -169,6 +172,7 @@ impl Client {
             limits: RefCell::new(Default::default()),
             search_interval: Duration::ZERO,
             last_search: Cell::new(None),
+            last_graphql: Cell::new(None),
             timeout: Duration::ZERO,
             github_offset: Cell::new(None),
             remembered: RefCell::new(Default::default()),
@@ -329,6 +333,13 @@ impl Client {
             }
             _ => {}
         }
+    }
+
+    /// Keeps one issue's or PR's web address (`https://HOST/OWNER/REPO/issues/N` or `/pull/N`),
+    /// as another API than REST gave it, for the recap's links.
+    pub fn note_link(&self, url: &str) {
+        let body = serde_json::json!({ "html_url": url, "number": 0 });
+        self.note_links(&body);
     }
 
     /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.

@@ -132,6 +132,76 @@ mod tests {
             .map_err(|errors| errors.to_string())
     }
 
+    /// GitHub's node count of a query ("Rate limits and query limits for the GraphQL API",
+    /// Node limit): each connection's `first`/`last` times those of the connections around it,
+    /// summed. A page-size variable counts at GitHub's largest, 100.
+    fn node_count(document: &apollo_compiler::ExecutableDocument) -> u64 {
+        use apollo_compiler::ast::Value;
+        use apollo_compiler::executable::{Selection, SelectionSet};
+        fn walk(
+            document: &apollo_compiler::ExecutableDocument,
+            set: &SelectionSet,
+            around: u64,
+        ) -> u64 {
+            set.selections
+                .iter()
+                .map(|selection| match selection {
+                    Selection::Field(field) => {
+                        let size = field
+                            .arguments
+                            .iter()
+                            .filter(|argument| argument.name == "first" || argument.name == "last")
+                            .map(|argument| match argument.value.as_ref() {
+                                Value::Int(value) => value.try_to_i32().map_or(100, |n| n as u64),
+                                _ => 100,
+                            })
+                            .next();
+                        match size {
+                            Some(size) => {
+                                around * size + walk(document, &field.selection_set, around * size)
+                            }
+                            None => walk(document, &field.selection_set, around),
+                        }
+                    }
+                    Selection::FragmentSpread(spread) => document
+                        .fragments
+                        .get(&spread.fragment_name)
+                        .map_or(0, |fragment| {
+                            walk(document, &fragment.selection_set, around)
+                        }),
+                    Selection::InlineFragment(inline) => {
+                        walk(document, &inline.selection_set, around)
+                    }
+                })
+                .sum()
+        }
+        document
+            .operations
+            .iter()
+            .map(|operation| walk(document, &operation.selection_set, 1))
+            .sum()
+    }
+
+    /// No query asks for more than GitHub's 500,000 nodes, even at pages of 100; GitHub's own
+    /// two examples count as the docs say (550 and 22,060 nodes).
+    #[test]
+    fn no_query_asks_for_more_nodes_than_github_allows() {
+        let schema = schema();
+        let count = |name: &str, text: &str| {
+            let document = ExecutableDocument::parse_and_validate(&schema, text, name)
+                .unwrap_or_else(|errors| panic!("{name}: {errors}"));
+            node_count(&document)
+        };
+        let simple = "query { viewer { repositories(first: 50) { edges { repository: node { name issues(first: 10) { totalCount edges { node { title bodyHTML } } } } } } } }";
+        assert_eq!(count("simple", simple), 550);
+        let complex = "query { viewer { repositories(first: 50) { edges { repository: node { name pullRequests(first: 20) { edges { pullRequest: node { title comments(first: 10) { edges { comment: node { bodyHTML } } } } } } issues(first: 20) { totalCount edges { issue: node { title bodyHTML comments(first: 10) { edges { comment: node { bodyHTML } } } } } } } } } followers(first: 10) { edges { follower: node { login } } } } }";
+        assert_eq!(count("complex", complex), 22_060);
+        for document in super::ALL {
+            let nodes = count(document.name, document.text);
+            assert!(nodes <= 500_000, "{} asks for {nodes} nodes", document.name);
+        }
+    }
+
     #[test]
     fn every_query_is_valid_against_githubs_whole_schema() {
         let schema = schema();

@@ -81,6 +81,24 @@ impl Answer {
     }
 }
 
+/// Tells the client the web address of every issue or PR in an answer (a node with a `number`
+/// and a `url`, GraphQL's name for REST's `html_url`), for the recap's links.
+fn note_links(client: &Client, data: &Value) {
+    match data {
+        Value::Object(fields) => {
+            if let (Some(url), Some(_)) = (
+                fields.get("url").and_then(Value::as_str),
+                fields.get("number"),
+            ) {
+                client.note_link(url);
+            }
+            fields.values().for_each(|value| note_links(client, value));
+        }
+        Value::Array(entries) => entries.iter().for_each(|value| note_links(client, value)),
+        _ => {}
+    }
+}
+
 fn harness(document: &Document, error: &QueryError) -> ApiError {
     ApiError::Harness {
         message: format!(
@@ -174,6 +192,7 @@ pub fn send_page(
             client.note_graphql_limit(remaining, reset.with_timezone(&Utc));
         }
     }
+    note_links(client, &data);
     if data.is_null() {
         return Err(ApiError::Harness {
             message: format!(

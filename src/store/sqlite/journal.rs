@@ -105,6 +105,34 @@ impl WriteJournal for SqliteStore {
         Ok(())
     }
 
+    /// Through the index on the runs' accounts and the journal's (run, intent) pairs: the
+    /// last hour of one account, not a scan of every run's rows.
+    fn account_writes_since(
+        &self,
+        account: &str,
+        since: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<DateTime<Utc>>> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT journal.intent_at FROM runs JOIN journal ON journal.run_id = runs.id
+             WHERE runs.account = ?1 AND journal.intent_at >= ?2",
+        )?;
+        let rows = statement.query_map(params![account, since.to_rfc3339()], |row| {
+            row.get::<_, String>(0)
+        })?;
+        let mut times = Vec::new();
+        for row in rows {
+            // A stamp that does not parse is still a write: counted as sent at `since`.
+            let text = row.context("reading an account's writes")?;
+            times.push(
+                DateTime::parse_from_rfc3339(&text)
+                    .map_or(since, |time| time.with_timezone(&Utc))
+                    .max(since),
+            );
+        }
+        times.sort_unstable();
+        Ok(times)
+    }
+
     /// Writes in these repositories whose outcome is unknown and not yet acknowledged.
     ///
     /// A write without an outcome whose run has not finished, and that is younger than

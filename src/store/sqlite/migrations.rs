@@ -127,6 +127,11 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 8 -> 9: the journal looked up by item (the check that no other run wrote an item since it
     // was read, an interrupted mark, an acknowledged write) without a scan of every run's rows.
     "CREATE INDEX IF NOT EXISTS journal_item ON journal(item, id);",
+    // 9 -> 10: which GitHub account each run acts as, and the journal looked up by run and
+    // time: GitHub's write ceilings are per account, so the pacing counts every run's writes.
+    "ALTER TABLE runs ADD COLUMN account TEXT;
+     CREATE INDEX runs_account ON runs(account);
+     CREATE INDEX journal_run_intent ON journal(run_id, intent_at);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -265,6 +270,33 @@ mod tests {
             assert!(
                 plan.iter().any(|step| step.contains("USING INDEX journal_item")),
                 "{query}: {plan:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_accounts_writes_are_looked_up_through_the_indexes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(SqliteStore::open(&path).unwrap());
+        let connection = Connection::open(&path).unwrap();
+        // The shape of `account_writes_since` in journal.rs.
+        let plan: Vec<String> = connection
+            .prepare(
+                "EXPLAIN QUERY PLAN SELECT journal.intent_at FROM runs JOIN journal ON journal.run_id = runs.id
+                 WHERE runs.account = ?1 AND journal.intent_at >= ?2",
+            )
+            .unwrap()
+            .query_map(params!["github.com/octocat", "2026-01-01T00:00:00Z"], |row| {
+                row.get::<_, String>(3)
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for index in ["runs_account", "journal_run_intent"] {
+            assert!(
+                plan.iter().any(|step| step.contains(index)),
+                "{index}: {plan:?}"
             );
         }
     }

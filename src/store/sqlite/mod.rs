@@ -179,6 +179,16 @@ impl RunLog for SqliteStore {
         Ok(self.connection.last_insert_rowid())
     }
 
+    fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()> {
+        self.connection
+            .execute(
+                "UPDATE runs SET account = ?2 WHERE id = ?1",
+                params![run_id, account],
+            )
+            .context("recording the account the run acts as")?;
+        Ok(())
+    }
+
     /// Stores the recap and every item's outcome in one transaction.
     fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()> {
         let transaction = self.connection.transaction()?;

@@ -28,6 +28,8 @@ pub struct Test {
     pub server: Server,
     pub dir: TempDir,
     audited: Cell<bool>,
+    /// The config line that picks the read API, when a test pins one.
+    read_api: Cell<&'static str>,
 }
 
 #[derive(Debug)]
@@ -69,9 +71,25 @@ impl Test {
             server: Server::start(world),
             dir,
             audited: Cell::new(false),
+            read_api: Cell::new(""),
         };
         test.config("");
         test
+    }
+
+    /// [`Test::new`] for a test about REST's own requests (their paths, counts and faults):
+    /// its config reads with REST, whatever the default read API is.
+    pub fn rest(setup: impl FnOnce(&mut WorldState)) -> Test {
+        let test = Test::new(setup);
+        test.read_with_rest();
+        test
+    }
+
+    /// Makes a test built by a shared helper one about REST's own requests (see [`Test::rest`]);
+    /// the config goes back to the base config.
+    pub fn read_with_rest(&self) {
+        self.read_api.set("read_api = \"rest\"\n");
+        self.config("");
     }
 
     /// Replaces the config file with the base config plus `extra`.
@@ -84,7 +102,7 @@ impl Test {
                 .trim()
                 .to_string()
         };
-        let base: String = format!("{BASE_CONFIG}read_retries = 2\n")
+        let base: String = format!("{BASE_CONFIG}read_retries = 2\n{}", self.read_api.get())
             .lines()
             .filter(|line| !extra.lines().any(|extra| key(extra) == key(line)))
             .map(|line| format!("{line}\n"))

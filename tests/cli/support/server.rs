@@ -390,6 +390,24 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     if let Some(Fault::Transfer { to_repo, to_number }) = &fault {
         transfer_from_path(&mut guard.world, &request.path, to_repo, *to_number);
     }
+    // "Rate limits for the REST API", "Exceeding the primary rate limit": once the core limit
+    // is spent, GitHub answers 403 (or 429) with `x-ratelimit-remaining: 0` and does nothing
+    // (recorded with a 403: "API rate limit exceeded for user ID …", ghuser-io/db#2),
+    // until `x-ratelimit-reset`. `GET /rate_limit` is free of it; search and GraphQL have
+    // budgets of their own.
+    let spent = guard.core_limit == Some(0)
+        && fault.is_none()
+        && request.path != "/rate_limit"
+        && !request.path.starts_with("/search/")
+        && !is_graphql_path(&request.path);
+    let fault = if spent {
+        Some(Fault::Refuse(
+            403,
+            "API rate limit exceeded for user ID 1.".into(),
+        ))
+    } else {
+        fault
+    };
     let answer = match &fault {
         Some(Fault::Status(status)) => Some(error(*status, "injected failure")),
         Some(Fault::Refuse(status, message)) => Some(error(*status, message)),
