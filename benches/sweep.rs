@@ -217,6 +217,93 @@ fn main() {
         }
     }
     println!("\nThe poll cases stop at 1,000 PRs: with {latency} ms a request, a first tick over 10,000 PRs is some 20,000 sequential reads.");
+    recheck_case(latency);
+}
+
+/// Issue 13's recheck row: a stale sweep whose write phase lasts `items × interval` (300 items
+/// at 2 s a write: 10 minutes, by default) over items that each need one write (the label, no
+/// message), with a recheck window of `window` seconds (120, the default); while it writes,
+/// someone comments on 3 items a third of the way in and on 3 more two thirds in, each before
+/// its turn. `GH_SWEEP_BENCH_RECHECK=items,interval,window` changes it (`0` skips it).
+#[cfg(unix)]
+fn recheck_case(latency: u64) {
+    let spec = std::env::var("GH_SWEEP_BENCH_RECHECK").unwrap_or_else(|_| "300,2,120".into());
+    let parts: Vec<f64> = spec
+        .split(',')
+        .filter_map(|part| part.trim().parse().ok())
+        .collect();
+    let [items, interval, window] = parts[..] else {
+        return;
+    };
+    let items = items as u64;
+    if items == 0 {
+        return;
+    }
+    let test = Test::new(move |world| {
+        for number in 1..=items {
+            world.open_issue(number, 74);
+        }
+    });
+    test.world().latency = Duration::from_millis(latency);
+    test.config(&format!(
+        "write_interval = {interval}\nrecheck_after_seconds = {window}\n[stale]\nstale_issue_message = \"\"\n"
+    ));
+    let phase = Duration::from_secs_f64(items as f64 * interval);
+    let batches: Vec<Vec<u64>> = [0.8, 0.9]
+        .iter()
+        .map(|share| {
+            let first = (items as f64 * share) as u64;
+            (first..first + 3)
+                .filter(|number| *number <= items)
+                .collect()
+        })
+        .collect();
+    let changed: usize = batches.iter().map(Vec::len).sum();
+    let shared = std::sync::Arc::clone(&test.server.shared);
+    let changer = std::thread::spawn(move || {
+        for batch in batches {
+            std::thread::sleep(phase / 3);
+            let mut shared = shared.lock().unwrap();
+            let now = chrono::Utc::now();
+            for number in batch {
+                shared
+                    .world
+                    .comment_at(number, "alice", now, "still happening");
+            }
+        }
+    });
+    let measured = measure(
+        &test,
+        &["stale-sweep", "--repo", REPO, "--yes", "--read-api", "rest"],
+    );
+    let _ = changer.join();
+    let log = test.all_requests();
+    let lists = log
+        .iter()
+        .filter(|request| request.method == "GET" && request.query.contains("state=all"))
+        .count();
+    let prefix = format!("/repos/{REPO}/issues/");
+    let rereads = log
+        .iter()
+        .filter(|request| request.method == "GET")
+        .filter_map(|request| request.path.strip_prefix(&prefix))
+        .filter(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+        .count();
+    let writes = log.iter().filter(|request| request.is_write()).count();
+    // Counted here, not audited: the harness's end-of-test audit is for the tests.
+    test.clear_log();
+    // Before: one read per item whose write came more than a window after its read.
+    let young = (window / (interval + latency as f64 / 1000.0)).floor() as u64;
+    let before = items.saturating_sub(young);
+    println!("\n| case | items | write phase | recheck window | lists of changes (pages) | changed mid-run | re-reads | before: 1 GET per item older than the window (computed) | requests | writes | wall | exit |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!(
+        "| stale-sweep recheck by `since` | {items} | {:.0} s | {window} s | {lists} | {changed} | {rereads} | {before} | {} | {writes} | {:.0} s | {} |",
+        phase.as_secs_f64(),
+        measured.requests,
+        measured.wall.as_secs_f64(),
+        measured.code
+    );
 }
 
 #[cfg(not(unix))]

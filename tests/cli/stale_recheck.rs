@@ -38,18 +38,29 @@ fn rereads(test: &Test) -> Vec<String> {
         .collect()
 }
 
+/// The `since` a list of changes asked from.
+fn since_of(request: &Request) -> DateTime<Utc> {
+    let since = request
+        .query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("since="))
+        .unwrap_or_else(|| panic!("no since in {request:?}"));
+    since.parse().unwrap()
+}
+
 /// GitHub's clock now, in whole seconds as its stamps are.
 fn github_now() -> DateTime<Utc> {
     DateTime::from_timestamp(Utc::now().timestamp(), 0).unwrap()
 }
 
-/// The first write (#1's label) outlasts the 3 s window: every later item's read is older.
+/// The first write (#1's label) outlasts the 4 s window: every later item's read is older,
+/// and the rest of the writes fit in one window.
 fn slow_first_write(test: &Test) {
-    test.config("recheck_after_seconds = 3\n");
+    test.config("recheck_after_seconds = 4\n");
     test.fail(
         "POST",
         "/issues/1/labels",
-        Fault::Slow(Duration::from_millis(3500)),
+        Fault::Slow(Duration::from_millis(4500)),
         1,
     );
 }
@@ -93,7 +104,8 @@ fn a_slow_write_phase_reads_again_only_the_item_that_changed_on_github() {
     // One list for the window, one page: #1 (gh-sweep's own writes) and #7 are all it holds.
     let lists = change_lists(&test);
     assert_eq!(lists.len(), 1, "{lists:?}");
-    assert!(lists[0].query.contains("since="), "{lists:?}");
+    let own_write = test.world().world.issue(1).updated_at;
+    assert!(since_of(&lists[0]) <= own_write, "#1 is in GitHub's answer");
     assert_eq!(rereads(&test), ["7"], "only #7 is read again");
     let expected: Vec<String> = (1..=12)
         .filter(|number| *number != 7)
@@ -119,11 +131,12 @@ fn an_item_gh_sweep_wrote_seconds_before_the_read_is_not_read_again() {
     ])
     .expect_code(0);
     test.expect_writes(&marked(2));
+    let marked_at = test.world().world.issue(2).updated_at;
     test.clear_log();
     // At once, a sweep that closes #2 (stale since seconds ago, closed after 0 days) and marks
     // #1, whose first write outlasts the window.
     slow_first_write(&test);
-    test.config("recheck_after_seconds = 3\n[stale]\ndays_before_close = 0\n");
+    test.config("recheck_after_seconds = 4\n[stale]\ndays_before_close = 0\n");
     let outcome = test.run(&[
         "stale-sweep",
         "--repo",
@@ -140,6 +153,7 @@ fn an_item_gh_sweep_wrote_seconds_before_the_read_is_not_read_again() {
     // run's read, with the `updated_at` that read saw: not read again.
     let lists = change_lists(&test);
     assert_eq!(lists.len(), 1, "{lists:?}");
+    assert!(since_of(&lists[0]) <= marked_at, "#2 is in GitHub's answer");
     assert!(rereads(&test).is_empty(), "{:?}", rereads(&test));
     let mut expected = marked(1);
     expected.push(format!("POST {}/comments", issue(2)));
