@@ -256,6 +256,20 @@ impl Client {
         enough: &dyn Fn(&Value) -> bool,
     ) -> Result<(Vec<Value>, Value), ApiError> {
         let mut items = Vec::new();
+        let first = self.for_each_page(path, field, enough, &mut |page| items.extend(page))?;
+        Ok((items, first))
+    }
+
+    /// Reads every page of a list and hands each page's entries to `each` as it arrives, so a
+    /// caller that keeps only what it needs of an entry never holds the whole list's JSON (a
+    /// repository's 100,000 open issues). Returns the first page's object minus the list.
+    pub fn for_each_page(
+        &self,
+        path: &str,
+        field: Option<&str>,
+        enough: &dyn Fn(&Value) -> bool,
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<Value, ApiError> {
         let mut first: Option<Value> = None;
         let mut seen = HashSet::new();
         let mut next = Some(path.to_string());
@@ -276,7 +290,7 @@ impl Client {
                 None => std::mem::take(&mut body),
             };
             match list {
-                Value::Array(values) => items.extend(values),
+                Value::Array(values) => each(values),
                 other => {
                     let what = field.map_or(String::new(), |field| format!("`{field}` "));
                     return Err(ApiError::Item {
@@ -293,7 +307,7 @@ impl Client {
             first.get_or_insert(body);
             next = if stop { None } else { page.next };
         }
-        Ok((items, first.unwrap_or(Value::Null)))
+        Ok(first.unwrap_or(Value::Null))
     }
 
     /// Reads one resource. A read GitHub redirected to another resource is not the one asked
