@@ -275,6 +275,7 @@ fn history(runs: u64) {
     println!("|---|---|---|---|---|---|---|---|");
     let test = Test::new(|_| {});
     let start = test.world().world.now;
+    let mut cpu = Vec::new();
     for run in 1..=runs {
         {
             let mut world = WorldState::new();
@@ -285,6 +286,7 @@ fn history(runs: u64) {
         let args = ["stale-sweep", "--repo", REPO, "--yes", "--read-api", "rest"];
         let measured = measure(&test, &args);
         let writes = test.all_requests().iter().filter(|r| r.is_write()).count();
+        cpu.push(measured.cpu.as_secs_f64());
         if run == 1 || run == runs || run % 10 == 0 {
             println!(
                 "| {run} | {} | {writes} | {:.2} s | {:.3} s | {:.1} MiB | {} | {} |",
@@ -299,6 +301,14 @@ fn history(runs: u64) {
     }
     // The writes are the case's own: each run marks the same 30 issues.
     test.clear_log();
+    // One run's CPU is noisy on a shared machine: the first five against the last five.
+    let five = cpu.len().min(5);
+    let mean = |runs: &[f64]| runs.iter().sum::<f64>() / runs.len().max(1) as f64;
+    let (first, last) = (mean(&cpu[..five]), mean(&cpu[cpu.len() - five..]));
+    println!(
+        "\nMean CPU of the first {five} runs {first:.3} s, of the last {five} {last:.3} s: {:.2}x.",
+        last / first.max(f64::MIN_POSITIVE)
+    );
 }
 
 /// What the store holds after a run: rows per table, the HTTP cache's body bytes, the file's
