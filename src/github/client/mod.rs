@@ -209,13 +209,20 @@ impl Client {
         self.requests.get()
     }
 
-    /// The recorded snapshot, when recording.
+    /// The recorded snapshot, when recording (taken: a second call finds it empty).
     pub fn take_recording(&self) -> Option<Snapshot> {
         match &self.mode {
             Mode::Live {
                 record: Some(record),
                 ..
-            } => Some(record.borrow().clone()),
+            } => {
+                // Taken, not copied: the recording may hold every answer of a big pool.
+                let captured_at = record.borrow().captured_at;
+                Some(std::mem::replace(
+                    &mut *record.borrow_mut(),
+                    Snapshot::new(captured_at),
+                ))
+            }
             _ => None,
         }
     }
