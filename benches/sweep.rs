@@ -260,6 +260,36 @@ fn big_pool(size: u64, latency: u64) {
         println!("{}", row(case, size, minimum, &measured));
         println!("{}", store_counts(&test));
     }
+    // Saving what a REST run read, then replaying it offline (no request at all).
+    let test = Test::new(stale_world(size));
+    test.world().latency = Duration::from_millis(latency);
+    let path = test.dir.path().join("snapshot.json");
+    let path = path.to_string_lossy().to_string();
+    let saved = measure(
+        &test,
+        &[
+            "classify",
+            "stale",
+            "--repo",
+            REPO,
+            "--read-api",
+            "rest",
+            "--save-snapshot",
+            &path,
+        ],
+    );
+    let minimum = 1 + pages + stale_labelled;
+    println!(
+        "{}",
+        row("classify stale --save-snapshot", size, minimum, &saved)
+    );
+    let replayed = measure(&test, &["classify", "stale", "--snapshot", &path]);
+    println!(
+        "{}",
+        row("classify stale --snapshot (replay)", size, 0, &replayed)
+    );
+    let bytes = std::fs::metadata(&path).map_or(0, |meta| meta.len());
+    println!("snapshot file {:.1} MiB", bytes as f64 / 1048576.0);
 }
 
 /// Issue 13's history case (`GH_SWEEP_BENCH_HISTORY=50`): the same 1,000-item `stale-sweep
