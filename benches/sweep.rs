@@ -5,6 +5,9 @@
 //!
 //! `cargo bench` runs it (pools of 100, 1,000 and 10,000; 50 ms a request by default).
 //! `GH_SWEEP_BENCH_LATENCY_MS=5` changes the latency; `GH_SWEEP_BENCH_POOLS=100,1000` the pools.
+//! Two slow cases of issue 13 are opt-in: `GH_SWEEP_BENCH_BIG=100000` (`classify stale` over
+//! one big pool: peak memory and CPU) and `GH_SWEEP_BENCH_HISTORY=50` (that many runs of the
+//! same 1,000-item sweep on one store: run 1's CPU against the last's).
 //! Timings are measurements of this machine, never assertions.
 
 #[allow(dead_code, unused_imports)]
@@ -218,6 +221,12 @@ fn main() {
     }
     println!("\nThe poll cases stop at 1,000 PRs: with {latency} ms a request, a first tick over 10,000 PRs is some 20,000 sequential reads.");
     recheck_case(latency);
+    if let Some(size) = env_number("GH_SWEEP_BENCH_BIG") {
+        big_pool(size, latency);
+    }
+    if let Some(runs) = env_number("GH_SWEEP_BENCH_HISTORY") {
+        history(runs);
+    }
 }
 
 /// Issue 13's recheck row: a stale sweep whose write phase lasts `items × interval` (300 items
@@ -304,6 +313,143 @@ fn recheck_case(latency: u64) {
         measured.wall.as_secs_f64(),
         measured.code
     );
+}
+
+/// A positive number from the environment, for the opt-in cases.
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.trim().parse().ok())
+        .filter(|value| *value > 0)
+}
+
+/// Issue 13's memory case (`GH_SWEEP_BENCH_BIG=100000`): `classify stale` over one big pool on
+/// a cold cache, through REST and through GraphQL.
+#[cfg(unix)]
+fn big_pool(size: u64, latency: u64) {
+    println!("\n`classify stale` over {size} issues, {latency} ms a request.\n");
+    println!("| case | items | requests | non-304 | minimum | non-304 / minimum | wall | CPU | peak memory | exit | GraphQL points |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let pages = size.div_ceil(100) as usize;
+    let stale_labelled = (1..=size).filter(|n| matches!(n % 100, 3..=4)).count();
+    for (case, api, minimum) in [
+        ("classify stale", "rest", 1 + pages + stale_labelled),
+        ("classify stale, GraphQL", "graphql", 1 + pages),
+    ] {
+        let test = Test::new(stale_world(size));
+        test.world().latency = Duration::from_millis(latency);
+        // 6 points a page of 100 spend more than a user's 5,000 points an hour: this pool
+        // needs the 10,000 of an installation in a GitHub Enterprise Cloud organisation
+        // ("Rate limits and node limits for the GraphQL API", primary rate limit).
+        test.world().world.graphql_points = 10_000;
+        let args = ["classify", "stale", "--repo", REPO, "--read-api", api];
+        let measured = measure(&test, &args);
+        println!("{}", row(case, size, minimum, &measured));
+        println!("{}", store_counts(&test));
+    }
+    // Saving what a REST run read, then replaying it offline (no request at all).
+    let test = Test::new(stale_world(size));
+    test.world().latency = Duration::from_millis(latency);
+    let path = test.dir.path().join("snapshot.json");
+    let path = path.to_string_lossy().to_string();
+    let saved = measure(
+        &test,
+        &[
+            "classify",
+            "stale",
+            "--repo",
+            REPO,
+            "--read-api",
+            "rest",
+            "--save-snapshot",
+            &path,
+        ],
+    );
+    let minimum = 1 + pages + stale_labelled;
+    println!(
+        "{}",
+        row("classify stale --save-snapshot", size, minimum, &saved)
+    );
+    let replayed = measure(&test, &["classify", "stale", "--snapshot", &path]);
+    println!(
+        "{}",
+        row("classify stale --snapshot (replay)", size, 0, &replayed)
+    );
+    let bytes = std::fs::metadata(&path).map_or(0, |meta| meta.len());
+    println!("snapshot file {:.1} MiB", bytes as f64 / 1048576.0);
+}
+
+/// Issue 13's history case (`GH_SWEEP_BENCH_HISTORY=50`): the same 1,000-item `stale-sweep
+/// --yes` run again and again on one store. Before each run the world is built anew (the same
+/// items, its clock a second later, so every answer is a fresh one), so each run has the same
+/// work: read the pool, mark the same 30 idle issues (a label and a comment each). No
+/// simulated latency: the runs' CPU is the point.
+#[cfg(unix)]
+fn history(runs: u64) {
+    let size = 1000;
+    println!("\n{runs} runs of the same {size}-item `stale-sweep --yes` on one store.\n");
+    println!("| run | requests | writes | wall | CPU | peak memory | exit | store |");
+    println!("|---|---|---|---|---|---|---|---|");
+    let test = Test::new(|_| {});
+    let start = test.world().world.now;
+    let mut cpu = Vec::new();
+    for run in 1..=runs {
+        {
+            let mut world = WorldState::new();
+            world.now = start + chrono::Duration::seconds(run as i64);
+            stale_world(size)(&mut world);
+            test.world().world = world;
+        }
+        let args = ["stale-sweep", "--repo", REPO, "--yes", "--read-api", "rest"];
+        let measured = measure(&test, &args);
+        let writes = test.all_requests().iter().filter(|r| r.is_write()).count();
+        cpu.push(measured.cpu.as_secs_f64());
+        if run == 1 || run == runs || run % 10 == 0 {
+            println!(
+                "| {run} | {} | {writes} | {:.2} s | {:.3} s | {:.1} MiB | {} | {} |",
+                measured.requests,
+                measured.wall.as_secs_f64(),
+                measured.cpu.as_secs_f64(),
+                measured.peak_kib as f64 / 1024.0,
+                measured.code,
+                store_counts(&test)
+            );
+        }
+    }
+    // The writes are the case's own: each run marks the same 30 issues.
+    test.clear_log();
+    // One run's CPU is noisy on a shared machine: the first five against the last five.
+    let five = cpu.len().min(5);
+    let mean = |runs: &[f64]| runs.iter().sum::<f64>() / runs.len().max(1) as f64;
+    let (first, last) = (mean(&cpu[..five]), mean(&cpu[cpu.len() - five..]));
+    println!(
+        "\nMean CPU of the first {five} runs {first:.3} s, of the last {five} {last:.3} s: {:.2}x.",
+        last / first.max(f64::MIN_POSITIVE)
+    );
+}
+
+/// What the store holds after a run: rows per table, the HTTP cache's body bytes, the file's
+/// size.
+fn store_counts(test: &Test) -> String {
+    let Ok(connection) = rusqlite::Connection::open(test.db_path()) else {
+        return "no store".into();
+    };
+    let count = |sql: &str| -> i64 {
+        connection
+            .query_row(sql, [], |row| row.get(0))
+            .unwrap_or(-1)
+    };
+    let size = std::fs::metadata(test.db_path()).map_or(0, |meta| meta.len())
+        + std::fs::metadata(test.db_path().with_extension("db-wal")).map_or(0, |meta| meta.len());
+    format!(
+        "runs {}, run_items {}, journal {}, http_cache {} ({:.1} MiB of bodies), file {:.1} MiB",
+        count("SELECT count(*) FROM runs"),
+        count("SELECT count(*) FROM run_items"),
+        count("SELECT count(*) FROM journal"),
+        count("SELECT count(*) FROM http_cache"),
+        count("SELECT coalesce(sum(length(body)), 0) FROM http_cache") as f64 / 1048576.0,
+        size as f64 / 1048576.0
+    )
 }
 
 #[cfg(not(unix))]

@@ -61,7 +61,7 @@ pub fn flags(
 /// Runs a sweep or a classification end to end and prints its recap. Returns the exit code.
 pub fn run_engine(
     context: &Context,
-    settings: Settings,
+    mut settings: Settings,
     command: &str,
     mode: Mode,
     classifier: &mut dyn Classifier,
@@ -76,7 +76,7 @@ pub fn run_engine(
             "cannot catch Ctrl-C and SIGTERM ({error}): they will end the run without a recap"
         ));
     }
-    let (mut client, now) = open_client(context, &settings)?;
+    let (mut client, now) = open_client(context, &mut settings)?;
     // A snapshot's capture time and `--now` fix the instant every decision is taken at.
     let clock = if settings.snapshot.is_some() || settings.now_given {
         Clock::fixed(now)
@@ -167,10 +167,10 @@ fn confirmation<'a>(settings: &Settings, ui: &'a Ui) -> Box<dyn Confirm + 'a> {
 /// was captured), else GitHub with the token for the API's host.
 fn open_client(
     context: &Context,
-    settings: &Settings,
+    settings: &mut Settings,
 ) -> anyhow::Result<(Client, chrono::DateTime<chrono::Utc>)> {
     let ui = &context.ui;
-    Ok(match &settings.snapshot {
+    Ok(match &mut settings.snapshot {
         Some((path, snapshot)) => {
             let now = snapshot.captured_at;
             ui.status(&format!(
@@ -178,7 +178,10 @@ fn open_client(
                 path.display(),
                 now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
             ));
-            (Client::replay(snapshot.clone()), now)
+            // The client takes the answers over: a second copy of a big snapshot would
+            // double the replay's memory. What stays behind is its capture time alone.
+            let answers = std::mem::replace(snapshot, crate::github::snapshot::Snapshot::new(now));
+            (Client::replay(answers), now)
         }
         None => {
             let token = settings::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;

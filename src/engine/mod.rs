@@ -211,6 +211,12 @@ impl Run<'_> {
         );
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
+        // What no decision needs any more goes, a bounded share each run, so the next run
+        // costs no more for this one (issue 13, point 8). The run is recorded: a failure here
+        // costs space, not correctness.
+        if let Err(error) = self.store.prune(self.clock.wall()) {
+            self.ui.warn(&format!("{error:#}"));
+        }
         Ok(recap)
     }
 }

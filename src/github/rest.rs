@@ -40,12 +40,26 @@ fn issue_path(item: &ItemRef) -> String {
     )
 }
 
-/// Open issues and PRs, oldest first, 100 per page.
-fn open_items(client: &Client, repo: &RepoRef) -> Result<Vec<Value>, ApiError> {
-    client.get_all(&format!(
-        "/repos/{}/{}/issues?state=open&sort=created&direction=asc&per_page=100",
-        repo.owner, repo.name
-    ))
+/// Open issues and PRs, oldest first, 100 per page: each page's entries parsed into what the
+/// stale rules need as the page arrives, its JSON dropped (a pool of 100,000 issues never
+/// holds 100,000 entries' JSON at once).
+fn open_items(client: &Client, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
+    let mut listed = Vec::new();
+    client.for_each_page(
+        &format!(
+            "/repos/{}/{}/issues?state=open&sort=created&direction=asc&per_page=100",
+            repo.owner, repo.name
+        ),
+        None,
+        &|_| false,
+        &mut |page| {
+            listed.extend(page.iter().map(|entry| ListedItem {
+                number: model::number(entry),
+                facts: model::item_facts(entry),
+            }))
+        },
+    )?;
+    Ok(listed)
 }
 
 fn issue(client: &Client, item: &ItemRef) -> Result<Value, ApiError> {
@@ -432,13 +446,7 @@ impl CommonReader for Client {
 
 impl StaleReader for Client {
     fn open_items(&self, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
-        Ok(open_items(self, repo)?
-            .iter()
-            .map(|entry| ListedItem {
-                number: model::number(entry),
-                facts: model::item_facts(entry),
-            })
-            .collect())
+        open_items(self, repo)
     }
 
     fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {

@@ -45,11 +45,7 @@ fn changes_are_asked_by_update_in_whole_seconds_of_every_state() {
     use super::StaleReader;
     use crate::github::snapshot::{Recorded, Snapshot};
     let path = "/repos/o/r/issues?state=all&since=2026-12-01T10:00:00Z&sort=created&direction=asc&per_page=100";
-    let answer = |body| Recorded {
-        status: 200,
-        body,
-        next: None,
-    };
+    let answer = |body: serde_json::Value| Recorded::of(200, &body, None);
     let mut snapshot = Snapshot::new(crate::clock::wall());
     snapshot.insert(
         path,

@@ -8,16 +8,49 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 pub const FORMAT: &str = "gh-sweep-snapshot/1";
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Recorded {
     pub status: u16,
-    pub body: Value,
+    /// The answer's JSON as text, as GitHub sent it: a recording or a replay of a big pool
+    /// holds each answer once at its own size, not as a parsed tree several times larger
+    /// (issue 13, point 8); a replay parses each answer when it is read.
+    pub body: Box<RawValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
+}
+
+impl Recorded {
+    /// An answer from its text; text that is not JSON is kept as `null`.
+    pub fn new(status: u16, text: &str, next: Option<String>) -> Self {
+        let body = RawValue::from_string(text.to_string()).unwrap_or_else(|_| null());
+        Recorded { status, body, next }
+    }
+
+    /// An answer already parsed.
+    pub fn of(status: u16, body: &Value, next: Option<String>) -> Self {
+        let body = serde_json::value::to_raw_value(body).unwrap_or_else(|_| null());
+        Recorded { status, body, next }
+    }
+
+    /// The answer's JSON (`null` for a body that does not parse, which cannot be written).
+    pub fn body(&self) -> Value {
+        serde_json::from_str(self.body.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for Recorded {
+    fn eq(&self, other: &Self) -> bool {
+        self.status == other.status && self.next == other.next && self.body() == other.body()
+    }
+}
+
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".to_string()).unwrap_or_default()
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -143,6 +176,38 @@ fn same_reads(captured: &str, replaying: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_answer_is_kept_as_the_text_github_sent_and_reads_back_the_same() {
+        let text = r#"[{"number":1,"title":"Issue 1"}]"#;
+        let recorded = Recorded::new(200, text, Some("/next".into()));
+        assert_eq!(recorded.body.get(), text);
+        assert_eq!(
+            recorded.body(),
+            serde_json::json!([{"number": 1, "title": "Issue 1"}])
+        );
+        assert_eq!(Recorded::new(200, "not json", None).body(), Value::Null);
+        let mut snapshot = Snapshot::new(crate::clock::wall());
+        snapshot.insert("/repos/o/r/issues", recorded.clone());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("snap.json");
+        snapshot.save(&path).unwrap();
+        assert!(std::fs::read_to_string(&path).unwrap().contains(text));
+        let loaded = Snapshot::load(&path).unwrap();
+        assert_eq!(loaded.get("/repos/o/r/issues"), Some(&recorded));
+        // A snapshot saved pretty-printed, as earlier versions did, still reads.
+        let pretty = serde_json::json!({
+            "format": FORMAT,
+            "captured_at": "2026-11-01T00:00:00Z",
+            "responses": {"GET /x": {"status": 200, "body": {"a": [1, 2]}}}
+        });
+        std::fs::write(&path, serde_json::to_string_pretty(&pretty).unwrap()).unwrap();
+        let loaded = Snapshot::load(&path).unwrap();
+        assert_eq!(
+            loaded.get("/x").unwrap().body(),
+            serde_json::json!({"a": [1, 2]})
+        );
+    }
 
     #[test]
     fn a_snapshot_replays_only_what_reads_the_same_from_the_same_repositories() {

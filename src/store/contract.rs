@@ -437,6 +437,157 @@ fn rows_follow_a_renamed_repository(store: &mut dyn Store) {
     assert!(store.stale_mark(&moved, "Stale").unwrap().is_some());
 }
 
+/// `prune` forgets settled writes past the journal window and keeps every row a decision
+/// still reads: a write of unknown outcome (still settled after), a young write (still
+/// refusing another run's second write), a stale label whose comment never followed (still an
+/// unfinished mark). A cached answer goes once it is older than the cache's window.
+fn prune_keeps_what_decisions_need(store: &mut dyn Store) {
+    use super::retention::{CACHE_KEPT, JOURNAL_KEPT};
+    let wall = crate::clock::wall();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let label = JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    };
+    let comment = JournalWrite::Comment {
+        marker: crate::policy::write::marker("mark-stale"),
+    };
+    let close = JournalWrite::Close { reason: None };
+    let item = |number| ItemRef::new(&repo(), number);
+    let write = |number, action: &JournalWrite, outcome| {
+        let id = store.journal_intent(run, &item(number), action).unwrap();
+        store.journal_outcome(id, outcome, "").unwrap();
+        id
+    };
+    write(3, &label, WriteOutcome::Done);
+    write(3, &comment, WriteOutcome::Done);
+    write(4, &label, WriteOutcome::Done);
+    let lost = write(5, &close, WriteOutcome::Unknown);
+    write(6, &close, WriteOutcome::Failed);
+    store.finish_run(&recap(run, 0)).unwrap();
+    let cache = store.response_cache().unwrap();
+    let answer = crate::http_cache::Cached {
+        etag: Some("W/\"1\"".into()),
+        last_modified: None,
+        body: "[]".into(),
+        next: None,
+        token: Some("fingerprint".into()),
+    };
+    cache.keep(
+        "https://api.github.com/repos/o/r/issues?per_page=100",
+        &answer,
+    );
+    let kept = cache
+        .lookup("https://api.github.com/repos/o/r/issues?per_page=100")
+        .is_some();
+
+    // Young rows all stay: another run that read item 3 before its writes settled is refused.
+    assert_eq!(store.prune(wall).unwrap(), super::Pruned::default());
+    let next = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let read_before = wall - Duration::minutes(5);
+    assert_eq!(
+        store
+            .journal_first_intent(next, &item(3), &label, read_before, wall)
+            .unwrap(),
+        None
+    );
+
+    // Past the journal window: item 3's finished mark and item 6's refused close go.
+    let later = wall + Duration::from_std(JOURNAL_KEPT).unwrap() + Duration::minutes(1);
+    let pruned = store.prune(later).unwrap();
+    assert_eq!(pruned.journal, 3);
+    assert_eq!(pruned.cache, 0);
+    assert!(store.mark_unfinished(&item(4), "Stale").unwrap());
+    assert!(!store.mark_unfinished(&item(3), "Stale").unwrap());
+    let unknown: Vec<i64> = store
+        .unknown_writes(&[repo()], later)
+        .unwrap()
+        .into_iter()
+        .map(|write| write.id)
+        .collect();
+    assert_eq!(unknown, vec![lost]);
+    store
+        .resolve_journal(lost, Settled::DidNotHappen, "not found")
+        .unwrap();
+    assert!(store.unknown_writes(&[repo()], later).unwrap().is_empty());
+    assert_eq!(store.prune(later).unwrap().journal, 1, "settled now");
+    assert!(store.mark_unfinished(&item(4), "Stale").unwrap());
+
+    // Past the cache's window the answer is gone (a store that keeps none has none to prune).
+    let much_later = wall + Duration::from_std(CACHE_KEPT).unwrap() + Duration::minutes(1);
+    assert_eq!(store.prune(much_later).unwrap().cache, usize::from(kept));
+    assert!(cache
+        .lookup("https://api.github.com/repos/o/r/issues?per_page=100")
+        .is_none());
+}
+
+/// `prune` keeps the newest runs' recaps and the newer runs' summaries, and forgets the rest,
+/// but never a run a journal row names.
+fn prune_summarises_old_runs(store: &mut dyn Store) {
+    use super::retention::{RECAPS_KEPT, RUNS_KEPT};
+    let total = RUNS_KEPT + 3;
+    let mut ids = Vec::new();
+    for _ in 0..total {
+        let id = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        store.finish_run(&recap(id, 0)).unwrap();
+        ids.push(id);
+    }
+    // The oldest run sent a write whose outcome is unknown: the journal names it.
+    let written = store
+        .journal_intent(
+            ids[0],
+            &ItemRef::new(&repo(), 3),
+            &JournalWrite::Close { reason: None },
+        )
+        .unwrap();
+    store
+        .journal_outcome(written, WriteOutcome::Unknown, "timed out")
+        .unwrap();
+    let wall = crate::clock::wall();
+    let pruned = store.prune(wall).unwrap();
+    assert_eq!(pruned.recaps, total - RECAPS_KEPT);
+    assert_eq!(
+        pruned.runs, 0,
+        "every run started inside the journal window"
+    );
+    assert_eq!(
+        store.recap(Some(ids[total - RECAPS_KEPT - 1])).unwrap(),
+        None
+    );
+    assert_eq!(
+        store.recap(Some(ids[total - RECAPS_KEPT])).unwrap(),
+        Some(recap(ids[total - RECAPS_KEPT], 0))
+    );
+    assert_eq!(store.recap(None).unwrap(), Some(recap(ids[total - 1], 0)));
+    assert_eq!(store.runs(total + 10).unwrap().len(), total);
+    let later = wall + Duration::days(2);
+    let pruned = store.prune(later).unwrap();
+    // Runs 2 and 3 go; run 1 stays while its write is in the journal.
+    assert_eq!((pruned.journal, pruned.runs), (0, 2));
+    let listed: Vec<i64> = store
+        .runs(total + 10)
+        .unwrap()
+        .into_iter()
+        .map(|run| run.id)
+        .collect();
+    assert_eq!(listed.len(), RUNS_KEPT + 1);
+    assert!(listed.contains(&ids[0]) && !listed.contains(&ids[1]));
+    store
+        .resolve_journal(written, Settled::DidNotHappen, "not found")
+        .unwrap();
+    let pruned = store.prune(later).unwrap();
+    assert_eq!(
+        (pruned.journal, pruned.runs),
+        (1, 1),
+        "its write settled and went"
+    );
+}
+
 /// A test per check for a backend, each on a fresh store from `$fresh` (which returns what must
 /// live as long as the store, and the store).
 macro_rules! contract {
@@ -473,6 +624,8 @@ contract!(
         finish_run_recap_round_trip,
         gate_and_budget_round_trip,
         rows_follow_a_renamed_repository,
+        prune_keeps_what_decisions_need,
+        prune_summarises_old_runs,
     ]
 );
 
@@ -489,5 +642,7 @@ contract!(
         finish_run_recap_round_trip,
         gate_and_budget_round_trip,
         rows_follow_a_renamed_repository,
+        prune_keeps_what_decisions_need,
+        prune_summarises_old_runs,
     ]
 );

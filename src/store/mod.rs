@@ -32,6 +32,52 @@ use queue::{Claim, Lease, NewRow, Pending, Row};
 /// (or once its run has finished) the write's outcome is unknown. As long as a queue lease.
 pub const IN_FLIGHT: Duration = Duration::from_secs(30 * 60);
 
+/// How long the store keeps what, for [`Store::prune`]: every row a decision can still read
+/// is kept, and the rest goes, so a store's size and a run's cost stay flat however many runs
+/// it has seen (issue 13, point 8).
+pub mod retention {
+    use std::time::Duration;
+
+    /// A settled write (done, failed, not sent, acknowledged) is kept this long after its
+    /// intent: longer than GitHub's hourly write limit that pacing counts, than [`IN_FLIGHT`]
+    /// (`journal_first_intent` reads only writes that young) and than a run's re-reads.
+    /// Writes of unknown outcome, and writes without one, are kept until settled.
+    ///
+    /// [`IN_FLIGHT`]: super::IN_FLIGHT
+    pub const JOURNAL_KEPT: Duration = Duration::from_secs(24 * 60 * 60);
+
+    /// The newest runs keep their whole recap (for `gh-sweep recap --run N`) and their items'
+    /// outcomes; an older run keeps its summary (what `recap --list` shows).
+    pub const RECAPS_KEPT: usize = 50;
+
+    /// The newest runs keep their summary; an older one is forgotten once it is older than
+    /// [`JOURNAL_KEPT`] and no journal row names it.
+    pub const RUNS_KEPT: usize = 200;
+
+    /// An HTTP answer kept for conditional requests is forgotten this long after it was
+    /// stored or renewed: a validator nobody asked with for a week is worth less than its body.
+    pub const CACHE_KEPT: Duration = Duration::from_secs(7 * 24 * 60 * 60);
+
+    /// At most this many rows of each kind are pruned by one call, so a run's share of the
+    /// work is bounded: a store with a long backlog catches up over a few runs.
+    pub const PRUNE_BATCH: usize = 1000;
+}
+
+/// What one [`Store::prune`] forgot, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// Settled journal rows past [`retention::JOURNAL_KEPT`].
+    pub journal: usize,
+    /// Runs whose recap was dropped (their summary row stays).
+    pub recaps: usize,
+    /// Item outcomes of those runs.
+    pub run_items: usize,
+    /// Runs forgotten altogether.
+    pub runs: usize,
+    /// HTTP answers past [`retention::CACHE_KEPT`].
+    pub cache: usize,
+}
+
 /// A write whose outcome nobody knows: sent (or about to be) when the process died, or
 /// answered with a timeout or a 5xx.
 #[derive(Debug, Clone)]
@@ -121,6 +167,24 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
 
     /// The HTTP validators kept beside the rest, for the client's conditional requests.
     fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>>;
+
+    /// Forgets what no decision needs any more, as of `now` (the wall clock, which the stamps
+    /// are on), in one transaction, at most [`retention::PRUNE_BATCH`] rows of each kind:
+    ///
+    /// - journal rows with a settled outcome whose intent is older than
+    ///   [`retention::JOURNAL_KEPT`], except a done or acknowledged `add-labels` with no done
+    ///   or acknowledged stale comment (marker `mark-stale`) after it on the same item, which
+    ///   [`WriteJournal::mark_unfinished`] still reads; a write without an outcome or of
+    ///   unknown outcome is never pruned;
+    /// - the recap and item outcomes of every run but the newest [`retention::RECAPS_KEPT`];
+    /// - the summary row of a run beyond the newest [`retention::RUNS_KEPT`], started before
+    ///   the journal window, that no journal row names;
+    /// - HTTP answers stored more than [`retention::CACHE_KEPT`] ago.
+    ///
+    /// Every answer of every other method is the same before and after, but for
+    /// [`RunLog::recap`] of a run whose recap was dropped (`None`) and the older runs' rows of
+    /// [`RunLog::runs`].
+    fn prune(&mut self, now: DateTime<Utc>) -> anyhow::Result<Pruned>;
 }
 
 /// Runs, their recaps and their items' outcomes.

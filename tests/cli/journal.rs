@@ -220,3 +220,57 @@ fn a_request_for_changes_seen_by_poll_blocks_the_merge_gate() {
         outcome.json()
     );
 }
+
+/// Rows of `table` in the store.
+fn count(test: &Test, table: &str) -> i64 {
+    rusqlite::Connection::open(test.db_path())
+        .unwrap()
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get(0)
+        })
+        .unwrap()
+}
+
+/// Each run ends by pruning what no decision needs any more (issue 13, point 8): a finished
+/// mark's journal rows once they are a day old, and a cached answer nobody renewed for a week,
+/// while a write of unknown outcome stays until a run settles it.
+#[test]
+fn a_run_prunes_old_settled_writes_and_answers_but_keeps_an_unknown_write() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 90);
+        world.open_issue(2, 90);
+    });
+    test.config("read_api = \"rest\"");
+    test.fail("POST", "/issues/2/comments", Fault::ApplyThenDrop, 1);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
+    test.expect_writes(&[
+        "POST /repos/octo/demo/issues/1/labels",
+        "POST /repos/octo/demo/issues/1/comments",
+        "POST /repos/octo/demo/issues/2/labels",
+        "POST /repos/octo/demo/issues/2/comments",
+    ]);
+    assert_eq!(count(&test, "journal"), 4);
+    // A week and a day later, as far as the store's stamps go.
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    connection
+        .execute_batch(
+            "UPDATE journal SET intent_at = '2026-01-01T00:00:00+00:00';
+             UPDATE runs SET started_at = '2026-01-01T00:00:00+00:00';
+             INSERT INTO http_cache (url, etag, body, stored_at)
+               VALUES ('http://gone/repos/octo/demo/issues/9/events', 'W/\"9\"', '[]', '2026-01-01T00:00:00+00:00');",
+        )
+        .unwrap();
+    let cached = count(&test, "http_cache");
+    test.run(&["classify", "stale", "--repo", REPO]);
+    // #1's finished mark went; #2's comment of unknown outcome and its label stay.
+    assert_eq!(count(&test, "journal"), 2);
+    assert_eq!(count(&test, "http_cache"), cached - 1);
+    // The next sweep still settles #2's comment: GitHub has it, so it is not posted again.
+    test.clear_log();
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    test.expect_no_writes();
+    let json = outcome.json();
+    assert_eq!(json["failed"], json!([]), "{json}");
+    // Settled now, and as old as the rest: gone at the end of that run.
+    assert_eq!(count(&test, "journal"), 0);
+}

@@ -112,14 +112,9 @@ pub(super) fn classify_failure(
         },
         _ => {
             if let Some(record) = record {
-                record.borrow_mut().insert(
-                    key,
-                    Recorded {
-                        status: code,
-                        body: serde_json::from_str(text).unwrap_or(Value::Null),
-                        next: None,
-                    },
-                );
+                record
+                    .borrow_mut()
+                    .insert(key, Recorded::new(code, text, None));
             }
             Attempt::Final(ApiError::Item {
                 status: Some(code),

@@ -120,14 +120,9 @@ impl Client {
             Ok(body) => {
                 if let Some(record) = record {
                     let next = cached.next.as_deref().map(|next| self.key(next));
-                    record.borrow_mut().insert(
-                        &read.key,
-                        Recorded {
-                            status: 200,
-                            body: serde_json::from_str(&cached.body).unwrap_or(Value::Null),
-                            next,
-                        },
-                    );
+                    record
+                        .borrow_mut()
+                        .insert(&read.key, Recorded::new(200, &cached.body, next));
                 }
                 Attempt::Done(Page {
                     body,

@@ -117,7 +117,7 @@ impl Client {
 /// A GraphQL read answered from a snapshot.
 fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
     match snapshot.get_posted(key) {
-        Some(recorded) => Ok(Posted::Answer(recorded.body.clone())),
+        Some(recorded) => Ok(Posted::Answer(recorded.body())),
         None => Err(ApiError::Harness {
             message: format!("the snapshot holds no answer for POST {key}"),
         }),
@@ -127,13 +127,8 @@ fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
 /// Keeps a GraphQL answer in the snapshot being recorded, if any.
 fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &Value) {
     if let Some(record) = record {
-        record.borrow_mut().insert_posted(
-            key,
-            Recorded {
-                status: 200,
-                body: body.clone(),
-                next: None,
-            },
-        );
+        record
+            .borrow_mut()
+            .insert_posted(key, Recorded::of(200, body, None));
     }
 }

@@ -271,14 +271,9 @@ fn read_success(text: String, status: StatusCode, headers: &HeaderMap, asked: &A
         let next_key = next
             .as_deref()
             .map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
-        record.borrow_mut().insert(
-            key,
-            Recorded {
-                status: status.as_u16(),
-                body: body.clone(),
-                next: next_key,
-            },
-        );
+        record
+            .borrow_mut()
+            .insert(key, Recorded::new(status.as_u16(), &text, next_key));
     }
     let fresh = fresh_validators(headers, &text, next.as_ref());
     Attempt::Done(Page {
@@ -312,7 +307,7 @@ fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
     };
     if (200..300).contains(&recorded.status) {
         return Ok(Page {
-            body: recorded.body.clone(),
+            body: recorded.body(),
             next: recorded.next.clone(),
             fresh: None,
             moved: None,

@@ -218,13 +218,20 @@ impl Client {
         self.requests.get()
     }
 
-    /// The recorded snapshot, when recording.
+    /// The recorded snapshot, when recording (taken: a second call finds it empty).
     pub fn take_recording(&self) -> Option<Snapshot> {
         match &self.mode {
             Mode::Live {
                 record: Some(record),
                 ..
-            } => Some(record.borrow().clone()),
+            } => {
+                // Taken, not copied: the recording may hold every answer of a big pool.
+                let captured_at = record.borrow().captured_at;
+                Some(std::mem::replace(
+                    &mut *record.borrow_mut(),
+                    Snapshot::new(captured_at),
+                ))
+            }
             _ => None,
         }
     }
@@ -265,6 +272,20 @@ impl Client {
         enough: &dyn Fn(&Value) -> bool,
     ) -> Result<(Vec<Value>, Value), ApiError> {
         let mut items = Vec::new();
+        let first = self.for_each_page(path, field, enough, &mut |page| items.extend(page))?;
+        Ok((items, first))
+    }
+
+    /// Reads every page of a list and hands each page's entries to `each` as it arrives, so a
+    /// caller that keeps only what it needs of an entry never holds the whole list's JSON (a
+    /// repository's 100,000 open issues). Returns the first page's object minus the list.
+    pub fn for_each_page(
+        &self,
+        path: &str,
+        field: Option<&str>,
+        enough: &dyn Fn(&Value) -> bool,
+        each: &mut dyn FnMut(Vec<Value>),
+    ) -> Result<Value, ApiError> {
         let mut first: Option<Value> = None;
         let mut seen = HashSet::new();
         let mut next = Some(path.to_string());
@@ -285,7 +306,7 @@ impl Client {
                 None => std::mem::take(&mut body),
             };
             match list {
-                Value::Array(values) => items.extend(values),
+                Value::Array(values) => each(values),
                 other => {
                     let what = field.map_or(String::new(), |field| format!("`{field}` "));
                     return Err(ApiError::Item {
@@ -302,7 +323,7 @@ impl Client {
             first.get_or_insert(body);
             next = if stop { None } else { page.next };
         }
-        Ok((items, first.unwrap_or(Value::Null)))
+        Ok(first.unwrap_or(Value::Null))
     }
 
     /// Reads one resource. A read GitHub redirected to another resource is not the one asked

@@ -20,6 +20,7 @@ pub mod gate;
 pub mod http_cache;
 mod journal;
 mod migrations;
+mod prune;
 pub mod queue;
 
 pub use migrations::SCHEMA_VERSION;
@@ -348,6 +349,10 @@ impl Store for SqliteStore {
             return Ok(Box::new(NoCache));
         }
         Ok(Box::new(http_cache::SqliteCache::open(&self.path)?))
+    }
+
+    fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<super::Pruned> {
+        self.prune_rows(now).context("pruning the store")
     }
 }
 

@@ -622,6 +622,19 @@ fn query_map(query: &str) -> BTreeMap<String, String> {
 
 /// Serves one page of `items` with GitHub's Link header.
 fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize) -> Reply {
+    paginate_with(&items, request, base, page_size, Value::clone)
+}
+
+/// [`paginate`] over any list, building the JSON of the served page's entries alone (a world
+/// of 100,000 issues serves each page without building every issue's JSON: the answer is the
+/// same, only cheaper to make).
+fn paginate_with<T>(
+    items: &[T],
+    request: &Incoming,
+    base: &str,
+    page_size: usize,
+    json_of: impl Fn(&T) -> Value,
+) -> Reply {
     let query = query_map(&request.query);
     let per_page: usize = query
         .get("per_page")
@@ -631,9 +644,10 @@ fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize)
     let page: usize = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
     let pages = items.len().div_ceil(per_page).max(1);
     let slice: Vec<Value> = items
-        .into_iter()
+        .iter()
         .skip((page - 1) * per_page)
         .take(per_page)
+        .map(json_of)
         .collect();
     let mut answer = reply(200, Value::Array(slice));
     let link_to = |page: usize| {
@@ -1170,8 +1184,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
             if query.get("direction").map(String::as_str) != Some("asc") {
                 items.reverse();
             }
-            let values = items.iter().map(|issue| issue.to_json()).collect();
-            paginate(values, request, base, page_size)
+            paginate_with(&items, request, base, page_size, |issue| issue.to_json())
         }
         (_, ["repos", owner, name, "issues", number, rest @ ..]) => {
             let repo = format!("{owner}/{name}");

@@ -595,7 +595,7 @@ impl WorldState {
     pub fn find(&self, repo: &str, number: u64) -> Option<usize> {
         self.issues
             .iter()
-            .position(|issue| issue.repo == repo && issue.number == number)
+            .position(|issue| issue.number == number && issue.repo == repo)
     }
 
     pub fn comment(&mut self, number: u64, user: &str, days_ago: i64, body: &str) {
