@@ -1,5 +1,6 @@
 //! The store's contract: what every backend must do, written against `&mut dyn Store` only, so
-//! the same checks run on each backend (SQLite on a temp file here). Each check names the
+//! the same checks run on each backend (SQLite on a temp file and in memory, PostgreSQL on a
+//! throwaway server). Each check names the
 //! guarantee it holds the backend to.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -432,3 +433,27 @@ contract!(
         rows_follow_a_renamed_repository,
     ]
 );
+
+contract!(
+    postgres,
+    ((), super::open(&super::postgres_database()).unwrap()),
+    [
+        claim_with_admit,
+        attempts_used_up_abandon_the_row,
+        one_live_lease_per_pr,
+        journal_intent_outcome_unknown,
+        stale_mark_record_forget,
+        finish_run_recap_round_trip,
+        gate_and_budget_round_trip,
+        rows_follow_a_renamed_repository,
+    ]
+);
+
+/// A new database on the tests' throwaway PostgreSQL.
+fn postgres_database() -> Location {
+    let url = super::postgres::test_server::fresh_database();
+    Location::Postgres(Box::new(super::postgres::Target::new(
+        &url,
+        "test-host".into(),
+    )))
+}

@@ -1,7 +1,8 @@
 //! The store port: what the engine and the commands keep between runs (runs and their recaps,
 //! the write journal, the merge queue and its leases, the merge gate and sweep budgets, stale
 //! marks, repositories by id, HTTP validators), as traits over plain data. A backend lives
-//! behind it ([`sqlite`] today); [`open`] is the one place that picks it.
+//! behind it ([`sqlite`], the default, and [`postgres`] for several hosts); [`open`] is the
+//! one place that picks it.
 //!
 //! Every method that must be atomic says so and is one transaction in the backend: a caller
 //! never holds a transaction or a connection. The claim's `admit` gets the facts the backend
@@ -20,6 +21,7 @@ use crate::policy::recap::Recap;
 use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
+pub mod postgres;
 pub mod queue;
 pub mod sqlite;
 
@@ -91,6 +93,8 @@ pub enum Location {
     File(PathBuf),
     /// Nothing kept past the process: replaying a snapshot leaves the maintainer's state alone.
     Memory,
+    /// A PostgreSQL database that several hosts share (`--db postgres://...`).
+    Postgres(Box<postgres::Target>),
 }
 
 /// Opens the store at `location`, its schema migrated to this version.
@@ -98,13 +102,14 @@ pub fn open(location: &Location) -> anyhow::Result<Box<dyn Store>> {
     Ok(match location {
         Location::File(path) => Box::new(sqlite::SqliteStore::open(path)?),
         Location::Memory => Box::new(sqlite::SqliteStore::in_memory()?),
+        Location::Postgres(target) => Box::new(postgres::PostgresStore::open(target)?),
     })
 }
 
 /// Whether an error came from the store's backend (a full disk, a lock held past the busy
-/// timeout), rather than from anything else.
+/// timeout, a dropped database connection, a heartbeat lost), rather than from anything else.
 pub fn is_failure(error: &anyhow::Error) -> bool {
-    sqlite::is_failure(error)
+    sqlite::is_failure(error) || postgres::is_failure(error)
 }
 
 /// The whole store: each part below, and what concerns the store as one.
@@ -121,6 +126,12 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
 
     /// The HTTP validators kept beside the rest, for the client's conditional requests.
     fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>>;
+
+    /// What the recap should say about the store's doings this run (a dead run of another
+    /// host taken over, and when).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Runs, their recaps and their items' outcomes.
