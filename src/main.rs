@@ -61,8 +61,10 @@ fn main() -> ExitCode {
             },
         },
         env,
-        // Each word quoted for the shell as needed, so `recap --list` shows a line to paste.
+        // Each word quoted for the shell as needed, so `recap --list` shows a line to paste; a
+        // database URL's password is left out (the runs are kept in that database).
         argv: std::env::args()
+            .map(|word| gh_sweep::store::postgres::connect::without_password(&word))
             .map(|word| gh_sweep::policy::recap::shell_quote(&word))
             .collect::<Vec<_>>()
             .join(" "),

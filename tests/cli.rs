@@ -19,6 +19,8 @@ mod faults;
 mod gh_habits;
 #[path = "cli/graphql.rs"]
 mod graphql;
+#[path = "cli/hosts.rs"]
+mod hosts;
 #[path = "cli/http_rules.rs"]
 mod http_rules;
 #[path = "cli/inputs.rs"]

@@ -139,6 +139,8 @@ pub fn run_engine(
 fn open_store(ui: &Ui, settings: &Settings) -> anyhow::Result<Box<dyn store::Store>> {
     let location = if settings.snapshot.is_some() && !settings.db_given {
         Location::Memory
+    } else if let Some(target) = &settings.postgres {
+        Location::Postgres(Box::new(target.clone()))
     } else {
         Location::File(settings.db.clone())
     };

@@ -40,6 +40,10 @@ pub struct SqliteStore {
 }
 
 /// This machine's name, to tell a run of this machine from one of another sharing the file.
+pub fn host_name() -> String {
+    host()
+}
+
 pub(crate) fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))

@@ -1,0 +1,293 @@
+//! Several hosts on one PostgreSQL store: `--db postgres://...` (and `GH_SWEEP_DB`, the
+//! config's `db`) selects it, its password never shows, and separate processes standing for
+//! separate hosts (`GH_SWEEP_HOST`) share one database and one fake GitHub without writing
+//! anything twice. The server is the tests' throwaway one (`support::pg`), never a mock.
+
+use std::process::{Command, Stdio};
+
+use super::support::pg::{fresh_database, PASSWORD};
+use super::support::{marked, Outcome, Test, REPO};
+
+fn merge(number: u64) -> String {
+    format!("PUT /repos/{REPO}/pulls/{number}/merge")
+}
+
+/// Everything a run printed, searched for the database's password.
+#[track_caller]
+fn no_password(outcome: &Outcome) {
+    for (stream, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
+        assert!(
+            !text.contains(PASSWORD),
+            "the password is in {stream}:\n{text}"
+        );
+    }
+}
+
+fn output(command: &mut Command) -> Outcome {
+    let output = command.output().unwrap();
+    let outcome = Outcome {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+        stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+    };
+    no_password(&outcome);
+    assert!(!outcome.stderr.contains("panicked"), "{}", outcome.stderr);
+    outcome
+}
+
+/// The URL without its password, as a maintainer writes it when the password is elsewhere.
+fn bare(url: &str) -> String {
+    url.replace(&format!(":{PASSWORD}@"), "@")
+}
+
+fn rows(url: &str, sql: &str) -> i64 {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    client.query_one(sql, &[]).unwrap().get(0)
+}
+
+#[test]
+fn a_postgres_url_keeps_the_runs_in_postgres_and_its_password_never_shows() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    let url = fresh_database();
+    let outcome = output(
+        test.std_command(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--db",
+            &url,
+            "--yes",
+            "--json",
+        ])
+        .env("GH_SWEEP_HOST", "host-a"),
+    );
+    outcome.expect_code(0);
+    test.expect_writes(&marked(1));
+    let recap = outcome.json();
+    assert!(!recap.to_string().contains(PASSWORD));
+    // A run with something left to do prints a rerun line: it names the database, without
+    // the password.
+    test.world().world.open_issue(2, 100);
+    let dry = output(
+        test.std_command(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--db",
+            &url,
+            "--dry-run",
+            "--json",
+        ])
+        .env("GH_SWEEP_HOST", "host-a"),
+    );
+    let rerun = dry.json()["rerun"].as_str().unwrap_or_default().to_string();
+    assert!(rerun.contains(&format!("--db '{}'", bare(&url))), "{rerun}");
+    assert_eq!(
+        rows(&url, "SELECT count(*) FROM journal WHERE outcome = 'done'"),
+        2
+    );
+    assert_eq!(
+        rows(&url, "SELECT count(*) FROM runs WHERE host = 'host-a'"),
+        2
+    );
+    // Nothing of the password in the database either.
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    for (table, column) in [("runs", "argv"), ("runs", "recap"), ("journal", "detail")] {
+        let leaked: i64 = client
+            .query_one(
+                &format!("SELECT count(*) FROM {table} WHERE {column} LIKE '%' || $1 || '%'"),
+                &[&PASSWORD],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(leaked, 0, "{table}.{column}");
+    }
+    // The stored recap reads back from PostgreSQL; no SQLite file was made.
+    let again = output(&mut test.std_command(&["recap", "--db", &url, "--json"]));
+    again.expect_code(0);
+    assert_eq!(again.json()["run_id"], recap["run_id"]);
+    assert!(!test.db_path().exists());
+}
+
+#[test]
+fn gh_sweep_db_with_pgpassword_and_the_configs_db_with_a_passfile_select_it_too() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 100);
+        world.open_issue(2, 100);
+    });
+    let url = fresh_database();
+    let first = output(
+        test.std_command(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--only",
+            "1",
+            "--yes",
+            "--json",
+        ])
+        .env("GH_SWEEP_DB", bare(&url))
+        .env("PGPASSWORD", PASSWORD),
+    );
+    first.expect_code(0);
+    let rerun = first.json()["rerun"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        !rerun.contains("--db"),
+        "the variable is left to the environment: {rerun}"
+    );
+    let passfile = test.dir.path().join("pgpass");
+    std::fs::write(&passfile, format!("127.0.0.1:*:*:postgres:{PASSWORD}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    test.config(&format!("db = \"{}\"", bare(&url)));
+    let second = output(
+        test.std_command(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--only",
+            "2",
+            "--yes",
+            "--json",
+        ])
+        .env("PGPASSFILE", &passfile),
+    );
+    second.expect_code(0);
+    let mut expected = marked(1);
+    expected.extend(marked(2));
+    test.expect_writes(&expected);
+    assert_eq!(
+        rows(
+            &url,
+            "SELECT count(*) FROM runs WHERE finished_at IS NOT NULL"
+        ),
+        2
+    );
+}
+
+#[test]
+fn a_wrong_password_is_a_usage_error_that_names_the_database_without_it() {
+    let test = Test::new(|_| {});
+    let url = fresh_database().replace(PASSWORD, "WRONG-pw-SENTINEL");
+    let outcome =
+        output(&mut test.std_command(&["stale-sweep", "--repo", REPO, "--db", &url, "--yes"]));
+    assert_ne!(outcome.code, 0);
+    assert!(
+        !outcome.stderr.contains("WRONG-pw-SENTINEL"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(
+        outcome.stderr.contains("postgres://postgres@127.0.0.1"),
+        "{}",
+        outcome.stderr
+    );
+    test.expect_no_writes();
+}
+
+/// `count` processes at once, each a host of its own, all on `url`; their outcomes.
+fn on_hosts(test: &Test, url: &str, count: usize, args: &[&str]) -> Vec<Outcome> {
+    let children: Vec<_> = (0..count)
+        .map(|host| {
+            let mut words = args.to_vec();
+            words.extend(["--db", url]);
+            test.std_command(&words)
+                .env("GH_SWEEP_HOST", format!("host-{host}"))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().unwrap();
+            let outcome = Outcome {
+                code: output.status.code().unwrap_or(-1),
+                stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+            };
+            no_password(&outcome);
+            assert!(!outcome.stderr.contains("panicked"), "{}", outcome.stderr);
+            outcome
+        })
+        .collect()
+}
+
+#[test]
+fn four_overlapping_stale_sweeps_on_four_hosts_mark_each_issue_once() {
+    let test = Test::new(|world| {
+        for number in 1..=12 {
+            world.open_issue(number, 100);
+        }
+    });
+    let url = fresh_database();
+    let outcomes = on_hosts(
+        &test,
+        &url,
+        4,
+        &["stale-sweep", "--repo", REPO, "--yes", "--json"],
+    );
+    for outcome in &outcomes {
+        // A run that found an item written by another host leaves it to that host.
+        assert!(matches!(outcome.code, 0 | 1), "{}", outcome.stderr);
+    }
+    // Nothing twice, nothing lost: every issue marked, once.
+    let expected: Vec<String> = (1..=12).flat_map(marked).collect();
+    test.expect_writes_in_any_order(&expected);
+    assert_eq!(rows(&url, "SELECT count(DISTINCT host) FROM runs"), 4);
+}
+
+#[test]
+fn four_overlapping_sweeps_on_four_hosts_merge_each_pr_once() {
+    let test = Test::new(|world| {
+        for number in 1..=8 {
+            world.green_pr(number);
+        }
+    });
+    let url = fresh_database();
+    output(&mut test.std_command(&["poll", "--repo", REPO, "--db", &url])).expect_code(0);
+    let outcomes = on_hosts(
+        &test,
+        &url,
+        4,
+        &["sweep", "--repo", REPO, "--yes", "--json"],
+    );
+    for outcome in &outcomes {
+        outcome.expect_code(0);
+    }
+    let expected: Vec<String> = (1..=8).map(merge).collect();
+    test.expect_writes_in_any_order(&expected);
+    assert_eq!(
+        rows(&url, "SELECT count(*) FROM queue WHERE status = 'done'"),
+        8
+    );
+}
+
+#[test]
+fn poll_on_two_hosts_keeps_one_queue_row_per_pr_and_head() {
+    let test = Test::new(|world| {
+        for number in 1..=6 {
+            world.green_pr(number);
+        }
+    });
+    let url = fresh_database();
+    for outcome in on_hosts(&test, &url, 2, &["poll", "--repo", REPO]) {
+        outcome.expect_code(0);
+    }
+    test.expect_no_writes();
+    assert_eq!(rows(&url, "SELECT count(*) FROM queue"), 6);
+    assert_eq!(
+        rows(&url, "SELECT count(DISTINCT (pr, head_sha)) FROM queue"),
+        6
+    );
+}
