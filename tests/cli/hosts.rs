@@ -82,7 +82,8 @@ fn a_postgres_url_keeps_the_runs_in_postgres_and_its_password_never_shows() {
         ])
         .env("GH_SWEEP_HOST", "host-a"),
     );
-    let rerun = dry.json()["rerun"].as_str().unwrap_or_default().to_string();
+    let dry = dry.json();
+    let rerun = dry["rerun"].as_str().unwrap_or_default().to_string();
     assert!(rerun.contains(&format!("--db '{}'", bare(&url))), "{rerun}");
     assert_eq!(
         rows(&url, "SELECT count(*) FROM journal WHERE outcome = 'done'"),
@@ -107,7 +108,8 @@ fn a_postgres_url_keeps_the_runs_in_postgres_and_its_password_never_shows() {
     // The stored recap reads back from PostgreSQL; no SQLite file was made.
     let again = output(&mut test.std_command(&["recap", "--db", &url, "--json"]));
     again.expect_code(0);
-    assert_eq!(again.json()["run_id"], recap["run_id"]);
+    assert_eq!(again.json()["run_id"], dry["run_id"]);
+    assert_ne!(dry["run_id"], recap["run_id"]);
     assert!(!test.db_path().exists());
 }
 

@@ -26,6 +26,8 @@ mod migrations;
 mod queue;
 #[cfg(test)]
 pub mod test_server;
+#[cfg(test)]
+mod tests;
 
 pub use connect::{Liveness, Target};
 pub use migrations::SCHEMA_VERSION;
