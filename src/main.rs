@@ -90,6 +90,10 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
         Command::Sweep(sweep) => commands::sweep::run(context, sweep, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
+        Command::Store(cli::StoreCommand::Status(args)) => {
+            commands::store_admin::status(context, args)
+        }
+        Command::Store(cli::StoreCommand::Copy(args)) => commands::store_admin::copy(context, args),
         Command::Man(args) => commands::completions::run_man(context, args),
         Command::Completions { shell } => {
             let text = commands::completions::render(*shell);

@@ -6,6 +6,7 @@ pub mod completions;
 pub mod poll;
 pub mod recap;
 pub mod stale_sweep;
+pub mod store_admin;
 pub mod sweep;
 
 use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};

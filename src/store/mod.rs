@@ -21,6 +21,7 @@ use crate::policy::recap::Recap;
 use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
+pub mod copy;
 pub mod postgres;
 pub mod queue;
 pub mod sqlite;
@@ -71,6 +72,39 @@ pub struct RunRow {
     pub stopped: Option<String>,
     pub exit_code: Option<i64>,
     pub argv: String,
+}
+
+/// What `store status` shows: the backend, its schema version, the runs at work (with their
+/// hosts and heartbeats), the queue by status and the live leases.
+#[derive(Debug, serde::Serialize)]
+pub struct Status {
+    pub backend: &'static str,
+    /// The file, or the URL without its password.
+    pub location: String,
+    pub schema_version: i64,
+    pub live_runs: Vec<LiveRun>,
+    pub queue: Vec<(String, i64)>,
+    pub leases: Vec<LeaseRow>,
+}
+
+/// A run still at work, as `store status` shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct LiveRun {
+    pub id: i64,
+    pub command: String,
+    pub host: Option<String>,
+    pub pid: Option<i64>,
+    pub started_at: String,
+    /// The database's clock at its last heartbeat (PostgreSQL; SQLite keeps none).
+    pub heartbeat_at: Option<String>,
+}
+
+/// A live lease, as `store status` shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct LeaseRow {
+    pub key: String,
+    pub owner: String,
+    pub leased_until: String,
 }
 
 /// What a claim's `admit` decides on: the candidate PR's gate entry and sweep budget, read
@@ -126,6 +160,15 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
 
     /// The HTTP validators kept beside the rest, for the client's conditional requests.
     fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>>;
+
+    /// The backend, schema version, runs at work, queue and leases, for `store status`.
+    fn status(&self) -> anyhow::Result<Status>;
+
+    /// Every row `store copy` moves, table by table.
+    fn export(&self) -> anyhow::Result<copy::Dump>;
+
+    /// Replaces every table `store copy` moves with `dump`'s rows, in one transaction.
+    fn import(&mut self, dump: &copy::Dump) -> anyhow::Result<()>;
 
     /// What the recap should say about the store's doings this run (a dead run of another
     /// host taken over, and when).

@@ -293,3 +293,73 @@ fn poll_on_two_hosts_keeps_one_queue_row_per_pr_and_head() {
         6
     );
 }
+
+#[test]
+fn store_copy_moves_a_sqlite_store_into_postgres_and_back_and_refuses_a_target_with_rows() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 100);
+        world.green_pr(2);
+    });
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    let sqlite = test.db_path().display().to_string();
+    let url = fresh_database();
+    let copied = output(&mut test.std_command(&["store", "copy", "--from", &sqlite, "--to", &url]));
+    copied.expect_code(0);
+    assert!(copied.stderr.contains("2 runs"), "{}", copied.stderr);
+    assert_eq!(
+        rows(&url, "SELECT count(*) FROM queue WHERE status = 'pending'"),
+        1
+    );
+    assert_eq!(rows(&url, "SELECT count(*) FROM journal"), 2);
+    // The copied runs' recaps read back from PostgreSQL, and a new run there goes on after them.
+    let latest = output(&mut test.std_command(&["recap", "--db", &url, "--json"]));
+    assert_eq!(latest.json()["command"], "poll");
+    // A target with rows is refused, naming them, unless --force.
+    let again = output(&mut test.std_command(&["store", "copy", "--from", &sqlite, "--to", &url]));
+    assert_eq!(again.code, 2, "{}", again.stderr);
+    assert!(again.stderr.contains("--force"), "{}", again.stderr);
+    output(&mut test.std_command(&["store", "copy", "--from", &sqlite, "--to", &url, "--force"]))
+        .expect_code(0);
+    assert_eq!(rows(&url, "SELECT count(*) FROM runs"), 2);
+    // And back into a new SQLite file.
+    let back = test.dir.path().join("back.db").display().to_string();
+    output(&mut test.std_command(&["store", "copy", "--from", &url, "--to", &back])).expect_code(0);
+    let listed = output(&mut test.std_command(&["recap", "--db", &back, "--list", "--json"]));
+    assert_eq!(listed.json().as_array().map(Vec::len), Some(2));
+    let next = output(&mut test.std_command(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--db",
+        &url,
+        "--yes",
+        "--json",
+    ]));
+    next.expect_code(0);
+    assert_eq!(next.json()["run_id"], 3);
+    test.expect_writes(&marked(1));
+}
+
+#[test]
+fn store_status_names_the_backend_its_schema_the_queue_and_no_password() {
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.green_pr(number);
+        }
+    });
+    let url = fresh_database();
+    output(&mut test.std_command(&["poll", "--repo", REPO, "--db", &url])).expect_code(0);
+    let status = output(&mut test.std_command(&["store", "status", "--db", &url, "--json"]));
+    status.expect_code(0);
+    let status = status.json();
+    assert_eq!(status["backend"], "postgres");
+    assert_eq!(status["schema_version"], 1);
+    assert_eq!(status["location"], bare(&url));
+    assert_eq!(status["queue"], serde_json::json!([["pending", 3]]));
+    assert_eq!(status["live_runs"], serde_json::json!([]));
+    let text = output(&mut test.std_command(&["store", "status", "--db", &url]));
+    assert!(text.stdout.contains("queue: pending 3"), "{}", text.stdout);
+    test.expect_no_writes();
+}

@@ -115,7 +115,6 @@ pub(super) const MIGRATIONS: &[&str] = &[
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// The schema version a database is at (0 when gh-sweep never migrated it).
-#[allow(dead_code)] // read by `store status`
 pub(super) fn version(client: &mut Client) -> anyhow::Result<i64> {
     let exists: bool = client
         .query_one("SELECT to_regclass('schema_version') IS NOT NULL", &[])?

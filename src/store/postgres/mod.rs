@@ -24,6 +24,7 @@ mod http_cache;
 mod journal;
 mod migrations;
 mod queue;
+mod status;
 #[cfg(test)]
 pub mod test_server;
 #[cfg(test)]
@@ -384,5 +385,17 @@ impl Store for PostgresStore {
 
     fn notes(&self) -> Vec<String> {
         self.took_over.borrow().clone()
+    }
+
+    fn status(&self) -> anyhow::Result<super::Status> {
+        self.read_status()
+    }
+
+    fn export(&self) -> anyhow::Result<super::copy::Dump> {
+        self.export_rows()
+    }
+
+    fn import(&mut self, dump: &super::copy::Dump) -> anyhow::Result<()> {
+        self.import_rows(dump)
     }
 }

@@ -16,6 +16,7 @@ use crate::item::RepoRef;
 use crate::policy::recap::Recap;
 use crate::private_file::create_private;
 
+mod copy;
 pub mod gate;
 pub mod http_cache;
 mod journal;
@@ -342,6 +343,18 @@ impl Store for SqliteStore {
             return Ok(Box::new(NoCache));
         }
         Ok(Box::new(http_cache::SqliteCache::open(&self.path)?))
+    }
+
+    fn status(&self) -> anyhow::Result<super::Status> {
+        self.read_status()
+    }
+
+    fn export(&self) -> anyhow::Result<super::copy::Dump> {
+        self.export_rows()
+    }
+
+    fn import(&mut self, dump: &super::copy::Dump) -> anyhow::Result<()> {
+        self.import_rows(dump)
     }
 }
 
