@@ -363,3 +363,138 @@ fn store_status_names_the_backend_its_schema_the_queue_and_no_password() {
     assert!(text.stdout.contains("queue: pending 3"), "{}", text.stdout);
     test.expect_no_writes();
 }
+
+/// Runs whose heartbeat stopped on `host` (killed) are aged past the bound and the write
+/// timeout, as if that much time had passed: the clock is an input, no test sleeps for it.
+fn age_heartbeats(url: &str, host: &str) {
+    let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
+    client
+        .execute(
+            "UPDATE runs SET heartbeat_at = now() - interval '1 hour' WHERE host = $1",
+            &[&host],
+        )
+        .unwrap();
+}
+
+#[test]
+fn a_host_killed_in_its_write_phase_is_settled_and_finished_by_another_20_times_without_a_duplicate(
+) {
+    use super::support::server::Parking;
+    use super::support::Fault;
+    let mut took_over = 0;
+    for round in 0..20 {
+        let test = Test::new(|world| {
+            world.green_pr(1);
+            world.green_pr(2);
+        });
+        let url = fresh_database();
+        output(&mut test.std_command(&["poll", "--repo", REPO, "--db", &url])).expect_code(0);
+        // Host A's merge of #1 leaves, journaled; A is killed while GitHub works on it.
+        let parking = Parking::default();
+        test.fail(
+            "PUT",
+            &format!("/repos/{REPO}/pulls/1/merge"),
+            Fault::Park(parking.clone()),
+            1,
+        );
+        let mut host_a = test
+            .std_command(&["sweep", "--repo", REPO, "--yes", "--json", "--db", &url])
+            .env("GH_SWEEP_HOST", "host-a")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        parking.wait_parked();
+        host_a.kill().unwrap();
+        host_a.wait().unwrap();
+        // GitHub carries the merge out all the same; its answer reaches nobody.
+        parking.release();
+        age_heartbeats(&url, "host-a");
+        let host_b = output(
+            test.std_command(&["sweep", "--repo", REPO, "--yes", "--json", "--db", &url])
+                .env("GH_SWEEP_HOST", "host-b"),
+        );
+        assert!(
+            matches!(host_b.code, 0 | 11),
+            "round {round}: {}",
+            host_b.stderr
+        );
+        let recap = host_b.json();
+        if recap["notes"]
+            .to_string()
+            .contains("took over run 2 of host host-a")
+        {
+            took_over += 1;
+        }
+        // #1 merged once (by A, found on GitHub by B), #2 merged by B: nothing twice.
+        test.expect_writes_in_any_order(&[merge(1), merge(2)]);
+        assert_eq!(
+            rows(
+                &url,
+                "SELECT count(*) FROM journal WHERE outcome IS NULL OR outcome = 'unknown'"
+            ),
+            0,
+            "round {round}: every write settled"
+        );
+    }
+    assert_eq!(took_over, 20, "each recap of host B says it took over");
+}
+
+#[test]
+fn a_host_whose_database_connection_drops_mid_run_stops_as_an_outage_with_nothing_half_written() {
+    use super::support::server::Parking;
+    use super::support::Fault;
+    let test = Test::new(|world| {
+        world.green_pr(1);
+    });
+    let url = fresh_database();
+    output(&mut test.std_command(&["poll", "--repo", REPO, "--db", &url])).expect_code(0);
+    let parking = Parking::default();
+    test.fail(
+        "GET",
+        &format!("/repos/{REPO}/pulls/1?"),
+        Fault::Park(parking.clone()),
+        1,
+    );
+    let child = test
+        .std_command(&[
+            "sweep",
+            "--repo",
+            REPO,
+            "--yes",
+            "--json",
+            "--db",
+            &url,
+            "--read-api",
+            "rest",
+        ])
+        .env("GH_SWEEP_HOST", "host-a")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    parking.wait_parked();
+    // Every connection of that run is cut, as a network partition would.
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            &[],
+        )
+        .unwrap();
+    parking.release();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(
+        !stderr.contains(PASSWORD) && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    assert_eq!(output.status.code(), Some(5), "{stderr}");
+    test.expect_no_writes();
+    assert_eq!(
+        rows(&url, "SELECT count(*) FROM journal"),
+        0,
+        "no intent without its write"
+    );
+}
