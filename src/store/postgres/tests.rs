@@ -261,3 +261,22 @@ fn another_hosts_dead_run_is_settled_only_past_the_bound_plus_the_write_timeout_
         .get(0);
     assert_eq!(by, "taker");
 }
+
+#[test]
+fn sslmode_require_gets_no_plaintext_from_a_server_without_tls_and_says_so_without_the_password() {
+    let url = fresh_database();
+    // The throwaway server has no TLS: `prefer` on this machine falls back to plaintext...
+    let prefer = url.replace("sslmode=disable", "sslmode=prefer");
+    assert!(PostgresStore::open(&target(&prefer, "a")).is_ok());
+    // ...`require` and `verify-full` never do.
+    for mode in ["require", "verify-full", "verify-ca"] {
+        let url = url.replace("sslmode=disable", &format!("sslmode={mode}"));
+        let error = PostgresStore::open(&target(&url, "a")).err().unwrap();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("cannot use the database postgres://postgres@127.0.0.1"),
+            "{message}"
+        );
+        assert!(!message.contains(super::test_server::PASSWORD), "{message}");
+    }
+}
