@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Merge what poll queued, and recover approved PRs whose trigger was lost')
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
+            [CompletionResult]::new('store', 'store', [CompletionResultType]::ParameterValue, 'Look at the state store, or move it between SQLite and PostgreSQL')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand''s page, `--out-dir DIR` writes them all')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -52,7 +53,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
             [CompletionResult]::new('--read-api', '--read-api', [CompletionResultType]::ParameterName, 'Which API GitHub''s facts are read with: graphql or rest (writes are always REST''s) [default: read_api in the config, or graphql]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]')
@@ -84,7 +85,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
             [CompletionResult]::new('--read-api', '--read-api', [CompletionResultType]::ParameterName, 'Which API GitHub''s facts are read with: graphql or rest (writes are always REST''s) [default: read_api in the config, or graphql]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]')
@@ -113,7 +114,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
             [CompletionResult]::new('--read-api', '--read-api', [CompletionResultType]::ParameterName, 'Which API GitHub''s facts are read with: graphql or rest (writes are always REST''s) [default: read_api in the config, or graphql]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]')
@@ -152,7 +153,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
             [CompletionResult]::new('--read-api', '--read-api', [CompletionResultType]::ParameterName, 'Which API GitHub''s facts are read with: graphql or rest (writes are always REST''s) [default: read_api in the config, or graphql]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]')
@@ -179,7 +180,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--api-url', '--api-url', [CompletionResultType]::ParameterName, 'GitHub API base URL [default: GITHUB_API_URL, GH_HOST, or https://api.github.com]')
             [CompletionResult]::new('--read-api', '--read-api', [CompletionResultType]::ParameterName, 'Which API GitHub''s facts are read with: graphql or rest (writes are always REST''s) [default: read_api in the config, or graphql]')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--snapshot', '--snapshot', [CompletionResultType]::ParameterName, 'Read from a saved snapshot instead of GitHub; implies --dry-run')
             [CompletionResult]::new('--save-snapshot', '--save-snapshot', [CompletionResultType]::ParameterName, 'Save every GitHub answer this run read to FILE, for --snapshot later')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The run''s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]')
@@ -211,7 +212,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;recap' {
             [CompletionResult]::new('--acknowledge', '--acknowledge', [CompletionResultType]::ParameterName, 'Mark an item''s writes of unknown outcome as checked by hand, so sweeps write to it again')
-            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List recent runs, one line each')
             [CompletionResult]::new('--markdown', '--markdown', [CompletionResultType]::ParameterName, 'Print the recap as Markdown (for an issue comment or a job summary)')
@@ -222,6 +223,61 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'gh-sweep;store' {
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the recap as one JSON object')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases')
+            [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gh-sweep;store;status' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the recap as one JSON object')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'gh-sweep;store;copy' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'The store to copy from: a SQLite file''s path or a postgres:// URL')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'The store to copy into (created and migrated if new): a path or a postgres:// URL')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace what the target already holds (without it, a target with any row is refused)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the recap as one JSON object')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log each request to stderr (never the token)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only the recap''s counts')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'gh-sweep;store;help' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases')
+            [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'gh-sweep;store;help;status' {
+            break
+        }
+        'gh-sweep;store;help;copy' {
+            break
+        }
+        'gh-sweep;store;help;help' {
             break
         }
         'gh-sweep;completions' {
@@ -253,6 +309,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Merge what poll queued, and recover approved PRs whose trigger was lost')
             [CompletionResult]::new('classify', 'classify', [CompletionResultType]::ParameterValue, 'The read phase alone: print every item''s disposition and why. Writes nothing')
             [CompletionResult]::new('recap', 'recap', [CompletionResultType]::ParameterValue, 'Print a stored run''s recap (default: the latest)')
+            [CompletionResult]::new('store', 'store', [CompletionResultType]::ParameterValue, 'Look at the state store, or move it between SQLite and PostgreSQL')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand''s page, `--out-dir DIR` writes them all')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -279,6 +336,17 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;help;recap' {
+            break
+        }
+        'gh-sweep;help;store' {
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases')
+            [CompletionResult]::new('copy', 'copy', [CompletionResultType]::ParameterValue, 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back')
+            break
+        }
+        'gh-sweep;help;store;status' {
+            break
+        }
+        'gh-sweep;help;store;copy' {
             break
         }
         'gh-sweep;help;completions' {

@@ -37,6 +37,9 @@ _gh__sweep() {
             gh__sweep,stale-sweep)
                 cmd="gh__sweep__subcmd__stale__subcmd__sweep"
                 ;;
+            gh__sweep,store)
+                cmd="gh__sweep__subcmd__store"
+                ;;
             gh__sweep,sweep)
                 cmd="gh__sweep__subcmd__sweep"
                 ;;
@@ -79,6 +82,9 @@ _gh__sweep() {
             gh__sweep__subcmd__help,stale-sweep)
                 cmd="gh__sweep__subcmd__help__subcmd__stale__subcmd__sweep"
                 ;;
+            gh__sweep__subcmd__help,store)
+                cmd="gh__sweep__subcmd__help__subcmd__store"
+                ;;
             gh__sweep__subcmd__help,sweep)
                 cmd="gh__sweep__subcmd__help__subcmd__sweep"
                 ;;
@@ -88,6 +94,30 @@ _gh__sweep() {
             gh__sweep__subcmd__help__subcmd__classify,stale)
                 cmd="gh__sweep__subcmd__help__subcmd__classify__subcmd__stale"
                 ;;
+            gh__sweep__subcmd__help__subcmd__store,copy)
+                cmd="gh__sweep__subcmd__help__subcmd__store__subcmd__copy"
+                ;;
+            gh__sweep__subcmd__help__subcmd__store,status)
+                cmd="gh__sweep__subcmd__help__subcmd__store__subcmd__status"
+                ;;
+            gh__sweep__subcmd__store,copy)
+                cmd="gh__sweep__subcmd__store__subcmd__copy"
+                ;;
+            gh__sweep__subcmd__store,help)
+                cmd="gh__sweep__subcmd__store__subcmd__help"
+                ;;
+            gh__sweep__subcmd__store,status)
+                cmd="gh__sweep__subcmd__store__subcmd__status"
+                ;;
+            gh__sweep__subcmd__store__subcmd__help,copy)
+                cmd="gh__sweep__subcmd__store__subcmd__help__subcmd__copy"
+                ;;
+            gh__sweep__subcmd__store__subcmd__help,help)
+                cmd="gh__sweep__subcmd__store__subcmd__help__subcmd__help"
+                ;;
+            gh__sweep__subcmd__store__subcmd__help,status)
+                cmd="gh__sweep__subcmd__store__subcmd__help__subcmd__status"
+                ;;
             *)
                 ;;
         esac
@@ -95,7 +125,7 @@ _gh__sweep() {
 
     case "${cmd}" in
         gh__sweep)
-            opts="-v -q -h -V --json --verbose --quiet --color --help --version stale-sweep poll sweep classify recap completions man help"
+            opts="-v -q -h -V --json --verbose --quiet --color --help --version stale-sweep poll sweep classify recap store completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -337,7 +367,7 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__help)
-            opts="stale-sweep poll sweep classify recap completions man help"
+            opts="stale-sweep poll sweep classify recap store completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,6 +495,48 @@ _gh__sweep() {
         gh__sweep__subcmd__help__subcmd__stale__subcmd__sweep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__help__subcmd__store)
+            opts="status copy"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__help__subcmd__store__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__help__subcmd__store__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -680,6 +752,128 @@ _gh__sweep() {
                     return 0
                     ;;
                 --from-workflow)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store)
+            opts="-v -q -h --json --verbose --quiet --color --help status copy help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store__subcmd__copy)
+            opts="-v -q -h --from --to --force --json --verbose --quiet --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store__subcmd__help)
+            opts="status copy help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store__subcmd__help__subcmd__copy)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        gh__sweep__subcmd__store__subcmd__status)
+            opts="-v -q -h --db --json --verbose --quiet --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

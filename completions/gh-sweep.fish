@@ -37,6 +37,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "poll" -d 'One mer
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
+complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "store" -d 'Look at the state store, or move it between SQLite and PostgreSQL'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
 complete -c gh-sweep -n "__fish_gh_sweep_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -50,7 +51,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l api-ur
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand stale-sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
@@ -77,7 +78,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l api-url -d 'G
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand poll" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
@@ -101,7 +102,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l api-url -d '
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand sweep" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
@@ -131,7 +132,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from stale" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
@@ -154,7 +155,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l read-api -d 'Which API GitHub\'s facts are read with: graphql or rest (writes are always REST\'s) [default: read_api in the config, or graphql]' -r -f -a "graphql\t''
 rest\t''"
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l config -d 'Config file [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l snapshot -d 'Read from a saved snapshot instead of GitHub; implies --dry-run' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l save-snapshot -d 'Save every GitHub answer this run read to FILE, for --snapshot later' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from merge" -l now -d 'The run\'s clock, as RFC 3339, to replay a situation: classify and dry runs only (a run that may write uses the real clock) [default: now]' -r
@@ -170,7 +171,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l acknowledge -d 'Mark an item\'s writes of unknown outcome as checked by hand, so sweeps write to it again' -r
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -180,6 +181,37 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l json -d 'Pri
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -s h -l help -d 'Print help'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -f -a "status" -d 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -f -a "copy" -d 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -l from -d 'The store to copy from: a SQLite file\'s path or a postgres:// URL' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -l to -d 'The store to copy into (created and migrated if new): a path or a postgres:// URL' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -l force -d 'Replace what the target already holds (without it, a target with any row is refused)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -l json -d 'Print the recap as one JSON object'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -s v -l verbose -d 'Log each request to stderr (never the token)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -s q -l quiet -d 'Print only the recap\'s counts'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from copy" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from help" -f -a "status" -d 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from help" -f -a "copy" -d 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -195,14 +227,17 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -l json -d 'Print
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s v -l verbose -d 'Log each request to stderr (never the token)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s q -l quiet -d 'Print only the recap\'s counts'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -s h -l help -d 'Print help'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
-complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "stale-sweep" -d 'Mark idle issues and PRs stale, close those stale long enough, unmark updated ones'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "poll" -d 'One merge-on-green tick: enqueue open, non-draft PRs that are eligible to merge'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "sweep" -d 'Merge what poll queued, and recover approved PRs whose trigger was lost'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "classify" -d 'The read phase alone: print every item\'s disposition and why. Writes nothing'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "recap" -d 'Print a stored run\'s recap (default: the latest)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "store" -d 'Look at the state store, or move it between SQLite and PostgreSQL'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "man" -d 'Print the man page (roff), e.g. `gh-sweep man > ~/.local/share/man/man1/gh-sweep.1`; `gh-sweep man stale-sweep` prints a subcommand\'s page, `--out-dir DIR` writes them all'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and not __fish_seen_subcommand_from stale-sweep poll sweep classify recap store completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "stale" -d 'Classify issues and PRs by the stale rules: mark-stale, close, unmark, keep, exempt'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from classify" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from store" -f -a "status" -d 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from store" -f -a "copy" -d 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -f -a "bash zsh fish powershell"

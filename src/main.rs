@@ -61,8 +61,10 @@ fn main() -> ExitCode {
             },
         },
         env,
-        // Each word quoted for the shell as needed, so `recap --list` shows a line to paste.
+        // Each word quoted for the shell as needed, so `recap --list` shows a line to paste; a
+        // database URL's password is left out (the runs are kept in that database).
         argv: std::env::args()
+            .map(|word| gh_sweep::store::postgres::connect::without_password(&word))
             .map(|word| gh_sweep::policy::recap::shell_quote(&word))
             .collect::<Vec<_>>()
             .join(" "),
@@ -88,6 +90,10 @@ fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
         Command::Sweep(sweep) => commands::sweep::run(context, sweep, &cli.global, &cwd),
         Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
         Command::Recap(args) => commands::recap::run(context, args, &cli.global),
+        Command::Store(cli::StoreCommand::Status(args)) => {
+            commands::store_admin::status(context, args)
+        }
+        Command::Store(cli::StoreCommand::Copy(args)) => commands::store_admin::copy(context, args),
         Command::Man(args) => commands::completions::run_man(context, args),
         Command::Completions { shell } => {
             let text = commands::completions::render(*shell);

@@ -21,6 +21,8 @@ mod faults;
 mod gh_habits;
 #[path = "cli/graphql.rs"]
 mod graphql;
+#[path = "cli/hosts.rs"]
+mod hosts;
 #[path = "cli/http_rules.rs"]
 mod http_rules;
 #[path = "cli/inputs.rs"]
@@ -48,10 +50,10 @@ mod signals;
 mod snapshot;
 #[path = "cli/stale.rs"]
 mod stale;
-#[path = "cli/stale_recheck.rs"]
-mod stale_recheck;
 #[path = "cli/stale_inputs.rs"]
 mod stale_inputs;
+#[path = "cli/stale_recheck.rs"]
+mod stale_recheck;
 #[path = "cli/stale_rules.rs"]
 mod stale_rules;
 #[path = "cli/sweep.rs"]

@@ -72,8 +72,14 @@ pub struct ReadArgs {
 /// The state database.
 #[derive(Debug, Args, Clone, Default)]
 pub struct DbArgs {
-    /// State database [default: $XDG_STATE_HOME/gh-sweep/state.db]
-    #[arg(long, value_name = "PATH", env = "GH_SWEEP_DB", hide_env_values = true)]
+    /// State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store
+    /// several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "GH_SWEEP_DB",
+        hide_env_values = true
+    )]
     pub db: Option<PathBuf>,
 }
 

@@ -21,7 +21,7 @@ pub use global::{ColorChoice, GlobalArgs};
 pub use groups::{DbArgs, DryRunArgs, OrgArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
 pub use subcommands::{
     ClassifyMergeArgs, ClassifyStaleArgs, ManArgs, PollArgs, RecapArgs, Shell, StaleSweepArgs,
-    SweepArgs,
+    StoreCopyArgs, StoreStatusArgs, SweepArgs,
 };
 
 /// Batch sweeps over GitHub issues and pull requests: classify a pool, confirm, write each
@@ -74,6 +74,10 @@ pub enum Command {
     #[command(after_help = examples(RECAP_EXAMPLES))]
     Recap(RecapArgs),
 
+    /// Look at the state store, or move it between SQLite and PostgreSQL
+    #[command(subcommand, after_help = examples_only(STORE_EXAMPLES))]
+    Store(StoreCommand),
+
     /// Print shell completions for SHELL
     #[command(after_help = examples_only(COMPLETIONS_EXAMPLES))]
     Completions {
@@ -97,6 +101,25 @@ pub enum ClassifyCommand {
     /// unmet condition, in words. Reads the queue, never changes it
     #[command(after_help = examples(CLASSIFY_MERGE_EXAMPLES))]
     Merge(ClassifyMergeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StoreCommand {
+    /// Print the backend, its schema version, the runs at work (host, pid, last heartbeat),
+    /// the queue by status and the live leases
+    ///
+    /// With PostgreSQL, a run is at work while its heartbeat (the database's clock, renewed
+    /// every few seconds) is fresh; with SQLite, while its process is there.
+    #[command(after_help = examples_only(STORE_STATUS_EXAMPLES))]
+    Status(StoreStatusArgs),
+
+    /// Copy a store into another: SQLite into PostgreSQL when a second host joins, or back
+    ///
+    /// Copies every table in one transaction on the target; refuses a target that holds any
+    /// row unless --force, which replaces it. Stop the timers first: a run writing to the
+    /// source meanwhile is not copied.
+    #[command(after_help = examples_only(STORE_COPY_EXAMPLES))]
+    Copy(StoreCopyArgs),
 }
 
 /// The global options that mean something to `completions` and `man`; any other given there

@@ -101,6 +101,30 @@ pub struct RecapArgs {
     pub db: DbArgs,
 }
 
+/// `store status`: what the store holds right now.
+#[derive(Debug, Args)]
+pub struct StoreStatusArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+/// `store copy`: every run, journal row, queue row, gate entry, budget, stale mark and cached
+/// answer from one store into another.
+#[derive(Debug, Args)]
+pub struct StoreCopyArgs {
+    /// The store to copy from: a SQLite file's path or a postgres:// URL
+    #[arg(long, value_name = "PATH|URL")]
+    pub from: String,
+
+    /// The store to copy into (created and migrated if new): a path or a postgres:// URL
+    #[arg(long, value_name = "PATH|URL")]
+    pub to: String,
+
+    /// Replace what the target already holds (without it, a target with any row is refused)
+    #[arg(long)]
+    pub force: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// The subcommand whose page to print, e.g. `stale-sweep` or `classify stale` [default: the

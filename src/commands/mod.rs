@@ -6,6 +6,7 @@ pub mod completions;
 pub mod poll;
 pub mod recap;
 pub mod stale_sweep;
+pub mod store_admin;
 pub mod sweep;
 
 use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
@@ -142,6 +143,8 @@ pub fn run_engine(
 fn open_store(ui: &Ui, settings: &Settings) -> anyhow::Result<Box<dyn store::Store>> {
     let location = if settings.snapshot.is_some() && !settings.db_given {
         Location::Memory
+    } else if let Some(target) = &settings.postgres {
+        Location::Postgres(Box::new(target.clone()))
     } else {
         Location::File(settings.db.clone())
     };

@@ -26,15 +26,24 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         )
         .into());
     }
+    let location = match &recap.db.db {
+        Some(db) => match crate::settings::store::named(&db.display().to_string(), &context.env) {
+            crate::settings::store::Named::Postgres(target) => {
+                Some(Location::Postgres(Box::new(target)))
+            }
+            crate::settings::store::Named::File(_) => None,
+        },
+        None => None,
+    };
     let path = db_path(context, recap)?;
-    if !path.exists() {
+    if location.is_none() && !path.exists() {
         return Err(Fatal::Usage(format!(
             "no runs recorded yet: {} does not exist (pass --db PATH if the runs were stored elsewhere)",
             path.display()
         ))
         .into());
     }
-    let store = store::open(&Location::File(path.clone()))?;
+    let store = store::open(&location.unwrap_or(Location::File(path.clone())))?;
     for warning in store.warnings() {
         context.ui.warn(warning);
     }

@@ -91,6 +91,8 @@ impl Run<'_> {
         );
         recap.outputs = classifier.outputs(self.options.dry_run);
         recap.notes = notes;
+        // What the store did this run that the maintainer should know (a dead run taken over).
+        recap.notes.extend(self.store.notes());
         write_rerun_file(&mut recap, &self.options.rerun_prefix);
         recap.web_url = self.options.web_url.clone();
         recap.links = pool

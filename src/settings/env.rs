@@ -4,9 +4,16 @@
 use std::collections::BTreeMap;
 
 /// The environment variables gh-sweep reads, captured once in `main`.
-#[derive(Debug, Default, Clone)]
+#[derive(Default, Clone)]
 pub struct Env {
     vars: BTreeMap<String, String>,
+}
+
+/// Names only: some values are secrets (tokens, `PGPASSWORD`).
+impl std::fmt::Debug for Env {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_set().entries(self.vars.keys()).finish()
+    }
 }
 
 const ENV_NAMES: &[&str] = &[
@@ -22,6 +29,12 @@ const ENV_NAMES: &[&str] = &[
     "PATH",
     "CI",
     "GH_SWEEP_SWEEP_ENABLED",
+    // The PostgreSQL store: libpq's variables for the password and a private CA, and the name
+    // this host goes by among those sharing the database (else its hostname).
+    "PGPASSWORD",
+    "PGPASSFILE",
+    "PGSSLROOTCERT",
+    "GH_SWEEP_HOST",
     "GITHUB_STEP_SUMMARY",
     "GITHUB_OUTPUT",
     // Read by clap for the flags they stand for; captured too, so that an error about a value

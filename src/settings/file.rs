@@ -29,6 +29,12 @@ pub(super) struct FileConfig {
     pub(super) timeout_seconds: Option<u64>,
     pub(super) search_interval_ms: Option<u64>,
     pub(super) read_api: Option<String>,
+    /// The store: a SQLite file's path (or `sqlite:PATH`), or a `postgres://` URL.
+    pub(super) db: Option<String>,
+    /// How often a run renews its heartbeat in a PostgreSQL store.
+    pub(super) db_heartbeat_seconds: Option<u64>,
+    /// How old a run's heartbeat grows before other hosts count it dead.
+    pub(super) db_dead_after_seconds: Option<u64>,
     #[serde(default)]
     pub(super) stale: StaleRules,
     #[serde(default)]
@@ -50,6 +56,9 @@ const TOP_KEYS: &[&str] = &[
     "timeout_seconds",
     "search_interval_ms",
     "read_api",
+    "db",
+    "db_heartbeat_seconds",
+    "db_dead_after_seconds",
     "stale",
     "poll",
     "sweep",
@@ -361,7 +370,21 @@ pub(super) fn find_config(
 /// a huge timeout panics in the HTTP library, huge retries or backoffs hang a run or burn the
 /// rate limit.
 pub(super) fn check_ranges(file: &FileConfig) -> Result<(), String> {
-    let ranges: [(&str, Option<u64>, u64, u64, &str); 8] = [
+    let ranges: [(&str, Option<u64>, u64, u64, &str); 10] = [
+        (
+            "db_heartbeat_seconds",
+            file.db_heartbeat_seconds,
+            1,
+            60,
+            "seconds",
+        ),
+        (
+            "db_dead_after_seconds",
+            file.db_dead_after_seconds,
+            3,
+            3600,
+            "seconds",
+        ),
         // A day at most: past it the hour's ceiling has long let everything through.
         (
             "max_wait_seconds",
@@ -466,6 +489,9 @@ mod tests {
             timeout_seconds: Some(1),
             search_interval_ms: Some(1),
             read_api: Some("graphql".into()),
+            db: Some("postgres://u@db/q".into()),
+            db_heartbeat_seconds: Some(5),
+            db_dead_after_seconds: Some(60),
             stale: StaleRules::default(),
             poll: PollRules::default(),
             sweep: SweepRules::default(),

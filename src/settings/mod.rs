@@ -16,6 +16,7 @@ pub mod flags;
 pub mod paths;
 pub mod pool;
 pub mod resolve;
+pub mod store;
 pub mod workflow;
 
 pub use auth::{token, web_url, Token};

@@ -189,7 +189,11 @@ pub struct Settings {
     /// Which API reads go through.
     pub read_api: ReadApi,
     pub api_base: String,
+    /// The SQLite file, or (with a PostgreSQL store) the local state file whose folder keeps
+    /// the rerun files.
     pub db: PathBuf,
+    /// The PostgreSQL store, when `--db`, `GH_SWEEP_DB` or the config's `db` names one.
+    pub postgres: Option<crate::store::postgres::Target>,
     /// Whether `--db` (or `GH_SWEEP_DB`) named the database, rather than the default.
     pub db_given: bool,
     /// The snapshot to replay, loaded and checked.
@@ -299,7 +303,17 @@ fn resolve_inner(
         );
     }
     let now = given_clock(args)?;
-    let db = check_outputs(args, env)?;
+    let (db, postgres) = check_outputs(args, env, file.db.as_deref())?;
+    let postgres = postgres
+        .map(|mut target| {
+            target.liveness = super::store::liveness(
+                file.db_heartbeat_seconds,
+                file.db_dead_after_seconds,
+                Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
+            )?;
+            Ok::<_, String>(target)
+        })
+        .transpose()?;
     let (dry_run, now) = check_run(
         args,
         spec,
@@ -329,8 +343,9 @@ fn resolve_inner(
         search_interval: Duration::from_millis(file.search_interval_ms.unwrap_or(2000)),
         read_api,
         api_base,
-        db_given: args.db.is_some(),
+        db_given: args.db.is_some() || postgres.is_some(),
         db,
+        postgres,
         snapshot: args.snapshot.clone().zip(snapshot),
         save_snapshot: args.save_snapshot.clone(),
         config_path,
@@ -437,15 +452,35 @@ fn given_clock(args: &Flags) -> Result<chrono::DateTime<chrono::Utc>, String> {
     }
 }
 
-/// The database's path, and every file this run will write checked for a folder to go in.
-fn check_outputs(args: &Flags, env: &Env) -> Result<PathBuf, String> {
-    let db = match &args.db {
-        Some(path) => {
-            let name = flag_or_variable("--db", "GH_SWEEP_DB", &path.display().to_string(), env);
-            check_output_folder(path, &name)?;
-            path.clone()
-        }
-        None => default_db(env)?,
+/// The database's path (a PostgreSQL store's too, for the local rerun files), and every file
+/// this run will write checked for a folder to go in.
+fn check_outputs(
+    args: &Flags,
+    env: &Env,
+    file_db: Option<&str>,
+) -> Result<(PathBuf, Option<crate::store::postgres::Target>), String> {
+    let given = args
+        .db
+        .as_ref()
+        .map(|path| (path.display().to_string(), true))
+        .or_else(|| file_db.map(|text| (text.to_string(), false)));
+    let (db, postgres) = match given {
+        Some((text, flag)) => match super::store::named(&text, env) {
+            super::store::Named::Postgres(target) => (
+                default_db(env).unwrap_or_else(|_| PathBuf::from("state.db")),
+                Some(target),
+            ),
+            super::store::Named::File(path) => {
+                let name = if flag {
+                    flag_or_variable("--db", "GH_SWEEP_DB", &text, env)
+                } else {
+                    "db in the config".to_string()
+                };
+                check_output_folder(&path, &name)?;
+                (path, None)
+            }
+        },
+        None => (default_db(env)?, None),
     };
     if let Some(path) = &args.save_snapshot {
         check_output_folder(path, "--save-snapshot")?;
@@ -453,7 +488,7 @@ fn check_outputs(args: &Flags, env: &Env) -> Result<PathBuf, String> {
     if let Some(summary) = env.get("GITHUB_STEP_SUMMARY") {
         check_output_folder(Path::new(summary), "GITHUB_STEP_SUMMARY")?;
     }
-    Ok(db)
+    Ok((db, postgres))
 }
 
 /// Whether the run is dry, and its clock; refuses a clock of one's choosing on a run that
@@ -530,11 +565,13 @@ fn rerun_prefix(
         "GH_SWEEP_CONFIG",
         args.config.as_ref().map(|path| path.display().to_string()),
     );
+    // A database URL is repeated without its password (it stays where it was given).
     let db_flag = from_flag(
         "--db",
         "GH_SWEEP_DB",
         args.db.as_ref().map(|path| path.display().to_string()),
-    );
+    )
+    .map(|db| crate::store::postgres::connect::without_password(&db));
     let budget_flag = from_flag(
         "--item-failure-budget",
         "GH_SWEEP_ITEM_FAILURE_BUDGET",

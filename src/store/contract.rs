@@ -1,5 +1,6 @@
 //! The store's contract: what every backend must do, written against `&mut dyn Store` only, so
-//! the same checks run on each backend (SQLite on a temp file here). Each check names the
+//! the same checks run on each backend (SQLite on a temp file and in memory, PostgreSQL on a
+//! throwaway server). Each check names the
 //! guarantee it holds the backend to.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -530,24 +531,28 @@ fn prune_summarises_old_runs(store: &mut dyn Store) {
     use super::retention::{RECAPS_KEPT, RUNS_KEPT};
     let total = RUNS_KEPT + 3;
     let mut ids = Vec::new();
+    let mut written = 0;
     for _ in 0..total {
         let id = store
             .start_run("stale-sweep", "gh-sweep stale-sweep")
             .unwrap();
+        if ids.is_empty() {
+            // The oldest run sent a write whose outcome is unknown (while it was at work, as
+            // a run writes): the journal names it.
+            written = store
+                .journal_intent(
+                    id,
+                    &ItemRef::new(&repo(), 3),
+                    &JournalWrite::Close { reason: None },
+                )
+                .unwrap();
+            store
+                .journal_outcome(written, WriteOutcome::Unknown, "timed out")
+                .unwrap();
+        }
         store.finish_run(&recap(id, 0)).unwrap();
         ids.push(id);
     }
-    // The oldest run sent a write whose outcome is unknown: the journal names it.
-    let written = store
-        .journal_intent(
-            ids[0],
-            &ItemRef::new(&repo(), 3),
-            &JournalWrite::Close { reason: None },
-        )
-        .unwrap();
-    store
-        .journal_outcome(written, WriteOutcome::Unknown, "timed out")
-        .unwrap();
     let wall = crate::clock::wall();
     let pruned = store.prune(wall).unwrap();
     assert_eq!(pruned.recaps, total - RECAPS_KEPT);
@@ -646,3 +651,30 @@ contract!(
         prune_summarises_old_runs,
     ]
 );
+
+contract!(
+    postgres,
+    ((), super::open(&super::postgres_database()).unwrap()),
+    [
+        claim_with_admit,
+        attempts_used_up_abandon_the_row,
+        one_live_lease_per_pr,
+        journal_intent_outcome_unknown,
+        account_writes_since,
+        stale_mark_record_forget,
+        finish_run_recap_round_trip,
+        gate_and_budget_round_trip,
+        rows_follow_a_renamed_repository,
+        prune_keeps_what_decisions_need,
+        prune_summarises_old_runs,
+    ]
+);
+
+/// A new database on the tests' throwaway PostgreSQL.
+fn postgres_database() -> Location {
+    let url = super::postgres::test_server::fresh_database();
+    Location::Postgres(Box::new(super::postgres::Target::new(
+        &url,
+        "test-host".into(),
+    )))
+}

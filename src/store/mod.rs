@@ -1,7 +1,8 @@
 //! The store port: what the engine and the commands keep between runs (runs and their recaps,
 //! the write journal, the merge queue and its leases, the merge gate and sweep budgets, stale
 //! marks, repositories by id, HTTP validators), as traits over plain data. A backend lives
-//! behind it ([`sqlite`] today); [`open`] is the one place that picks it.
+//! behind it ([`sqlite`], the default, and [`postgres`] for several hosts); [`open`] is the
+//! one place that picks it.
 //!
 //! Every method that must be atomic says so and is one transaction in the backend: a caller
 //! never holds a transaction or a connection. The claim's `admit` gets the facts the backend
@@ -20,6 +21,8 @@ use crate::policy::recap::Recap;
 use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
+pub mod copy;
+pub mod postgres;
 pub mod queue;
 pub mod sqlite;
 
@@ -117,6 +120,39 @@ pub struct RunRow {
     pub argv: String,
 }
 
+/// What `store status` shows: the backend, its schema version, the runs at work (with their
+/// hosts and heartbeats), the queue by status and the live leases.
+#[derive(Debug, serde::Serialize)]
+pub struct Status {
+    pub backend: &'static str,
+    /// The file, or the URL without its password.
+    pub location: String,
+    pub schema_version: i64,
+    pub live_runs: Vec<LiveRun>,
+    pub queue: Vec<(String, i64)>,
+    pub leases: Vec<LeaseRow>,
+}
+
+/// A run still at work, as `store status` shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct LiveRun {
+    pub id: i64,
+    pub command: String,
+    pub host: Option<String>,
+    pub pid: Option<i64>,
+    pub started_at: String,
+    /// The database's clock at its last heartbeat (PostgreSQL; SQLite keeps none).
+    pub heartbeat_at: Option<String>,
+}
+
+/// A live lease, as `store status` shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct LeaseRow {
+    pub key: String,
+    pub owner: String,
+    pub leased_until: String,
+}
+
 /// What a claim's `admit` decides on: the candidate PR's gate entry and sweep budget, read
 /// inside the claim's transaction. A gate that cannot be read is `None`; a budget missing,
 /// damaged or unreadable is fresh.
@@ -137,6 +173,8 @@ pub enum Location {
     File(PathBuf),
     /// Nothing kept past the process: replaying a snapshot leaves the maintainer's state alone.
     Memory,
+    /// A PostgreSQL database that several hosts share (`--db postgres://...`).
+    Postgres(Box<postgres::Target>),
 }
 
 /// Opens the store at `location`, its schema migrated to this version.
@@ -144,13 +182,14 @@ pub fn open(location: &Location) -> anyhow::Result<Box<dyn Store>> {
     Ok(match location {
         Location::File(path) => Box::new(sqlite::SqliteStore::open(path)?),
         Location::Memory => Box::new(sqlite::SqliteStore::in_memory()?),
+        Location::Postgres(target) => Box::new(postgres::PostgresStore::open(target)?),
     })
 }
 
 /// Whether an error came from the store's backend (a full disk, a lock held past the busy
-/// timeout), rather than from anything else.
+/// timeout, a dropped database connection, a heartbeat lost), rather than from anything else.
 pub fn is_failure(error: &anyhow::Error) -> bool {
-    sqlite::is_failure(error)
+    sqlite::is_failure(error) || postgres::is_failure(error)
 }
 
 /// The whole store: each part below, and what concerns the store as one.
@@ -185,6 +224,21 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
     /// [`RunLog::recap`] of a run whose recap was dropped (`None`) and the older runs' rows of
     /// [`RunLog::runs`].
     fn prune(&mut self, now: DateTime<Utc>) -> anyhow::Result<Pruned>;
+
+    /// The backend, schema version, runs at work, queue and leases, for `store status`.
+    fn status(&self) -> anyhow::Result<Status>;
+
+    /// Every row `store copy` moves, table by table.
+    fn export(&self) -> anyhow::Result<copy::Dump>;
+
+    /// Replaces every table `store copy` moves with `dump`'s rows, in one transaction.
+    fn import(&mut self, dump: &copy::Dump) -> anyhow::Result<()>;
+
+    /// What the recap should say about the store's doings this run (a dead run of another
+    /// host taken over, and when).
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Runs, their recaps and their items' outcomes.

@@ -247,6 +247,9 @@ fn every_subcommand_has_a_man_page_and_the_committed_pages_match() {
             "gh-sweep-poll.1",
             "gh-sweep-recap.1",
             "gh-sweep-stale-sweep.1",
+            "gh-sweep-store-copy.1",
+            "gh-sweep-store-status.1",
+            "gh-sweep-store.1",
             "gh-sweep-sweep.1",
             "gh-sweep.1",
         ]

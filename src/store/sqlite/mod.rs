@@ -16,6 +16,7 @@ use crate::item::RepoRef;
 use crate::policy::recap::Recap;
 use crate::private_file::create_private;
 
+mod copy;
 pub mod gate;
 pub mod http_cache;
 mod journal;
@@ -41,6 +42,10 @@ pub struct SqliteStore {
 }
 
 /// This machine's name, to tell a run of this machine from one of another sharing the file.
+pub fn host_name() -> String {
+    host()
+}
+
 pub(crate) fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
@@ -353,6 +358,18 @@ impl Store for SqliteStore {
 
     fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<super::Pruned> {
         self.prune_rows(now).context("pruning the store")
+    }
+
+    fn status(&self) -> anyhow::Result<super::Status> {
+        self.read_status()
+    }
+
+    fn export(&self) -> anyhow::Result<super::copy::Dump> {
+        self.export_rows()
+    }
+
+    fn import(&mut self, dump: &super::copy::Dump) -> anyhow::Result<()> {
+        self.import_rows(dump)
     }
 }
 

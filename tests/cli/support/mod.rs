@@ -2,6 +2,9 @@
 //! in a pinned environment; and an audit at the end that every write was expected.
 
 pub mod graphql;
+/// The throwaway PostgreSQL the store's unit tests use too.
+#[path = "../../../src/store/postgres/test_server.rs"]
+pub mod pg;
 pub mod server;
 pub mod world;
 

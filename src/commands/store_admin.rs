@@ -1,0 +1,135 @@
+//! `gh-sweep store status` and `gh-sweep store copy`: what a store holds, and moving one
+//! between SQLite and PostgreSQL. Wiring only: the stores read and write their own rows.
+
+use super::Context;
+use crate::cli::{StoreCopyArgs, StoreStatusArgs};
+use crate::exit::Fatal;
+use crate::settings::store::{named, Named};
+use crate::store::{self, Location, Status};
+
+/// The store `text` names (a path, `sqlite:PATH` or a `postgres://` URL).
+fn location(context: &Context, text: &str) -> Location {
+    match named(text, &context.env) {
+        Named::Postgres(target) => Location::Postgres(Box::new(target)),
+        Named::File(path) => Location::File(path),
+    }
+}
+
+/// How a store is named in output: a URL without its password.
+fn shown(text: &str) -> String {
+    store::postgres::connect::without_password(text)
+}
+
+pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> {
+    let location = match &args.db.db {
+        Some(db) => location(context, &db.display().to_string()),
+        None => {
+            let path = crate::settings::default_db(&context.env).map_err(Fatal::Usage)?;
+            if !path.exists() {
+                return Err(Fatal::Usage(format!(
+                    "no store yet: {} does not exist (pass --db PATH or --db postgres://... to look at another)",
+                    path.display()
+                ))
+                .into());
+            }
+            Location::File(path)
+        }
+    };
+    let store = store::open(&location)?;
+    for warning in store.warnings() {
+        context.ui.warn(warning);
+    }
+    let status = store.status()?;
+    if context.ui.json {
+        context.ui.data(&serde_json::to_string_pretty(&status)?);
+    } else {
+        context.ui.data(&render(&status));
+    }
+    Ok(crate::exit::SUCCESS)
+}
+
+fn render(status: &Status) -> String {
+    let mut lines = vec![
+        format!("backend: {} ({})", status.backend, status.location),
+        format!("schema version: {}", status.schema_version),
+        format!("runs at work: {}", status.live_runs.len()),
+    ];
+    for run in &status.live_runs {
+        lines.push(format!(
+            "  run {} {} on {} (pid {}), started {}{}",
+            run.id,
+            run.command,
+            run.host.as_deref().unwrap_or("an unknown host"),
+            run.pid.map_or("unknown".to_string(), |pid| pid.to_string()),
+            run.started_at,
+            run.heartbeat_at
+                .as_ref()
+                .map(|at| format!(", last heartbeat {at}"))
+                .unwrap_or_default()
+        ));
+    }
+    let queue: Vec<String> = status
+        .queue
+        .iter()
+        .map(|(word, count)| format!("{word} {count}"))
+        .collect();
+    lines.push(format!(
+        "queue: {}",
+        if queue.is_empty() {
+            "empty".to_string()
+        } else {
+            queue.join(", ")
+        }
+    ));
+    lines.push(format!("leases: {}", status.leases.len()));
+    for lease in &status.leases {
+        lines.push(format!(
+            "  {} held by {} until {}",
+            lease.key, lease.owner, lease.leased_until
+        ));
+    }
+    lines.join("\n")
+}
+
+pub fn copy(context: &Context, args: &StoreCopyArgs) -> anyhow::Result<i32> {
+    if let Named::File(path) = named(&args.from, &context.env) {
+        if !path.exists() {
+            return Err(Fatal::Usage(format!(
+                "invalid --from {}: no such file (name an existing store)",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let source = store::open(&location(context, &args.from))?;
+    let mut target = store::open(&location(context, &args.to))?;
+    let existing = target.export()?;
+    if !existing.is_empty() && !args.force {
+        let held: Vec<String> = existing
+            .counts()
+            .into_iter()
+            .filter(|(_, count)| *count > 0)
+            .map(|(table, count)| format!("{count} {table}"))
+            .collect();
+        return Err(Fatal::Usage(format!(
+            "refusing to copy into {}: it already holds rows ({}); pass --force to replace them",
+            shown(&args.to),
+            held.join(", ")
+        ))
+        .into());
+    }
+    let dump = source.export()?;
+    target.import(&dump)?;
+    let counts: Vec<String> = dump
+        .counts()
+        .into_iter()
+        .map(|(table, count)| format!("{count} {table}"))
+        .collect();
+    context.ui.status(&format!(
+        "Copied {} into {}: {}.",
+        shown(&args.from),
+        shown(&args.to),
+        counts.join(", ")
+    ));
+    Ok(crate::exit::SUCCESS)
+}

@@ -1,0 +1,68 @@
+//! Which store a run uses: `--db` (or `GH_SWEEP_DB`), else the config's `db`, else the SQLite
+//! file in the state folder. A `postgres://` URL names the PostgreSQL store, with what the
+//! environment says about it (`PGPASSWORD`, `PGPASSFILE` or `~/.pgpass`, `PGSSLROOTCERT`, and
+//! `GH_SWEEP_HOST` for the name this host goes by); a path or `sqlite:PATH` names a SQLite file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use secrecy::SecretString;
+
+use super::env::Env;
+use crate::store::postgres::connect::{is_url, Liveness, Target};
+
+/// The store named by `text`: a PostgreSQL target, or a SQLite file's path.
+pub enum Named {
+    Postgres(Target),
+    File(PathBuf),
+}
+
+/// Reads what `--db` or the config's `db` says.
+pub fn named(text: &str, env: &Env) -> Named {
+    if is_url(text) {
+        return Named::Postgres(target(text, env));
+    }
+    Named::File(PathBuf::from(text.strip_prefix("sqlite:").unwrap_or(text)))
+}
+
+/// The PostgreSQL target of `url`, with the environment's password, passfile, CA and host name.
+pub fn target(url: &str, env: &Env) -> Target {
+    let host = env
+        .get("GH_SWEEP_HOST")
+        .map(str::to_string)
+        .unwrap_or_else(crate::store::sqlite::host_name);
+    let mut target = Target::new(url, host);
+    target.password_env = env
+        .get("PGPASSWORD")
+        .map(|password| SecretString::from(password.to_string()));
+    target.passfile = env
+        .get("PGPASSFILE")
+        .map(PathBuf::from)
+        .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".pgpass")));
+    target.root_cert_env = env.get("PGSSLROOTCERT").map(PathBuf::from);
+    target
+}
+
+/// The heartbeat settings: the config's, checked, with the HTTP timeout a taking-over host
+/// waits on top of the bound.
+pub fn liveness(
+    heartbeat_seconds: Option<u64>,
+    dead_after_seconds: Option<u64>,
+    write_timeout: Duration,
+) -> Result<Liveness, String> {
+    let defaults = Liveness::default();
+    let renew_every = heartbeat_seconds.map_or(defaults.renew_every, Duration::from_secs);
+    let bound = dead_after_seconds.map_or(defaults.bound, Duration::from_secs);
+    if bound < renew_every * 3 {
+        return Err(format!(
+            "invalid db_dead_after_seconds `{}`: make it at least three heartbeats ({} s), so a run that renews on time is never counted dead",
+            bound.as_secs(),
+            renew_every.as_secs() * 3
+        ));
+    }
+    Ok(Liveness {
+        renew_every,
+        bound,
+        write_timeout,
+    })
+}

@@ -1,0 +1,571 @@
+//! How a `postgres://` URL becomes a connection: its `sslmode` mapped onto what rust-postgres
+//! knows (it parses only disable/prefer/require) and a rustls configuration that verifies the
+//! server, a private CA from `sslrootcert` or `PGSSLROOTCERT`, no plaintext fallback for a host
+//! off this machine, and the password from the URL, `PGPASSWORD` or a passfile (`PGPASSFILE`,
+//! `~/.pgpass`, which the driver does not read). The password is held as a secret and never
+//! rendered: [`Target::shown`] is the URL without it, for output, errors and the rerun line.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use postgres::config::{Host, SslMode};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::exit::Fatal;
+
+/// Whether `text` names a PostgreSQL database rather than a SQLite file.
+pub fn is_url(text: &str) -> bool {
+    text.starts_with("postgres://") || text.starts_with("postgresql://")
+}
+
+/// How often a run renews its heartbeat, how old one may grow before its run counts as dead,
+/// and the HTTP write timeout a taking-over host waits on top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Liveness {
+    pub renew_every: Duration,
+    pub bound: Duration,
+    pub write_timeout: Duration,
+}
+
+impl Default for Liveness {
+    fn default() -> Self {
+        Liveness {
+            renew_every: Duration::from_secs(5),
+            bound: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Liveness {
+    /// How long a run may go without a renewed heartbeat before it stops starting writes:
+    /// well inside the bound, so a run that is cut off stops before others think it dead.
+    pub fn local_deadline(&self) -> Duration {
+        self.bound / 2
+    }
+
+    /// How old another run's heartbeat must be before its unknown writes are settled: the
+    /// bound, plus the time a write it had started could still take to land.
+    pub fn takeover_after(&self) -> Duration {
+        self.bound + self.write_timeout
+    }
+}
+
+/// A PostgreSQL database to open, with what the environment said about it (resolved once at
+/// the top; nothing here reads the environment).
+#[derive(Clone)]
+pub struct Target {
+    url: SecretString,
+    /// The URL without its password: what output may show.
+    pub shown: String,
+    pub password_env: Option<SecretString>,
+    /// `PGPASSFILE`, else `~/.pgpass`.
+    pub passfile: Option<PathBuf>,
+    /// `PGSSLROOTCERT`.
+    pub root_cert_env: Option<PathBuf>,
+    /// Who this host is, for `store status` and the dead-run checks.
+    pub host: String,
+    pub liveness: Liveness,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.shown)
+    }
+}
+
+impl PartialEq for Target {
+    fn eq(&self, other: &Self) -> bool {
+        self.url.expose_secret() == other.url.expose_secret() && self.host == other.host
+    }
+}
+
+impl Eq for Target {}
+
+impl Target {
+    pub fn new(url: &str, host: String) -> Self {
+        Target {
+            url: SecretString::from(url.to_string()),
+            shown: without_password(url),
+            password_env: None,
+            passfile: None,
+            root_cert_env: None,
+            host,
+            liveness: Liveness::default(),
+        }
+    }
+}
+
+/// `url` without the password in its user part or its query.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((user_info, hosts)) => {
+            let user = user_info.split(':').next().unwrap_or_default();
+            format!("{user}@{hosts}")
+        }
+        None => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let kept: Vec<&str> = query
+                .split('&')
+                .filter(|pair| !pair.starts_with("password="))
+                .collect();
+            if kept.is_empty() {
+                path.to_string()
+            } else {
+                format!("{path}?{}", kept.join("&"))
+            }
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+/// What TLS a connection gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tls {
+    /// Plaintext: `sslmode=disable`.
+    Off,
+    /// TLS when the server offers it, plaintext otherwise: only for this machine.
+    Prefer { root_cert: Option<PathBuf> },
+    /// TLS or no connection, its chain verified (against `root_cert`, else the public roots);
+    /// the host name too when `names` is set.
+    Verified {
+        root_cert: Option<PathBuf>,
+        names: bool,
+    },
+}
+
+/// What a URL asks of a connection: the driver's config (password and TLS mode set) and the
+/// TLS to give it.
+pub struct Plan {
+    pub config: postgres::Config,
+    pub tls: Tls,
+}
+
+fn unusable(target: &Target, why: impl std::fmt::Display) -> anyhow::Error {
+    Fatal::Usage(format!("cannot use the database {}: {why}", target.shown)).into()
+}
+
+/// Reads the URL: the parameters the driver does not know taken out and mapped, the password
+/// found where libpq would look.
+pub fn plan(target: &Target) -> anyhow::Result<Plan> {
+    let url = target.url.expose_secret();
+    let (base, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut sslmode = None;
+    let mut root_cert = None;
+    let mut passed = Vec::new();
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match key {
+            "sslmode" => sslmode = Some(value.to_string()),
+            "sslrootcert" => root_cert = Some(PathBuf::from(value)),
+            _ => passed.push(pair),
+        }
+    }
+    let rebuilt = if passed.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", passed.join("&"))
+    };
+    // The driver's own message may quote the URL: say what is wrong without it.
+    let mut config: postgres::Config = rebuilt.parse().map_err(|_| {
+        unusable(
+            target,
+            "it is not a URL PostgreSQL accepts (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full])",
+        )
+    })?;
+    if config.get_user().is_none() {
+        return Err(unusable(
+            target,
+            "the URL names no user: write postgres://USER@HOST/DATABASE",
+        ));
+    }
+    let root_cert = root_cert.or_else(|| target.root_cert_env.clone());
+    let local = config.get_hosts().iter().all(is_loopback);
+    let tls = match sslmode.as_deref() {
+        Some("disable") => Tls::Off,
+        None | Some("allow") | Some("prefer") if local => Tls::Prefer { root_cert },
+        // Off this machine, a server that declines TLS gets no plaintext fallback.
+        None | Some("allow") | Some("prefer") | Some("require") | Some("verify-full") => {
+            Tls::Verified {
+                root_cert,
+                names: true,
+            }
+        }
+        Some("verify-ca") => Tls::Verified {
+            root_cert,
+            names: false,
+        },
+        Some(other) => {
+            return Err(unusable(
+                target,
+                format!(
+                    "unknown sslmode `{other}`: write disable, prefer, require, verify-ca or verify-full"
+                ),
+            ))
+        }
+    };
+    config.ssl_mode(match tls {
+        Tls::Off => SslMode::Disable,
+        Tls::Prefer { .. } => SslMode::Prefer,
+        Tls::Verified { .. } => SslMode::Require,
+    });
+    if config.get_password().is_none() {
+        if let Some(password) = &target.password_env {
+            config.password(password.expose_secret());
+        } else if let Some(password) = passfile_password(target, &config) {
+            config.password(password.expose_secret());
+        }
+    }
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    Ok(Plan { config, tls })
+}
+
+fn is_loopback(host: &Host) -> bool {
+    match host {
+        Host::Tcp(name) => {
+            name == "localhost"
+                || name
+                    .trim_matches(['[', ']'])
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|address| address.is_loopback())
+        }
+        #[cfg(unix)]
+        Host::Unix(_) => true,
+    }
+}
+
+/// The password a passfile holds for this connection: its first line whose
+/// `host:port:database:user` fields match (`*` matches anything; `\` escapes `:` and `\`).
+/// Like libpq, a passfile others can read is ignored.
+fn passfile_password(target: &Target, config: &postgres::Config) -> Option<SecretString> {
+    let path = target.passfile.as_ref()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).ok()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            return None;
+        }
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(name)) => name.clone(),
+        #[cfg(unix)]
+        Some(Host::Unix(_)) | None => "localhost".to_string(),
+        #[cfg(not(unix))]
+        None => "localhost".to_string(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
+    let database = config
+        .get_dbname()
+        .or(config.get_user())
+        .unwrap_or_default()
+        .to_string();
+    let user = config.get_user().unwrap_or_default().to_string();
+    let wanted = [host, port, database, user];
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .find_map(|line| {
+            let fields = passfile_fields(line);
+            if fields.len() != 5 {
+                return None;
+            }
+            let matches = fields[..4]
+                .iter()
+                .zip(&wanted)
+                .all(|(field, wanted)| field == "*" || field == wanted);
+            matches.then(|| SecretString::from(fields[4].clone()))
+        })
+}
+
+fn passfile_fields(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut characters = line.chars();
+    while let Some(character) = characters.next() {
+        match character {
+            '\\' => {
+                if let (Some(next), Some(field)) = (characters.next(), fields.last_mut()) {
+                    field.push(next);
+                }
+            }
+            ':' if fields.len() < 5 => fields.push(String::new()),
+            other => {
+                if let Some(field) = fields.last_mut() {
+                    field.push(other);
+                }
+            }
+        }
+    }
+    fields
+}
+
+/// The rustls connector for `tls` (plaintext gets one too: the driver takes one either way).
+pub fn connector(
+    target: &Target,
+    tls: &Tls,
+) -> anyhow::Result<tokio_postgres_rustls::MakeRustlsConnect> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let (root_cert, names) = match tls {
+        Tls::Off => (None, true),
+        Tls::Prefer { root_cert } => (root_cert.clone(), true),
+        Tls::Verified { root_cert, names } => (root_cert.clone(), *names),
+    };
+    let mut roots = RootCertStore::empty();
+    match &root_cert {
+        Some(path) => {
+            for cert in read_certs(target, path)? {
+                roots.add(cert).map_err(|error| {
+                    unusable(target, format!("sslrootcert {}: {error}", path.display()))
+                })?;
+            }
+        }
+        None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+    }
+    let verifier = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+        .build()
+        .map_err(|error| unusable(target, error))?;
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| unusable(target, error))?;
+    let config = if names {
+        builder.with_webpki_verifier(verifier).with_no_client_auth()
+    } else {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(ChainOnly(verifier)))
+            .with_no_client_auth()
+    };
+    Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config))
+}
+
+fn read_certs(target: &Target, path: &Path) -> anyhow::Result<Vec<CertificateDer<'static>>> {
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
+        .and_then(|certs| certs.collect::<Result<_, _>>())
+        .map_err(|error| unusable(target, format!("sslrootcert {}: {error}", path.display())))?;
+    if certs.is_empty() {
+        return Err(unusable(
+            target,
+            format!("sslrootcert {} holds no PEM certificate", path.display()),
+        ));
+    }
+    Ok(certs)
+}
+
+/// `sslmode=verify-ca`: the chain must lead to a trusted root; the name on the certificate is
+/// not checked (as libpq does for verify-ca).
+#[derive(Debug)]
+struct ChainOnly(Arc<WebPkiServerVerifier>);
+
+impl ServerCertVerifier for ChainOnly {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        // rustls checks the chain before the name: a name error means the chain was good.
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+            )) => Ok(ServerCertVerified::assertion()),
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.0.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.supported_verify_schemes()
+    }
+}
+
+/// Connects, saying what failed without the password (the driver's errors never carry it).
+pub fn connect(target: &Target) -> anyhow::Result<postgres::Client> {
+    let plan = plan(target)?;
+    let connector = connector(target, &plan.tls)?;
+    plan.config
+        .connect(connector)
+        .map_err(|error| unusable(target, error))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(url: &str) -> Target {
+        Target::new(url, "h".into())
+    }
+
+    #[test]
+    fn the_password_is_taken_out_of_what_is_shown() {
+        for (url, shown) in [
+            (
+                "postgres://u:s3cret@db.example:5433/q?sslmode=require",
+                "postgres://u@db.example:5433/q?sslmode=require",
+            ),
+            ("postgresql://u@db/q", "postgresql://u@db/q"),
+            (
+                "postgres://db/q?password=s3cret&sslmode=verify-full",
+                "postgres://db/q?sslmode=verify-full",
+            ),
+            ("postgres://u:p%40ss@db", "postgres://u@db"),
+        ] {
+            assert_eq!(without_password(url), shown);
+            assert!(!format!("{:?}", target(url)).contains("s3cret"));
+        }
+    }
+
+    #[test]
+    fn sslmodes_map_to_verified_tls_and_no_plaintext_fallback_off_this_machine() {
+        let tls = |url: &str| plan(&target(url)).map(|plan| plan.tls);
+        let verified = |names| Tls::Verified {
+            root_cert: None,
+            names,
+        };
+        assert_eq!(tls("postgres://u@db.example/q").unwrap(), verified(true));
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=prefer").unwrap(),
+            verified(true)
+        );
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=verify-full").unwrap(),
+            verified(true)
+        );
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=verify-ca").unwrap(),
+            verified(false)
+        );
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=disable").unwrap(),
+            Tls::Off
+        );
+        assert_eq!(
+            tls("postgres://u@127.0.0.1/q").unwrap(),
+            Tls::Prefer { root_cert: None }
+        );
+        assert_eq!(
+            tls("postgres://u@localhost/q?sslmode=require").unwrap(),
+            verified(true)
+        );
+        let with_ca = tls("postgres://u@db/q?sslmode=require&sslrootcert=/ca.pem").unwrap();
+        assert_eq!(
+            with_ca,
+            Tls::Verified {
+                root_cert: Some("/ca.pem".into()),
+                names: true
+            }
+        );
+        let mut from_env = target("postgres://u@db/q?sslmode=require");
+        from_env.root_cert_env = Some("/env-ca.pem".into());
+        assert_eq!(
+            plan(&from_env).unwrap().tls,
+            Tls::Verified {
+                root_cert: Some("/env-ca.pem".into()),
+                names: true
+            }
+        );
+        let unknown = tls("postgres://u:s3cret@db/q?sslmode=sometimes")
+            .err()
+            .unwrap();
+        let message = format!("{unknown:#}");
+        assert!(message.contains("unknown sslmode `sometimes`"), "{message}");
+        assert!(!message.contains("s3cret"), "{message}");
+        // Plaintext off this machine would carry the password in the clear.
+        let remote = plan(&target("postgres://u@db.example/q")).unwrap();
+        assert_eq!(remote.config.get_ssl_mode(), SslMode::Require);
+    }
+
+    #[test]
+    fn the_password_comes_from_the_url_then_pgpassword_then_the_passfile() {
+        let dir = tempfile::tempdir().unwrap();
+        let passfile = dir.path().join("pgpass");
+        std::fs::write(
+            &passfile,
+            "# comment\nother:5432:*:u:wrong\ndb:5433:q:u:from\\:file\n*:*:*:*:fallback\n",
+        )
+        .unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        let password = |url: &str, env: Option<&str>| {
+            let mut target = target(url);
+            target.password_env = env.map(|value| SecretString::from(value.to_string()));
+            target.passfile = Some(passfile.clone());
+            plan(&target)
+                .unwrap()
+                .config
+                .get_password()
+                .map(|bytes| String::from_utf8_lossy(bytes).to_string())
+        };
+        assert_eq!(
+            password("postgres://u:inurl@db:5433/q", Some("env")).as_deref(),
+            Some("inurl")
+        );
+        assert_eq!(
+            password("postgres://u@db:5433/q", Some("env")).as_deref(),
+            Some("env")
+        );
+        assert_eq!(
+            password("postgres://u@db:5433/q", None).as_deref(),
+            Some("from:file")
+        );
+        assert_eq!(
+            password("postgres://u@elsewhere/q", None).as_deref(),
+            Some("fallback")
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(
+                password("postgres://u@db:5433/q", None),
+                None,
+                "others can read it"
+            );
+        }
+    }
+}

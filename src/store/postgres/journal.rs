@@ -1,0 +1,353 @@
+//! The write journal and stale marks in PostgreSQL. A run is at work while it has not finished,
+//! nobody took it over, and its heartbeat (the database's clock) is younger than the bound
+//! plus the write timeout; on this host, a run whose process is gone is dead at once. Each
+//! intent is journaled in a transaction that first checks this run still holds its heartbeat,
+//! and an item's first write locks the item's row, so two hosts never both pass the check.
+
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use postgres::GenericClient;
+
+use super::{LostLease, PostgresStore};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::write::{self, JournalWrite, WriteOutcome};
+use crate::store::{StaleMarks, UnknownWrite, WriteJournal, IN_FLIGHT};
+
+/// The columns that tell whether a journal row's run is at work (joined as `runs`), the
+/// heartbeat bound in seconds being parameter `$N`.
+pub(super) fn life_columns(bound: usize) -> String {
+    format!(
+        "runs.finished_at IS NOT NULL,
+         runs.taken_over_at IS NULL AND runs.heartbeat_at >= now() - make_interval(secs => ${bound}),
+         runs.pid, runs.host, runs.id, runs.heartbeat_at"
+    )
+}
+
+/// What is known of a run's life, as [`life_columns`] read it starting at column `at`.
+pub(super) struct Life {
+    pub finished: bool,
+    pub fresh: bool,
+    pub pid: Option<i64>,
+    pub host: Option<String>,
+    pub run_id: i64,
+    pub heartbeat_at: DateTime<Utc>,
+}
+
+impl Life {
+    pub(super) fn read(row: &postgres::Row, at: usize) -> Life {
+        Life {
+            finished: row.get(at),
+            fresh: row.get(at + 1),
+            pid: row.get(at + 2),
+            host: row.get(at + 3),
+            run_id: row.get(at + 4),
+            heartbeat_at: row.get(at + 5),
+        }
+    }
+}
+
+fn stored(action: &JournalWrite) -> anyhow::Result<String> {
+    serde_json::to_string(action).with_context(|| format!("journaling the write `{action}`"))
+}
+
+fn in_flight() -> chrono::Duration {
+    chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()
+}
+
+impl PostgresStore {
+    /// Whether a run may still be at work: not finished, its heartbeat fresh, and (on this
+    /// host) its process there.
+    pub(super) fn alive(&self, life: &Life) -> bool {
+        if life.finished || !life.fresh {
+            return false;
+        }
+        let this_host = life.host.as_deref() == Some(self.target.host.as_str());
+        match life.pid {
+            Some(pid) if this_host && std::path::Path::new("/proc/self").exists() => {
+                pid == i64::from(std::process::id())
+                    || std::path::Path::new(&format!("/proc/{pid}")).exists()
+            }
+            _ => true,
+        }
+    }
+
+    /// Marks another host's run as taken over, once, and notes it for the recap.
+    pub(super) fn take_over(
+        &self,
+        client: &mut impl GenericClient,
+        life: &Life,
+    ) -> anyhow::Result<()> {
+        if life.finished {
+            return Ok(());
+        }
+        let taken = client.query_opt(
+            "UPDATE runs SET taken_over_at = now(), taken_over_by = $2
+             WHERE id = $1 AND taken_over_at IS NULL RETURNING taken_over_at",
+            &[&life.run_id, &self.target.host],
+        )?;
+        if let Some(row) = taken {
+            let at: DateTime<Utc> = row.get(0);
+            self.took_over.borrow_mut().push(format!(
+                "took over run {} of host {} at {} (its last heartbeat was at {})",
+                life.run_id,
+                life.host.as_deref().unwrap_or("unknown"),
+                at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                life.heartbeat_at
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Inside a transaction: this run still holds its heartbeat (locked, so no host takes it
+    /// over before the intent commits).
+    fn hold_run(&self, client: &mut impl GenericClient, run_id: i64) -> anyhow::Result<()> {
+        self.check_heartbeat()?;
+        let held = client.query_opt(
+            "SELECT 1 FROM runs WHERE id = $1 AND finished_at IS NULL AND taken_over_at IS NULL
+               AND heartbeat_at >= now() - make_interval(secs => $2)
+             FOR UPDATE",
+            &[&run_id, &Self::seconds(self.liveness().bound)],
+        )?;
+        if held.is_none() {
+            return Err(LostLease(format!(
+                "run {run_id} no longer holds its heartbeat in the database {} (it was paused or cut off, or another host took its work over): it starts no more writes",
+                self.target.shown
+            ))
+            .into());
+        }
+        Ok(())
+    }
+}
+
+impl WriteJournal for PostgresStore {
+    /// Every host's runs of the account: the ceilings are GitHub's, per account.
+    fn account_writes_since(
+        &self,
+        account: &str,
+        since: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<DateTime<Utc>>> {
+        let rows = self
+            .client()
+            .query(
+                "SELECT journal.intent_at FROM runs JOIN journal ON journal.run_id = runs.id
+                 WHERE runs.account = $1 AND journal.intent_at >= $2
+                 ORDER BY journal.intent_at",
+                &[&account, &since],
+            )
+            .context("reading an account's writes")?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
+    }
+
+    fn journal_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &JournalWrite,
+    ) -> anyhow::Result<i64> {
+        let action = stored(action)?;
+        let mut client = self.client();
+        let mut transaction = client.transaction()?;
+        self.hold_run(&mut transaction, run_id)?;
+        let row = transaction
+            .query_one(
+                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES ($1, $2, $3, $4, $5)
+                 RETURNING id",
+                &[&run_id, &item.to_string(), &item.repo.to_string(), &action, &crate::clock::wall()],
+            )
+            .context("journaling a write before sending it")?;
+        transaction
+            .commit()
+            .context("journaling a write before sending it")?;
+        Ok(row.get(0))
+    }
+
+    fn journal_first_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &JournalWrite,
+        read_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Option<i64>> {
+        let action = stored(action)?;
+        let name = item.to_string();
+        let mut client = self.client();
+        let mut transaction = client.transaction()?;
+        self.hold_run(&mut transaction, run_id)?;
+        // The item's row lock: a second host's check waits here until this one commits, then
+        // sees its intent.
+        transaction.execute(
+            "INSERT INTO item_locks (item) VALUES ($1) ON CONFLICT (item) DO NOTHING",
+            &[&name],
+        )?;
+        transaction.execute(
+            "SELECT item FROM item_locks WHERE item = $1 FOR UPDATE",
+            &[&name],
+        )?;
+        let others = transaction.query(
+            &format!(
+                "SELECT journal.outcome_at IS NOT NULL, {} FROM journal
+                 JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = $1 AND journal.run_id != $2 AND journal.intent_at >= $4
+                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= $3)",
+                life_columns(5)
+            ),
+            &[
+                &name,
+                &run_id,
+                &read_at,
+                &(now - in_flight()),
+                &Self::seconds(self.liveness().takeover_after()),
+            ],
+        )?;
+        for other in &others {
+            let finished: bool = other.get(0);
+            if finished || self.alive(&Life::read(other, 1)) {
+                return Ok(None);
+            }
+        }
+        let row = transaction.query_one(
+            "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES ($1, $2, $3, $4, $5)
+             RETURNING id",
+            &[&run_id, &name, &item.repo.to_string(), &action, &crate::clock::wall()],
+        )?;
+        transaction
+            .commit()
+            .context("journaling a write before sending it")?;
+        Ok(Some(row.get(0)))
+    }
+
+    fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
+        self.client()
+            .execute(
+                "UPDATE journal SET outcome = $2, outcome_at = $3, detail = $4 WHERE id = $1",
+                &[&id, &outcome.journal_word(), &crate::clock::wall(), &detail],
+            )
+            .context("journaling a write's outcome")?;
+        Ok(())
+    }
+
+    /// Writes in these repositories whose outcome is unknown. Another host's run counts as
+    /// over once its heartbeat is older than the bound plus the write timeout (a write it had
+    /// sent may land until then); its work is then marked taken over by this host.
+    fn unknown_writes(
+        &self,
+        repos: &[RepoRef],
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Vec<UnknownWrite>> {
+        let names: Vec<String> = repos.iter().map(ToString::to_string).collect();
+        let mut client = self.client();
+        let rows = client.query(
+            &format!(
+                "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
+                        journal.intent_at < $2, {}
+                 FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.repo = ANY($1) AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
+                 ORDER BY journal.id",
+                life_columns(3)
+            ),
+            &[&names, &(now - in_flight()), &Self::seconds(self.liveness().takeover_after())],
+        )?;
+        let mut found = Vec::new();
+        for row in &rows {
+            let old: bool = row.get(5);
+            let life = Life::read(row, 6);
+            let alive = self.alive(&life);
+            if !old && alive {
+                continue;
+            }
+            if !alive {
+                self.take_over(&mut *client, &life)?;
+            }
+            found.push(UnknownWrite {
+                id: row.get(0),
+                run_id: row.get(1),
+                item: row.get(2),
+                action: JournalWrite::from_stored(&row.get::<_, String>(3)),
+                intent_at: row.get(4),
+            });
+        }
+        Ok(found)
+    }
+
+    fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
+        Ok(self.client().execute(
+            "UPDATE journal SET outcome = 'acknowledged', outcome_at = $2
+             WHERE item = $1 AND (outcome IS NULL OR outcome = 'unknown')",
+            &[&item.to_string(), &crate::clock::wall()],
+        )? as usize)
+    }
+
+    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool> {
+        let labelled = JournalWrite::AddLabels {
+            labels: vec![label.to_string()],
+        };
+        let commented = JournalWrite::Comment {
+            marker: write::marker("mark-stale"),
+        };
+        let rows = self.client().query(
+            &format!(
+                "SELECT journal.action, {} FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = $1 AND journal.outcome IN ('done', 'acknowledged')
+                 ORDER BY journal.id DESC",
+                life_columns(2)
+            ),
+            &[
+                &item.to_string(),
+                &Self::seconds(self.liveness().takeover_after()),
+            ],
+        )?;
+        let mut comment_after = false;
+        for row in &rows {
+            let action = JournalWrite::from_stored(&row.get::<_, String>(0));
+            if action == commented {
+                comment_after = true;
+            } else if action == labelled {
+                if self.alive(&Life::read(row, 1)) {
+                    return Ok(false);
+                }
+                return Ok(!comment_after);
+            }
+        }
+        Ok(false)
+    }
+}
+
+impl StaleMarks for PostgresStore {
+    fn stale_mark(
+        &self,
+        item: &ItemRef,
+        label: &str,
+    ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+        let row = self.client().query_opt(
+            "SELECT labeled_at, last_write_at FROM stale_marks WHERE item = $1 AND lower(label) = lower($2)",
+            &[&item.to_string(), &label],
+        )?;
+        Ok(row.map(|row| (row.get(0), row.get(1))))
+    }
+
+    fn record_stale_mark(
+        &self,
+        item: &ItemRef,
+        label: &str,
+        labeled_at: DateTime<Utc>,
+        last_write_at: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.client().execute(
+            "INSERT INTO stale_marks (item, label, labeled_at, last_write_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (item) DO UPDATE SET label = EXCLUDED.label, labeled_at = EXCLUDED.labeled_at,
+                 last_write_at = EXCLUDED.last_write_at",
+            &[&item.to_string(), &label, &labeled_at, &last_write_at],
+        )?;
+        Ok(())
+    }
+
+    fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
+        self.client().execute(
+            "DELETE FROM stale_marks WHERE item = $1",
+            &[&item.to_string()],
+        )?;
+        Ok(())
+    }
+}

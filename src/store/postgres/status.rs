@@ -1,0 +1,183 @@
+//! `store status` and `store copy` on PostgreSQL: the runs at work with their hosts and the
+//! database's clock at their last heartbeat, and every table read out or replaced as plain
+//! cells (times as RFC 3339 text, cast back to `timestamptz` on the way in).
+
+use postgres::types::ToSql;
+
+use super::journal::{life_columns, Life};
+use super::{migrations, PostgresStore};
+use crate::store::copy::{time_text, Cell, Dump, Kind, TABLES};
+use crate::store::{LeaseRow, LiveRun, Status};
+
+/// A column as the copy reads it.
+fn select(name: &str, kind: Kind) -> String {
+    match kind {
+        Kind::Int => format!("{name}::bigint"),
+        Kind::Text => name.to_string(),
+        Kind::Time => {
+            format!("to_char({name} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
+        }
+    }
+}
+
+impl PostgresStore {
+    pub(super) fn read_status(&self) -> anyhow::Result<Status> {
+        let schema_version = migrations::version(&mut self.client())?;
+        let rows = self.client().query(
+            &format!(
+                "SELECT runs.command, runs.started_at, {} FROM runs
+                 WHERE runs.finished_at IS NULL AND runs.taken_over_at IS NULL ORDER BY runs.id",
+                life_columns(1)
+            ),
+            &[&Self::seconds(self.liveness().takeover_after())],
+        )?;
+        let mut live_runs = Vec::new();
+        for row in &rows {
+            let life = Life::read(row, 2);
+            if !self.alive(&life) {
+                continue;
+            }
+            live_runs.push(LiveRun {
+                id: life.run_id,
+                command: row.get(0),
+                host: life.host.clone(),
+                pid: life.pid,
+                started_at: time_text(row.get(1)),
+                heartbeat_at: Some(time_text(life.heartbeat_at)),
+            });
+        }
+        let queue = self
+            .client()
+            .query(
+                "SELECT status, count(*) FROM queue GROUP BY status ORDER BY status",
+                &[],
+            )?
+            .iter()
+            .map(|row| (row.get(0), row.get(1)))
+            .collect();
+        let leases = self
+            .client()
+            .query(
+                "SELECT key, owner, leased_until FROM queue
+                 WHERE status = 'claimed' AND owner IS NOT NULL AND leased_until >= $1 ORDER BY key",
+                &[&crate::clock::wall()],
+            )?
+            .iter()
+            .map(|row| LeaseRow {
+                key: row.get(0),
+                owner: row.get(1),
+                leased_until: time_text(row.get(2)),
+            })
+            .collect();
+        Ok(Status {
+            backend: "postgres",
+            location: self.target.shown.clone(),
+            schema_version,
+            live_runs,
+            queue,
+            leases,
+        })
+    }
+
+    pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+        let mut dump = Dump::default();
+        for table in TABLES {
+            let columns: Vec<String> = table
+                .columns
+                .iter()
+                .map(|(name, kind)| select(name, *kind))
+                .collect();
+            let order = table.columns[0].0;
+            let rows = self.client().query(
+                &format!(
+                    "SELECT {} FROM {} ORDER BY {order}",
+                    columns.join(", "),
+                    table.name
+                ),
+                &[],
+            )?;
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    table
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .map(|(at, (_, kind))| match kind {
+                            Kind::Int => {
+                                row.get::<_, Option<i64>>(at).map_or(Cell::Null, Cell::Int)
+                            }
+                            Kind::Text | Kind::Time => row
+                                .get::<_, Option<String>>(at)
+                                .map_or(Cell::Null, Cell::Text),
+                        })
+                        .collect()
+                })
+                .collect();
+            dump.tables.push(rows);
+        }
+        Ok(dump)
+    }
+
+    pub(super) fn import_rows(&mut self, dump: &Dump) -> anyhow::Result<()> {
+        let mut client = self.client();
+        let mut transaction = client.transaction()?;
+        for table in TABLES.iter().rev() {
+            transaction.execute(&format!("DELETE FROM {}", table.name), &[])?;
+        }
+        for (table, rows) in TABLES.iter().zip(&dump.tables) {
+            let columns: Vec<&str> = table.columns.iter().map(|(name, _)| *name).collect();
+            let values: Vec<String> = table
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(at, (_, kind))| match kind {
+                    Kind::Int => format!("${}::bigint", at + 1),
+                    Kind::Text => format!("${}::text", at + 1),
+                    Kind::Time => format!("${}::text::timestamptz", at + 1),
+                })
+                .collect();
+            let insert = transaction.prepare(&format!(
+                "INSERT INTO {} ({}) VALUES ({})",
+                table.name,
+                columns.join(", "),
+                values.join(", ")
+            ))?;
+            for row in rows {
+                let cells: Vec<Box<dyn ToSql + Sync>> = row
+                    .iter()
+                    .zip(table.columns)
+                    .map(|(cell, (_, kind))| -> Box<dyn ToSql + Sync> {
+                        match (cell, kind) {
+                            (Cell::Int(value), _) => Box::new(Some(*value)),
+                            (Cell::Text(text), Kind::Int) => Box::new(text.parse::<i64>().ok()),
+                            (Cell::Text(text), _) => Box::new(Some(text.clone())),
+                            (Cell::Null, Kind::Int) => Box::new(None::<i64>),
+                            (Cell::Null, _) => Box::new(None::<String>),
+                        }
+                    })
+                    .collect();
+                let parameters: Vec<&(dyn ToSql + Sync)> =
+                    cells.iter().map(|cell| cell.as_ref()).collect();
+                transaction.execute(&insert, &parameters)?;
+            }
+        }
+        // The ids copied in: the next run and journal row continue after them.
+        for table in ["runs", "journal"] {
+            transaction.execute(
+                &format!(
+                    "SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT max(id) FROM {table}), 0) + 1, false)"
+                ),
+                &[],
+            )?;
+        }
+        // A copied run that had not finished is over: its process never ran against this
+        // database.
+        transaction.execute(
+            "UPDATE runs SET heartbeat_at = 'epoch' WHERE finished_at IS NULL",
+            &[],
+        )?;
+        transaction.commit()?;
+        Ok(())
+    }
+}

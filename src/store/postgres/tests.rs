@@ -1,0 +1,282 @@
+//! What the PostgreSQL store must do beyond the contract every backend keeps: hold across
+//! connections standing for separate hosts (the PR's advisory lock in a claim, the item's row
+//! lock in a first write, migrations under an advisory lock), and tell a dead run of another
+//! host by its heartbeat.
+
+use std::time::Duration;
+
+use chrono::Utc;
+
+use super::test_server::fresh_database;
+use super::{is_failure, Liveness, PostgresStore, Target};
+use crate::item::{ItemRef, RepoRef};
+use crate::policy::write::JournalWrite;
+use crate::store::queue::{merge_key, NewRow};
+use crate::store::{MergeQueue, RunLog, Store, WriteJournal};
+
+fn repo() -> RepoRef {
+    "o/r".parse().unwrap()
+}
+
+fn target(url: &str, host: &str) -> Target {
+    Target::new(url, host.into())
+}
+
+fn raw(url: &str) -> postgres::Client {
+    postgres::Client::connect(url, postgres::NoTls).unwrap()
+}
+
+fn label() -> JournalWrite {
+    JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    }
+}
+
+#[test]
+fn a_claim_on_another_host_skips_every_row_of_a_pr_being_claimed() {
+    let url = fresh_database();
+    let mut first = PostgresStore::open(&target(&url, "a")).unwrap();
+    let mut second = PostgresStore::open(&target(&url, "b")).unwrap();
+    let now = Utc::now();
+    for head in ["a", "b"] {
+        let key = merge_key(&repo(), 7, head);
+        let row = NewRow {
+            key: &key,
+            kind: "merge",
+            repo: &repo(),
+            pr: 7,
+            head_sha: Some(head),
+            max_attempts: 3,
+        };
+        first.enqueue(&row, now).unwrap();
+    }
+    let lease = chrono::Duration::minutes(30);
+    let mut other = None;
+    // While the first host decides on #7's first row (inside its claim), the second claims.
+    let claimed = first
+        .claim(now, "run-1", &[repo()], lease, &mut |_, _, _| {
+            other = Some(
+                second
+                    .claim(now, "run-2", &[repo()], lease, &mut |_, _, _| true)
+                    .unwrap(),
+            );
+            true
+        })
+        .unwrap();
+    assert!(claimed.is_some());
+    assert_eq!(other, Some(None), "#7 was being claimed on the other host");
+}
+
+#[test]
+fn an_items_first_write_on_another_host_waits_for_the_items_row_and_then_sees_its_write() {
+    let url = fresh_database();
+    let store = PostgresStore::open(&target(&url, "a")).unwrap();
+    let writer = PostgresStore::open(&target(&url, "b")).unwrap();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let other = writer
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let item = ItemRef::new(&repo(), 3);
+    let read_at = Utc::now();
+    // Another host's first write to #3, holding the item's row lock until it commits.
+    // (Written before, so the row is there: the lock, not the insert, is what waits.)
+    let mut client = raw(&url);
+    client
+        .execute("INSERT INTO item_locks (item) VALUES ('o/r#3')", &[])
+        .unwrap();
+    let mut holding = client.transaction().unwrap();
+    holding
+        .execute(
+            "SELECT item FROM item_locks WHERE item = 'o/r#3' FOR UPDATE",
+            &[],
+        )
+        .unwrap();
+    let url_for_thread = url.clone();
+    let checker = std::thread::spawn(move || {
+        let store = PostgresStore::open(&target(&url_for_thread, "a")).unwrap();
+        store.journal_first_intent(run, &item, &label(), read_at, Utc::now())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    holding
+        .execute(
+            "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES ($1, 'o/r#3', 'o/r', '{}', now())",
+            &[&other],
+        )
+        .unwrap();
+    holding.commit().unwrap();
+    let first = checker.join().unwrap().unwrap();
+    assert_eq!(
+        first, None,
+        "the other host's write came after this run read #3"
+    );
+}
+
+#[test]
+fn hosts_starting_at_once_on_a_new_database_migrate_it_once() {
+    let url = fresh_database();
+    let threads: Vec<_> = (0..4)
+        .map(|host| {
+            let url = url.clone();
+            std::thread::spawn(move || {
+                PostgresStore::open(&target(&url, &format!("h{host}"))).map(|_| ())
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap().unwrap();
+    }
+    let version: i64 = raw(&url)
+        .query_one("SELECT version FROM schema_version", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(version, super::SCHEMA_VERSION);
+}
+
+#[test]
+fn a_run_whose_heartbeat_is_stale_or_taken_over_journals_no_more_intents() {
+    let url = fresh_database();
+    let store = PostgresStore::open(&target(&url, "a")).unwrap();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let item = ItemRef::new(&repo(), 3);
+    store.journal_intent(run, &item, &label()).unwrap();
+    let mut client = raw(&url);
+    client
+        .execute(
+            "UPDATE runs SET heartbeat_at = now() - interval '1 hour' WHERE id = $1",
+            &[&run],
+        )
+        .unwrap();
+    let stale = store.journal_intent(run, &item, &label()).unwrap_err();
+    assert!(is_failure(&stale), "{stale:#}");
+    assert!(format!("{stale:#}").contains("no longer holds its heartbeat"));
+    client
+        .execute(
+            "UPDATE runs SET heartbeat_at = now(), taken_over_at = now() WHERE id = $1",
+            &[&run],
+        )
+        .unwrap();
+    assert!(store
+        .journal_first_intent(run, &item, &label(), Utc::now(), Utc::now())
+        .is_err());
+    let journaled: i64 = client
+        .query_one("SELECT count(*) FROM journal", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(journaled, 1);
+}
+
+#[test]
+fn a_run_that_cannot_renew_its_heartbeat_stops_writing_at_its_local_deadline() {
+    let url = fresh_database();
+    let mut cut_off = target(&url, "a");
+    // The heartbeat thread never gets to renew: as if the database were out of reach.
+    cut_off.liveness = Liveness {
+        renew_every: Duration::from_secs(3600),
+        bound: Duration::from_secs(2),
+        write_timeout: Duration::from_secs(1),
+    };
+    let store = PostgresStore::open(&cut_off).unwrap();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let item = ItemRef::new(&repo(), 3);
+    store.journal_intent(run, &item, &label()).unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    let error = store.journal_intent(run, &item, &label()).unwrap_err();
+    assert!(is_failure(&error));
+    assert!(
+        format!("{error:#}").contains("could not renew its heartbeat"),
+        "{error:#}"
+    );
+}
+
+#[test]
+fn the_heartbeat_is_renewed_with_the_databases_clock_while_a_run_works() {
+    let url = fresh_database();
+    let mut quick = target(&url, "a");
+    quick.liveness.renew_every = Duration::from_millis(200);
+    let store = PostgresStore::open(&quick).unwrap();
+    let run = store.start_run("sweep", "gh-sweep sweep").unwrap();
+    let mut client = raw(&url);
+    let beat = |client: &mut postgres::Client| -> chrono::DateTime<Utc> {
+        client
+            .query_one("SELECT heartbeat_at FROM runs WHERE id = $1", &[&run])
+            .unwrap()
+            .get(0)
+    };
+    let started = beat(&mut client);
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(beat(&mut client) > started);
+}
+
+#[test]
+fn another_hosts_dead_run_is_settled_only_past_the_bound_plus_the_write_timeout_and_noted() {
+    let url = fresh_database();
+    let dead_host = PostgresStore::open(&target(&url, "dead")).unwrap();
+    let run = dead_host
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let item = ItemRef::new(&repo(), 3);
+    dead_host.journal_intent(run, &item, &label()).unwrap();
+    drop(dead_host);
+    let mut taker = target(&url, "taker");
+    taker.liveness = Liveness {
+        renew_every: Duration::from_secs(1),
+        bound: Duration::from_secs(60),
+        write_timeout: Duration::from_secs(30),
+    };
+    let store = PostgresStore::open(&taker).unwrap();
+    let mut client = raw(&url);
+    let age = |client: &mut postgres::Client, seconds: f64| {
+        client
+            .execute(
+                "UPDATE runs SET heartbeat_at = now() - make_interval(secs => $2) WHERE id = $1",
+                &[&run, &seconds],
+            )
+            .unwrap();
+    };
+    // Past the bound, but a write it sent may still land: not yet.
+    age(&mut client, 75.0);
+    assert!(store
+        .unknown_writes(&[repo()], Utc::now())
+        .unwrap()
+        .is_empty());
+    assert!(store.notes().is_empty());
+    age(&mut client, 95.0);
+    let unknown = store.unknown_writes(&[repo()], Utc::now()).unwrap();
+    assert_eq!(unknown.len(), 1);
+    let notes = store.notes();
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with(&format!("took over run {run} of host dead at ")),
+        "{notes:?}"
+    );
+    let by: String = client
+        .query_one("SELECT taken_over_by FROM runs WHERE id = $1", &[&run])
+        .unwrap()
+        .get(0);
+    assert_eq!(by, "taker");
+}
+
+#[test]
+fn sslmode_require_gets_no_plaintext_from_a_server_without_tls_and_says_so_without_the_password() {
+    let url = fresh_database();
+    // The throwaway server has no TLS: `prefer` on this machine falls back to plaintext...
+    let prefer = url.replace("sslmode=disable", "sslmode=prefer");
+    assert!(PostgresStore::open(&target(&prefer, "a")).is_ok());
+    // ...`require` and `verify-full` never do.
+    for mode in ["require", "verify-full", "verify-ca"] {
+        let url = url.replace("sslmode=disable", &format!("sslmode={mode}"));
+        let error = PostgresStore::open(&target(&url, "a")).err().unwrap();
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("cannot use the database postgres://postgres@127.0.0.1"),
+            "{message}"
+        );
+        assert!(!message.contains(super::test_server::PASSWORD), "{message}");
+    }
+}

@@ -1,0 +1,122 @@
+//! `store status` and `store copy` on a SQLite file: the status read from its tables and
+//! `/proc` (SQLite keeps no heartbeat), and every table read out or replaced as plain cells.
+
+use rusqlite::params_from_iter;
+use rusqlite::types::ValueRef;
+
+use super::{run_alive, SqliteStore};
+use crate::store::copy::{Cell, Dump, TABLES};
+use crate::store::{LeaseRow, LiveRun, Status};
+
+impl SqliteStore {
+    pub(super) fn read_status(&self) -> anyhow::Result<Status> {
+        let schema_version: i64 = self
+            .connection
+            .query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let mut statement = self.connection.prepare(
+            "SELECT id, command, host, pid, started_at FROM runs WHERE finished_at IS NULL ORDER BY id",
+        )?;
+        let runs = statement.query_map([], |row| {
+            Ok(LiveRun {
+                id: row.get(0)?,
+                command: row.get(1)?,
+                host: row.get(2)?,
+                pid: row.get(3)?,
+                started_at: row.get(4)?,
+                heartbeat_at: None,
+            })
+        })?;
+        let mut live_runs = Vec::new();
+        for run in runs {
+            let run = run?;
+            if run_alive(run.pid, run.host.as_deref()) {
+                live_runs.push(run);
+            }
+        }
+        let mut statement = self
+            .connection
+            .prepare("SELECT status, count(*) FROM queue GROUP BY status ORDER BY status")?;
+        let queue = statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut statement = self.connection.prepare(
+            "SELECT key, owner, leased_until FROM queue
+             WHERE status = 'claimed' AND owner IS NOT NULL AND leased_until >= ?1 ORDER BY key",
+        )?;
+        let now = crate::store::copy::time_text(crate::clock::wall());
+        let leases = statement
+            .query_map([now], |row| {
+                Ok(LeaseRow {
+                    key: row.get(0)?,
+                    owner: row.get(1)?,
+                    leased_until: row.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(Status {
+            backend: "sqlite",
+            location: self.path.display().to_string(),
+            schema_version,
+            live_runs,
+            queue,
+            leases,
+        })
+    }
+
+    pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+        let mut dump = Dump::default();
+        for table in TABLES {
+            let columns: Vec<&str> = table.columns.iter().map(|(name, _)| *name).collect();
+            let mut statement = self.connection.prepare(&format!(
+                "SELECT {} FROM {} ORDER BY rowid",
+                columns.join(", "),
+                table.name
+            ))?;
+            let rows = statement.query_map([], |row| {
+                (0..columns.len())
+                    .map(|at| {
+                        Ok(match row.get_ref(at)? {
+                            ValueRef::Null => Cell::Null,
+                            ValueRef::Integer(value) => Cell::Int(value),
+                            ValueRef::Real(value) => Cell::Text(value.to_string()),
+                            ValueRef::Text(text) | ValueRef::Blob(text) => {
+                                Cell::Text(String::from_utf8_lossy(text).to_string())
+                            }
+                        })
+                    })
+                    .collect::<rusqlite::Result<Vec<Cell>>>()
+            })?;
+            dump.tables.push(rows.collect::<Result<_, _>>()?);
+        }
+        Ok(dump)
+    }
+
+    pub(super) fn import_rows(&mut self, dump: &Dump) -> anyhow::Result<()> {
+        let transaction = self
+            .connection
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for table in TABLES.iter().rev() {
+            transaction.execute(&format!("DELETE FROM {}", table.name), [])?;
+        }
+        for (table, rows) in TABLES.iter().zip(&dump.tables) {
+            let columns: Vec<&str> = table.columns.iter().map(|(name, _)| *name).collect();
+            let marks: Vec<String> = (1..=columns.len()).map(|at| format!("?{at}")).collect();
+            let mut insert = transaction.prepare(&format!(
+                "INSERT INTO {} ({}) VALUES ({})",
+                table.name,
+                columns.join(", "),
+                marks.join(", ")
+            ))?;
+            for row in rows {
+                let values = row.iter().map(|cell| match cell {
+                    Cell::Null => rusqlite::types::Value::Null,
+                    Cell::Int(value) => rusqlite::types::Value::Integer(*value),
+                    Cell::Text(text) => rusqlite::types::Value::Text(text.clone()),
+                });
+                insert.execute(params_from_iter(values))?;
+            }
+        }
+        transaction.commit()?;
+        Ok(())
+    }
+}
