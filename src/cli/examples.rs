@@ -96,16 +96,20 @@ pub(super) const STORE_EXAMPLES: &str = "  # What the shared store holds, and wh
   $ gh-sweep store status --db \"$GH_SWEEP_DB\"
 
   # Move this host's SQLite state into PostgreSQL, where a second host can share it
-  $ PGPASSWORD=... gh-sweep store copy --from ~/.local/state/gh-sweep/state.db --to 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
+  $ PGPASSWORD=... gh-sweep store copy --from ~/.local/state/gh-sweep/state.db \\
+      --to 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
 ";
 
 pub(super) const STORE_STATUS_EXAMPLES: &str = "  $ gh-sweep store status
-  $ gh-sweep store status --db 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full' --json
+  $ gh-sweep store status --json \\
+      --db 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
 ";
 
 pub(super) const STORE_COPY_EXAMPLES: &str = "  # SQLite into PostgreSQL (the password from PGPASSWORD or ~/.pgpass)
-  $ gh-sweep store copy --from ~/.local/state/gh-sweep/state.db --to 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
+  $ gh-sweep store copy --from ~/.local/state/gh-sweep/state.db \\
+      --to 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
 
   # And back, over a file that already holds runs
-  $ gh-sweep store copy --from 'postgres://sweep@db.internal/gh_sweep' --to state.db --force
+  $ gh-sweep store copy --from 'postgres://sweep@db.internal/gh_sweep' \\
+      --to state.db --force
 ";

@@ -27,12 +27,16 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         .into());
     }
     let location = match &recap.db.db {
-        Some(db) => match crate::settings::store::named(&db.display().to_string(), &context.env) {
-            crate::settings::store::Named::Postgres(target) => {
-                Some(Location::Postgres(Box::new(target)))
+        Some(db) => {
+            match crate::settings::store::named(&db.display().to_string(), &context.env, "--db")
+                .map_err(Fatal::Usage)?
+            {
+                crate::settings::store::Named::Postgres(target) => {
+                    Some(Location::Postgres(Box::new(target)))
+                }
+                crate::settings::store::Named::File(_) => None,
             }
-            crate::settings::store::Named::File(_) => None,
-        },
+        }
         None => None,
     };
     let path = db_path(context, recap)?;

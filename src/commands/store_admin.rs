@@ -7,12 +7,14 @@ use crate::exit::Fatal;
 use crate::settings::store::{named, Named};
 use crate::store::{self, Location, Status};
 
-/// The store `text` names (a path, `sqlite:PATH` or a `postgres://` URL).
-fn location(context: &Context, text: &str) -> Location {
-    match named(text, &context.env) {
-        Named::Postgres(target) => Location::Postgres(Box::new(target)),
-        Named::File(path) => Location::File(path),
-    }
+/// The store `text` names (a path, `sqlite:PATH` or a `postgres://` URL); `what` is the option.
+fn location(context: &Context, text: &str, what: &str) -> Result<Location, Fatal> {
+    Ok(
+        match named(text, &context.env, what).map_err(Fatal::Usage)? {
+            Named::Postgres(target) => Location::Postgres(Box::new(target)),
+            Named::File(path) => Location::File(path),
+        },
+    )
 }
 
 /// How a store is named in output: a URL without its password.
@@ -22,7 +24,20 @@ fn shown(text: &str) -> String {
 
 pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> {
     let location = match &args.db.db {
-        Some(db) => location(context, &db.display().to_string()),
+        Some(db) => {
+            let location = location(context, &db.display().to_string(), "--db")?;
+            // Looking never makes a store: a mistyped path is not a healthy empty one.
+            if let Location::File(path) = &location {
+                if !path.exists() {
+                    return Err(Fatal::Usage(format!(
+                        "invalid --db {}: no such file (name an existing store; a run makes one)",
+                        path.display()
+                    ))
+                    .into());
+                }
+            }
+            location
+        }
         None => {
             let path = crate::settings::default_db(&context.env).map_err(Fatal::Usage)?;
             if !path.exists() {
@@ -92,7 +107,7 @@ fn render(status: &Status) -> String {
 }
 
 pub fn copy(context: &Context, args: &StoreCopyArgs) -> anyhow::Result<i32> {
-    if let Named::File(path) = named(&args.from, &context.env) {
+    if let Named::File(path) = named(&args.from, &context.env, "--from").map_err(Fatal::Usage)? {
         if !path.exists() {
             return Err(Fatal::Usage(format!(
                 "invalid --from {}: no such file (name an existing store)",
@@ -101,8 +116,8 @@ pub fn copy(context: &Context, args: &StoreCopyArgs) -> anyhow::Result<i32> {
             .into());
         }
     }
-    let source = store::open(&location(context, &args.from))?;
-    let mut target = store::open(&location(context, &args.to))?;
+    let source = store::open(&location(context, &args.from, "--from")?)?;
+    let mut target = store::open(&location(context, &args.to, "--to")?)?;
     let existing = target.export()?;
     if !existing.is_empty() && !args.force {
         let held: Vec<String> = existing

@@ -465,21 +465,23 @@ fn check_outputs(
         .map(|path| (path.display().to_string(), true))
         .or_else(|| file_db.map(|text| (text.to_string(), false)));
     let (db, postgres) = match given {
-        Some((text, flag)) => match super::store::named(&text, env) {
-            super::store::Named::Postgres(target) => (
-                default_db(env).unwrap_or_else(|_| PathBuf::from("state.db")),
-                Some(target),
-            ),
-            super::store::Named::File(path) => {
-                let name = if flag {
-                    flag_or_variable("--db", "GH_SWEEP_DB", &text, env)
-                } else {
-                    "db in the config".to_string()
-                };
-                check_output_folder(&path, &name)?;
-                (path, None)
+        Some((text, flag)) => {
+            let name = if flag {
+                flag_or_variable("--db", "GH_SWEEP_DB", &text, env)
+            } else {
+                "db in the config".to_string()
+            };
+            match super::store::named(&text, env, &name)? {
+                super::store::Named::Postgres(target) => (
+                    default_db(env).unwrap_or_else(|_| PathBuf::from("state.db")),
+                    Some(target),
+                ),
+                super::store::Named::File(path) => {
+                    check_output_folder(&path, &name)?;
+                    (path, None)
+                }
             }
-        },
+        }
         None => (default_db(env)?, None),
     };
     if let Some(path) = &args.save_snapshot {

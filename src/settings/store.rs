@@ -17,12 +17,28 @@ pub enum Named {
     File(PathBuf),
 }
 
-/// Reads what `--db` or the config's `db` says.
-pub fn named(text: &str, env: &Env) -> Named {
+/// Reads what `--db` or the config's `db` says (`what`: where it came from, for the error).
+/// A URL of another scheme (`mysql://`, a mistyped `postgress://`) is refused by its scheme
+/// alone, never echoed whole: it may carry a password, and taken as a path it would make a
+/// SQLite file named after it.
+pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
     if is_url(text) {
-        return Named::Postgres(target(text, env));
+        return Ok(Named::Postgres(target(text, env)));
     }
-    Named::File(PathBuf::from(text.strip_prefix("sqlite:").unwrap_or(text)))
+    if let Some((scheme, _)) = text.split_once("://") {
+        let looks_like_a_scheme = !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if looks_like_a_scheme {
+            return Err(format!(
+                "invalid {what}: `{scheme}://` is not a store gh-sweep knows; use a path, `sqlite:PATH` or `postgres://USER@HOST/DATABASE`"
+            ));
+        }
+    }
+    Ok(Named::File(PathBuf::from(
+        text.strip_prefix("sqlite:").unwrap_or(text),
+    )))
 }
 
 /// The PostgreSQL target of `url`, with the environment's password, passfile, CA and host name.
@@ -65,4 +81,32 @@ pub fn liveness(
         bound,
         write_timeout,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_scheme_is_refused_by_its_scheme_alone() {
+        let env = Env::default();
+        let refused = named("mysql://u:SECRETPW@h/db", &env, "--db")
+            .err()
+            .unwrap();
+        assert!(refused.contains("`mysql://`"), "{refused}");
+        assert!(!refused.contains("SECRETPW"), "{refused}");
+        assert!(named("postgress://u:pw@h/db", &env, "--db").is_err());
+        assert!(matches!(
+            named("postgres://u@h/db", &env, "--db"),
+            Ok(Named::Postgres(_))
+        ));
+        assert!(matches!(
+            named("sqlite:/tmp/x.db", &env, "--db"),
+            Ok(Named::File(path)) if path == Path::new("/tmp/x.db")
+        ));
+        assert!(matches!(
+            named("state/x.db", &env, "--db"),
+            Ok(Named::File(_))
+        ));
+    }
 }

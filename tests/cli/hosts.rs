@@ -501,3 +501,38 @@ fn a_host_whose_database_connection_drops_mid_run_stops_as_an_outage_with_nothin
         "no intent without its write"
     );
 }
+
+/// A `--db` URL of a scheme gh-sweep does not know is refused by its scheme alone (exit 2):
+/// its password is never printed, and no SQLite file is made under the URL's name. Looking at
+/// a store never makes one either: `store status` on a missing file says so.
+#[test]
+fn an_unknown_db_scheme_is_refused_without_its_password_and_status_makes_no_store() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    for args in [
+        &["stale-sweep", "--repo", REPO, "--db", "mysql://u:SECRETPW@h/db"][..],
+        &["store", "status", "--db", "postgress://u:SECRETPW@h/db"][..],
+        &["recap", "--db", "mysql://u:SECRETPW@h/db"][..],
+    ] {
+        let outcome = test.run(args);
+        outcome.expect_code(2);
+        assert!(
+            outcome.stderr.contains("is not a store gh-sweep knows"),
+            "{args:?}: {}",
+            outcome.stderr
+        );
+        assert!(
+            !outcome.stdout.contains("SECRETPW") && !outcome.stderr.contains("SECRETPW"),
+            "{args:?}: the password was printed"
+        );
+    }
+    assert!(!test.dir.path().join("mysql:").exists());
+    assert!(!test.dir.path().join("postgress:").exists());
+    let missing = test.dir.path().join("nothere/state.db");
+    let outcome = test.run(&["store", "status", "--db", missing.to_str().unwrap()]);
+    outcome.expect_code(2);
+    assert!(outcome.stderr.contains("no such file"), "{}", outcome.stderr);
+    assert!(!missing.parent().unwrap().exists());
+    assert!(test.all_requests().is_empty());
+}
