@@ -164,21 +164,34 @@ fn main() {
         let stale_labelled = (1..=size).filter(|n| matches!(n % 100, 3..=4)).count();
         let test = Test::new(stale_world(size));
         test.world().latency = Duration::from_millis(latency);
-        let classify = measure(&test, &["classify", "stale", "--repo", REPO]);
+        let classify = measure(
+            &test,
+            &["classify", "stale", "--repo", REPO, "--read-api", "rest"],
+        );
         println!(
             "{}",
             row(
-                "classify stale",
+                "classify stale, REST",
                 size,
                 1 + pages + stale_labelled,
                 &classify
             )
         );
-        let dry = measure(&test, &["stale-sweep", "--repo", REPO, "--dry-run"]);
+        let dry = measure(
+            &test,
+            &[
+                "stale-sweep",
+                "--repo",
+                REPO,
+                "--dry-run",
+                "--read-api",
+                "rest",
+            ],
+        );
         println!(
             "{}",
             row(
-                "stale-sweep --dry-run (warm cache)",
+                "stale-sweep --dry-run (warm cache), REST",
                 size,
                 1 + pages + stale_labelled,
                 &dry
@@ -204,10 +217,17 @@ fn main() {
         // its read and files; the eligible tenth also needs check runs, status and reviews.
         let search_pages = size.div_ceil(100) as usize;
         let first_minimum = 1 + search_pages + (size as usize) * 2 + (size as usize / 10) * 3;
-        let first = measure(&test, &["poll", "--repo", REPO]);
-        println!("{}", row("poll, first tick", size, first_minimum, &first));
-        let second = measure(&test, &["poll", "--repo", REPO]);
-        println!("{}", row("poll, second tick (unchanged)", size, 2, &second));
+        let rest = ["poll", "--repo", REPO, "--read-api", "rest"];
+        let first = measure(&test, &rest);
+        println!(
+            "{}",
+            row("poll, first tick, REST", size, first_minimum, &first)
+        );
+        let second = measure(&test, &rest);
+        println!(
+            "{}",
+            row("poll, second tick (unchanged), REST", size, 2, &second)
+        );
         // Through GraphQL: the repository's name, a query per page of 50 PRs, the branch's
         // rules and the reviewer's permission once a run. A second tick costs the same.
         let test = Test::new(poll_world(size));

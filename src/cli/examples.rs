@@ -92,7 +92,8 @@ pub(super) fn examples_only(list: &str) -> String {
     format!("Examples:\n{list}")
 }
 
-pub(super) const STORE_EXAMPLES: &str = "  # What the shared store holds, and which hosts are at work
+pub(super) const STORE_EXAMPLES: &str =
+    "  # What the shared store holds, and which hosts are at work
   $ gh-sweep store status --db \"$GH_SWEEP_DB\"
 
   # Move this host's SQLite state into PostgreSQL, where a second host can share it
@@ -105,7 +106,8 @@ pub(super) const STORE_STATUS_EXAMPLES: &str = "  $ gh-sweep store status
       --db 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
 ";
 
-pub(super) const STORE_COPY_EXAMPLES: &str = "  # SQLite into PostgreSQL (the password from PGPASSWORD or ~/.pgpass)
+pub(super) const STORE_COPY_EXAMPLES: &str =
+    "  # SQLite into PostgreSQL (the password from PGPASSWORD or ~/.pgpass)
   $ gh-sweep store copy --from ~/.local/state/gh-sweep/state.db \\
       --to 'postgres://sweep@db.internal/gh_sweep?sslmode=verify-full'
 

@@ -511,7 +511,13 @@ fn an_unknown_db_scheme_is_refused_without_its_password_and_status_makes_no_stor
         world.open_issue(1, 74);
     });
     for args in [
-        &["stale-sweep", "--repo", REPO, "--db", "mysql://u:SECRETPW@h/db"][..],
+        &[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--db",
+            "mysql://u:SECRETPW@h/db",
+        ][..],
         &["store", "status", "--db", "postgress://u:SECRETPW@h/db"][..],
         &["recap", "--db", "mysql://u:SECRETPW@h/db"][..],
     ] {
@@ -532,7 +538,11 @@ fn an_unknown_db_scheme_is_refused_without_its_password_and_status_makes_no_stor
     let missing = test.dir.path().join("nothere/state.db");
     let outcome = test.run(&["store", "status", "--db", missing.to_str().unwrap()]);
     outcome.expect_code(2);
-    assert!(outcome.stderr.contains("no such file"), "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("no such file"),
+        "{}",
+        outcome.stderr
+    );
     assert!(!missing.parent().unwrap().exists());
     assert!(test.all_requests().is_empty());
 }
