@@ -88,6 +88,27 @@ impl Test {
         test
     }
 
+    /// Runs one scenario through both read APIs on the same world (issue 13: both read paths
+    /// give the same verdicts, recap and writes): builds the world from `setup` twice, once read
+    /// with GraphQL (the default, named in the config all the same) and once with REST
+    /// ([`Test::rest`]), and hands each test to `check` with its API's name. An assertion about
+    /// REST's own requests (their paths and counts) goes under `api == "rest"`; every other
+    /// assertion holds for both.
+    pub fn each_api(setup: impl Fn(&mut WorldState), check: impl Fn(Test, &str)) {
+        for api in ["graphql", "rest"] {
+            let test = Test::new(&setup);
+            test.read_api.set(if api == "rest" {
+                "read_api = \"rest\"\n"
+            } else {
+                "read_api = \"graphql\"\n"
+            });
+            test.config("");
+            // Printed with a failure's output: which read path failed.
+            eprintln!("the scenario read with {api}");
+            check(test, api);
+        }
+    }
+
     /// Makes a test built by a shared helper one about REST's own requests (see [`Test::rest`]);
     /// the config goes back to the base config.
     pub fn read_with_rest(&self) {
