@@ -2,7 +2,8 @@
 //! and 7), each against a fake GitHub that behaves as GitHub does for it — a `blocked` PR's merge
 //! succeeds for an admin's token, anyone may review a public repository, two workflows may both
 //! have a `build` job, apps leave check suites queued forever, commit statuses paginate, and
-//! `PUT /merge` answers 405 for several different reasons.
+//! `PUT /merge` answers 405 for several different reasons. Each scenario runs through both read
+//! APIs (issue 13), and gives the same verdicts and writes through each.
 
 use chrono::{Duration, Utc};
 use serde_json::{json, Value};
@@ -115,75 +116,82 @@ fn pull_request_rule(approvals: u64) -> Value {
 /// a deferral with its reason; `unknown` spends no attempt.
 #[test]
 fn rule_1_a_blocked_pr_is_never_merged_though_github_would_merge_it() {
-    let test = Test::new(|world| {
-        for number in 1..=7 {
-            world.green_pr(number);
-        }
-        world.main_rules().push(pull_request_rule(2));
-        world.main_rules().push(json!({
-            "type": "required_status_checks",
-            "parameters": {"strict_required_status_checks_policy": false,
-                           "required_status_checks": [{"context": "ci", "integration_id": 15368}]},
-        }));
-        // #6 targets a branch with no ruleset gh-sweep can read.
-        world.issue(6).base = "legacy".into();
-    });
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    {
-        let mut shared = test.world();
-        let world = &mut shared.world;
-        world.issue(1).mergeable_state = "blocked".into();
-        // Still computing: GitHub says `unknown` (and `mergeable` may already be set).
-        world.issue(2).mergeable_state = "unknown".into();
-        world.issue(3).mergeable_state = "unstable".into();
-        world.issue(4).mergeable_state = "draft".into();
-        world.issue(5).mergeable_state = "has_hooks".into();
-        world.issue(6).mergeable_state = "blocked".into();
-        world.issue(7).mergeable_state = "dirty".into();
-    }
-    let recap = sweep(&test, &[]);
-    let (disposition, detail) = outcome_of(&recap, 1);
-    assert_eq!(disposition, "defer", "{detail}");
-    assert!(
-        detail.starts_with("blocked by branch protection or a ruleset (mergeable_state blocked)"),
-        "{detail}"
+    Test::each_api(
+        |world| {
+            for number in 1..=7 {
+                world.green_pr(number);
+            }
+            world.main_rules().push(pull_request_rule(2));
+            world.main_rules().push(json!({
+                "type": "required_status_checks",
+                "parameters": {"strict_required_status_checks_policy": false,
+                               "required_status_checks": [{"context": "ci", "integration_id": 15368}]},
+            }));
+            // #6 targets a branch with no ruleset gh-sweep can read.
+            world.issue(6).base = "legacy".into();
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.issue(1).mergeable_state = "blocked".into();
+                // Still computing: GitHub says `unknown` (and `mergeable` may already be set).
+                world.issue(2).mergeable_state = "unknown".into();
+                world.issue(3).mergeable_state = "unstable".into();
+                world.issue(4).mergeable_state = "draft".into();
+                world.issue(5).mergeable_state = "has_hooks".into();
+                world.issue(6).mergeable_state = "blocked".into();
+                world.issue(7).mergeable_state = "dirty".into();
+            }
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "defer", "{detail}");
+            assert!(
+                detail.starts_with(
+                    "blocked by branch protection or a ruleset (mergeable_state blocked)"
+                ),
+                "{detail}"
+            );
+            assert!(
+                detail.contains("2 approving reviews")
+                    && detail.contains("code owners")
+                    && detail.contains("resolved review threads")
+                    && detail.contains("required checks `ci`"),
+                "the rules gh-sweep could read are named: {detail}"
+            );
+            assert_eq!(
+                outcome_of(&recap, 2).0,
+                "defer (no attempt spent)",
+                "GitHub computing: {recap}"
+            );
+            assert!(outcome_of(&recap, 2).1.contains("still computing"));
+            assert_eq!(outcome_of(&recap, 3).0, "defer");
+            assert!(
+                outcome_of(&recap, 3).1.contains("mergeable_state unstable"),
+                "{recap}"
+            );
+            assert_eq!(outcome_of(&recap, 4).0, "defer");
+            assert!(outcome_of(&recap, 4).1.contains("draft"), "{recap}");
+            assert_eq!(outcome_of(&recap, 5).0, "merge", "has_hooks merges");
+            let (disposition, detail) = outcome_of(&recap, 6);
+            assert_eq!(disposition, "defer");
+            assert!(
+                detail.contains("mergeable_state blocked")
+                    && detail.contains("no ruleset on legacy"),
+                "{detail}"
+            );
+            assert!(
+                outcome_of(&recap, 7).1.contains("mergeable_state dirty"),
+                "{recap}"
+            );
+            assert_eq!(attempts(&test, 1), 1);
+            assert_eq!(attempts(&test, 2), 0, "unknown spends no attempt");
+            // Only #5 was merged; the fake would have merged #1 and #6 as well.
+            test.expect_writes(&[merge(5)]);
+            assert!(!test.world().world.issue(1).merged);
+        },
     );
-    assert!(
-        detail.contains("2 approving reviews")
-            && detail.contains("code owners")
-            && detail.contains("resolved review threads")
-            && detail.contains("required checks `ci`"),
-        "the rules gh-sweep could read are named: {detail}"
-    );
-    assert_eq!(
-        outcome_of(&recap, 2).0,
-        "defer (no attempt spent)",
-        "GitHub computing: {recap}"
-    );
-    assert!(outcome_of(&recap, 2).1.contains("still computing"));
-    assert_eq!(outcome_of(&recap, 3).0, "defer");
-    assert!(
-        outcome_of(&recap, 3).1.contains("mergeable_state unstable"),
-        "{recap}"
-    );
-    assert_eq!(outcome_of(&recap, 4).0, "defer");
-    assert!(outcome_of(&recap, 4).1.contains("draft"), "{recap}");
-    assert_eq!(outcome_of(&recap, 5).0, "merge", "has_hooks merges");
-    let (disposition, detail) = outcome_of(&recap, 6);
-    assert_eq!(disposition, "defer");
-    assert!(
-        detail.contains("mergeable_state blocked") && detail.contains("no ruleset on legacy"),
-        "{detail}"
-    );
-    assert!(
-        outcome_of(&recap, 7).1.contains("mergeable_state dirty"),
-        "{recap}"
-    );
-    assert_eq!(attempts(&test, 1), 1);
-    assert_eq!(attempts(&test, 2), 0, "unknown spends no attempt");
-    // Only #5 was merged; the fake would have merged #1 and #6 as well.
-    test.expect_writes(&[merge(5)]);
-    assert!(!test.world().world.issue(1).merged);
 }
 
 /// Rule 2: only reviews from accounts with write access count, read from the collaborator
@@ -191,103 +199,111 @@ fn rule_1_a_blocked_pr_is_never_merged_though_github_would_merge_it() {
 /// stranger's review neither approves nor blocks; DISMISSED withdraws a verdict.
 #[test]
 fn rule_2_only_reviewers_with_write_access_count() {
-    let test = Test::new(|world| {
-        let now = world.now;
-        world.roles.insert("mallory".into(), "read".into());
-        world.roles.insert("troll".into(), "none".into());
-        world.roles.insert("maud".into(), "maintain".into());
-        world.roles.insert("trish".into(), "triage".into());
-        // #1: approved only by a MEMBER with read access.
-        let pr = world.green_pr(1);
-        pr.reviews.clear();
-        pr.review("mallory", "APPROVED", now).association = "MEMBER".into();
-        pr.review("trish", "APPROVED", now).association = "COLLABORATOR".into();
-        // #2: a maintainer approved; a stranger asked for changes afterwards.
-        let pr = world.green_pr(2);
-        pr.review("troll", "CHANGES_REQUESTED", now).association = "NONE".into();
-        // #3: a private org member with maintain, who a GITHUB_TOKEN sees as a CONTRIBUTOR.
-        let pr = world.green_pr(3);
-        pr.reviews.clear();
-        pr.review("maud", "APPROVED", now).association = "CONTRIBUTOR".into();
-        // #4: the only approval was dismissed.
-        let pr = world.green_pr(4);
-        pr.reviews[0].state = "DISMISSED".into();
-        // #5: a writer's request for changes still blocks.
-        let pr = world.green_pr(5);
-        pr.review("bob", "CHANGES_REQUESTED", now);
-        // #6: bob approved, then asked for changes, and that request was dismissed: GitHub
-        // turns the review itself into DISMISSED. The approval it replaced does not come back.
-        let pr = world.green_pr(6);
-        pr.reviews.clear();
-        pr.review("bob", "APPROVED", now - Duration::minutes(20));
-        pr.review("bob", "DISMISSED", now - Duration::minutes(10));
-    });
-    let recap = classify(&test);
-    let (disposition, detail) = outcome_of(&recap, 1);
-    assert_eq!(disposition, "ineligible: approved-at-head");
-    assert!(
-        detail.starts_with("no approval from an account with write access")
-            && detail.contains("mallory (read)")
-            && detail.contains("trish (triage)"),
-        "{detail}"
-    );
-    assert_eq!(outcome_of(&recap, 2).0, "enqueue-merge", "{recap}");
-    assert_eq!(outcome_of(&recap, 3).0, "enqueue-merge", "{recap}");
-    assert_eq!(
-        outcome_of(&recap, 4),
-        (
-            "ineligible: approved-at-head".to_string(),
-            "no approval".to_string()
-        )
-    );
-    assert_eq!(outcome_of(&recap, 5).1, "bob requested changes");
-    assert_eq!(outcome_of(&recap, 6).1, "no approval", "{recap}");
-    // Once per reviewer and run: "reviewer" reviewed #2..#5 and was read once.
-    let path = |login: &str| format!("/repos/{REPO}/collaborators/{login}/permission");
-    assert_eq!(reads_of(&test, &path("reviewer")), 1);
-    assert_eq!(reads_of(&test, &path("troll")), 1);
+    Test::each_api(
+        |world| {
+            let now = world.now;
+            world.roles.insert("mallory".into(), "read".into());
+            world.roles.insert("troll".into(), "none".into());
+            world.roles.insert("maud".into(), "maintain".into());
+            world.roles.insert("trish".into(), "triage".into());
+            // #1: approved only by a MEMBER with read access.
+            let pr = world.green_pr(1);
+            pr.reviews.clear();
+            pr.review("mallory", "APPROVED", now).association = "MEMBER".into();
+            pr.review("trish", "APPROVED", now).association = "COLLABORATOR".into();
+            // #2: a maintainer approved; a stranger asked for changes afterwards.
+            let pr = world.green_pr(2);
+            pr.review("troll", "CHANGES_REQUESTED", now).association = "NONE".into();
+            // #3: a private org member with maintain, who a GITHUB_TOKEN sees as a CONTRIBUTOR.
+            let pr = world.green_pr(3);
+            pr.reviews.clear();
+            pr.review("maud", "APPROVED", now).association = "CONTRIBUTOR".into();
+            // #4: the only approval was dismissed.
+            let pr = world.green_pr(4);
+            pr.reviews[0].state = "DISMISSED".into();
+            // #5: a writer's request for changes still blocks.
+            let pr = world.green_pr(5);
+            pr.review("bob", "CHANGES_REQUESTED", now);
+            // #6: bob approved, then asked for changes, and that request was dismissed: GitHub
+            // turns the review itself into DISMISSED. The approval it replaced does not come back.
+            let pr = world.green_pr(6);
+            pr.reviews.clear();
+            pr.review("bob", "APPROVED", now - Duration::minutes(20));
+            pr.review("bob", "DISMISSED", now - Duration::minutes(10));
+        },
+        |test, _| {
+            let recap = classify(&test);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "ineligible: approved-at-head");
+            assert!(
+                detail.starts_with("no approval from an account with write access")
+                    && detail.contains("mallory (read)")
+                    && detail.contains("trish (triage)"),
+                "{detail}"
+            );
+            assert_eq!(outcome_of(&recap, 2).0, "enqueue-merge", "{recap}");
+            assert_eq!(outcome_of(&recap, 3).0, "enqueue-merge", "{recap}");
+            assert_eq!(
+                outcome_of(&recap, 4),
+                (
+                    "ineligible: approved-at-head".to_string(),
+                    "no approval".to_string()
+                )
+            );
+            assert_eq!(outcome_of(&recap, 5).1, "bob requested changes");
+            assert_eq!(outcome_of(&recap, 6).1, "no approval", "{recap}");
+            // Once per reviewer and run: "reviewer" reviewed #2..#5 and was read once.
+            let path = |login: &str| format!("/repos/{REPO}/collaborators/{login}/permission");
+            assert_eq!(reads_of(&test, &path("reviewer")), 1);
+            assert_eq!(reads_of(&test, &path("troll")), 1);
 
-    // poll then sweep: the sweep's guard counts the same way.
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    let recap = sweep(&test, &[]);
-    let merged: Vec<String> = completed(&recap)
-        .into_iter()
-        .filter(|(_, disposition, _)| disposition == "merge")
-        .map(|(item, _, _)| item)
-        .collect();
-    assert_eq!(merged, vec![format!("{REPO}#2"), format!("{REPO}#3")]);
-    test.expect_writes(&[merge(2), merge(3)]);
+            // poll then sweep: the sweep's guard counts the same way.
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let merged: Vec<String> = completed(&recap)
+                .into_iter()
+                .filter(|(_, disposition, _)| disposition == "merge")
+                .map(|(item, _, _)| item)
+                .collect();
+            assert_eq!(merged, vec![format!("{REPO}#2"), format!("{REPO}#3")]);
+            test.expect_writes(&[merge(2), merge(3)]);
+        },
+    );
 }
 
 /// Rule 2, continued: a token that may not read permissions (403) cannot count a review. That
 /// is a deferral with its reason, never a stop of the run.
 #[test]
 fn rule_2_an_unreadable_permission_defers_and_never_stops_the_run() {
-    let test = Test::new(|world| {
-        world.green_pr(1);
-        world.green_pr(2);
-    });
-    test.world().world.permissions_forbidden = true;
-    let recap = classify(&test);
-    assert!(recap["stopped"].is_null(), "{recap}");
-    let (disposition, detail) = outcome_of(&recap, 1);
-    assert_eq!(disposition, "ineligible: approved-at-head");
-    assert!(
-        detail.contains("reviewer")
-            && detail.contains("cannot be counted")
-            && detail.contains("403"),
-        "{detail}"
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+            world.green_pr(2);
+        },
+        |test, _| {
+            test.world().world.permissions_forbidden = true;
+            let recap = classify(&test);
+            assert!(recap["stopped"].is_null(), "{recap}");
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "ineligible: approved-at-head");
+            assert!(
+                detail.contains("reviewer")
+                    && detail.contains("cannot be counted")
+                    && detail.contains("403"),
+                "{detail}"
+            );
+            // poll could read them; by the sweep, the token can no longer.
+            test.world().world.permissions_forbidden = false;
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            test.world().world.permissions_forbidden = true;
+            let recap = sweep(&test, &[]);
+            assert!(recap["stopped"].is_null(), "{recap}");
+            assert_eq!(outcome_of(&recap, 1).0, "defer");
+            assert_eq!(outcome_of(&recap, 2).0, "defer");
+            assert!(outcome_of(&recap, 2).1.contains("cannot be counted"));
+            test.expect_no_writes();
+        },
     );
-    // poll could read them; by the sweep, the token can no longer.
-    test.world().world.permissions_forbidden = false;
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    test.world().world.permissions_forbidden = true;
-    let recap = sweep(&test, &[]);
-    assert!(recap["stopped"].is_null(), "{recap}");
-    assert_eq!(outcome_of(&recap, 1).0, "defer");
-    assert_eq!(outcome_of(&recap, 2).0, "defer");
-    assert!(outcome_of(&recap, 2).1.contains("cannot be counted"));
-    test.expect_no_writes();
 }
 
 fn actions_suite(id: u64, workflow: (u64, &str), minutes_ago: i64) -> CheckSuite {
@@ -318,154 +334,167 @@ fn job(id: u64, name: &str, conclusion: &str, minutes_ago: i64, suite: u64) -> C
 /// is ignored once older than `orphan_suite_minutes` (60), unless its workflow run is waiting.
 #[test]
 fn rule_3_checks_are_judged_per_workflow_and_check_suite() {
-    let test = Test::new(|world| {
-        // #1: `build` failed in the Release workflow and passed, later, in CI.
-        let pr = world.green_pr(1);
-        pr.check_suites.push(actions_suite(901, (2, "CI"), 40));
-        pr.check_suites.push(actions_suite(902, (3, "Release"), 40));
-        pr.check_runs.push(job(9011, "build", "success", 10, 901));
-        pr.check_runs.push(job(9021, "build", "failure", 20, 902));
-        // #2: a fork's workflow waits for a maintainer's approval: no runs at all.
-        world
-            .green_pr(2)
-            .suite(903, ACTIONS, 30, "completed", Some("action_required"))
-            .workflow = Some((4, "Tests".into()));
-        // #3: Codecov registered a suite two hours ago and never reported.
-        world.green_pr(3).suite(904, "codecov", 120, "queued", None);
-        // #4: the same, ten minutes ago: it may still report.
-        world.green_pr(4).suite(905, "codecov", 10, "queued", None);
-        // #5: an old queued Actions suite whose run waits behind a concurrency group.
-        let pr = world.green_pr(5);
-        let suite = pr.suite(906, ACTIONS, 120, "queued", None);
-        suite.workflow = Some((5, "Deploy".into()));
-        suite.run_status = Some("waiting".into());
-        // #6: an old queued Actions suite whose workflow run is gone: orphaned.
-        world
-            .green_pr(6)
-            .suite(907, ACTIONS, 120, "queued", None)
-            .workflow = None;
-        // #7: its base branch's ruleset requires `e2e`, which never ran.
-        world.green_pr(7).base = "release".into();
-        world.branch_rules.insert(
-            format!("{REPO}:release"),
-            vec![json!({
-                "type": "required_status_checks",
-                "parameters": {"strict_required_status_checks_policy": false,
-                               "required_status_checks": [{"context": "e2e"}, {"context": "ci"}]},
-            })],
-        );
-    });
-    let recap = classify(&test);
-    assert_eq!(
-        outcome_of(&recap, 1),
-        (
-            "ineligible: green".to_string(),
-            "check `build` (workflow `Release`) failed on pr-1-head".to_string()
-        )
-    );
-    let (disposition, detail) = outcome_of(&recap, 2);
-    assert_eq!(disposition, "ineligible: green");
-    assert!(
-        detail.contains("`Tests`")
-            && detail.contains("approval")
-            && detail.contains("action_required"),
-        "{detail}"
-    );
-    let (disposition, detail) = outcome_of(&recap, 3);
-    assert_eq!(disposition, "enqueue-merge");
-    assert!(
-        detail.contains("ignored") && detail.contains("Codecov") && detail.contains("no runs"),
-        "classify merge says what it ignored: {detail}"
-    );
-    let (disposition, detail) = outcome_of(&recap, 4);
-    assert_eq!(disposition, "ineligible: green");
-    assert!(
-        detail.contains("Codecov") && detail.contains("queued"),
-        "{detail}"
-    );
-    let (disposition, detail) = outcome_of(&recap, 5);
-    assert_eq!(disposition, "ineligible: green");
-    assert!(
-        detail.contains("`Deploy`") && detail.contains("waiting"),
-        "{detail}"
-    );
-    let (disposition, detail) = outcome_of(&recap, 6);
-    assert_eq!(disposition, "enqueue-merge", "{detail}");
-    assert!(detail.contains("ignored"), "{detail}");
-    assert_eq!(
-        outcome_of(&recap, 7),
-        (
-            "ineligible: green".to_string(),
-            "required check `e2e` (a rule of release) has not run on pr-7-head".to_string()
-        )
-    );
-    // Workflow runs are read only where a suite needs them: a head with more than one Actions
-    // suite (#1, #2, #5, #6; #5 and #6 also have an old queued one). Branch rules: once a branch.
-    let runs = test
-        .requests()
-        .iter()
-        .filter(|r| r.path == format!("/repos/{REPO}/actions/runs"))
-        .count();
-    assert_eq!(runs, 4);
-    assert_eq!(
-        reads_of(&test, &format!("/repos/{REPO}/rules/branches/main")),
-        1
-    );
+    Test::each_api(
+        |world| {
+            // #1: `build` failed in the Release workflow and passed, later, in CI.
+            let pr = world.green_pr(1);
+            pr.check_suites.push(actions_suite(901, (2, "CI"), 40));
+            pr.check_suites.push(actions_suite(902, (3, "Release"), 40));
+            pr.check_runs.push(job(9011, "build", "success", 10, 901));
+            pr.check_runs.push(job(9021, "build", "failure", 20, 902));
+            // #2: a fork's workflow waits for a maintainer's approval: no runs at all.
+            world
+                .green_pr(2)
+                .suite(903, ACTIONS, 30, "completed", Some("action_required"))
+                .workflow = Some((4, "Tests".into()));
+            // #3: Codecov registered a suite two hours ago and never reported.
+            world.green_pr(3).suite(904, "codecov", 120, "queued", None);
+            // #4: the same, ten minutes ago: it may still report.
+            world.green_pr(4).suite(905, "codecov", 10, "queued", None);
+            // #5: an old queued Actions suite whose run waits behind a concurrency group.
+            let pr = world.green_pr(5);
+            let suite = pr.suite(906, ACTIONS, 120, "queued", None);
+            suite.workflow = Some((5, "Deploy".into()));
+            suite.run_status = Some("waiting".into());
+            // #6: an old queued Actions suite whose workflow run is gone: orphaned.
+            world
+                .green_pr(6)
+                .suite(907, ACTIONS, 120, "queued", None)
+                .workflow = None;
+            // #7: its base branch's ruleset requires `e2e`, which never ran.
+            world.green_pr(7).base = "release".into();
+            world.branch_rules.insert(
+                format!("{REPO}:release"),
+                vec![json!({
+                    "type": "required_status_checks",
+                    "parameters": {"strict_required_status_checks_policy": false,
+                                   "required_status_checks": [{"context": "e2e"}, {"context": "ci"}]},
+                })],
+            );
+        },
+        |test, _| {
+            let recap = classify(&test);
+            assert_eq!(
+                outcome_of(&recap, 1),
+                (
+                    "ineligible: green".to_string(),
+                    "check `build` (workflow `Release`) failed on pr-1-head".to_string()
+                )
+            );
+            let (disposition, detail) = outcome_of(&recap, 2);
+            assert_eq!(disposition, "ineligible: green");
+            assert!(
+                detail.contains("`Tests`")
+                    && detail.contains("approval")
+                    && detail.contains("action_required"),
+                "{detail}"
+            );
+            let (disposition, detail) = outcome_of(&recap, 3);
+            assert_eq!(disposition, "enqueue-merge");
+            assert!(
+                detail.contains("ignored")
+                    && detail.contains("Codecov")
+                    && detail.contains("no runs"),
+                "classify merge says what it ignored: {detail}"
+            );
+            let (disposition, detail) = outcome_of(&recap, 4);
+            assert_eq!(disposition, "ineligible: green");
+            assert!(
+                detail.contains("Codecov") && detail.contains("queued"),
+                "{detail}"
+            );
+            let (disposition, detail) = outcome_of(&recap, 5);
+            assert_eq!(disposition, "ineligible: green");
+            assert!(
+                detail.contains("`Deploy`") && detail.contains("waiting"),
+                "{detail}"
+            );
+            let (disposition, detail) = outcome_of(&recap, 6);
+            assert_eq!(disposition, "enqueue-merge", "{detail}");
+            assert!(detail.contains("ignored"), "{detail}");
+            assert_eq!(
+                outcome_of(&recap, 7),
+                (
+                    "ineligible: green".to_string(),
+                    "required check `e2e` (a rule of release) has not run on pr-7-head".to_string()
+                )
+            );
+            // Workflow runs are read only where a suite needs them: a head with more than one Actions
+            // suite (#1, #2, #5, #6; #5 and #6 also have an old queued one). Branch rules: once a branch.
+            let runs = test
+                .requests()
+                .iter()
+                .filter(|r| r.path == format!("/repos/{REPO}/actions/runs"))
+                .count();
+            assert_eq!(runs, 4);
+            assert_eq!(
+                reads_of(&test, &format!("/repos/{REPO}/rules/branches/main")),
+                1
+            );
 
-    // The age is configurable.
-    test.config("[poll]\norphan_suite_minutes = 5\n");
-    assert_eq!(outcome_of(&classify(&test), 4).0, "enqueue-merge");
+            // The age is configurable.
+            test.config("[poll]\norphan_suite_minutes = 5\n");
+            assert_eq!(outcome_of(&classify(&test), 4).0, "enqueue-merge");
 
-    // Reading workflow runs needs Actions read access: a 403 defers the PR, never stops.
-    test.world().world.actions_forbidden = true;
-    let recap = classify(&test);
-    assert!(recap["stopped"].is_null(), "{recap}");
-    let (disposition, detail) = outcome_of(&recap, 5);
-    assert_eq!(disposition, "ineligible: green");
-    assert!(detail.contains("403"), "{detail}");
-    assert_eq!(outcome_of(&recap, 4).0, "enqueue-merge");
+            // Reading workflow runs needs Actions read access: a 403 defers the PR, never stops.
+            test.world().world.actions_forbidden = true;
+            let recap = classify(&test);
+            assert!(recap["stopped"].is_null(), "{recap}");
+            let (disposition, detail) = outcome_of(&recap, 5);
+            assert_eq!(disposition, "ineligible: green");
+            assert!(detail.contains("403"), "{detail}");
+            assert_eq!(outcome_of(&recap, 4).0, "enqueue-merge");
+        },
+    );
 }
 
 /// Rule 4: the combined status is paginated. Its `state` covers every context, so a failure
 /// past the first 100 is seen, and a `total_count` of 0 is no statuses, not pending.
 #[test]
 fn rule_4_a_failed_status_past_the_first_page_is_seen() {
-    let test = Test::rest(|world| {
-        let pr = world.green_pr(1);
-        for n in 0..150 {
-            let state = if n == 140 { "failure" } else { "success" };
-            pr.statuses.push((format!("ctx-{n:03}"), state.into()));
-        }
-        let pr = world.green_pr(2);
-        for n in 0..150 {
-            pr.statuses.push((format!("ctx-{n:03}"), "success".into()));
-        }
-        // #3 has check runs and no commit status at all.
-        world.green_pr(3);
-    });
-    let recap = classify(&test);
-    assert_eq!(
-        outcome_of(&recap, 1),
-        (
-            "ineligible: green".to_string(),
-            "status `ctx-140` is failure on pr-1-head".to_string()
-        )
+    Test::each_api(
+        |world| {
+            let pr = world.green_pr(1);
+            for n in 0..150 {
+                let state = if n == 140 { "failure" } else { "success" };
+                pr.statuses.push((format!("ctx-{n:03}"), state.into()));
+            }
+            let pr = world.green_pr(2);
+            for n in 0..150 {
+                pr.statuses.push((format!("ctx-{n:03}"), "success".into()));
+            }
+            // #3 has check runs and no commit status at all.
+            world.green_pr(3);
+        },
+        |test, api| {
+            let recap = classify(&test);
+            assert_eq!(
+                outcome_of(&recap, 1),
+                (
+                    "ineligible: green".to_string(),
+                    "status `ctx-140` is failure on pr-1-head".to_string()
+                )
+            );
+            assert_eq!(outcome_of(&recap, 2).0, "enqueue-merge");
+            assert_eq!(
+                outcome_of(&recap, 3).0,
+                "enqueue-merge",
+                "total_count 0 is not pending"
+            );
+            // REST's own reads: a combined `success` covers every context, so #2's second page
+            // is not needed. (GraphQL's rollup contexts are followed page by page.)
+            if api == "rest" {
+                let status_reads = |sha: &str| {
+                    test.requests()
+                        .iter()
+                        .filter(|r| r.path == format!("/repos/{REPO}/commits/{sha}/status"))
+                        .count()
+                };
+                assert_eq!(status_reads("pr-1-head"), 2);
+                assert_eq!(status_reads("pr-2-head"), 1);
+            }
+        },
     );
-    assert_eq!(outcome_of(&recap, 2).0, "enqueue-merge");
-    assert_eq!(
-        outcome_of(&recap, 3).0,
-        "enqueue-merge",
-        "total_count 0 is not pending"
-    );
-    // A combined `success` covers every context: #2's second page is not needed.
-    let status_reads = |sha: &str| {
-        test.requests()
-            .iter()
-            .filter(|r| r.path == format!("/repos/{REPO}/commits/{sha}/status"))
-            .count()
-    };
-    assert_eq!(status_reads("pr-1-head"), 2);
-    assert_eq!(status_reads("pr-2-head"), 1);
 }
 
 /// Rule 5: a 405 is not one thing. The allowed merge methods are read once per run and a
@@ -473,193 +502,210 @@ fn rule_4_a_failed_status_past_the_first_page_is_seen() {
 /// queue is reported as such and not retried; other 405s say what GitHub said.
 #[test]
 fn rule_5_merge_methods_and_the_merge_queue_are_known_before_any_attempt() {
-    let test = Test::new(|world| {
-        for number in 1..=3 {
-            world.green_pr(number);
-        }
-        world.settings.insert(
-            REPO.into(),
-            RepoSettings {
-                allow_merge_commit: Some(false),
-                allow_squash_merge: Some(true),
-                allow_rebase_merge: Some(true),
-            },
-        );
-    });
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    // Each run reads the repository once (its canonical name and merge settings): count the
-    // sweep's.
-    test.clear_log();
-    let recap = sweep(&test, &[]);
-    for number in 1..=3 {
-        let (disposition, detail) = outcome_of(&recap, number);
-        assert_eq!(disposition, "defer (no attempt spent)");
-        assert_eq!(
-            detail,
-            "merge_method \"merge\" is not allowed on octo/demo (it allows squash, rebase): set [sweep] merge_method"
-        );
-        assert_eq!(attempts(&test, number), 0);
-    }
-    assert_eq!(
-        reads_of(&test, &format!("/repos/{REPO}")),
-        1,
-        "read once per run"
-    );
-    test.expect_no_writes();
+    Test::each_api(
+        |world| {
+            for number in 1..=3 {
+                world.green_pr(number);
+            }
+            world.settings.insert(
+                REPO.into(),
+                RepoSettings {
+                    allow_merge_commit: Some(false),
+                    allow_squash_merge: Some(true),
+                    allow_rebase_merge: Some(true),
+                },
+            );
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            // Each run reads the repository once (its canonical name and merge settings): count the
+            // sweep's.
+            test.clear_log();
+            let recap = sweep(&test, &[]);
+            for number in 1..=3 {
+                let (disposition, detail) = outcome_of(&recap, number);
+                assert_eq!(disposition, "defer (no attempt spent)");
+                assert_eq!(
+                detail,
+                "merge_method \"merge\" is not allowed on octo/demo (it allows squash, rebase): set [sweep] merge_method"
+            );
+                assert_eq!(attempts(&test, number), 0);
+            }
+            assert_eq!(
+                reads_of(&test, &format!("/repos/{REPO}")),
+                1,
+                "read once per run"
+            );
+            test.expect_no_writes();
 
-    // A ruleset may allow fewer methods than the repository does.
-    test.world().world.main_rules().push(json!({
-        "type": "pull_request",
-        "parameters": {"required_approving_review_count": 0, "allowed_merge_methods": ["rebase"]},
-    }));
-    test.config("[sweep]\nmerge_method = 'squash'\n");
-    let recap = sweep_at(&test, &later(10));
-    assert!(
-        outcome_of(&recap, 1).1.contains("it allows rebase"),
-        "{recap}"
+            // A ruleset may allow fewer methods than the repository does.
+            test.world().world.main_rules().push(json!({
+            "type": "pull_request",
+            "parameters": {"required_approving_review_count": 0, "allowed_merge_methods": ["rebase"]},
+        }));
+            test.config("[sweep]\nmerge_method = 'squash'\n");
+            let recap = sweep_at(&test, &later(10));
+            assert!(
+                outcome_of(&recap, 1).1.contains("it allows rebase"),
+                "{recap}"
+            );
+            test.config("[sweep]\nmerge_method = 'rebase'\n");
+            let recap = sweep_at(&test, &later(20));
+            assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
+            test.expect_writes(&[merge(1), merge(2), merge(3)]);
+        },
     );
-    test.config("[sweep]\nmerge_method = 'rebase'\n");
-    let recap = sweep_at(&test, &later(20));
-    assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
-    test.expect_writes(&[merge(1), merge(2), merge(3)]);
 }
 
 #[test]
 fn rule_5_a_branch_that_requires_the_merge_queue_is_reported_and_never_retried() {
-    let test = Test::new(|world| {
-        world.green_pr(1);
-        world.green_pr(2);
-        world
-            .main_rules()
-            .push(json!({"type": "merge_queue", "parameters": {"merge_method": "SQUASH"}}));
-    });
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    let recap = sweep(&test, &[]);
-    let (disposition, detail) = outcome_of(&recap, 1);
-    assert_eq!(disposition, "skip: merge queue");
-    assert!(detail.contains("requires the merge queue"), "{detail}");
-    test.expect_no_writes();
-    // Not retried: the next sweeps, hours later, read nothing about it.
-    test.clear_log();
-    for hours in [1, 3, 8] {
-        let recap = sweep_at(&test, &later(hours * 60));
-        assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
-    }
-    assert!(test.requests().is_empty(), "{:?}", test.requests());
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+            world.green_pr(2);
+            world
+                .main_rules()
+                .push(json!({"type": "merge_queue", "parameters": {"merge_method": "SQUASH"}}));
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "skip: merge queue");
+            assert!(detail.contains("requires the merge queue"), "{detail}");
+            test.expect_no_writes();
+            // Not retried: the next sweeps, hours later, read nothing about it.
+            test.clear_log();
+            for hours in [1, 3, 8] {
+                let recap = sweep_at(&test, &later(hours * 60));
+                assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+            }
+            assert!(test.requests().is_empty(), "{:?}", test.requests());
+        },
+    );
 }
 
 #[test]
 fn rule_5_each_405_is_told_apart() {
-    let test = Test::new(|world| {
-        for number in 1..=3 {
-            world.green_pr(number);
-        }
-    });
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    // The rules say nothing (a ruleset the token cannot read), and GitHub refuses.
-    test.fail(
-        "PUT",
-        "/pulls/1/merge",
-        Fault::Refuse(
-            405,
-            "Repository rule violations found\n\nChanges must be made through the merge queue\n\n"
-                .into(),
-        ),
-        1,
+    Test::each_api(
+        |world| {
+            for number in 1..=3 {
+                world.green_pr(number);
+            }
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            // The rules say nothing (a ruleset the token cannot read), and GitHub refuses.
+            test.fail(
+            "PUT",
+            "/pulls/1/merge",
+            Fault::Refuse(
+                405,
+                "Repository rule violations found\n\nChanges must be made through the merge queue\n\n"
+                    .into(),
+            ),
+            1,
+        );
+            test.fail(
+                "PUT",
+                "/pulls/2/merge",
+                Fault::Refuse(
+                    405,
+                    "At least 2 approving reviews are required by reviewers with write access."
+                        .into(),
+                ),
+                1,
+            );
+            test.fail(
+                "PUT",
+                "/pulls/3/merge",
+                Fault::Refuse(
+                    405,
+                    "Base branch was modified. Review and try the merge again.".into(),
+                ),
+                1,
+            );
+            let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(8);
+            let recap = outcome.json();
+            assert!(recap["stopped"].is_null(), "the run goes on: {recap}");
+            let reason = |number: u64| {
+                recap["failed"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["item"] == format!("{REPO}#{number}"))
+                    .map(|f| f["reason"].as_str().unwrap().to_string())
+                    .unwrap()
+            };
+            assert!(
+                reason(1).contains("requires the merge queue"),
+                "{}",
+                reason(1)
+            );
+            assert!(
+                reason(2).contains("2 approving reviews") && reason(2).contains("write access"),
+                "{}",
+                reason(2)
+            );
+            assert!(
+                reason(3).contains("base branch was modified"),
+                "{}",
+                reason(3)
+            );
+            assert_eq!(attempts(&test, 1), 12, "the merge queue: never retried");
+            assert_eq!(attempts(&test, 2), 1);
+            assert_eq!(attempts(&test, 3), 1);
+            test.expect_writes(&[merge(1), merge(2), merge(3)]);
+            // #2 and #3 are tried again after the backoff; #1 is not.
+            test.clear_log();
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep_at(&test, &later(24 * 60));
+            let tried: Vec<String> = completed(&recap)
+                .into_iter()
+                .map(|(item, _, _)| item)
+                .collect();
+            assert!(!tried.contains(&format!("{REPO}#1")), "{recap}");
+            assert!(tried.contains(&format!("{REPO}#2")), "{recap}");
+            assert!(tried.contains(&format!("{REPO}#3")), "{recap}");
+            test.expect_writes(&[merge(2), merge(3)]);
+        },
     );
-    test.fail(
-        "PUT",
-        "/pulls/2/merge",
-        Fault::Refuse(
-            405,
-            "At least 2 approving reviews are required by reviewers with write access.".into(),
-        ),
-        1,
-    );
-    test.fail(
-        "PUT",
-        "/pulls/3/merge",
-        Fault::Refuse(
-            405,
-            "Base branch was modified. Review and try the merge again.".into(),
-        ),
-        1,
-    );
-    let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(8);
-    let recap = outcome.json();
-    assert!(recap["stopped"].is_null(), "the run goes on: {recap}");
-    let reason = |number: u64| {
-        recap["failed"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|f| f["item"] == format!("{REPO}#{number}"))
-            .map(|f| f["reason"].as_str().unwrap().to_string())
-            .unwrap()
-    };
-    assert!(
-        reason(1).contains("requires the merge queue"),
-        "{}",
-        reason(1)
-    );
-    assert!(
-        reason(2).contains("2 approving reviews") && reason(2).contains("write access"),
-        "{}",
-        reason(2)
-    );
-    assert!(
-        reason(3).contains("base branch was modified"),
-        "{}",
-        reason(3)
-    );
-    assert_eq!(attempts(&test, 1), 12, "the merge queue: never retried");
-    assert_eq!(attempts(&test, 2), 1);
-    assert_eq!(attempts(&test, 3), 1);
-    test.expect_writes(&[merge(1), merge(2), merge(3)]);
-    // #2 and #3 are tried again after the backoff; #1 is not.
-    test.clear_log();
-    test.run(&["poll", "--repo", REPO]).expect_code(0);
-    let recap = sweep_at(&test, &later(24 * 60));
-    let tried: Vec<String> = completed(&recap)
-        .into_iter()
-        .map(|(item, _, _)| item)
-        .collect();
-    assert!(!tried.contains(&format!("{REPO}#1")), "{recap}");
-    assert!(tried.contains(&format!("{REPO}#2")), "{recap}");
-    assert!(tried.contains(&format!("{REPO}#3")), "{recap}");
-    test.expect_writes(&[merge(2), merge(3)]);
 }
 
 /// Rule 7: the search index lags. `poll` trusts its own fresh read of the PR, not the hit.
 #[test]
 fn rule_7_poll_trusts_its_own_read_not_the_lagging_search_index() {
-    let test = Test::new(|world| {
-        let pr = world.green_pr(7);
-        pr.merged = true;
-        pr.state = "closed".into();
-        pr.search_stale = Some(json!({"state": "open"}));
-        let pr = world.green_pr(8);
-        pr.state = "closed".into();
-        pr.search_stale = Some(json!({"state": "open"}));
-        world.green_pr(9);
-    });
-    let recap = test.run(&["poll", "--repo", REPO, "--json"]).json();
-    assert_eq!(
-        outcome_of(&recap, 7),
-        (
-            "skip: already merged".to_string(),
-            "merged on GitHub (the search index still shows it open)".to_string()
-        )
+    Test::each_api(
+        |world| {
+            let pr = world.green_pr(7);
+            pr.merged = true;
+            pr.state = "closed".into();
+            pr.search_stale = Some(json!({"state": "open"}));
+            let pr = world.green_pr(8);
+            pr.state = "closed".into();
+            pr.search_stale = Some(json!({"state": "open"}));
+            world.green_pr(9);
+        },
+        |test, _| {
+            let recap = test.run(&["poll", "--repo", REPO, "--json"]).json();
+            assert_eq!(
+                outcome_of(&recap, 7),
+                (
+                    "skip: already merged".to_string(),
+                    "merged on GitHub (the search index still shows it open)".to_string()
+                )
+            );
+            assert_eq!(
+                outcome_of(&recap, 8),
+                (
+                    "skip: not open".to_string(),
+                    "the PR is closed (the search index still shows it open)".to_string()
+                )
+            );
+            assert_eq!(outcome_of(&recap, 9).0, "enqueue-merge");
+            assert_eq!(queue_keys(&test), vec![format!("merge:{REPO}#9@pr-9-head")]);
+            test.expect_no_writes();
+        },
     );
-    assert_eq!(
-        outcome_of(&recap, 8),
-        (
-            "skip: not open".to_string(),
-            "the PR is closed (the search index still shows it open)".to_string()
-        )
-    );
-    assert_eq!(outcome_of(&recap, 9).0, "enqueue-merge");
-    assert_eq!(queue_keys(&test), vec![format!("merge:{REPO}#9@pr-9-head")]);
-    test.expect_no_writes();
 }

@@ -1,57 +1,62 @@
 //! `stale-sweep` and `classify stale` end to end: each actions/stale rule, with gh-sweep's
-//! documented differences.
+//! documented differences. Each scenario runs through both read APIs (issue 13) but those
+//! about REST's own requests and the workflow's move, whose config file is the workflow's.
 
 use crate::support::{issue, Test, REPO, VIEWER};
 
 #[test]
 fn marks_closes_unmarks_and_keeps_in_one_sweep() {
-    let test = Test::new(|world| {
-        world.open_issue(1, 5); // fresh
-        world.open_issue(2, 74); // idle
-        world.stale_issue(3, 8, VIEWER); // stale long enough
-        world.stale_issue(4, 9, VIEWER);
-        world.comment(4, "alice", 2, "still happening on 1.2");
-    });
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    let dispositions: Vec<(String, String)> = recap["completed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["item"].as_str().unwrap().to_string(),
-                c["disposition"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        dispositions,
-        vec![
-            ("octo/demo#1".to_string(), "keep".to_string()),
-            ("octo/demo#2".to_string(), "mark-stale".to_string()),
-            ("octo/demo#3".to_string(), "close".to_string()),
-            ("octo/demo#4".to_string(), "unmark".to_string()),
-        ]
+    Test::each_api(
+        |world| {
+            world.open_issue(1, 5); // fresh
+            world.open_issue(2, 74); // idle
+            world.stale_issue(3, 8, VIEWER); // stale long enough
+            world.stale_issue(4, 9, VIEWER);
+            world.comment(4, "alice", 2, "still happening on 1.2");
+        },
+        |test, _| {
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            let dispositions: Vec<(String, String)> = recap["completed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    (
+                        c["item"].as_str().unwrap().to_string(),
+                        c["disposition"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            assert_eq!(
+                dispositions,
+                vec![
+                    ("octo/demo#1".to_string(), "keep".to_string()),
+                    ("octo/demo#2".to_string(), "mark-stale".to_string()),
+                    ("octo/demo#3".to_string(), "close".to_string()),
+                    ("octo/demo#4".to_string(), "unmark".to_string()),
+                ]
+            );
+            test.expect_writes(&[
+                &format!("POST {}/labels", issue(2)),
+                &format!("POST {}/comments", issue(2)),
+                &format!("POST {}/comments", issue(3)),
+                &format!("PATCH {}", issue(3)),
+                &format!("DELETE {}/labels/Stale", issue(4)),
+            ]);
+            let mut world = test.world();
+            assert!(world.world.issue(2).has_label("Stale"));
+            assert_eq!(world.world.issue(3).state, "closed");
+            assert_eq!(
+                world.world.issue(3).state_reason.as_deref(),
+                Some("not_planned")
+            );
+            assert!(!world.world.issue(4).has_label("Stale"));
+            assert!(recap["budget"].is_null());
+            assert!(recap["rerun"].is_null());
+        },
     );
-    test.expect_writes(&[
-        &format!("POST {}/labels", issue(2)),
-        &format!("POST {}/comments", issue(2)),
-        &format!("POST {}/comments", issue(3)),
-        &format!("PATCH {}", issue(3)),
-        &format!("DELETE {}/labels/Stale", issue(4)),
-    ]);
-    let mut world = test.world();
-    assert!(world.world.issue(2).has_label("Stale"));
-    assert_eq!(world.world.issue(3).state, "closed");
-    assert_eq!(
-        world.world.issue(3).state_reason.as_deref(),
-        Some("not_planned")
-    );
-    assert!(!world.world.issue(4).has_label("Stale"));
-    assert!(recap["budget"].is_null());
-    assert!(recap["rerun"].is_null());
 }
 
 use crate::support::{items, marked, numbers};
@@ -84,67 +89,79 @@ fn bots_and_gh_sweeps_own_comments_never_count_as_activity() {
     // actions/stale un-stales on any update, including its own and a bot's. gh-sweep's own
     // comments are known by their marker; the token's user without one is the maintainer
     // speaking (see stale_rules.rs).
-    let test = Test::new(|world| {
-        world.stale_issue(1, 8, VIEWER);
-        world.comment(1, "dependabot[bot]", 3, "Bumps foo from 1.0 to 1.1");
-        world.comment(
-            1,
-            VIEWER,
-            2,
-            "Still stale, as noted.\n\n<!-- gh-sweep:mark-stale -->",
-        );
-    });
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    assert_eq!(recap["completed"][0]["disposition"], "close", "{recap}");
+    Test::each_api(
+        |world| {
+            world.stale_issue(1, 8, VIEWER);
+            world.comment(1, "dependabot[bot]", 3, "Bumps foo from 1.0 to 1.1");
+            world.comment(
+                1,
+                VIEWER,
+                2,
+                "Still stale, as noted.\n\n<!-- gh-sweep:mark-stale -->",
+            );
+        },
+        |test, _| {
+            let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            assert_eq!(recap["completed"][0]["disposition"], "close", "{recap}");
+        },
+    );
 }
 
 #[test]
 fn a_human_comment_unmarks_and_applies_the_unstale_labels() {
-    let test = Test::new(|world| {
-        world.stale_issue(1, 8, "github-actions[bot]");
-        world.issue(1).labels.push("needs-info".into());
-        world.comment(1, "alice", 2, "here is the info");
-    });
-    test.config(
-        "[stale]\nlabels_to_add_when_unstale = ['triage']\nlabels_to_remove_when_unstale = 'needs-info'\n",
+    Test::each_api(
+        |world| {
+            world.stale_issue(1, 8, "github-actions[bot]");
+            world.issue(1).labels.push("needs-info".into());
+            world.comment(1, "alice", 2, "here is the info");
+        },
+        |test, _| {
+            test.config(
+            "[stale]\nlabels_to_add_when_unstale = ['triage']\nlabels_to_remove_when_unstale = 'needs-info'\n",
+        );
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(0);
+            assert_eq!(
+                outcome.json()["completed"][0]["detail"],
+                "comment by alice after it was marked stale"
+            );
+            test.expect_writes(&[
+                &format!("DELETE {}/labels/Stale", issue(1)),
+                &format!("POST {}/labels", issue(1)),
+                &format!("DELETE {}/labels/needs-info", issue(1)),
+            ]);
+            let mut shared = test.world();
+            assert_eq!(shared.world.issue(1).labels, vec!["triage".to_string()]);
+        },
     );
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(0);
-    assert_eq!(
-        outcome.json()["completed"][0]["detail"],
-        "comment by alice after it was marked stale"
-    );
-    test.expect_writes(&[
-        &format!("DELETE {}/labels/Stale", issue(1)),
-        &format!("POST {}/labels", issue(1)),
-        &format!("DELETE {}/labels/needs-info", issue(1)),
-    ]);
-    let mut shared = test.world();
-    assert_eq!(shared.world.issue(1).labels, vec!["triage".to_string()]);
 }
 
 #[test]
 fn the_close_clock_starts_at_the_label_not_at_updated_at() {
     // A bot commented two days ago, so updated_at is recent; actions/stale would wait another
     // week. The label went on eight days ago, so gh-sweep closes.
-    let test = Test::new(|world| {
-        world.stale_issue(1, 8, VIEWER);
-        world.comment(1, "renovate[bot]", 2, "rebased");
-        world.stale_issue(2, 3, VIEWER);
-    });
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
-    let recap = outcome.json();
-    assert_eq!(recap["completed"][0]["disposition"], "close");
-    assert_eq!(
-        recap["completed"][0]["detail"],
-        "stale for 8 days >= 7; would write: comment; close (not_planned)"
-    );
-    assert_eq!(recap["completed"][1]["disposition"], "keep");
-    assert_eq!(
-        recap["completed"][1]["detail"],
-        "stale for 3 days; closes after 7"
+    Test::each_api(
+        |world| {
+            world.stale_issue(1, 8, VIEWER);
+            world.comment(1, "renovate[bot]", 2, "rebased");
+            world.stale_issue(2, 3, VIEWER);
+        },
+        |test, _| {
+            let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+            let recap = outcome.json();
+            assert_eq!(recap["completed"][0]["disposition"], "close");
+            assert_eq!(
+                recap["completed"][0]["detail"],
+                "stale for 8 days >= 7; would write: comment; close (not_planned)"
+            );
+            assert_eq!(recap["completed"][1]["disposition"], "keep");
+            assert_eq!(
+                recap["completed"][1]["detail"],
+                "stale for 3 days; closes after 7"
+            );
+        },
     );
 }
 
@@ -152,22 +169,26 @@ fn the_close_clock_starts_at_the_label_not_at_updated_at() {
 fn a_stale_label_without_a_labeled_event_is_kept_not_failed() {
     // GitHub's events keep a label's old name after a rename, so a label no event names is
     // GitHub's normal answer, not a fault of the item (see stale_rules.rs).
-    let test = Test::new(|world| {
-        world.open_issue(1, 90).labels.push("Stale".into());
-        world.open_issue(2, 5);
-    });
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    assert_eq!(recap["completed"][0]["disposition"], "keep");
-    assert!(
-        recap["completed"][0]["detail"]
-            .as_str()
-            .unwrap()
-            .starts_with("the \"Stale\" label's date is unknown"),
-        "{recap}"
+    Test::each_api(
+        |world| {
+            world.open_issue(1, 90).labels.push("Stale".into());
+            world.open_issue(2, 5);
+        },
+        |test, _| {
+            let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            assert_eq!(recap["completed"][0]["disposition"], "keep");
+            assert!(
+                recap["completed"][0]["detail"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("the \"Stale\" label's date is unknown"),
+                "{recap}"
+            );
+            assert!(recap["rerun"].is_null(), "{recap}");
+        },
     );
-    assert!(recap["rerun"].is_null(), "{recap}");
 }
 
 #[test]
@@ -196,209 +217,247 @@ fn requests_stay_near_the_minimum() {
 
 #[test]
 fn exemptions_follow_actions_stale_case_insensitively() {
-    let test = Test::new(|world| {
-        world.open_issue(1, 90).labels.push("Pinned".into());
-        world.open_issue(2, 90).milestone = Some("v2.0".into());
-        world.open_issue(3, 90).assignees.push("Bob".into());
-        world.open_pr(4, 90).draft = true;
-        world.open_pr(5, 90);
-        world.open_issue(6, 90);
-    });
-    test.config(
-        "[stale]\nexempt_issue_labels = ['pinned']\nexempt_milestones = 'V2.0'\nexempt_assignees = ['bob']\nexempt_draft_pr = true\ndays_before_pr_stale = -1\n",
-    );
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
-    let recap = outcome.json();
-    let dispositions: Vec<&str> = recap["completed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["disposition"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        dispositions,
-        vec![
-            "exempt: label \"pinned\"",
-            "exempt: milestone \"v2.0\"",
-            "exempt: assigned to bob",
-            "exempt: draft PR",
-            "keep",
-            "mark-stale",
-        ]
-    );
-    assert_eq!(
-        recap["completed"][4]["detail"],
-        "PRs are never marked stale (days_before_stale = -1)"
+    Test::each_api(
+        |world| {
+            world.open_issue(1, 90).labels.push("Pinned".into());
+            world.open_issue(2, 90).milestone = Some("v2.0".into());
+            world.open_issue(3, 90).assignees.push("Bob".into());
+            world.open_pr(4, 90).draft = true;
+            world.open_pr(5, 90);
+            world.open_issue(6, 90);
+        },
+        |test, _| {
+            test.config(
+            "[stale]\nexempt_issue_labels = ['pinned']\nexempt_milestones = 'V2.0'\nexempt_assignees = ['bob']\nexempt_draft_pr = true\ndays_before_pr_stale = -1\n",
+        );
+            let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+            let recap = outcome.json();
+            let dispositions: Vec<&str> = recap["completed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["disposition"].as_str().unwrap())
+                .collect();
+            assert_eq!(
+                dispositions,
+                vec![
+                    "exempt: label \"pinned\"",
+                    "exempt: milestone \"v2.0\"",
+                    "exempt: assigned to bob",
+                    "exempt: draft PR",
+                    "keep",
+                    "mark-stale",
+                ]
+            );
+            assert_eq!(
+                recap["completed"][4]["detail"],
+                "PRs are never marked stale (days_before_stale = -1)"
+            );
+        },
     );
 }
 
 #[test]
 fn closing_uses_the_configured_reason_and_label() {
-    let test = Test::new(|world| {
-        world.stale_issue(1, 8, VIEWER);
-        world.stale_issue(2, 8, VIEWER).is_pr = true;
-    });
-    test.config("[stale]\nclose_issue_reason = 'completed'\nclose_issue_label = 'closed-stale'\nclose_pr_message = ''\n");
-    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
-        .expect_code(0);
-    test.expect_writes(&[
-        &format!("POST {}/comments", issue(1)),
-        &format!("POST {}/labels", issue(1)),
-        &format!("PATCH {}", issue(1)),
-        &format!("PATCH {}", issue(2)),
-    ]);
-    let requests = test.requests();
-    let patch = requests.iter().find(|r| r.method == "PATCH").unwrap();
-    assert_eq!(
-        patch.body,
-        r#"{"state":"closed","state_reason":"completed"}"#
+    Test::each_api(
+        |world| {
+            world.stale_issue(1, 8, VIEWER);
+            world.stale_issue(2, 8, VIEWER).is_pr = true;
+        },
+        |test, _| {
+            test.config("[stale]\nclose_issue_reason = 'completed'\nclose_issue_label = 'closed-stale'\nclose_pr_message = ''\n");
+            test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+                .expect_code(0);
+            test.expect_writes(&[
+                &format!("POST {}/comments", issue(1)),
+                &format!("POST {}/labels", issue(1)),
+                &format!("PATCH {}", issue(1)),
+                &format!("PATCH {}", issue(2)),
+            ]);
+            let requests = test.requests();
+            let patch = requests.iter().find(|r| r.method == "PATCH").unwrap();
+            assert_eq!(
+                patch.body,
+                r#"{"state":"closed","state_reason":"completed"}"#
+            );
+            let pr_patch = requests.iter().rfind(|r| r.method == "PATCH").unwrap();
+            assert_eq!(pr_patch.body, r#"{"state":"closed"}"#);
+        },
     );
-    let pr_patch = requests.iter().rfind(|r| r.method == "PATCH").unwrap();
-    assert_eq!(pr_patch.body, r#"{"state":"closed"}"#);
 }
 
 #[test]
 fn removing_a_label_that_is_already_gone_is_success() {
-    let test = Test::new(|world| {
-        world.stale_issue(1, 8, "github-actions[bot]");
-        world.comment(1, "alice", 1, "still here");
-    });
-    test.fail(
-        "DELETE",
-        "/labels/Stale",
-        crate::support::Fault::Status(404),
-        1,
-    );
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(0);
-    assert_eq!(outcome.json()["completed"][0]["disposition"], "unmark");
-    test.expect_writes(&[&format!("DELETE {}/labels/Stale", issue(1))]);
-    assert_eq!(
-        test.requests().last().unwrap().status,
-        404,
-        "GitHub said the label was gone"
+    Test::each_api(
+        |world| {
+            world.stale_issue(1, 8, "github-actions[bot]");
+            world.comment(1, "alice", 1, "still here");
+        },
+        |test, _| {
+            test.fail(
+                "DELETE",
+                "/labels/Stale",
+                crate::support::Fault::Status(404),
+                1,
+            );
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(0);
+            assert_eq!(outcome.json()["completed"][0]["disposition"], "unmark");
+            test.expect_writes(&[&format!("DELETE {}/labels/Stale", issue(1))]);
+            assert_eq!(
+                test.requests().last().unwrap().status,
+                404,
+                "GitHub said the label was gone"
+            );
+        },
     );
 }
 
 #[test]
 fn only_selects_items_and_reads_each_on_its_own() {
-    let test = Test::rest(|world| {
-        for number in 1..=5 {
-            world.open_issue(number, 74);
-        }
-        world.issue(4).state = "closed".into();
-    });
-    let outcome = test.run(&[
-        "classify", "stale", "--repo", REPO, "--only", "#2,#4,#9", "--json",
-    ]);
-    outcome.expect_code(8);
-    let recap = outcome.json();
-    assert_eq!(
-        items(&recap["completed"]),
-        vec!["octo/demo#2", "octo/demo#4"]
+    Test::each_api(
+        |world| {
+            for number in 1..=5 {
+                world.open_issue(number, 74);
+            }
+            world.issue(4).state = "closed".into();
+        },
+        |test, api| {
+            let outcome = test.run(&[
+                "classify", "stale", "--repo", REPO, "--only", "#2,#4,#9", "--json",
+            ]);
+            outcome.expect_code(8);
+            let recap = outcome.json();
+            assert_eq!(
+                items(&recap["completed"]),
+                vec!["octo/demo#2", "octo/demo#4"]
+            );
+            assert_eq!(recap["completed"][1]["disposition"], "skip: not open");
+            assert_eq!(items(&recap["failed"]), numbers(9..=9));
+            // The reason quotes GitHub's answer, which each API words its own way: REST's 404,
+            // GraphQL's NOT_FOUND error (with HTTP 200).
+            let not_found = if api == "rest" { "404" } else { "NOT_FOUND" };
+            assert!(
+                recap["failed"][0]["reason"]
+                    .as_str()
+                    .unwrap()
+                    .contains(not_found),
+                "{recap}"
+            );
+            // REST's own reads: one request per selected item.
+            if api == "rest" {
+                let paths: Vec<String> = test.requests().iter().map(|r| r.path.clone()).collect();
+                assert_eq!(paths, vec![issue(2), issue(4), issue(9)]);
+            }
+        },
     );
-    assert_eq!(recap["completed"][1]["disposition"], "skip: not open");
-    assert_eq!(items(&recap["failed"]), numbers(9..=9));
-    assert!(
-        recap["failed"][0]["reason"]
-            .as_str()
-            .unwrap()
-            .contains("404"),
-        "{recap}"
-    );
-    let paths: Vec<String> = test.requests().iter().map(|r| r.path.clone()).collect();
-    assert_eq!(paths, vec![issue(2), issue(4), issue(9)]);
 }
 
 #[test]
 fn classify_writes_nothing_and_completes_every_item() {
-    let test = Test::new(|world| {
-        world.open_issue(1, 74);
-        world.stale_issue(2, 8, VIEWER);
-    });
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    assert_eq!(items(&recap["completed"]), numbers(1..=2));
-    assert_eq!(
-        recap["completed"][0]["detail"],
-        "idle 74 days >= 60; would write: label +Stale; comment"
+    Test::each_api(
+        |world| {
+            world.open_issue(1, 74);
+            world.stale_issue(2, 8, VIEWER);
+        },
+        |test, _| {
+            let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            assert_eq!(items(&recap["completed"]), numbers(1..=2));
+            assert_eq!(
+                recap["completed"][0]["detail"],
+                "idle 74 days >= 60; would write: label +Stale; comment"
+            );
+            assert!(recap["rerun"].is_null());
+            test.expect_no_writes();
+        },
     );
-    assert!(recap["rerun"].is_null());
-    test.expect_no_writes();
 }
 
 #[test]
 fn an_update_no_comment_or_event_explains_counts_as_activity() {
     // A body edit or a push moves updated_at without a comment or an event.
-    let test = Test::new(|world| {
-        world.stale_issue(1, 8, "github-actions[bot]");
-        let edited = world.days_ago(1);
-        world.issue(1).updated_at = edited;
-    });
-    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
-    let recap = outcome.json();
-    assert_eq!(recap["completed"][0]["disposition"], "unmark", "{recap}");
-    assert_eq!(
-        recap["completed"][0]["detail"],
-        "updated, actor unknown (an edit or a push), after it was marked stale; would write: label -Stale"
+    Test::each_api(
+        |world| {
+            world.stale_issue(1, 8, "github-actions[bot]");
+            let edited = world.days_ago(1);
+            world.issue(1).updated_at = edited;
+        },
+        |test, _| {
+            let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+            let recap = outcome.json();
+            assert_eq!(recap["completed"][0]["disposition"], "unmark", "{recap}");
+            assert_eq!(
+            recap["completed"][0]["detail"],
+            "updated, actor unknown (an edit or a push), after it was marked stale; would write: label -Stale"
+        );
+        },
     );
 }
 
 #[test]
 fn control_characters_from_github_are_printed_escaped() {
-    let test = Test::new(|world| {
-        world.open_issue(1, 74).title = "\u{1b}[2J\u{1b}[31mpwned\nfake: line".into();
-        world
-            .open_issue(2, 90)
-            .labels
-            .push("\u{1b}]0;title\u{7}".into());
-    });
-    test.config("[stale]\nexempt_issue_labels = [\"\\u001b]0;title\\u0007\"]\n");
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
-    outcome.expect_code(0);
-    for text in [&outcome.stdout, &outcome.stderr] {
-        assert!(
-            !text.contains('\u{1b}') && !text.contains('\u{7}'),
-            "raw control characters:\n{text}"
-        );
-    }
-    assert!(
-        outcome
-            .stderr
-            .contains(r"\u{1b}[2J\u{1b}[31mpwned\nfake: line"),
-        "{}",
-        outcome.stderr
+    Test::each_api(
+        |world| {
+            world.open_issue(1, 74).title = "\u{1b}[2J\u{1b}[31mpwned\nfake: line".into();
+            world
+                .open_issue(2, 90)
+                .labels
+                .push("\u{1b}]0;title\u{7}".into());
+        },
+        |test, _| {
+            test.config("[stale]\nexempt_issue_labels = [\"\\u001b]0;title\\u0007\"]\n");
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
+            outcome.expect_code(0);
+            for text in [&outcome.stdout, &outcome.stderr] {
+                assert!(
+                    !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                    "raw control characters:\n{text}"
+                );
+            }
+            assert!(
+                outcome
+                    .stderr
+                    .contains(r"\u{1b}[2J\u{1b}[31mpwned\nfake: line"),
+                "{}",
+                outcome.stderr
+            );
+            assert!(
+                outcome
+                    .stdout
+                    .contains(r#"exempt: label "\u{1b}]0;title\u{7}""#),
+                "{}",
+                outcome.stdout
+            );
+            test.expect_writes(&marked(1));
+        },
     );
-    assert!(
-        outcome
-            .stdout
-            .contains(r#"exempt: label "\u{1b}]0;title\u{7}""#),
-        "{}",
-        outcome.stdout
-    );
-    test.expect_writes(&marked(1));
 }
 
 #[test]
 fn a_server_clock_ahead_of_ours_keeps_items_and_says_why() {
     // GitHub's timestamps three days ahead of the local clock: nothing is idle, and the recap
     // explains it instead of counting negative days.
-    let test = Test::new(|world| {
-        world.open_issue(1, -3);
-    });
-    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
-    outcome.expect_code(0);
-    let recap = outcome.json();
-    assert_eq!(recap["completed"][0]["disposition"], "keep");
-    assert!(
-        recap["completed"][0]["detail"]
-            .as_str()
-            .unwrap()
-            .ends_with("is in the future; the clocks disagree"),
-        "{recap}"
+    Test::each_api(
+        |world| {
+            world.open_issue(1, -3);
+        },
+        |test, _| {
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            assert_eq!(recap["completed"][0]["disposition"], "keep");
+            assert!(
+                recap["completed"][0]["detail"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("is in the future; the clocks disagree"),
+                "{recap}"
+            );
+            test.expect_no_writes();
+        },
     );
-    test.expect_no_writes();
 }
 
 const WORKFLOW: &str = r#"name: Close stale issues

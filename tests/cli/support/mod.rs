@@ -8,8 +8,9 @@ pub mod pg;
 pub mod server;
 pub mod world;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::MutexGuard;
 
 use assert_cmd::Command;
@@ -33,6 +34,8 @@ pub struct Test {
     audited: Cell<bool>,
     /// The config line that picks the read API, when a test pins one.
     read_api: Cell<&'static str>,
+    /// The verdicts of every JSON recap a run printed, in order (see [`Test::each_api`]).
+    recaps: Rc<RefCell<Vec<Value>>>,
 }
 
 #[derive(Debug)]
@@ -75,6 +78,7 @@ impl Test {
             dir,
             audited: Cell::new(false),
             read_api: Cell::new(""),
+            recaps: Rc::default(),
         };
         test.config("");
         test
@@ -86,6 +90,54 @@ impl Test {
         let test = Test::new(setup);
         test.read_with_rest();
         test
+    }
+
+    /// Runs one scenario through both read APIs on the same world (issue 13: both read paths
+    /// give the same verdicts, recap and writes): builds the world from `setup` twice, once read
+    /// with GraphQL (the default, named in the config all the same) and once with REST
+    /// ([`Test::rest`]), and hands each test to `check` with its API's name. An assertion about
+    /// REST's own requests (their paths and counts) goes under `api == "rest"`; every other
+    /// assertion holds for both. Then the JSON recaps of the two are compared, run by run: the
+    /// same verdicts through each API.
+    pub fn each_api(setup: impl Fn(&mut WorldState), check: impl Fn(Test, &str)) {
+        let mut recaps = Vec::new();
+        for api in ["graphql", "rest"] {
+            let test = Test::new(&setup);
+            test.read_api.set(if api == "rest" {
+                "read_api = \"rest\"\n"
+            } else {
+                "read_api = \"graphql\"\n"
+            });
+            test.config("");
+            // Printed with a failure's output: which read path failed.
+            eprintln!("the scenario read with {api}");
+            let recorded = Rc::clone(&test.recaps);
+            check(test, api);
+            recaps.push(recorded.take());
+        }
+        assert_eq!(
+            recaps[0], recaps[1],
+            "the recaps read with GraphQL (left) and REST (right)"
+        );
+    }
+
+    /// Keeps a JSON recap's verdicts for [`Test::each_api`]: all of it but its times (each
+    /// world is built at its own moment, so a stamp in a detail is masked), the fake's address,
+    /// and a failed item's reason, which quotes GitHub's answer as each API words it.
+    fn record(&self, outcome: &Outcome) {
+        let stdout = mask_times(&outcome.stdout.replace(&self.server.base, "{github}"));
+        let Ok(Value::Object(mut recap)) = serde_json::from_str::<Value>(&stdout) else {
+            return;
+        };
+        for key in ["started_at", "finished_at"] {
+            recap.remove(key);
+        }
+        if let Some(Value::Array(failed)) = recap.get_mut("failed") {
+            for item in failed.iter_mut().filter_map(Value::as_object_mut) {
+                item.remove("reason");
+            }
+        }
+        self.recaps.borrow_mut().push(Value::Object(recap));
     }
 
     /// Makes a test built by a shared helper one about REST's own requests (see [`Test::rest`]);
@@ -163,6 +215,7 @@ impl Test {
             "gh-sweep panicked:\n{}",
             outcome.stderr
         );
+        self.record(&outcome);
         outcome
     }
 
@@ -245,6 +298,42 @@ impl Drop for Test {
             "writes nobody expected (audit with expect_writes): {writes:?}"
         );
     }
+}
+
+/// `text` with every RFC 3339 time (`2026-12-04T17:08:26+00:00`, `...Z`, with or without
+/// fractions) replaced by `{time}`.
+fn mask_times(text: &str) -> String {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    let bytes = text.as_bytes();
+    let fits = |at: usize| {
+        bytes.len() >= at + SHAPE.len()
+            && SHAPE
+                .iter()
+                .zip(&bytes[at..])
+                .all(|(shape, byte)| match shape {
+                    b'd' => byte.is_ascii_digit(),
+                    other => other == byte,
+                })
+    };
+    let mut masked = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at < bytes.len() {
+        if !fits(at) {
+            at += 1;
+            continue;
+        }
+        masked.push_str(&text[copied..at]);
+        masked.push_str("{time}");
+        at += SHAPE.len();
+        let zone = |byte: &u8| byte.is_ascii_digit() || b".:+-Z".contains(byte);
+        while at < bytes.len() && zone(&bytes[at]) {
+            at += 1;
+        }
+        copied = at;
+    }
+    masked.push_str(&text[copied..]);
+    masked
 }
 
 /// The two writes that mark `octo/demo#N` stale: the label, then the comment.
@@ -359,6 +448,7 @@ impl Test {
             "gh-sweep panicked:\n{}",
             outcome.stderr
         );
+        self.record(&outcome);
         outcome
     }
 }
