@@ -77,7 +77,14 @@ mod tests {
     const SCHEMA_VERSION: &str = "15.26.1";
 
     /// Installs the pinned schema package into the target directory once; later runs find it.
+    /// Tests run in parallel: the first to ask installs, the others wait for it, so none reads
+    /// a package half written.
     fn schema_path() -> PathBuf {
+        static INSTALLED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+        INSTALLED.get_or_init(install_schema).clone()
+    }
+
+    fn install_schema() -> PathBuf {
         let prefix = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/graphql-schema");
         let package = prefix.join("node_modules").join(SCHEMA_PACKAGE);
         let installed = std::fs::read_to_string(package.join("package.json"))
