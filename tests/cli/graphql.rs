@@ -63,6 +63,17 @@ fn both(
     (rest, graphql, requests)
 }
 
+/// `classify merge` read through GraphQL, its recap as JSON.
+const CLASSIFY_MERGE_THROUGH_GRAPHQL: &[&str] = &[
+    "classify",
+    "merge",
+    "--repo",
+    REPO,
+    "--json",
+    "--read-api",
+    "graphql",
+];
+
 /// Green, docs-only and approved; code; red; unapproved; changes requested; a rename out of
 /// docs/; a draft; 150 docs files (past the first page of files); 120 reviews, the approval
 /// last (past the first page of reviews); a commit status failing.
@@ -487,17 +498,7 @@ fn graphql_errors_are_an_items_failure_only_when_their_path_names_it() {
         merge_world(world);
         world.graphql_forbidden.push((2, "files".into()));
     });
-    let recap = test
-        .run(&[
-            "classify",
-            "merge",
-            "--repo",
-            REPO,
-            "--json",
-            "--read-api",
-            "graphql",
-        ])
-        .json();
+    let recap = test.run(CLASSIFY_MERGE_THROUGH_GRAPHQL).json();
     let failed: Vec<&str> = recap["failed"]
         .as_array()
         .unwrap()
@@ -522,15 +523,7 @@ fn graphql_errors_are_an_items_failure_only_when_their_path_names_it() {
         crate::support::Fault::Body(limited.into()),
         1,
     );
-    let outcome = test.run(&[
-        "classify",
-        "merge",
-        "--repo",
-        REPO,
-        "--json",
-        "--read-api",
-        "graphql",
-    ]);
+    let outcome = test.run(CLASSIFY_MERGE_THROUGH_GRAPHQL);
     let recap = outcome.json();
     assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
     assert!(!recap["stopped"].is_null(), "{recap}");
@@ -594,17 +587,7 @@ fn a_page_github_cuts_off_is_asked_again_smaller() {
 fn cut_off_once(setup: fn(&mut WorldState), fault: crate::support::Fault, status: u16) {
     let test = Test::new(setup);
     test.fail("POST", "/graphql", fault, 1);
-    let recap = test
-        .run(&[
-            "classify",
-            "merge",
-            "--repo",
-            REPO,
-            "--json",
-            "--read-api",
-            "graphql",
-        ])
-        .json();
+    let recap = test.run(CLASSIFY_MERGE_THROUGH_GRAPHQL).json();
     assert_eq!(recap["counters"]["enqueued"], 100, "{recap}");
     let sizes: Vec<(u16, u64)> = test
         .requests()

@@ -364,8 +364,12 @@ impl Client {
     /// Keeps one issue's or PR's web address (`https://HOST/OWNER/REPO/issues/N` or `/pull/N`),
     /// as another API than REST gave it, for the recap's links.
     pub fn note_link(&self, url: &str) {
-        let body = serde_json::json!({ "html_url": url, "number": 0 });
-        self.note_links(&body);
+        let body = serde_json::json!({ "html_url": url });
+        if let Some(name) = name_of_body(&body) {
+            self.links
+                .borrow_mut()
+                .insert(name.to_ascii_lowercase(), url.to_string());
+        }
     }
 
     /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.

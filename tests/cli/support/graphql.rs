@@ -554,8 +554,10 @@ pub(super) fn answer(world: &mut WorldState, page_size: usize, body: &str, accep
 /// schema has them only for a request whose `Accept` names the preview's media type,
 /// `application/vnd.github.merge-info-preview+json` ("Schema previews", Merge info preview).
 /// Without it the field does not exist, and GitHub refuses the whole query at validation, with
-/// HTTP 200, no `data`, and an `undefinedField` error whose `path` is the query document's
-/// (GitHub's validation errors: `extensions.code`, `typeName`, `fieldName`).
+/// HTTP 200, no `data`, and an `undefinedField` error whose `path` is the query document's,
+/// as a recorded answer of GitHub Enterprise Server to a field its schema lacks shows
+/// (refined-github/refined-github#6946: `path` from `query` down to the field, `extensions`
+/// with `code`, `typeName` and `fieldName`, message "Field '…' doesn't exist on type '…'").
 fn preview_refusal(body: &str, accept: &str) -> Option<Reply> {
     let request: Value = serde_json::from_str(body).ok()?;
     let query = request["query"].as_str()?;
