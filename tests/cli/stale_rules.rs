@@ -272,7 +272,6 @@ fn renamed_to_stale(world: &mut crate::support::WorldState, number: u64, old: &s
         name: "labeled".into(),
         label: Some(old.into()),
         actor: "alice".into(),
-        actor_type: "User".into(),
         at,
     });
     world.rename_label(old, "Stale");

@@ -65,68 +65,17 @@ pub const ALL: &[&Document] = &[
     &ITEM_TIMELINE,
 ];
 
+/// GitHub's pinned schema, which the fake GitHub of the end-to-end tests executes against too.
+#[cfg(test)]
+#[path = "../../../tests/cli/support/schema.rs"]
+mod pinned_schema;
+
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
-    use std::process::Command;
-
     use apollo_compiler::{ExecutableDocument, Schema};
 
-    /// GitHub's published schema, pinned: the npm package GitHub's own Octokit publishes.
-    const SCHEMA_PACKAGE: &str = "@octokit/graphql-schema";
-    const SCHEMA_VERSION: &str = "15.26.1";
-
-    /// Installs the pinned schema package into the target directory once; later runs find it.
-    /// Tests run in parallel: the first to ask installs, the others wait for it, so none reads
-    /// a package half written.
-    fn schema_path() -> PathBuf {
-        static INSTALLED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-        INSTALLED.get_or_init(install_schema).clone()
-    }
-
-    fn install_schema() -> PathBuf {
-        let prefix = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/graphql-schema");
-        let package = prefix.join("node_modules").join(SCHEMA_PACKAGE);
-        let installed = std::fs::read_to_string(package.join("package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|json| json["version"].as_str().map(str::to_string));
-        if installed.as_deref() != Some(SCHEMA_VERSION) {
-            std::fs::create_dir_all(&prefix).unwrap();
-            let status = Command::new("npm")
-                .arg("install")
-                .arg("--prefix")
-                .arg(&prefix)
-                .args(["--no-audit", "--no-fund", "--no-save"])
-                .arg(format!("{SCHEMA_PACKAGE}@{SCHEMA_VERSION}"))
-                .status()
-                .expect("npm is needed to install GitHub's GraphQL schema");
-            assert!(status.success(), "npm install {SCHEMA_PACKAGE} failed");
-        }
-        package.join("schema.graphql")
-    }
-
-    fn schema() -> apollo_compiler::validation::Valid<Schema> {
-        let path = schema_path();
-        let text = std::fs::read_to_string(&path).unwrap();
-        // GitHub's published schema defines a few fields twice (`EnterpriseOwnerInfo`'s
-        // deploy key settings in 15.26.1): those alone are let through, as the first
-        // definition; any other flaw fails the test.
-        let schema = match Schema::parse_and_validate(text, &path) {
-            Ok(schema) => return schema,
-            Err(with_errors) => with_errors,
-        };
-        let flaws: Vec<String> = schema
-            .errors
-            .iter()
-            .map(|error| error.to_string())
-            .filter(|error| !error.contains("duplicate definitions for the"))
-            .collect();
-        assert!(
-            flaws.is_empty(),
-            "GitHub's schema does not validate: {flaws:?}"
-        );
-        apollo_compiler::validation::Valid::assume_valid(schema.partial)
+    fn schema() -> &'static apollo_compiler::validation::Valid<Schema> {
+        super::pinned_schema::schema()
     }
 
     fn check(
@@ -195,7 +144,7 @@ mod tests {
     fn no_query_asks_for_more_nodes_than_github_allows() {
         let schema = schema();
         let count = |name: &str, text: &str| {
-            let document = ExecutableDocument::parse_and_validate(&schema, text, name)
+            let document = ExecutableDocument::parse_and_validate(schema, text, name)
                 .unwrap_or_else(|errors| panic!("{name}: {errors}"));
             node_count(&document)
         };
@@ -220,7 +169,7 @@ mod tests {
                 "{} is not the operation's name",
                 document.name
             );
-            if let Err(errors) = check(&schema, document.name, document.text) {
+            if let Err(errors) = check(schema, document.name, document.text) {
                 panic!(
                     "{} does not validate against GitHub's schema:\n{errors}",
                     document.name
@@ -231,14 +180,14 @@ mod tests {
         let misspelt = super::PULL
             .text
             .replace("mergeStateStatus", "mergeStateStatuss");
-        assert!(check(&schema, "Pull", &misspelt).is_err());
+        assert!(check(schema, "Pull", &misspelt).is_err());
         let argument = super::PULL_FILES
             .text
             .replace("first: 100", "first: 100, since: $after");
-        assert!(check(&schema, "PullFiles", &argument).is_err());
+        assert!(check(schema, "PullFiles", &argument).is_err());
         let typed = super::PULL
             .text
             .replace("$number: Int!", "$number: String!");
-        assert!(check(&schema, "Pull", &typed).is_err());
+        assert!(check(schema, "Pull", &typed).is_err());
     }
 }

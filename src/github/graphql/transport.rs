@@ -46,7 +46,13 @@ impl QueryError {
     /// The item failure this error is: `NOT_FOUND` as a 404, like REST's.
     pub fn item_error(&self) -> ApiError {
         ApiError::Item {
-            status: (self.kind == "NOT_FOUND").then_some(404),
+            // `INVALID`: a search GitHub refuses, REST's 422 (the type GraphQL gives it is not
+            // documented; an unknown type is taken as the item's failure, never as success).
+            status: match self.kind.as_str() {
+                "NOT_FOUND" => Some(404),
+                "INVALID" => Some(422),
+                _ => None,
+            },
             message: format!(
                 "GitHub's GraphQL API answered {}: {}",
                 self.kind, self.message
@@ -211,6 +217,11 @@ pub fn send_page(
     }
     note_links(client, &data);
     if data.is_null() {
+        // Nothing resolved, and an error names the field that failed (a search GitHub refuses,
+        // a top-level field not found): that field's failure, as REST's 404 or 422 would be.
+        if let Some(error) = errors.first() {
+            return Err(error.item_error());
+        }
         return Err(ApiError::Harness {
             message: format!(
                 "GitHub's GraphQL API answered {} without data",

@@ -2,9 +2,11 @@
 //! in a pinned environment; and an audit at the end that every write was expected.
 
 pub mod graphql;
+pub mod graphql_world;
 /// The throwaway PostgreSQL the store's unit tests use too.
 #[path = "../../../src/store/postgres/test_server.rs"]
 pub mod pg;
+pub mod schema;
 pub mod server;
 pub mod world;
 

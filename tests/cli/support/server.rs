@@ -818,12 +818,6 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
     let method = request.method.as_str();
     let now = Utc::now() + world.github_clock_offset;
     let viewer = world.viewer.clone();
-    // GitHub types an app's account `Bot` (`github-actions[bot]` for `GITHUB_TOKEN`).
-    let viewer_type = if viewer.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
-    };
     match (method, segments.as_slice()) {
         // An app or installation token, `GITHUB_TOKEN` included, has no user: GitHub answers
         // 403 "Resource not accessible by integration" ("Get the authenticated user",
@@ -925,7 +919,6 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 name: "merged".into(),
                 label: None,
                 actor: viewer.clone(),
-                actor_type: "User".into(),
                 at: now,
             });
             reply(
@@ -965,7 +958,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         .iter()
                         .map(|review| {
                             json!({
-                                "user": {"login": review.user, "type": "User"},
+                                "user": super::world::account(&review.user).rest_json(),
                                 "author_association": review.association,
                                 "state": review.state,
                                 "commit_id": review.commit_id,
@@ -1114,10 +1107,19 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                     "Must have push access to view collaborator permission.",
                 );
             }
+            // An App's bot is no collaborator: the endpoint answers `none` for it
+            // (anomalyco/opencode#43532), and 404 for the Copilot agent, whose login has no
+            // `[bot]` (anthropics/claude-code-action#1018).
+            let bot = super::world::account(user);
+            if bot.bot && !user.ends_with("[bot]") {
+                return error(404, "Not Found");
+            }
             let role = world
                 .roles
                 .get(*user)
+                .filter(|_| !bot.bot)
                 .cloned()
+                .or_else(|| bot.bot.then(|| "none".to_string()))
                 .unwrap_or_else(|| "read".into());
             // `permission` is the base role: maintain reads as write, triage as read.
             let permission = match role.as_str() {
@@ -1128,7 +1130,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
             };
             reply(
                 200,
-                json!({"permission": permission, "role_name": role, "user": {"login": user, "type": "User"}}),
+                json!({"permission": permission, "role_name": role, "user": super::world::account(user).rest_json()}),
             )
         }
         ("GET", ["repos", owner, name, "actions", "runs"]) => {
@@ -1214,7 +1216,6 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                             },
                             label: None,
                             actor: viewer.clone(),
-                            actor_type: viewer_type.into(),
                             at: now,
                         });
                     }
@@ -1228,7 +1229,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         .map(|event| {
                             json!({
                                 "event": event.name,
-                                "actor": {"login": event.actor, "type": event.actor_type},
+                                "actor": super::world::account(&event.actor).rest_json(),
                                 "created_at": stamp(event.at),
                                 "label": event.label.as_ref().map(|name| json!({"name": name})),
                             })
@@ -1248,7 +1249,7 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         .map(|comment| {
                             json!({
                                 "id": comment.id,
-                                "user": {"login": comment.user, "type": comment.user_type},
+                                "user": super::world::account(&comment.user).rest_json(),
                                 "body": comment.body,
                                 "created_at": stamp(comment.at),
                                 "updated_at": stamp(comment.at),
@@ -1269,7 +1270,6 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                     issue.comments.push(Comment {
                         id,
                         user: viewer.clone(),
-                        user_type: viewer_type.into(),
                         body: text.clone(),
                         at: now,
                     });
@@ -1291,7 +1291,6 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                                 name: "labeled".into(),
                                 label: Some(label.to_string()),
                                 actor: viewer.clone(),
-                                actor_type: viewer_type.into(),
                                 at: now,
                             });
                         }
@@ -1319,7 +1318,6 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         name: "unlabeled".into(),
                         label: Some(removed),
                         actor: viewer.clone(),
-                        actor_type: viewer_type.into(),
                         at: now,
                     });
                     issue.updated_at = now;
@@ -1356,14 +1354,14 @@ fn locked_for_viewer(world: &WorldState, owner: &str, name: &str, number: &str) 
 /// names its author in `user` (no `actor`) and has `submitted_at` (no `created_at`);
 /// `committed` carries only git names, emails and dates (no GitHub account at all).
 fn timeline(issue: &super::world::Issue) -> Vec<Value> {
-    let user = |login: &str| json!({"login": login, "type": if login.ends_with("[bot]") { "Bot" } else { "User" }});
+    let user = |login: &str| super::world::account(login).rest_json();
     let mut entries: Vec<(chrono::DateTime<Utc>, Value)> = Vec::new();
     for event in &issue.events {
         entries.push((
             event.at,
             json!({
                 "event": event.name,
-                "actor": {"login": event.actor, "type": event.actor_type},
+                "actor": super::world::account(&event.actor).rest_json(),
                 "created_at": stamp(event.at),
                 "label": event.label.as_ref().map(|name| json!({"name": name})),
             }),
@@ -1375,8 +1373,8 @@ fn timeline(issue: &super::world::Issue) -> Vec<Value> {
             json!({
                 "event": "commented",
                 "id": comment.id,
-                "actor": {"login": comment.user, "type": comment.user_type},
-                "user": {"login": comment.user, "type": comment.user_type},
+                "actor": super::world::account(&comment.user).rest_json(),
+                "user": super::world::account(&comment.user).rest_json(),
                 "body": comment.body,
                 "created_at": stamp(comment.at),
                 "updated_at": stamp(comment.at),

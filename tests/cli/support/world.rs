@@ -15,7 +15,6 @@ pub struct Event {
     pub name: String,
     pub label: Option<String>,
     pub actor: String,
-    pub actor_type: String,
     pub at: DateTime<Utc>,
 }
 
@@ -23,7 +22,6 @@ pub struct Event {
 pub struct Comment {
     pub id: u64,
     pub user: String,
-    pub user_type: String,
     pub body: String,
     pub at: DateTime<Utc>,
 }
@@ -352,6 +350,52 @@ impl Issue {
     }
 }
 
+/// An account as GitHub serves it: REST names it by `login` with its numeric `id` and `type`
+/// (`"login": "dependabot[bot]", "type": "Bot"`, a recorded answer in slapperwan/gh4a#1002);
+/// GraphQL gives the same account's `databaseId` (REST's `id`) and, for an App's bot, its
+/// `login` without the `[bot]` suffix (`Bot.login` is the App's slug, Esposter/Esposter#1059).
+/// Not every bot follows the suffix: REST reports the Copilot agent as `"login": "Copilot",
+/// "type": "Bot"` (posit-dev/ark#1001).
+#[derive(Clone, Debug)]
+pub struct Account {
+    pub id: u64,
+    /// REST's login.
+    pub login: String,
+    pub bot: bool,
+}
+
+/// The bots whose REST login has no `[bot]` suffix.
+const UNSUFFIXED_BOTS: &[&str] = &["Copilot"];
+
+/// The world's account with this REST login. Its id is derived from the login, so every route
+/// and both APIs give the same one.
+pub fn account(login: &str) -> Account {
+    let bot = login.ends_with("[bot]") || UNSUFFIXED_BOTS.contains(&login);
+    // FNV-1a of the lowercased login: logins are case-insensitive on GitHub.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in login.to_ascii_lowercase().bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x100_0000_01b3);
+    }
+    Account {
+        id: 1 + hash % 2_000_000_000,
+        login: login.to_string(),
+        bot,
+    }
+}
+
+impl Account {
+    /// GraphQL's `login`: an App bot's slug, without `[bot]`.
+    pub fn graphql_login(&self) -> &str {
+        self.login.strip_suffix("[bot]").unwrap_or(&self.login)
+    }
+
+    /// REST's simple user object (`login`, `id`, `type`).
+    pub fn rest_json(&self) -> Value {
+        json!({"login": self.login, "id": self.id, "type": if self.bot { "Bot" } else { "User" }})
+    }
+}
+
 pub fn stamp(time: DateTime<Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
@@ -366,7 +410,7 @@ pub fn app_id(slug: &str) -> u64 {
     }
 }
 
-fn app_name(slug: &str) -> String {
+pub fn app_name(slug: &str) -> String {
     match slug {
         ACTIONS => "GitHub Actions".into(),
         "codecov" => "Codecov".into(),
@@ -574,11 +618,6 @@ impl WorldState {
             name: "labeled".into(),
             label: Some("Stale".into()),
             actor: by.into(),
-            actor_type: if by.ends_with("[bot]") {
-                "Bot".into()
-            } else {
-                "User".into()
-            },
             at,
         });
         issue.updated_at = at;
@@ -605,11 +644,6 @@ impl WorldState {
         issue.comments.push(Comment {
             id,
             user: user.into(),
-            user_type: if user.ends_with("[bot]") {
-                "Bot".into()
-            } else {
-                "User".into()
-            },
             body: body.into(),
             at,
         });
@@ -697,11 +731,6 @@ impl WorldState {
         issue.comments.push(Comment {
             id,
             user: user.into(),
-            user_type: if user.ends_with("[bot]") {
-                "Bot".into()
-            } else {
-                "User".into()
-            },
             body: body.into(),
             at,
         });
@@ -741,11 +770,6 @@ impl WorldState {
             name: name.into(),
             label: None,
             actor: actor.into(),
-            actor_type: if actor.ends_with("[bot]") {
-                "Bot".into()
-            } else {
-                "User".into()
-            },
             at,
         });
         issue.updated_at = issue.updated_at.max(at);
