@@ -542,9 +542,18 @@ fn deployments_rule(parameters: &Value) -> String {
 
 pub fn review(value: &Value) -> Result<crate::policy::merge::Review, String> {
     let in_review = |why: String| format!("in a review: {why}");
-    let (login, _) = actor(value, "user").map_err(in_review)?;
+    let (login, bot) = actor(value, "user").map_err(in_review)?;
+    // A deleted account ("ghost", no `user`) is no bot.
+    let bot = bot && value.get("user").is_some_and(|user| !user.is_null());
     Ok(crate::policy::merge::Review {
         login,
+        user_id: value
+            .get("user")
+            .and_then(|user| user.get("id"))
+            .and_then(Value::as_u64),
+        // REST's `user.type` is `Bot` for an App's bot, `[bot]` suffix or not (the Copilot
+        // agent is `"login": "Copilot", "type": "Bot"`, posit-dev/ark#1001).
+        bot,
         association: value
             .get("author_association")
             .and_then(Value::as_str)

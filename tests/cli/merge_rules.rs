@@ -271,6 +271,86 @@ fn rule_2_only_reviewers_with_write_access_count() {
     );
 }
 
+/// Issue 20, points 1 and 2: a bot is matched by its account id, never by its login text, and
+/// one rule holds for its review on both paths. GitHub's GraphQL `Bot.login` is the App's slug
+/// (`coderabbitai`) where REST says `coderabbitai[bot]` (Esposter/Esposter#1059;
+/// slapperwan/gh4a#1002), and the Copilot agent has no `[bot]` at all (posit-dev/ark#1001). The
+/// permission endpoint says nothing useful of a bot (`none` for an App's bot,
+/// anomalyco/opencode#43532; 404 for Copilot, anthropics/claude-code-action#1018), so it is never
+/// asked: a bot's CHANGES_REQUESTED at the head blocks the merge (fail closed), a bot's approval
+/// never counts as a writer's.
+#[test]
+fn rule_2_a_bots_review_is_judged_by_its_kind_on_both_paths() {
+    Test::each_api(
+        |world| {
+            let now = world.now;
+            // #1: a writer approved; a security bot asked for changes at the head.
+            let pr = world.green_pr(1);
+            pr.review("coderabbitai[bot]", "CHANGES_REQUESTED", now)
+                .association = "NONE".into();
+            // #2: only bots approved.
+            let pr = world.green_pr(2);
+            pr.reviews.clear();
+            pr.review("renovate[bot]", "APPROVED", now).association = "NONE".into();
+            pr.review("Copilot", "APPROVED", now).association = "NONE".into();
+            // #3: a writer approved; Copilot asked for changes on an older commit, since pushed
+            // over: it does not block the new head.
+            let pr = world.green_pr(3);
+            pr.review("Copilot", "CHANGES_REQUESTED", now - Duration::minutes(30))
+                .commit_id = "pr-3-older".into();
+            // #4: a writer approved; a bot asked for changes, then approved: its newest verdict.
+            let pr = world.green_pr(4);
+            pr.review(
+                "coderabbitai[bot]",
+                "CHANGES_REQUESTED",
+                now - Duration::minutes(5),
+            );
+            pr.review("coderabbitai[bot]", "APPROVED", now);
+        },
+        |test, _| {
+            let recap = classify(&test);
+            assert_eq!(
+                outcome_of(&recap, 1),
+                (
+                    "ineligible: approved-at-head".to_string(),
+                    "coderabbitai (bot) requested changes".to_string()
+                ),
+                "{recap}"
+            );
+            let (disposition, detail) = outcome_of(&recap, 2);
+            assert_eq!(disposition, "ineligible: approved-at-head", "{recap}");
+            assert!(
+                detail.contains("renovate (bot)") && detail.contains("Copilot (bot)"),
+                "{detail}"
+            );
+            assert_eq!(outcome_of(&recap, 3).0, "enqueue-merge", "{recap}");
+            assert_eq!(outcome_of(&recap, 4).0, "enqueue-merge", "{recap}");
+            // No bot's permission is asked, under either login.
+            let asked: Vec<String> = test
+                .requests()
+                .iter()
+                .filter(|r| r.path.ends_with("/permission"))
+                .map(|r| r.path.clone())
+                .collect();
+            assert_eq!(
+                asked,
+                vec![format!("/repos/{REPO}/collaborators/reviewer/permission")],
+                "{asked:?}"
+            );
+
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let merged: Vec<String> = completed(&recap)
+                .into_iter()
+                .filter(|(_, disposition, _)| disposition == "merge")
+                .map(|(item, _, _)| item)
+                .collect();
+            assert_eq!(merged, vec![format!("{REPO}#3"), format!("{REPO}#4")]);
+            test.expect_writes(&[merge(3), merge(4)]);
+        },
+    );
+}
+
 /// Rule 2, continued: a token that may not read permissions (403) cannot count a review. That
 /// is a deferral with its reason, never a stop of the run.
 #[test]

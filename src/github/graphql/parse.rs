@@ -121,13 +121,23 @@ pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), String> {
 
 pub fn review(node: &Value) -> Result<Review, String> {
     let in_review = |why: String| format!("in a review: {why}");
-    // A deleted account ("ghost") has no author.
-    let login = match node.get("author").filter(|author| !author.is_null()) {
+    // A deleted account ("ghost") has no author. A `Bot`'s `login` is its App's slug, without
+    // REST's `[bot]` (Esposter/Esposter#1059): reviewers are matched by `databaseId`, REST's
+    // `user.id`, and a bot is known by its `__typename`.
+    let author = node.get("author").filter(|author| !author.is_null());
+    let login = match author {
         Some(author) => string(author, "login").map_err(in_review)?,
         None => "ghost".to_string(),
     };
     Ok(Review {
         login,
+        user_id: author
+            .and_then(|author| author.get("databaseId"))
+            .and_then(Value::as_u64),
+        bot: author
+            .and_then(|author| author.get("__typename"))
+            .and_then(Value::as_str)
+            == Some("Bot"),
         association: node
             .get("authorAssociation")
             .and_then(Value::as_str)

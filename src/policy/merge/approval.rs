@@ -15,6 +15,7 @@ pub fn approved_since(
         .into_iter()
         .filter(|review| {
             review.state == "APPROVED"
+                && !review.bot
                 && review.commit_id.as_deref() == Some(head_sha)
                 && access(&review.login) == Access::Write
         })
@@ -24,7 +25,14 @@ pub fn approved_since(
 
 /// A review, as the reviews list gives it.
 pub struct Review {
+    /// The reviewer's login as the API that read it spells it: a bot's is `name[bot]` on REST
+    /// and the bare `name` on GraphQL, so reviewers are told apart by `user_id` where known.
     pub login: String,
+    /// The account's id: REST's `user.id`, GraphQL's `databaseId`.
+    pub user_id: Option<u64>,
+    /// A GitHub App's bot (REST `type: "Bot"`, GraphQL `__typename: "Bot"`): no collaborator,
+    /// so its permission is never asked.
+    pub bot: bool,
     pub state: String,
     pub commit_id: Option<String>,
     pub submitted_at: Option<DateTime<Utc>>,
@@ -42,6 +50,29 @@ pub enum Access {
     Without(String),
     /// The permission could not be read (why): the review cannot be counted either way.
     Unknown(String),
+}
+
+impl Review {
+    /// The reviewer as a recap names them: a bot by its name and `(bot)`, the same whichever
+    /// API read it.
+    pub fn reviewer(&self) -> String {
+        if self.bot {
+            format!(
+                "{} (bot)",
+                self.login.strip_suffix("[bot]").unwrap_or(&self.login)
+            )
+        } else {
+            self.login.clone()
+        }
+    }
+
+    /// Whether two reviews are by one account: by id where both have one, else by login.
+    fn same_reviewer(&self, other: &Review) -> bool {
+        match (self.user_id, other.user_id) {
+            (Some(one), Some(two)) => one == two,
+            _ => self.bot == other.bot && self.login.eq_ignore_ascii_case(&other.login),
+        }
+    }
 }
 
 impl Access {
@@ -70,10 +101,7 @@ pub fn verdicts(reviews: &[Review]) -> Vec<&Review> {
             "APPROVED" | "CHANGES_REQUESTED" | "DISMISSED"
         )
     }) {
-        match newest
-            .iter_mut()
-            .find(|kept| kept.login.eq_ignore_ascii_case(&review.login))
-        {
+        match newest.iter_mut().find(|kept| kept.same_reviewer(review)) {
             Some(kept) => {
                 if review.submitted_at >= kept.submitted_at {
                     *kept = review;
@@ -86,10 +114,13 @@ pub fn verdicts(reviews: &[Review]) -> Vec<&Review> {
     newest
 }
 
-/// The reviewers whose access decides: those with a standing verdict.
+/// The reviewers whose access decides: the people with a standing verdict. A bot is no
+/// collaborator: the permission endpoint answers `none` for an App's bot and 404 for Copilot,
+/// so a bot's access is never asked.
 pub fn reviewers(reviews: &[Review]) -> Vec<String> {
     verdicts(reviews)
         .into_iter()
+        .filter(|review| !review.bot)
         .map(|review| review.login.clone())
         .collect()
 }
@@ -136,7 +167,12 @@ pub fn approved_at_head(
     let mut counted: Vec<&Review> = Vec::new();
     let mut strangers: Vec<(&Review, String)> = Vec::new();
     let mut unknown: Vec<(&Review, String)> = Vec::new();
+    let mut bots: Vec<&Review> = Vec::new();
     for review in verdicts(reviews) {
+        if review.bot {
+            bots.push(review);
+            continue;
+        }
         match access(&review.login) {
             Access::Write => counted.push(review),
             Access::Without(role) => strangers.push((review, role)),
@@ -148,7 +184,16 @@ pub fn approved_at_head(
         .find(|review| review.state == "CHANGES_REQUESTED")
     {
         return ApprovalVerdict::ChangesRequested {
-            reviewer: blocking.login.clone(),
+            reviewer: blocking.reviewer(),
+        };
+    }
+    // A bot that asked for changes at the head (a linter, a security scanner) is a reason not
+    // to merge, whatever its permission: fail closed. On an older head it no longer speaks.
+    if let Some(blocking) = bots.iter().find(|review| {
+        review.state == "CHANGES_REQUESTED" && review.commit_id.as_deref() == Some(head_sha)
+    }) {
+        return ApprovalVerdict::ChangesRequested {
+            reviewer: blocking.reviewer(),
         };
     }
     if let Some((review, why)) = unknown.first() {
@@ -178,10 +223,16 @@ pub fn approved_at_head(
             short(head_sha)
         ));
     }
+    // A bot's approval never counts as a writer's.
     let uncounted: Vec<String> = strangers
         .iter()
         .filter(|(review, _)| review.state == "APPROVED")
         .map(|(review, role)| format!("{} ({role})", review.login))
+        .chain(
+            bots.iter()
+                .filter(|review| review.state == "APPROVED")
+                .map(|review| review.reviewer()),
+        )
         .collect();
     if uncounted.is_empty() {
         ApprovalVerdict::NotApproved("no approval".into())

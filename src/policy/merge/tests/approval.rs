@@ -13,6 +13,8 @@ fn writers(login: &str) -> Access {
 fn review(login: &str, state: &str, commit: &str, minute: i64) -> Review {
     Review {
         login: login.into(),
+        user_id: None,
+        bot: login.ends_with("[bot]"),
         state: state.into(),
         commit_id: Some(commit.into()),
         submitted_at: Some(now() + Duration::minutes(minute)),
@@ -106,5 +108,81 @@ fn only_reviewers_with_write_access_count() {
     assert_eq!(
         Access::from_permission(Some("read"), Some("triage")),
         Access::Without("triage".into())
+    );
+}
+
+/// A bot's verdict by one rule, whatever API read it: its request for changes at the head
+/// blocks (fail closed), on an older head it no longer speaks, and its approval never counts.
+/// Its permission is never asked.
+#[test]
+fn a_bots_review_blocks_at_the_head_and_never_approves() {
+    let never_asked = |login: &str| -> Access { panic!("{login}'s permission was asked") };
+    let bot = |state: &str, commit: &str, minute: i64| review("linter[bot]", state, commit, minute);
+    let reviews = [
+        review("ann", "APPROVED", "head", 0),
+        bot("CHANGES_REQUESTED", "head", 1),
+    ];
+    assert_eq!(
+        approved_at_head(&reviews, "head", &|login| if login == "ann" {
+            Access::Write
+        } else {
+            never_asked(login)
+        }),
+        ApprovalVerdict::ChangesRequested {
+            reviewer: "linter (bot)".into()
+        }
+    );
+    assert_eq!(reviewers(&reviews), vec!["ann"]);
+    let writers_only = |login: &str| {
+        if login == "ann" {
+            Access::Write
+        } else {
+            never_asked(login)
+        }
+    };
+    let reviews = [
+        review("ann", "APPROVED", "head", 0),
+        bot("CHANGES_REQUESTED", "old", 1),
+    ];
+    assert_eq!(
+        approved_at_head(&reviews, "head", &writers_only),
+        ApprovalVerdict::Approved
+    );
+    assert_eq!(
+        approved_at_head(&[bot("APPROVED", "head", 0)], "head", &writers_only),
+        ApprovalVerdict::NotApproved(
+            "no approval from an account with write access (not counted: linter (bot))".into()
+        )
+    );
+    assert_eq!(
+        approved_since(&[bot("APPROVED", "head", 0)], "head", &|_| Access::Write),
+        None
+    );
+}
+
+/// One account is one reviewer though its login changed between two reviews (an account
+/// renamed; a bot's login spelt two ways): matched by id where known.
+#[test]
+fn reviewers_are_matched_by_account_id() {
+    let mut first = review("old-name", "CHANGES_REQUESTED", "head", 0);
+    first.user_id = Some(7);
+    let mut second = review("new-name", "APPROVED", "head", 1);
+    second.user_id = Some(7);
+    let reviews = [first, second];
+    assert_eq!(
+        approved_at_head(&reviews, "head", &|_| Access::Write),
+        ApprovalVerdict::Approved
+    );
+    assert_eq!(reviewers(&reviews), vec!["new-name"]);
+    // Two accounts that happen to share a login text are two reviewers.
+    let mut ann = review("ann", "APPROVED", "head", 0);
+    ann.user_id = Some(1);
+    let mut other = review("ANN", "CHANGES_REQUESTED", "head", 1);
+    other.user_id = Some(2);
+    assert_eq!(
+        approved_at_head(&[ann, other], "head", &|_| Access::Write),
+        ApprovalVerdict::ChangesRequested {
+            reviewer: "ANN".into()
+        }
     );
 }
