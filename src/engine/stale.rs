@@ -165,21 +165,26 @@ fn activity_since(
     operations: &Cell<u64>,
 ) -> Result<Vec<Activity>, ReadError> {
     let spend = || operations.set(operations.get() + 1);
-    let mut activity: Vec<Activity> = events
-        .into_iter()
-        .map(|event| event.activity)
-        .filter(|activity| activity.at > label_added_at)
-        .collect();
+    let since_label = |events: Vec<model::Event>| -> Vec<Activity> {
+        events
+            .into_iter()
+            .map(|event| event.activity)
+            .filter(|activity| activity.at > label_added_at)
+            .collect()
+    };
+    let mut activity: Vec<Activity> = Vec::new();
     spend();
     for comment in github.comments_since(item, label_added_at)? {
         if comment.activity.at >= label_added_at {
             activity.push(comment.activity);
         }
     }
-    let unexplained = |activity: &[Activity]| {
-        stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, activity)
+    let mut from_events = since_label(events);
+    let unexplained = |activity: &[Activity], from_events: &[Activity]| {
+        let all: Vec<Activity> = activity.iter().chain(from_events).cloned().collect();
+        stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &all)
     };
-    if unexplained(&activity).is_some() && facts.is_pr {
+    if unexplained(&activity, &from_events).is_some() && facts.is_pr {
         spend();
         for found in github.timeline(item)? {
             if found.at > label_added_at {
@@ -187,10 +192,18 @@ fn activity_since(
             }
         }
     }
-    if let Some(update) = unexplained(&activity) {
-        activity.push(update);
+    // An update still unexplained may be an event this read path cannot show: REST's whole
+    // list decides, so both read paths judge the same events.
+    if unexplained(&activity, &from_events).is_some() {
+        if let Some(all) = github.events_in_full(item)? {
+            spend();
+            from_events = since_label(all);
+        }
     }
-    Ok(activity)
+    let update = unexplained(&activity, &from_events);
+    from_events.extend(activity);
+    from_events.extend(update);
+    Ok(from_events)
 }
 
 impl StaleClassifier<'_> {

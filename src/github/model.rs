@@ -129,26 +129,6 @@ fn actor(value: &Value, name: &str) -> Result<(String, bool), String> {
     Ok((login, is_bot))
 }
 
-/// Issue events that are someone doing something to the item. Notifications such as
-/// `mentioned` or `subscribed` are not.
-const ACTIVITY_EVENTS: &[&str] = &[
-    "assigned",
-    "unassigned",
-    "labeled",
-    "unlabeled",
-    "milestoned",
-    "demilestoned",
-    "renamed",
-    "reopened",
-    "head_ref_force_pushed",
-    "head_ref_restored",
-    "ready_for_review",
-    "convert_to_draft",
-    "review_requested",
-    "locked",
-    "unlocked",
-];
-
 /// One entry of `GET .../issues/{n}/events`.
 pub struct Event {
     pub name: String,
@@ -180,7 +160,7 @@ pub fn event(value: &Value) -> Result<Event, String> {
             login,
             is_bot,
             marker: None,
-            notification: !ACTIVITY_EVENTS.contains(&name.as_str()),
+            notification: crate::policy::stale::is_notification(&name),
             what,
         },
         name,

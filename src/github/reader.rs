@@ -92,6 +92,13 @@ pub trait StaleReader {
     fn item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError>;
     /// The item's issue events (label events carry the label's name as it was then).
     fn events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError>;
+    /// Every issue event of the item, when [`StaleReader::events`] may have left some out:
+    /// GraphQL's timeline has no type for a few events REST reports (`issue_type_added`,
+    /// `issue_type_changed`, ...), so an update nothing GraphQL shows explains is looked up in
+    /// REST's list before it is judged. `None` where `events` is already the whole list.
+    fn events_in_full(&self, _item: &ItemRef) -> Result<Option<Vec<Event>>, ApiError> {
+        Ok(None)
+    }
     /// The item's comments since a time (GitHub's `since` is by update).
     fn comments_since(
         &self,

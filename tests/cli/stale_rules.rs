@@ -513,3 +513,77 @@ fn idle_and_stale_days_are_measured_on_githubs_clock() {
         },
     );
 }
+
+/// Issue 20, point 3: the same events explain an update on both read paths, by one rule. A
+/// person's act on an item after its stale label is activity, whatever the event's kind
+/// (`pinned`, `marked_as_duplicate`, `connected`, `referenced`, `added_to_project`,
+/// `comment_deleted`; REST's "Issue event types"): a maintainer who just pinned an issue does not
+/// see it closed. `mentioned` and `subscribed` only say someone was notified: they explain the
+/// update and count as nobody acting. An event GraphQL has no timeline type for
+/// (`issue_type_added`) is read through REST's events, so it is judged the same way too.
+#[test]
+fn every_event_explains_an_update_the_same_way_on_both_paths() {
+    const EVENTS: [&str; 9] = [
+        "pinned",
+        "marked_as_duplicate",
+        "connected",
+        "referenced",
+        "added_to_project",
+        "comment_deleted",
+        "issue_type_added",
+        "mentioned",
+        "subscribed",
+    ];
+    Test::each_api(
+        |world| {
+            for (index, name) in EVENTS.iter().enumerate() {
+                let number = index as u64 + 1;
+                world.stale_issue(number, 20, "github-actions[bot]");
+                world.event(number, name, "ann", 9);
+            }
+            world.stale_issue(10, 20, "github-actions[bot]");
+        },
+        |test, api| {
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            let dispositions: Vec<(String, String)> = recap["completed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|entry| {
+                    (
+                        entry["item"].as_str().unwrap().to_string(),
+                        entry["disposition"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            let expected: Vec<(String, String)> = (1..=10)
+                .map(|number| {
+                    let disposition = if number <= 7 { "unmark" } else { "close" };
+                    (format!("{REPO}#{number}"), disposition.to_string())
+                })
+                .collect();
+            assert_eq!(dispositions, expected, "{recap}");
+            let mut writes: Vec<String> = (1..=7)
+                .map(|number| format!("DELETE {}/labels/Stale", issue(number)))
+                .collect();
+            for number in 8..=10 {
+                writes.push(format!("POST {}/comments", issue(number)));
+                writes.push(format!("PATCH {}", issue(number)));
+            }
+            let writes: Vec<&str> = writes.iter().map(String::as_str).collect();
+            test.expect_writes(&writes);
+            if api == "graphql" {
+                // Only the event GraphQL cannot show sends a REST read of the events.
+                let events: Vec<String> = test
+                    .requests()
+                    .iter()
+                    .filter(|r| r.method == "GET" && r.path.ends_with("/events"))
+                    .map(|r| r.path.clone())
+                    .collect();
+                assert_eq!(events, vec![format!("{}/events", issue(7))], "{events:?}");
+            }
+        },
+    );
+}

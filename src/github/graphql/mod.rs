@@ -7,7 +7,7 @@ pub mod queries;
 mod reader;
 mod stale;
 mod stale_entry;
-mod stale_parse;
+pub(crate) mod stale_parse;
 mod transport;
 
 pub use reader::{GraphqlReader, PULLS_PER_PAGE};

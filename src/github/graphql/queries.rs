@@ -158,6 +158,62 @@ mod tests {
         }
     }
 
+    /// Both read paths see the same events: every event type of `EVENT_NAMES` is a member of
+    /// GitHub's timeline union for its kind of item, is asked in each stale document's
+    /// `itemTypes`, and has its fields in the `TimelineFacts` fragment.
+    #[test]
+    fn the_stale_documents_ask_every_event_rest_reports() {
+        use apollo_compiler::schema::ExtendedType;
+        let schema = schema();
+        let members = |union: &str| match schema.types.get(union) {
+            Some(ExtendedType::Union(union)) => union
+                .members
+                .iter()
+                .map(|member| member.name.to_string())
+                .collect::<Vec<_>>(),
+            _ => panic!("GitHub's schema has no union {union}"),
+        };
+        let issue_members = members("IssueTimelineItems");
+        let pull_members = members("PullRequestTimelineItems");
+        let enum_value = |typename: &str| {
+            let mut out = String::new();
+            for (index, c) in typename.chars().enumerate() {
+                if c.is_ascii_uppercase() && index > 0 {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_uppercase());
+            }
+            out
+        };
+        for (typename, _, pr_only) in crate::github::graphql::stale_parse::EVENT_NAMES {
+            assert!(pull_members.iter().any(|m| m == typename), "{typename}");
+            assert_eq!(
+                issue_members.iter().any(|m| m == typename),
+                !pr_only,
+                "{typename} on an issue"
+            );
+            let value = enum_value(typename);
+            for document in [&super::OPEN_ITEMS_PAGE, &super::ITEM, &super::ITEM_TIMELINE] {
+                let asked = document
+                    .text
+                    .lines()
+                    .filter(|line| line.trim() == value)
+                    .count();
+                assert_eq!(
+                    asked,
+                    if *pr_only { 1 } else { 2 },
+                    "{value} in {}",
+                    document.name
+                );
+                assert!(
+                    document.text.contains(&format!("... on {typename} {{")),
+                    "{typename} in {}",
+                    document.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_query_is_valid_against_githubs_whole_schema() {
         let schema = schema();

@@ -266,6 +266,11 @@ impl StaleReader for GraphqlReader<'_> {
         self.item_events(item)
     }
 
+    /// REST's list of the item's issue events.
+    fn events_in_full(&self, item: &ItemRef) -> Result<Option<Vec<Event>>, ApiError> {
+        StaleReader::events(self.client, item).map(Some)
+    }
+
     fn comments_since(
         &self,
         item: &ItemRef,

@@ -6,34 +6,107 @@ use serde_json::Value;
 
 use super::parse::{connection, string};
 use crate::github::model::{timestamp, Event};
-use crate::policy::stale::{Activity, ActivityKind, ItemFacts};
+use crate::policy::stale::{is_notification, Activity, ActivityKind, ItemFacts};
 use crate::policy::write::marker_in;
 
-/// GraphQL's timeline entry types, with the name REST's issue events give them.
-const EVENT_NAMES: &[(&str, &str)] = &[
-    ("LabeledEvent", "labeled"),
-    ("UnlabeledEvent", "unlabeled"),
-    ("AssignedEvent", "assigned"),
-    ("UnassignedEvent", "unassigned"),
-    ("MilestonedEvent", "milestoned"),
-    ("DemilestonedEvent", "demilestoned"),
-    ("RenamedTitleEvent", "renamed"),
-    ("ReopenedEvent", "reopened"),
-    ("LockedEvent", "locked"),
-    ("UnlockedEvent", "unlocked"),
-    ("HeadRefForcePushedEvent", "head_ref_force_pushed"),
-    ("HeadRefRestoredEvent", "head_ref_restored"),
-    ("ReadyForReviewEvent", "ready_for_review"),
-    ("ConvertToDraftEvent", "convert_to_draft"),
-    ("ReviewRequestedEvent", "review_requested"),
+/// Every type of GraphQL's timeline that REST's issue events list also reports ("Issue event
+/// types" in the REST docs, the `IssueTimelineItemsItemType` and
+/// `PullRequestTimelineItemsItemType` enums of GitHub's schema), with REST's name for it and
+/// whether only a PR has it. The stale documents ask every one (a test checks they do), so both
+/// read paths see the same events; what REST reports and GraphQL has no type for
+/// (`issue_type_added`, …) is read through REST (see `StaleReader::events_in_full`).
+pub const EVENT_NAMES: &[(&str, &str, bool)] = &[
+    ("AddedToProjectEvent", "added_to_project", false),
+    ("AssignedEvent", "assigned", false),
+    ("ClosedEvent", "closed", false),
+    ("CommentDeletedEvent", "comment_deleted", false),
+    ("ConnectedEvent", "connected", false),
+    (
+        "ConvertedNoteToIssueEvent",
+        "converted_note_to_issue",
+        false,
+    ),
+    (
+        "ConvertedToDiscussionEvent",
+        "converted_to_discussion",
+        false,
+    ),
+    ("DemilestonedEvent", "demilestoned", false),
+    ("DisconnectedEvent", "disconnected", false),
+    ("LabeledEvent", "labeled", false),
+    ("LockedEvent", "locked", false),
+    ("MarkedAsDuplicateEvent", "marked_as_duplicate", false),
+    ("MentionedEvent", "mentioned", false),
+    ("MilestonedEvent", "milestoned", false),
+    (
+        "MovedColumnsInProjectEvent",
+        "moved_columns_in_project",
+        false,
+    ),
+    ("ParentIssueAddedEvent", "parent_issue_added", false),
+    ("ParentIssueRemovedEvent", "parent_issue_removed", false),
+    ("PinnedEvent", "pinned", false),
+    ("ReferencedEvent", "referenced", false),
+    ("RemovedFromProjectEvent", "removed_from_project", false),
+    ("RenamedTitleEvent", "renamed", false),
+    ("ReopenedEvent", "reopened", false),
+    ("SubscribedEvent", "subscribed", false),
+    ("SubIssueAddedEvent", "sub_issue_added", false),
+    ("SubIssueRemovedEvent", "sub_issue_removed", false),
+    ("TransferredEvent", "transferred", false),
+    ("UnassignedEvent", "unassigned", false),
+    ("UnlabeledEvent", "unlabeled", false),
+    ("UnlockedEvent", "unlocked", false),
+    ("UnmarkedAsDuplicateEvent", "unmarked_as_duplicate", false),
+    ("UnpinnedEvent", "unpinned", false),
+    ("UnsubscribedEvent", "unsubscribed", false),
+    ("UserBlockedEvent", "user_blocked", false),
+    ("AddedToMergeQueueEvent", "added_to_merge_queue", true),
+    (
+        "AutomaticBaseChangeFailedEvent",
+        "automatic_base_change_failed",
+        true,
+    ),
+    (
+        "AutomaticBaseChangeSucceededEvent",
+        "automatic_base_change_succeeded",
+        true,
+    ),
+    ("AutoMergeDisabledEvent", "auto_merge_disabled", true),
+    ("AutoMergeEnabledEvent", "auto_merge_enabled", true),
+    ("AutoRebaseEnabledEvent", "auto_rebase_enabled", true),
+    ("AutoSquashEnabledEvent", "auto_squash_enabled", true),
+    ("BaseRefChangedEvent", "base_ref_changed", true),
+    ("BaseRefDeletedEvent", "base_ref_deleted", true),
+    ("BaseRefForcePushedEvent", "base_ref_force_pushed", true),
+    ("ConvertToDraftEvent", "convert_to_draft", true),
+    ("DeployedEvent", "deployed", true),
+    (
+        "DeploymentEnvironmentChangedEvent",
+        "deployment_environment_changed",
+        true,
+    ),
+    ("HeadRefDeletedEvent", "head_ref_deleted", true),
+    ("HeadRefForcePushedEvent", "head_ref_force_pushed", true),
+    ("HeadRefRestoredEvent", "head_ref_restored", true),
+    ("MergedEvent", "merged", true),
+    ("ReadyForReviewEvent", "ready_for_review", true),
+    (
+        "RemovedFromMergeQueueEvent",
+        "removed_from_merge_queue",
+        true,
+    ),
+    ("ReviewDismissedEvent", "review_dismissed", true),
+    ("ReviewRequestedEvent", "review_requested", true),
+    ("ReviewRequestRemovedEvent", "review_request_removed", true),
 ];
 
 /// The REST name of a GraphQL event type.
 pub fn rest_name(kind: &str) -> Option<&'static str> {
     EVENT_NAMES
         .iter()
-        .find(|(graphql, _)| *graphql == kind)
-        .map(|(_, rest)| *rest)
+        .find(|(graphql, _, _)| *graphql == kind)
+        .map(|(_, rest, _)| *rest)
 }
 
 fn names(node: &Value, field: &str, key: &str) -> Result<(Vec<String>, bool), String> {
@@ -131,7 +204,7 @@ pub fn events(nodes: &[Value]) -> Result<Vec<Event>, String> {
                 login,
                 is_bot,
                 marker: None,
-                notification: false,
+                notification: is_notification(name),
                 what,
             },
             name: name.to_string(),

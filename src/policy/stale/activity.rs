@@ -12,6 +12,17 @@ use super::{Activity, ActivityKind, History};
 /// at least 15 s, and only ever GitHub's times against GitHub's (or the journal's with it).
 pub const QUIET_SLACK_SECONDS: i64 = 15;
 
+/// Whether an issue event only records that someone was notified: `mentioned` (someone wrote
+/// their name; the comment or body that did is read on its own), `subscribed` and
+/// `unsubscribed`. Such an event explains an update but is nobody acting on the item. Every
+/// other event by a person counts as activity, whatever its kind (`pinned`,
+/// `marked_as_duplicate`, `connected`, `referenced`, `added_to_project`, `transferred`,
+/// `comment_deleted`, ...): closing an issue a maintainer just pinned is the harm to avoid, and
+/// actions/stale too treats any update after its label as activity. One rule on both read paths.
+pub fn is_notification(event: &str) -> bool {
+    matches!(event, "mentioned" | "subscribed" | "unsubscribed")
+}
+
 /// From when to look for gh-sweep's comment whose answer was lost, on GitHub's clock: the
 /// journal's local time of sending it, moved by how far our clock is ahead of GitHub's (`skew`,
 /// from a `Date` header, when known), less the clock slack.

@@ -18,7 +18,9 @@ pub mod order;
 pub mod outputs;
 pub mod rules;
 
-pub use activity::{activity_possible, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS};
+pub use activity::{
+    activity_possible, is_notification, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS,
+};
 pub use branch::branch_deletion;
 pub use decide::{decide, label_date_unknown, Decision, Disposition};
 pub use exemption::{exemption, needs_history};

@@ -176,55 +176,47 @@ fn state_of(issue: &Issue) -> &'static str {
     }
 }
 
-/// GraphQL's timeline type of an issue event the world keeps by its REST name ("Timeline
-/// events" in the REST docs; the `IssueTimelineItems` and `PullRequestTimelineItems` unions of
-/// GitHub's schema). An event GraphQL has no type for (`issue_type_added`, …) is not in a
-/// GraphQL timeline at all; a PR's own kinds only on a PR.
+/// GraphQL's timeline type of an issue event the world keeps by its REST name: the name in
+/// camel case with `Event` (`pinned` is `PinnedEvent`; `renamed` is GitHub's
+/// `RenamedTitleEvent`), when GitHub's schema has that type in the item's timeline union
+/// (`IssueTimelineItems`, `PullRequestTimelineItems`). An event GraphQL has no type for
+/// (`issue_type_added`, …) is not in a GraphQL timeline at all.
 fn event_type(name: &str, is_pr: bool) -> Option<&'static str> {
-    let (kind, pr_only) = match name {
-        "labeled" => ("LabeledEvent", false),
-        "unlabeled" => ("UnlabeledEvent", false),
-        "assigned" => ("AssignedEvent", false),
-        "unassigned" => ("UnassignedEvent", false),
-        "milestoned" => ("MilestonedEvent", false),
-        "demilestoned" => ("DemilestonedEvent", false),
-        "renamed" => ("RenamedTitleEvent", false),
-        "reopened" => ("ReopenedEvent", false),
-        "closed" => ("ClosedEvent", false),
-        "locked" => ("LockedEvent", false),
-        "unlocked" => ("UnlockedEvent", false),
-        "pinned" => ("PinnedEvent", false),
-        "unpinned" => ("UnpinnedEvent", false),
-        "marked_as_duplicate" => ("MarkedAsDuplicateEvent", false),
-        "unmarked_as_duplicate" => ("UnmarkedAsDuplicateEvent", false),
-        "connected" => ("ConnectedEvent", false),
-        "disconnected" => ("DisconnectedEvent", false),
-        "referenced" => ("ReferencedEvent", false),
-        "cross-referenced" => ("CrossReferencedEvent", false),
-        "added_to_project" => ("AddedToProjectEvent", false),
-        "moved_columns_in_project" => ("MovedColumnsInProjectEvent", false),
-        "removed_from_project" => ("RemovedFromProjectEvent", false),
-        "transferred" => ("TransferredEvent", false),
-        "mentioned" => ("MentionedEvent", false),
-        "subscribed" => ("SubscribedEvent", false),
-        "unsubscribed" => ("UnsubscribedEvent", false),
-        "comment_deleted" => ("CommentDeletedEvent", false),
-        "converted_to_discussion" => ("ConvertedToDiscussionEvent", false),
-        "user_blocked" => ("UserBlockedEvent", false),
-        "head_ref_force_pushed" => ("HeadRefForcePushedEvent", true),
-        "head_ref_restored" => ("HeadRefRestoredEvent", true),
-        "head_ref_deleted" => ("HeadRefDeletedEvent", true),
-        "ready_for_review" => ("ReadyForReviewEvent", true),
-        "convert_to_draft" => ("ConvertToDraftEvent", true),
-        "review_requested" => ("ReviewRequestedEvent", true),
-        "review_request_removed" => ("ReviewRequestRemovedEvent", true),
-        "review_dismissed" => ("ReviewDismissedEvent", true),
-        "merged" => ("MergedEvent", true),
-        "auto_merge_enabled" => ("AutoMergeEnabledEvent", true),
-        "auto_merge_disabled" => ("AutoMergeDisabledEvent", true),
-        _ => return None,
+    let typename = if name == "renamed" {
+        "RenamedTitleEvent".to_string()
+    } else {
+        let camel: String = name
+            .split(['_', '-'])
+            .map(|word| {
+                let mut chars = word.chars();
+                chars.next().map_or(String::new(), |first| {
+                    first.to_ascii_uppercase().to_string() + chars.as_str()
+                })
+            })
+            .collect();
+        format!("{camel}Event")
     };
-    (!pr_only || is_pr).then_some(kind)
+    let schema = super::schema::schema();
+    let union = if is_pr {
+        "PullRequestTimelineItems"
+    } else {
+        "IssueTimelineItems"
+    };
+    let member = match schema.types.get(union) {
+        Some(apollo_compiler::schema::ExtendedType::Union(union)) => union
+            .members
+            .iter()
+            .any(|member| member.name == typename.as_str()),
+        _ => false,
+    };
+    if !member {
+        return None;
+    }
+    // The schema's own name, which lives as long as the schema.
+    schema
+        .types
+        .get_key_value(typename.as_str())
+        .map(|(name, _)| name.as_str())
 }
 
 /// `PULL_REQUEST_REVIEW` from `PullRequestReview`: the `itemTypes` enum spells each type's
