@@ -286,6 +286,32 @@ fn closing_uses_the_configured_reason_and_label() {
     );
 }
 
+/// Issue 20, point 10, a deliberate difference from actions/stale: actions/stale removes the
+/// close label from every open, unlocked item it processes (`_removeCloseLabel` in its
+/// `issues-processor.ts`, called before any exemption), a label a person put on by hand
+/// included. gh-sweep never removes a label it did not decide to write: an open item carrying
+/// the close label keeps it, through either read API, and nothing is written for it.
+#[test]
+fn an_open_item_keeps_a_close_label_a_person_put_on() {
+    Test::each_api(
+        |world| {
+            world.open_issue(1, 2).labels.push("closed-stale".into());
+            world.open_issue(2, 2).labels.push("closed-stale".into());
+            world.issue(2).is_pr = true;
+        },
+        |test, _| {
+            test.config("[stale]\nclose_issue_label = 'closed-stale'\nclose_pr_label = 'closed-stale'\n");
+            let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            for entry in recap["completed"].as_array().unwrap() {
+                assert_eq!(entry["disposition"], "keep", "{recap}");
+            }
+            test.expect_no_writes();
+        },
+    );
+}
+
 #[test]
 fn removing_a_label_that_is_already_gone_is_success() {
     Test::each_api(
