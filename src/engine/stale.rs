@@ -207,6 +207,37 @@ fn activity_since(
 }
 
 impl StaleClassifier<'_> {
+    /// The stale rules' decision on `facts`, reading the history they need; `true` with it when
+    /// the stale label's date is unknown (the item is kept as it is, nothing else applies).
+    fn decision(
+        &mut self,
+        github: &dyn Reader,
+        store: &dyn Store,
+        item: &ItemRef,
+        facts: &ItemFacts,
+        now: DateTime<Utc>,
+    ) -> Result<(stale::Decision, bool), ReadError> {
+        let history = if stale::needs_history(facts, self.rules) {
+            match self.history(github, store, item, facts)? {
+                Some(history) => Some(history),
+                None => return Ok((stale::label_date_unknown(facts, self.rules), true)),
+            }
+        } else {
+            None
+        };
+        let viewer = if history
+            .as_ref()
+            .is_some_and(|history| !history.activity.is_empty())
+        {
+            self.viewer(github)?
+        } else {
+            None
+        };
+        let decision = stale::decide(facts, history.as_ref(), self.rules, viewer.as_deref(), now)
+            .map_err(ReadError::Item)?;
+        Ok((decision, false))
+    }
+
     /// `delete_branch`: a PR being closed also gets its head branch deleted, after the close,
     /// when [`stale::branch_deletion`] allows it; else the reason says why not. Two operations,
     /// as actions/stale counts them (the PR's read and the deletion).
@@ -348,34 +379,34 @@ impl Classifier for StaleClassifier<'_> {
         } else {
             now
         };
-        let history = if stale::needs_history(&facts, self.rules) {
-            match self.history(github, store, item, &facts)? {
-                Some(history) => Some(history),
-                None => {
-                    let decision = stale::label_date_unknown(&facts, self.rules);
-                    return Ok(Plan {
-                        item: item.clone(),
-                        title: facts.title,
-                        disposition: decision.disposition.into(),
-                        reason: decision.reason,
-                        writes: decision.writes,
-                        updated_at: Some(facts.updated_at),
-                    });
-                }
+        let mut facts = facts;
+        let (mut decision, mut settled) = self.decision(github, store, item, &facts, now)?;
+        // A PR read through GraphQL carries its pull request's stamp; the rules (and REST, and
+        // actions/stale) judge idleness by its issue's. GitHub keeps the two apart and does not
+        // say when they differ, so a mark or a close is only ever decided on the issue's stamp:
+        // one read of it, and the decision again when it is another.
+        if facts.updated_at_of == stale::StampOf::PullRequest && decision.rests_on_idleness() {
+            self.spend(1);
+            let stamp = github.issue_stamp(item)?;
+            facts.updated_at_of = stale::StampOf::Issue;
+            if stamp != facts.updated_at {
+                facts.updated_at = stamp;
+                (decision, settled) = self.decision(github, store, item, &facts, now)?;
             }
-        } else {
-            None
-        };
-        let viewer = if history
-            .as_ref()
-            .is_some_and(|history| !history.activity.is_empty())
-        {
-            self.viewer(github)?
-        } else {
-            None
-        };
-        let decision = stale::decide(&facts, history.as_ref(), self.rules, viewer.as_deref(), now)
-            .map_err(ReadError::Item)?;
+        }
+        // A recheck compares GitHub's list of changed issues (issue stamps) with the stamp the
+        // read saw: only an issue stamp is comparable; any other is read again in full.
+        let updated_at = (facts.updated_at_of == stale::StampOf::Issue).then_some(facts.updated_at);
+        if settled {
+            return Ok(Plan {
+                item: item.clone(),
+                title: facts.title,
+                disposition: decision.disposition.into(),
+                reason: decision.reason,
+                writes: decision.writes,
+                updated_at,
+            });
+        }
         // Each write is one operation, as actions/stale counts a label add, a label removal, a
         // comment or a close.
         self.spend(
@@ -400,7 +431,7 @@ impl Classifier for StaleClassifier<'_> {
             disposition: decision.disposition.into(),
             reason: decision.reason,
             writes: decision.writes,
-            updated_at: Some(facts.updated_at),
+            updated_at,
         })
     }
 

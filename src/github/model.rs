@@ -115,6 +115,8 @@ pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
         assignees: logins(value, "assignees", "login")?,
         created_at: timestamp(value, "created_at")?,
         updated_at: timestamp(value, "updated_at")?,
+        // The issues list and "Get an issue" give a PR's issue stamp.
+        updated_at_of: crate::policy::stale::StampOf::Issue,
     })
 }
 

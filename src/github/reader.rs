@@ -99,6 +99,11 @@ pub trait StaleReader {
     fn events_in_full(&self, _item: &ItemRef) -> Result<Option<Vec<Event>>, ApiError> {
         Ok(None)
     }
+    /// The item's issue stamp (REST's `updated_at` of "Get an issue"), for a PR whose facts
+    /// carry its pull request's stamp and whose plan rests on looking idle.
+    fn issue_stamp(&self, item: &ItemRef) -> Result<DateTime<Utc>, ApiError> {
+        self.item(item).map(|facts| facts.updated_at)
+    }
     /// The item's comments since a time (GitHub's `since` is by update).
     fn comments_since(
         &self,

@@ -300,7 +300,9 @@ fn an_open_item_keeps_a_close_label_a_person_put_on() {
             world.issue(2).is_pr = true;
         },
         |test, _| {
-            test.config("[stale]\nclose_issue_label = 'closed-stale'\nclose_pr_label = 'closed-stale'\n");
+            test.config(
+                "[stale]\nclose_issue_label = 'closed-stale'\nclose_pr_label = 'closed-stale'\n",
+            );
             let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
             outcome.expect_code(0);
             let recap = outcome.json();

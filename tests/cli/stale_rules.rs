@@ -587,3 +587,56 @@ fn every_event_explains_an_update_the_same_way_on_both_paths() {
         },
     );
 }
+
+/// Issue 20, point 8: one `updated_at` per item on both paths. GitHub keeps a PR's issue stamp
+/// and its pull request stamp apart (hub4j/github-api#178): REST's issues list (and
+/// actions/stale) judge by the issue's, GraphQL's `PullRequest.updatedAt` is the pull
+/// request's, and GitHub does not say when they differ. A mark or a close is decided on the
+/// issue's stamp only: #1 was commented on yesterday though its pull request stamp is 74 days
+/// old, and is kept on both paths. The other way round (#2: issue stamp 74 days old, pull
+/// request stamp yesterday) GraphQL keeps the PR where REST marks it: the safe side, said here.
+#[test]
+fn a_mark_or_a_close_is_decided_on_the_issue_stamp() {
+    for api in ["rest", "graphql"] {
+        let test = Test::new(|world| {
+            let yesterday = world.days_ago(1);
+            let old = world.days_ago(74);
+            let pr = world.open_issue(1, 1);
+            pr.is_pr = true;
+            pr.pull_updated_at = Some(old);
+            let pr = world.open_issue(2, 74);
+            pr.is_pr = true;
+            pr.pull_updated_at = Some(yesterday);
+            world.open_issue(3, 74);
+        });
+        let outcome = test.run(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--yes",
+            "--json",
+            "--read-api",
+            api,
+        ]);
+        outcome.expect_code(0);
+        let recap = outcome.json();
+        let disposition = |n: usize| recap["completed"][n]["disposition"].clone();
+        assert_eq!(disposition(0), "keep", "{api}: {recap}");
+        let second = if api == "rest" { "mark-stale" } else { "keep" };
+        assert_eq!(disposition(1), second, "{api}: {recap}");
+        assert_eq!(disposition(2), "mark-stale", "{api}: {recap}");
+        let mut writes = if api == "rest" { marked(2) } else { Vec::new() };
+        writes.extend(marked(3));
+        test.expect_writes(&writes);
+        if api == "graphql" {
+            // One issue read, for the PR whose pull request stamp looked idle.
+            let reads: Vec<String> = test
+                .requests()
+                .iter()
+                .filter(|r| r.method == "GET" && r.path.starts_with(&issue(1)))
+                .map(|r| r.path.clone())
+                .collect();
+            assert_eq!(reads, vec![issue(1)], "{reads:?}");
+        }
+    }
+}

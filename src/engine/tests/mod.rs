@@ -54,6 +54,7 @@ fn issue(number: u64, idle_days: i64) -> ItemFacts {
         assignees: Vec::new(),
         created_at: at,
         updated_at: at,
+        updated_at_of: crate::policy::stale::StampOf::Issue,
         locked: false,
         issue_type: None,
         comments: 0,

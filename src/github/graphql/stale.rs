@@ -266,6 +266,11 @@ impl StaleReader for GraphqlReader<'_> {
         self.item_events(item)
     }
 
+    /// REST's "Get an issue": GraphQL gives a PR's pull request stamp only.
+    fn issue_stamp(&self, item: &ItemRef) -> Result<DateTime<Utc>, ApiError> {
+        StaleReader::item(self.client, item).map(|facts| facts.updated_at)
+    }
+
     /// REST's list of the item's issue events.
     fn events_in_full(&self, item: &ItemRef) -> Result<Option<Vec<Event>>, ApiError> {
         StaleReader::events(self.client, item).map(Some)

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::parse::{connection, string};
 use crate::github::model::{timestamp, Event};
-use crate::policy::stale::{is_notification, Activity, ActivityKind, ItemFacts};
+use crate::policy::stale::{is_notification, Activity, ActivityKind, ItemFacts, StampOf};
 use crate::policy::write::marker_in;
 
 /// Every type of GraphQL's timeline that REST's issue events list also reports ("Issue event
@@ -149,6 +149,12 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
         assignees,
         created_at: timestamp(node, "createdAt")?,
         updated_at: timestamp(node, "updatedAt")?,
+        // `PullRequest.updatedAt` is the pull request's own stamp, not its issue's.
+        updated_at_of: if is_pr {
+            StampOf::PullRequest
+        } else {
+            StampOf::Issue
+        },
         locked: node.get("locked").and_then(Value::as_bool).unwrap_or(false),
         // GitHub's published GraphQL schema (@octokit/graphql-schema 15.26.1) has no issue
         // type: a sweep that filters by it reads through REST (`settings::resolve`).

@@ -26,6 +26,15 @@ pub struct Decision {
 }
 
 impl Decision {
+    /// Whether the decision writes because the item looks idle (a mark or a close), so the
+    /// stamp it was judged by must be the one the rules are defined on: the issue's.
+    pub fn rests_on_idleness(&self) -> bool {
+        matches!(
+            self.disposition,
+            Disposition::MarkStale | Disposition::Close
+        )
+    }
+
     fn without_writes(disposition: Disposition, reason: impl Into<String>) -> Self {
         Decision {
             disposition,

@@ -16,6 +16,10 @@ pub struct ItemFacts {
     pub assignees: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Which of GitHub's two stamps `updated_at` is: a PR has its issue's and its pull
+    /// request's, kept apart (hub4j/github-api#178). REST's issues list and actions/stale judge
+    /// by the issue's; GraphQL's `PullRequest.updatedAt` is the pull request's.
+    pub updated_at_of: StampOf,
     /// A locked conversation: GitHub refuses comments on it from anyone who is not a
     /// collaborator.
     pub locked: bool,
@@ -23,6 +27,15 @@ pub struct ItemFacts {
     pub issue_type: Option<String>,
     /// How many comments it has (the list's `comments` count), for `sort_by = "comments"`.
     pub comments: u64,
+}
+
+/// Which stamp an item's `updated_at` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StampOf {
+    /// The issue's (every issue; a PR as the issues list gives it).
+    Issue,
+    /// A PR's own, as GraphQL's `PullRequest.updatedAt` gives it.
+    PullRequest,
 }
 
 impl ItemFacts {

@@ -631,7 +631,12 @@ impl<'a> Obj<'a> {
             "state" => Some(leaf(json!(state_of(issue)))),
             "locked" => Some(leaf(json!(issue.locked))),
             "createdAt" => Some(leaf(json!(stamp(issue.created_at)))),
-            "updatedAt" => Some(leaf(json!(stamp(issue.updated_at)))),
+            // A pull request's own stamp, which GitHub keeps apart from its issue's.
+            "updatedAt" => Some(leaf(json!(stamp(if pr {
+                issue.pull_updated_at.unwrap_or(issue.updated_at)
+            } else {
+                issue.updated_at
+            })))),
             "milestone" => Some(
                 issue
                     .milestone

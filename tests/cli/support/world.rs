@@ -115,6 +115,12 @@ pub struct Issue {
     pub issue_type: Option<String>,
     /// PRs only: the repository the head branch lives in (`None`: a fork since deleted).
     pub head_repo: Option<String>,
+    /// PRs only: the pull request's own `updated_at` when it is not the issue's. GitHub keeps
+    /// the two stamps apart (hub4j/github-api#178): the issues list serves the issue's,
+    /// "Get a pull request" and GraphQL's `PullRequest.updatedAt` the pull request's. Whether
+    /// they can differ, and by what, is not documented; a test sets them apart to see that
+    /// gh-sweep compares like with like.
+    pub pull_updated_at: Option<DateTime<Utc>>,
 }
 
 impl Issue {
@@ -185,7 +191,7 @@ impl Issue {
             "mergeable": self.mergeable,
             "mergeable_state": if self.mergeable_state.is_empty() { Value::Null } else { json!(self.mergeable_state) },
             "created_at": stamp(self.created_at),
-            "updated_at": stamp(self.updated_at),
+            "updated_at": stamp(self.pull_updated_at.unwrap_or(self.updated_at)),
             "html_url": self.html_url(),
         });
         if let Some(Value::Object(patch)) = &self.patch {
@@ -570,6 +576,7 @@ impl WorldState {
             search_stale: None,
             issue_type: None,
             head_repo: Some(REPO.to_string()),
+            pull_updated_at: None,
         });
         self.issues.last_mut().unwrap()
     }

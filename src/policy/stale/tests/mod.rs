@@ -29,6 +29,7 @@ fn issue(idle_days: i64) -> ItemFacts {
         assignees: vec![],
         created_at: days_ago(idle_days + 10),
         updated_at: days_ago(idle_days),
+        updated_at_of: crate::policy::stale::StampOf::Issue,
         locked: false,
         issue_type: None,
         comments: 0,
