@@ -63,11 +63,7 @@ fn main() -> ExitCode {
         env,
         // Each word quoted for the shell as needed, so `recap --list` shows a line to paste; a
         // database URL's password is left out (the runs are kept in that database).
-        argv: std::env::args()
-            .map(|word| gh_sweep::store::postgres::connect::without_password(&word))
-            .map(|word| gh_sweep::policy::recap::shell_quote(&word))
-            .collect::<Vec<_>>()
-            .join(" "),
+        argv: shown_argv(std::env::args()),
     };
     let code = match dispatch(&cli, &context) {
         Ok(code) => code,
@@ -115,4 +111,25 @@ fn report_error(error: &anyhow::Error) -> i32 {
         eprintln!("  Caused by: {}", report::clean(&cause.to_string()));
     }
     exit::of_error(error)
+}
+
+/// The command line as `recap --list` shows it: each word quoted for the shell as needed, and
+/// the `--db` value (a URL, or libpq's `keyword = value` string) without its password; a URL
+/// anywhere else loses its password too.
+fn shown_argv(words: impl Iterator<Item = String>) -> String {
+    use gh_sweep::store::postgres::connect::{shown, without_password};
+    let mut after_db = false;
+    let mut out = Vec::new();
+    for word in words {
+        let kept = if after_db {
+            shown(&word)
+        } else if let Some(value) = word.strip_prefix("--db=") {
+            format!("--db={}", shown(value))
+        } else {
+            without_password(&word)
+        };
+        after_db = word == "--db";
+        out.push(gh_sweep::policy::recap::shell_quote(&kept));
+    }
+    out.join(" ")
 }

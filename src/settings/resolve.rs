@@ -573,7 +573,7 @@ fn rerun_prefix(
         "GH_SWEEP_DB",
         args.db.as_ref().map(|path| path.display().to_string()),
     )
-    .map(|db| crate::store::postgres::connect::without_password(&db));
+    .map(|db| crate::store::postgres::connect::shown(&db));
     let budget_flag = from_flag(
         "--item-failure-budget",
         "GH_SWEEP_ITEM_FAILURE_BUDGET",

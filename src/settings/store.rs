@@ -1,5 +1,6 @@
 //! Which store a run uses: `--db` (or `GH_SWEEP_DB`), else the config's `db`, else the SQLite
-//! file in the state folder. A `postgres://` URL names the PostgreSQL store, with what the
+//! file in the state folder. A `postgres://` URL or a libpq `keyword = value` string names the
+//! PostgreSQL store, with what the
 //! environment says about it (`PGPASSWORD`, `PGPASSFILE` or `~/.pgpass`, `PGSSLROOTCERT`, and
 //! `GH_SWEEP_HOST` for the name this host goes by); a path or `sqlite:PATH` names a SQLite file.
 
@@ -9,7 +10,7 @@ use std::time::Duration;
 use secrecy::SecretString;
 
 use super::env::Env;
-use crate::store::postgres::connect::{is_url, Liveness, Target};
+use crate::store::postgres::connect::{conninfo_pairs, is_postgres, Liveness, Target};
 
 /// The store named by `text`: a PostgreSQL target, or a SQLite file's path.
 pub enum Named {
@@ -22,7 +23,7 @@ pub enum Named {
 /// alone, never echoed whole: it may carry a password, and taken as a path it would make a
 /// SQLite file named after it.
 pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
-    if is_url(text) {
+    if is_postgres(text) && text.contains("://") {
         return Ok(Named::Postgres(target(text, env)));
     }
     if let Some((scheme, _)) = text.split_once("://") {
@@ -35,6 +36,11 @@ pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
                 "invalid {what}: `{scheme}://` is not a store gh-sweep knows; use a path, `sqlite:PATH` or `postgres://USER@HOST/DATABASE`"
             ));
         }
+    }
+    if is_postgres(text) {
+        // A libpq `keyword = value` string: refused here, naming the form, when it is none.
+        conninfo_pairs(text).map_err(|why| format!("invalid {what}: {why}"))?;
+        return Ok(Named::Postgres(target(text, env)));
     }
     Ok(Named::File(PathBuf::from(
         text.strip_prefix("sqlite:").unwrap_or(text),
@@ -108,5 +114,17 @@ mod tests {
             named("state/x.db", &env, "--db"),
             Ok(Named::File(_))
         ));
+        // libpq's keyword/value form selects PostgreSQL; one that is not well formed is
+        // refused without its password.
+        assert!(matches!(
+            named("host=db user=u password=SECRETPW dbname=q", &env, "--db"),
+            Ok(Named::Postgres(target)) if !target.shown.contains("SECRETPW")
+                && target.shown.contains("dbname='q'")
+        ));
+        let refused = named("host=db password='SECRETPW", &env, "--db")
+            .err()
+            .unwrap();
+        assert!(refused.contains("keyword = value"), "{refused}");
+        assert!(!refused.contains("SECRETPW"), "{refused}");
     }
 }

@@ -546,3 +546,73 @@ fn an_unknown_db_scheme_is_refused_without_its_password_and_status_makes_no_stor
     assert!(!missing.parent().unwrap().exists());
     assert!(test.all_requests().is_empty());
 }
+
+/// Issue 21, point 4: `--db` takes what PostgreSQL users type. libpq accepts `keyword = value`
+/// strings as well as URIs (libpq, "Connection Strings"); such a string selects PostgreSQL,
+/// its password never reaches a file name, the stored command line or any output, and no
+/// SQLite file is made.
+#[test]
+fn a_libpq_keyword_value_string_selects_postgres_without_showing_its_password() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    let url = fresh_database();
+    // The same database as the URL names, in libpq's keyword/value form.
+    let (_, rest) = url.split_once('@').unwrap();
+    let (address, tail) = rest.split_once('/').unwrap();
+    let (host, port) = address.split_once(':').unwrap();
+    let database = tail.split('?').next().unwrap();
+    let conninfo = format!(
+        "host={host} port = {port} user=postgres password='{PASSWORD}' dbname={database} sslmode=disable"
+    );
+    let outcome = output(
+        test.std_command(&[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--db",
+            &conninfo,
+            "--yes",
+            "--json",
+        ])
+        .env("GH_SWEEP_HOST", "host-a"),
+    );
+    outcome.expect_code(0);
+    test.expect_writes(&marked(1));
+    assert_eq!(
+        rows(&url, "SELECT count(*) FROM runs WHERE host = 'host-a'"),
+        1
+    );
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let leaked: i64 = client
+        .query_one(
+            "SELECT count(*) FROM runs WHERE argv LIKE '%' || $1 || '%'",
+            &[&PASSWORD],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(leaked, 0, "runs.argv");
+    let listed = output(&mut test.std_command(&["recap", "--db", &conninfo, "--list"]));
+    listed.expect_code(0);
+    assert!(listed.stdout.contains("stale-sweep"), "{}", listed.stdout);
+    // No file anywhere is named after the string, the password or the database.
+    let names: Vec<String> = std::fs::read_dir(test.dir.path())
+        .unwrap()
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(!names.iter().any(|name| name.contains('=')), "{names:?}");
+    assert!(!test.db_path().exists());
+    // A string that is neither form is refused with the form named, its password not.
+    let refused = output(&mut test.std_command(&[
+        "recap",
+        "--db",
+        &format!("host={host} password='{PASSWORD}' dbname"),
+    ]));
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains("keyword = value"),
+        "{}",
+        refused.stderr
+    );
+}

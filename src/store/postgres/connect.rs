@@ -19,9 +19,97 @@ use secrecy::{ExposeSecret, SecretString};
 
 use crate::exit::Fatal;
 
-/// Whether `text` names a PostgreSQL database rather than a SQLite file.
+/// Whether `text` is a PostgreSQL connection URI (`postgres://` or `postgresql://`).
 pub fn is_url(text: &str) -> bool {
     text.starts_with("postgres://") || text.starts_with("postgresql://")
+}
+
+/// Whether `text` names a PostgreSQL database rather than a SQLite file: one of libpq's two
+/// forms of connection string ("Connection Strings" in the libpq docs), a URI or a
+/// `keyword = value` string. Any `=` means the second: a SQLite path with one would be
+/// ambiguous, and taken as a path such a string would make a file named after its password.
+pub fn is_postgres(text: &str) -> bool {
+    is_url(text) || text.contains('=')
+}
+
+/// A libpq `keyword = value` string, pair by pair: spaces around `=` are optional, a value
+/// with spaces (or an empty one) is in single quotes, and `\'` and `\\` escape within it.
+/// The error names the form and never quotes the string (it may hold a password).
+pub fn conninfo_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
+    const FORM: &str = "it is neither a URL (postgres://USER@HOST/DATABASE) nor a libpq `keyword = value` string (host=HOST user=USER dbname=DATABASE)";
+    let mut pairs = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.peek().is_none() {
+            break;
+        }
+        let mut key = String::new();
+        while let Some(&c) = chars.peek() {
+            if c == '=' || c.is_whitespace() {
+                break;
+            }
+            key.push(c);
+            chars.next();
+        }
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if key.is_empty() || chars.next() != Some('=') {
+            return Err(FORM.to_string());
+        }
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let mut value = String::new();
+        if chars.peek() == Some(&'\'') {
+            chars.next();
+            loop {
+                match chars.next() {
+                    None => return Err(format!("{FORM}: a quoted value is not closed")),
+                    Some('\'') => break,
+                    Some('\\') => match chars.next() {
+                        Some(escaped) => value.push(escaped),
+                        None => return Err(format!("{FORM}: a quoted value is not closed")),
+                    },
+                    Some(c) => value.push(c),
+                }
+            }
+        } else {
+            while let Some(&c) = chars.peek() {
+                if c.is_whitespace() {
+                    break;
+                }
+                chars.next();
+                if c == '\\' {
+                    if let Some(escaped) = chars.next() {
+                        value.push(escaped);
+                    }
+                } else {
+                    value.push(c);
+                }
+            }
+        }
+        pairs.push((key, value));
+    }
+    if pairs.is_empty() {
+        return Err(FORM.to_string());
+    }
+    Ok(pairs)
+}
+
+/// Pairs written back as a `keyword = value` string, each value quoted.
+fn conninfo_text(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .map(|(key, value)| {
+            let escaped = value.replace('\\', "\\\\").replace('\'', "\\'");
+            format!("{key}='{escaped}'")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How often a run renews its heartbeat, how old one may grow before its run counts as dead,
@@ -92,7 +180,20 @@ impl Target {
     pub fn new(url: &str, host: String) -> Self {
         Target {
             url: SecretString::from(url.to_string()),
-            shown: without_password(url),
+            shown: if is_url(url) {
+                without_password(url)
+            } else {
+                conninfo_pairs(url).map_or_else(
+                    |_| "a libpq connection string".to_string(),
+                    |pairs| {
+                        let kept: Vec<(String, String)> = pairs
+                            .into_iter()
+                            .filter(|(key, _)| key != "password")
+                            .collect();
+                        conninfo_text(&kept)
+                    },
+                )
+            },
             password_env: None,
             passfile: None,
             root_cert_env: None,
@@ -100,6 +201,15 @@ impl Target {
             liveness: Liveness::default(),
         }
     }
+}
+
+/// A `--db` value as output may show it: a URL without its password, a `keyword = value`
+/// string without its `password`, anything else as it is.
+pub fn shown(text: &str) -> String {
+    if is_url(text) || !text.contains('=') {
+        return without_password(text);
+    }
+    Target::new(text, String::new()).shown
 }
 
 /// `url` without the password in its user part or its query.
@@ -163,28 +273,40 @@ fn unusable(target: &Target, why: impl std::fmt::Display) -> anyhow::Error {
 /// found where libpq would look.
 pub fn plan(target: &Target) -> anyhow::Result<Plan> {
     let url = target.url.expose_secret();
-    let (base, query) = url.split_once('?').unwrap_or((url, ""));
     let mut sslmode = None;
     let mut root_cert = None;
-    let mut passed = Vec::new();
-    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        match key {
-            "sslmode" => sslmode = Some(value.to_string()),
-            "sslrootcert" => root_cert = Some(PathBuf::from(value)),
-            _ => passed.push(pair),
+    let rebuilt = if is_url(url) {
+        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let mut passed = Vec::new();
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            match key {
+                "sslmode" => sslmode = Some(value.to_string()),
+                "sslrootcert" => root_cert = Some(PathBuf::from(value)),
+                _ => passed.push(pair),
+            }
         }
-    }
-    let rebuilt = if passed.is_empty() {
-        base.to_string()
+        if passed.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}?{}", passed.join("&"))
+        }
     } else {
-        format!("{base}?{}", passed.join("&"))
+        let mut passed = Vec::new();
+        for (key, value) in conninfo_pairs(url).map_err(|why| unusable(target, why))? {
+            match key.as_str() {
+                "sslmode" => sslmode = Some(value),
+                "sslrootcert" => root_cert = Some(PathBuf::from(value)),
+                _ => passed.push((key, value)),
+            }
+        }
+        conninfo_text(&passed)
     };
     // The driver's own message may quote the URL: say what is wrong without it.
     let mut config: postgres::Config = rebuilt.parse().map_err(|_| {
         unusable(
             target,
-            "it is not a URL PostgreSQL accepts (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full])",
+            "it is not a connection string PostgreSQL accepts (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full], or host=HOST user=USER dbname=DATABASE)",
         )
     })?;
     if config.get_user().is_none() {
