@@ -322,6 +322,20 @@ fn resolve_inner(
         now,
         stale_command && file.stale.debug_only,
     )?;
+    let max_wait = args.max_wait.or(file.max_wait_seconds).unwrap_or(600);
+    // Under --yes a write that would wait longer than max_wait is left for a later run; when
+    // even the interval between two writes is longer, no run could ever write its second one.
+    if spec.access == Access::Writes && !dry_run && args.yes && (max_wait as f64) < write_interval {
+        let named = if args.max_wait.is_some() {
+            format!("--max-wait {max_wait}")
+        } else {
+            format!("max_wait_seconds = {max_wait}")
+        };
+        return Err(format!(
+            "invalid {named}: shorter than the write interval ({write_interval} s) every write waits after the one before, so no run could ever send its second write; allow at least {} s, or lower the write interval",
+            write_interval.ceil()
+        ));
+    }
     let rerun_prefix = rerun_prefix(args, spec, env, &repos, &orgs);
     Ok(Settings {
         repos,
@@ -331,7 +345,7 @@ fn resolve_inner(
         dry_run,
         write_interval: Duration::from_secs_f64(write_interval),
         max_writes: args.max_writes.or(file.max_writes),
-        max_wait: Duration::from_secs(args.max_wait.or(file.max_wait_seconds).unwrap_or(600)),
+        max_wait: Duration::from_secs(max_wait),
         recheck_after: Duration::from_secs(file.recheck_after_seconds.unwrap_or(120)),
         settle_after: Duration::from_secs(file.settle_after_seconds.unwrap_or(120)),
         retry: RetryPolicy {

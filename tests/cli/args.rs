@@ -55,6 +55,94 @@ fn bad_command_lines_name_the_value_and_send_nothing() {
     );
 }
 
+/// Issue 21, point 6: a limit no run could ever meet is refused before anything is read. Under
+/// `--yes` a write that would wait past `max_wait` is left unfinished; with `max_wait` shorter
+/// than the write interval, every run would write one thing at most and exit 9 "can go on 1 s
+/// later", forever.
+#[test]
+fn a_max_wait_shorter_than_the_write_interval_is_refused_up_front() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 90);
+        world.open_issue(2, 90);
+    });
+    for (config, extra, expected) in [
+        (
+            "",
+            &["--max-wait", "0", "--write-interval", "1"][..],
+            "invalid --max-wait 0: shorter than the write interval (1 s)",
+        ),
+        (
+            "max_wait_seconds = 2\nwrite_interval = 3\n",
+            &[][..],
+            "invalid max_wait_seconds = 2: shorter than the write interval (3 s)",
+        ),
+    ] {
+        test.config(config);
+        let mut args = vec!["stale-sweep", "--repo", REPO, "--yes"];
+        args.extend_from_slice(extra);
+        let outcome = test.run(&args);
+        assert_eq!(outcome.code, 2, "{extra:?}: {}", outcome.stderr);
+        assert!(outcome.stderr.contains(expected), "{}", outcome.stderr);
+    }
+    assert!(test.requests().is_empty(), "nothing read");
+    // A dry run writes nothing and waits for nothing: the same limits are fine there.
+    test.config("");
+    test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--dry-run",
+        "--max-wait",
+        "0",
+        "--write-interval",
+        "1",
+    ])
+    .expect_code(0);
+    // With no interval to wait, `--max-wait 0` writes everything.
+    test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--max-wait",
+        "0",
+        "--write-interval",
+        "0",
+    ])
+    .expect_code(0);
+    let mut writes = crate::support::marked(1);
+    writes.extend(crate::support::marked(2));
+    test.expect_writes(&writes);
+}
+
+/// Issue 21, point 6: a message GitHub would refuse as too long is refused before any write.
+/// GitHub answers 422 "Body is too long (maximum is 65536 characters)" (danger/danger#424);
+/// the body counts gh-sweep's marker too, in Unicode scalar values (`é` is one).
+#[test]
+fn a_message_too_long_for_one_comment_is_refused_before_anything_is_written() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 90);
+    });
+    let marker = "\n\n<!-- gh-sweep:mark-stale -->".chars().count();
+    let fits = "é".repeat(65_536 - marker);
+    test.config(&format!("[stale]\nstale_issue_message = '{fits}'\n"));
+    test.run(&["stale-sweep", "--repo", REPO, "--dry-run"])
+        .expect_code(0);
+    test.clear_log();
+    let over = format!("{fits}é");
+    test.config(&format!("[stale]\nstale_issue_message = '{over}'\n"));
+    let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes"]);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains(
+            "invalid [stale] stale_issue_message: 65537 characters with gh-sweep's marker, past the 65536 GitHub allows in a comment; shorten it by 1"
+        ),
+        "{}",
+        outcome.stderr
+    );
+    assert!(test.requests().is_empty(), "nothing read, nothing written");
+}
+
 #[test]
 fn bad_config_files_name_the_key_and_the_fix() {
     let cases: &[(&str, &str)] = &[

@@ -194,6 +194,9 @@ fn string_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>
         .collect())
 }
 
+/// The longest comment body GitHub accepts, in Unicode scalar values.
+pub const MAX_COMMENT_CHARS: usize = 65_536;
+
 impl StaleRules {
     /// `close_issue_reason` as a reason; the error names the bad value.
     pub fn close_reason(&self) -> Result<CloseReason, String> {
@@ -231,12 +234,45 @@ impl StaleRules {
             }
         }
         self.labels_addressable()?;
+        self.messages_fit()?;
         self.start()?;
         SortBy::from_config(&self.sort_by)?;
         if self.operations_per_run == Some(0) {
             return Err(
                 "invalid [stale] operations_per_run = 0: a run capped at 0 operations reads nothing; use 1 or more".into(),
             );
+        }
+        Ok(())
+    }
+
+    /// Every message fits in one comment with gh-sweep's marker: GitHub refuses a longer body
+    /// with 422 "Body is too long (maximum is 65536 characters)" (danger/danger#424), counted in
+    /// Unicode scalar values. Refused before anything is read: a run would label an item, have
+    /// its comment refused, and every later run would do the same.
+    fn messages_fit(&self) -> Result<(), String> {
+        for (key, message, disposition) in [
+            (
+                "stale_issue_message",
+                &self.stale_issue_message,
+                "mark-stale",
+            ),
+            ("stale_pr_message", &self.stale_pr_message, "mark-stale"),
+            ("close_issue_message", &self.close_issue_message, "close"),
+            ("close_pr_message", &self.close_pr_message, "close"),
+        ] {
+            if message.is_empty() {
+                continue;
+            }
+            let length = match crate::policy::write::comment(message, disposition) {
+                crate::policy::write::Write::Comment { body, .. } => body.chars().count(),
+                _ => 0,
+            };
+            if length > MAX_COMMENT_CHARS {
+                return Err(format!(
+                    "invalid [stale] {key}: {length} characters with gh-sweep's marker, past the {MAX_COMMENT_CHARS} GitHub allows in a comment; shorten it by {}",
+                    length - MAX_COMMENT_CHARS
+                ));
+            }
         }
         Ok(())
     }

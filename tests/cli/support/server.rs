@@ -846,6 +846,24 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 json!({"message": "Unable to create comment because issue is locked.", "documentation_url": "https://docs.github.com/articles/locking-conversations/"}),
             )
         }
+        // A comment body past 65,536 characters is refused: 422 with "Body is too long
+        // (maximum is 65536 characters)" in its `errors` (a recorded answer in
+        // danger/danger#424).
+        ("POST", ["repos", _, _, "issues", _, "comments"])
+            if serde_json::from_str::<Value>(&request.body)
+                .ok()
+                .and_then(|body| body["body"].as_str().map(|text| text.chars().count()))
+                .is_some_and(|length| length > 65_536) =>
+        {
+            reply(
+                422,
+                json!({
+                    "message": "Validation Failed",
+                    "errors": [{"resource": "IssueComment", "code": "custom", "field": "body", "message": "Body is too long (maximum is 65536 characters)"}],
+                    "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
+                }),
+            )
+        }
         ("GET", ["repos", owner, name, "issues", number, "timeline"]) => {
             let repo = format!("{owner}/{name}");
             let Some(index) = number
