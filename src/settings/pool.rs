@@ -20,17 +20,70 @@ pub struct Scope {
     pub snapshot: Option<Snapshot>,
 }
 
+/// The most an `--only @FILE` or `--only -` list may hold: a rerun line of a few hundred
+/// thousand items. More is refused, never read to the end (`@/dev/zero` has no end).
+pub const MAX_ONLY_BYTES: u64 = 8 * 1024 * 1024;
+
+/// How long an `--only @FILE` that is a pipe may keep us waiting for its first data.
+const ONLY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Reads at most [`MAX_ONLY_BYTES`] from `input`, waiting at most [`ONLY_WAIT`] while it has
+/// nothing yet (a FIFO whose writer is slow); a FIFO with no writer reads as empty.
+fn read_bounded(mut input: impl std::io::Read, what: &str) -> Result<String, String> {
+    let mut read = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let started = std::time::Instant::now();
+    loop {
+        match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(count) => {
+                read.extend_from_slice(&chunk[..count]);
+                if read.len() as u64 > MAX_ONLY_BYTES {
+                    return Err(format!(
+                        "invalid --only {what}: it holds more than {} MiB; name fewer items, or split the list over several runs",
+                        MAX_ONLY_BYTES / (1024 * 1024)
+                    ));
+                }
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                if started.elapsed() > ONLY_WAIT {
+                    return Err(format!(
+                        "invalid --only {what}: nothing came in {} s (a pipe whose writer never wrote?)",
+                        ONLY_WAIT.as_secs()
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(format!("invalid --only {what}: cannot read it: {error}")),
+        }
+    }
+    String::from_utf8(read).map_err(|_| format!("invalid --only {what}: it is not UTF-8 text"))
+}
+
+/// Opens `path` for `--only @FILE` without blocking: opening a FIFO with no writer would
+/// otherwise wait forever.
+fn open_only_file(path: &str) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
 /// The `--only` list as given, or read from `@FILE` or `-` (standard input). A file may put
 /// its items on lines, as the rerun file gh-sweep writes does; they are joined with commas.
 fn only_list(text: &str) -> Result<String, String> {
     let (read, source) = if text == "-" {
-        let mut read = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut read)
-            .map_err(|error| format!("invalid --only -: cannot read standard input: {error}"))?;
+        let read = read_bounded(std::io::stdin().lock(), "-")?;
         (read, "standard input".to_string())
     } else if let Some(path) = text.strip_prefix('@') {
-        let read = std::fs::read_to_string(path)
+        let file = open_only_file(path)
             .map_err(|error| format!("invalid --only @{path}: cannot read {path}: {error}"))?;
+        let read = read_bounded(file, text)?;
         (read, path.to_string())
     } else {
         return Ok(text.to_string());

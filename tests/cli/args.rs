@@ -143,6 +143,59 @@ fn a_message_too_long_for_one_comment_is_refused_before_anything_is_written() {
     assert!(test.requests().is_empty(), "nothing read, nothing written");
 }
 
+/// Issue 21, point 7: `--only @FILE` is bounded. An endless file (`/dev/zero`) is refused after
+/// the documented 8 MiB, not read until memory runs out; a FIFO nobody writes to ends with a
+/// message instead of hanging; a file past the bound is refused. Nothing is read from GitHub.
+#[cfg(unix)]
+#[test]
+fn an_only_file_that_is_endless_huge_or_a_silent_pipe_is_refused() {
+    let test = Test::new(|_| {});
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--only", "@/dev/zero"]);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("invalid --only @/dev/zero: it holds more than 8 MiB"),
+        "{}",
+        outcome.stderr
+    );
+    let huge = test.dir.path().join("huge.txt");
+    let line = format!("{REPO}#1\n");
+    std::fs::write(&huge, line.repeat(9 * 1024 * 1024 / line.len())).unwrap();
+    let outcome = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--only",
+        &format!("@{}", huge.display()),
+    ]);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("more than 8 MiB"),
+        "{}",
+        outcome.stderr
+    );
+    let fifo = test.dir.path().join("items.fifo");
+    let path = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let outcome = test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--only",
+        &format!("@{}", fifo.display()),
+    ]);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains("names no items"),
+        "{}",
+        outcome.stderr
+    );
+    assert!(test.requests().is_empty(), "nothing read from GitHub");
+}
+
 #[test]
 fn bad_config_files_name_the_key_and_the_fix() {
     let cases: &[(&str, &str)] = &[
