@@ -196,6 +196,63 @@ fn an_only_file_that_is_endless_huge_or_a_silent_pipe_is_refused() {
     assert!(test.requests().is_empty(), "nothing read from GitHub");
 }
 
+/// Issue 21, point 10: no store through another user's dangling symlink. A `--db` path that
+/// is a link to nothing, planted by someone else or pointing into their folder, would have the
+/// store made where they can read it: refused, exit 2, nothing made. The user's own link to
+/// their own folder makes the store there, private (0600).
+#[cfg(unix)]
+#[test]
+fn a_dangling_symlink_store_is_made_only_where_the_link_and_its_folder_are_the_users() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let test = Test::new(|world| {
+        world.open_issue(1, 90);
+    });
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let foreign = test.dir.path().join("shared");
+    std::fs::create_dir(&foreign).unwrap();
+    let link = test.dir.path().join("state.db");
+    std::os::unix::fs::symlink(foreign.join("stolen.db"), &link).unwrap();
+    let path = std::ffi::CString::new(foreign.display().to_string()).unwrap();
+    if me == 0 {
+        // As root, the folder is made another user's (nobody's); elsewhere the test's own
+        // files cannot be given away, and only the owned case below is tried.
+        assert_eq!(unsafe { libc::chown(path.as_ptr(), 65534, 65534) }, 0);
+        let outcome = test.run(&[
+            "classify",
+            "stale",
+            "--repo",
+            REPO,
+            "--db",
+            &link.display().to_string(),
+        ]);
+        assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+        assert!(
+            outcome.stderr.contains("belongs to another user"),
+            "{}",
+            outcome.stderr
+        );
+        assert!(!foreign.join("stolen.db").exists());
+        assert!(test.requests().is_empty(), "nothing read");
+    }
+    let own = test.dir.path().join("mine");
+    std::fs::create_dir(&own).unwrap();
+    let mine = test.dir.path().join("mine.db");
+    std::os::unix::fs::symlink(own.join("state.db"), &mine).unwrap();
+    test.run(&[
+        "classify",
+        "stale",
+        "--repo",
+        REPO,
+        "--db",
+        &mine.display().to_string(),
+    ])
+    .expect_code(0);
+    let made = std::fs::metadata(own.join("state.db")).unwrap();
+    assert_eq!(made.permissions().mode() & 0o777, 0o600);
+    assert_eq!(made.uid(), me);
+}
+
 #[test]
 fn bad_config_files_name_the_key_and_the_fix() {
     let cases: &[(&str, &str)] = &[

@@ -117,6 +117,8 @@ impl SqliteStore {
                 ))
             })?;
         }
+        #[cfg(unix)]
+        refuse_foreign_dangling_link(path)?;
         let mut warnings = Vec::new();
         #[cfg(unix)]
         if let Ok(metadata) = std::fs::metadata(path) {
@@ -130,8 +132,17 @@ impl SqliteStore {
                 ));
             }
         }
+        // A link to a file not made yet: the file is made where it points, as any path's.
+        let made = std::fs::read_link(path)
+            .ok()
+            .filter(|_| !path.exists())
+            .map(|target| match path.parent() {
+                Some(parent) if target.is_relative() => parent.join(target),
+                _ => target,
+            })
+            .unwrap_or_else(|| path.to_path_buf());
         if !path.exists() {
-            create_private(path).map_err(|error| {
+            create_private(&made).map_err(|error| {
                 Fatal::Usage(format!(
                     "cannot create the database {}: {error}; pass --db PATH to put it elsewhere",
                     path.display()
@@ -172,6 +183,40 @@ impl SqliteStore {
         store.check_tables()?;
         Ok(store)
     }
+}
+
+/// A store path that is a symlink to nothing is made only where the link and the folder it
+/// points into are this user's: another user's link (planted in a shared folder, say) would
+/// have the store made where they can read it.
+#[cfg(unix)]
+fn refuse_foreign_dangling_link(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(link) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if !link.file_type().is_symlink() || path.exists() {
+        return Ok(());
+    }
+    let target = std::fs::read_link(path).unwrap_or_default();
+    let target = match path.parent() {
+        Some(parent) if target.is_relative() => parent.join(&target),
+        _ => target,
+    };
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let folder_is_mine = target
+        .parent()
+        .and_then(|folder| std::fs::metadata(folder).ok())
+        .is_some_and(|folder| folder.uid() == me);
+    if link.uid() == me && folder_is_mine {
+        return Ok(());
+    }
+    Err(Fatal::Usage(format!(
+        "refusing the database {}: it is a link to {}, which does not exist, and the link or the folder it points into belongs to another user; remove the link, or pass --db PATH to use another file",
+        path.display(),
+        target.display()
+    ))
+    .into())
 }
 
 impl RunLog for SqliteStore {
