@@ -13,8 +13,8 @@ use super::client::{ApiError, WriteError, Written};
 use super::model::{Event, PullFacts};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
-    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
-    WorkflowRun,
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
+    Review, Statuses, WorkflowRun,
 };
 use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
@@ -129,6 +129,12 @@ pub trait MergeReader {
     fn merge_settings(&self, repo: &RepoRef) -> Result<MergeSettings, ApiError>;
     /// The rules (rulesets) that apply to a branch.
     fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError>;
+    /// What "Get a branch" says of its classic protection (readable with read access).
+    fn classic_protection(
+        &self,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<ClassicProtection, ApiError>;
 }
 
 /// Everything a run reads.

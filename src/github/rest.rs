@@ -14,8 +14,8 @@ use super::reader::{
 };
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
-    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
-    WorkflowRun,
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
+    Review, Statuses, WorkflowRun,
 };
 use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
@@ -302,6 +302,16 @@ fn branch_rules(client: &Client, repo: &RepoRef, branch: &str) -> Result<Vec<Val
         repo.owner,
         repo.name,
         segment(branch)
+    ))
+}
+
+/// "Get a branch": its classic protection's summary, readable with read access.
+fn branch_summary(client: &Client, repo: &RepoRef, branch: &str) -> Result<Value, ApiError> {
+    client.get(&format!(
+        "/repos/{}/{}/branches/{}",
+        repo.owner,
+        repo.name,
+        branch_path(branch)
     ))
 }
 
@@ -609,6 +619,16 @@ impl MergeReader for Client {
             branch,
             &branch_rules(self, repo, branch)?,
         ))
+    }
+
+    fn classic_protection(
+        &self,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<ClassicProtection, ApiError> {
+        Ok(model::classic_protection(&branch_summary(
+            self, repo, branch,
+        )?))
     }
 }
 

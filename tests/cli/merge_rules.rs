@@ -709,3 +709,57 @@ fn rule_7_poll_trusts_its_own_read_not_the_lagging_search_index() {
         },
     );
 }
+
+/// Issue 20, point 6: classic branch protection's required checks are known to a token with
+/// read access. "Get a branch" summarises them (`protection.required_status_checks`,
+/// google/go-github#625; the docs' example answer), read once per branch and run beside the
+/// rulesets; a required context that has not reported keeps the head from green. Only the rest
+/// of the classic rule needs admin, and the recap says exactly that.
+#[test]
+fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary() {
+    Test::each_api(
+        |world| {
+            world.protect("main").required_checks = vec!["ci".into(), "lint".into()];
+            // #1 has only `ci`; `lint` never reported.
+            world.green_pr(1);
+            let pr = world.green_pr(2);
+            let mut lint = pr.check_runs[0].clone();
+            lint.id += 1;
+            lint.name = "lint".into();
+            pr.check_runs.push(lint);
+        },
+        |test, _| {
+            let recap = classify(&test);
+            assert_eq!(
+                outcome_of(&recap, 1),
+                (
+                    "ineligible: green".to_string(),
+                    "required check `lint` (a rule of main) has not run on pr-1-head".to_string()
+                )
+            );
+            assert_eq!(outcome_of(&recap, 2).0, "enqueue-merge", "{recap}");
+            assert_eq!(
+                reads_of(&test, &format!("/repos/{REPO}/branches/main")),
+                1,
+                "the branch summary: once per branch and run"
+            );
+
+            // A blocked PR's reason names what the summary said, and no longer claims classic
+            // protection is unreadable.
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            test.world().world.issue(2).mergeable_state = "blocked".into();
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 2);
+            assert_eq!(disposition, "defer", "{detail}");
+            assert!(
+                detail.contains("classic protection: required checks `ci`, `lint`")
+                    && detail.contains(
+                        "classic protection details need admin; its required checks are read from the branch summary"
+                    )
+                    && !detail.contains("readable only by admins"),
+                "{detail}"
+            );
+            test.expect_no_writes();
+        },
+    );
+}

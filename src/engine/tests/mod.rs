@@ -238,6 +238,13 @@ impl MergeReader for Scripted {
     fn branch_rules(&self, _repo: &RepoRef, _branch: &str) -> Result<BranchRules, ApiError> {
         not_scripted()
     }
+    fn classic_protection(
+        &self,
+        _repo: &RepoRef,
+        _branch: &str,
+    ) -> Result<crate::policy::merge::ClassicProtection, ApiError> {
+        not_scripted()
+    }
 }
 
 impl Writer for Scripted {

@@ -25,8 +25,8 @@ use crate::github::reader::{
 use crate::github::rest::SEARCH_CAP;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
-    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
-    WorkflowRun,
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
+    Review, Statuses, WorkflowRun,
 };
 
 /// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
@@ -577,5 +577,13 @@ impl MergeReader for GraphqlReader<'_> {
 
     fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError> {
         self.client.branch_rules(repo, branch)
+    }
+
+    fn classic_protection(
+        &self,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<ClassicProtection, ApiError> {
+        self.client.classic_protection(repo, branch)
     }
 }

@@ -42,22 +42,68 @@ impl std::fmt::Display for MergeMethod {
     }
 }
 
-/// What the rules of a branch say, as `GET /repos/{o}/{r}/rules/branches/{branch}` gives
-/// them (rulesets; classic branch protection is readable only by admins).
+/// What the rules of a branch say: its rulesets, as `GET /repos/{o}/{r}/rules/branches/{branch}`
+/// gives them, and the status checks its classic protection requires, as "Get a branch"
+/// summarises them to any token with read access. The rest of a classic rule ("Get branch
+/// protection") needs admin.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BranchRules {
     pub branch: String,
     /// Why they could not be read, when they could not.
     pub unreadable: Option<String>,
     pub required_checks: Vec<String>,
+    /// Why the checks the branch requires are not known (its summary could not be read): the
+    /// green rule then fails closed.
+    pub required_unknown: Option<String>,
+    /// The branch has classic protection (its summary says `protected`).
+    pub classic: bool,
     pub merge_queue: bool,
+    /// A ruleset requires linear history: no merge commit may land.
+    pub linear_history: bool,
     /// The merge methods the rules allow; `None`: they do not restrict them.
     pub allowed_methods: Option<Vec<String>>,
     /// Each rule, in words.
     pub described: Vec<String>,
 }
 
+/// What "Get a branch" (`GET /repos/{o}/{r}/branches/{branch}`) says of a branch's classic
+/// protection: whether it is protected, and the status checks it requires
+/// (`protection.required_status_checks`, enforced unless its `enforcement_level` is `off`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassicProtection {
+    pub protected: bool,
+    pub required_checks: Vec<String>,
+}
+
+/// What a non-admin can and cannot know of classic branch protection, said in every recap that
+/// explains a blocked PR.
+pub const CLASSIC_NOTE: &str =
+    "classic protection details need admin; its required checks are read from the branch summary";
+
 impl BranchRules {
+    /// Adds what the branch summary says of classic protection: its required checks join the
+    /// rulesets'.
+    pub fn with_classic(mut self, classic: &ClassicProtection) -> Self {
+        self.classic = classic.protected;
+        if !classic.required_checks.is_empty() {
+            let named: Vec<String> = classic
+                .required_checks
+                .iter()
+                .map(|context| format!("`{context}`"))
+                .collect();
+            self.described.push(format!(
+                "classic protection: required checks {}",
+                named.join(", ")
+            ));
+        }
+        for context in &classic.required_checks {
+            if !self.required_checks.contains(context) {
+                self.required_checks.push(context.clone());
+            }
+        }
+        self
+    }
+
     /// For a `blocked` PR: the rules gh-sweep could read, or why none.
     pub fn explain(&self) -> String {
         if let Some(why) = &self.unreadable {
@@ -65,15 +111,19 @@ impl BranchRules {
         }
         if self.described.is_empty() {
             return format!(
-                "gh-sweep can read no ruleset on {} (classic branch protection is readable only by admins)",
+                "gh-sweep can read no ruleset on {} ({CLASSIC_NOTE})",
                 self.branch
             );
         }
-        format!(
+        let mut said = format!(
             "the rules on {} gh-sweep can read: {}",
             self.branch,
             self.described.join(", ")
-        )
+        );
+        if self.classic {
+            said.push_str(&format!(" ({CLASSIC_NOTE})"));
+        }
+        said
     }
 }
 

@@ -481,6 +481,20 @@ pub struct WorldState {
     /// Every PR's `branch-N` and `main` exist until deleted.
     pub deleted_branches: Vec<String>,
     pub protected_branches: Vec<String>,
+    /// Classic branch protection of `REPO`'s branches, by branch name (other repositories'
+    /// branches have none). "Get a branch" shows its
+    /// required status checks to any token with read access; its other settings (linear
+    /// history among them) only "Get branch protection" shows, to admins.
+    pub classic: BTreeMap<String, ClassicProtection>,
+}
+
+/// A branch's classic protection rule, as far as the fake models it.
+#[derive(Clone, Debug, Default)]
+pub struct ClassicProtection {
+    /// "Require status checks to pass before merging": the contexts required.
+    pub required_checks: Vec<String>,
+    /// "Require linear history": GitHub refuses a merge commit with a 405.
+    pub linear_history: bool,
 }
 
 impl WorldState {
@@ -511,18 +525,36 @@ impl WorldState {
             graphql_points: 5000,
             deleted_branches: Vec::new(),
             protected_branches: Vec::new(),
+            classic: BTreeMap::new(),
         }
     }
 
-    /// Whether `REPO` has this branch: `main`, or a PR's head (`branch-N`) not deleted.
+    /// Whether `REPO` has this branch: `main`, a PR's base, or a PR's head (`branch-N`), not
+    /// deleted.
     pub fn has_branch(&self, name: &str) -> bool {
+        self.has_branch_in(REPO, name)
+    }
+
+    /// Whether a repository of the world has this branch: `main`, a PR's base, or a PR's head
+    /// (`branch-N`); only `REPO`'s are ever deleted.
+    pub fn has_branch_in(&self, repo: &str, name: &str) -> bool {
+        if !self.repos.iter().any(|known| known == repo) {
+            return false;
+        }
         let exists = name == "main"
             || self.issues.iter().any(|issue| {
                 issue.is_pr
-                    && issue.head_repo.as_deref() == Some(REPO)
-                    && format!("branch-{}", issue.number) == name
+                    && ((issue.head_repo.as_deref() == Some(repo)
+                        && format!("branch-{}", issue.number) == name)
+                        || (issue.repo == repo && issue.base == name))
             });
-        exists && !self.deleted_branches.iter().any(|deleted| deleted == name)
+        let deleted = repo == REPO && self.deleted_branches.iter().any(|gone| gone == name);
+        exists && !deleted
+    }
+
+    /// The classic protection of `REPO`'s `branch`, where a test sets it.
+    pub fn protect(&mut self, branch: &str) -> &mut ClassicProtection {
+        self.classic.entry(branch.to_string()).or_default()
     }
 
     /// The rules of `REPO`'s `main`, where a test adds them.

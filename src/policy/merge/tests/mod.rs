@@ -150,3 +150,33 @@ fn each_405_is_told_apart() {
     assert!(refusal("Base branch was modified. Review and try the merge again.").1);
     assert!(refusal("Pull Request is not mergeable").1);
 }
+
+#[test]
+fn classic_required_checks_join_the_rulesets_and_the_recap_says_what_needs_admin() {
+    let rules = BranchRules {
+        branch: "main".into(),
+        required_checks: vec!["ci".into()],
+        described: vec!["required checks `ci`".into()],
+        ..BranchRules::default()
+    };
+    let classic = ClassicProtection {
+        protected: true,
+        required_checks: vec!["ci".into(), "lint".into()],
+    };
+    let both = rules.clone().with_classic(&classic);
+    assert_eq!(both.required_checks, ["ci", "lint"]);
+    assert_eq!(
+        both.explain(),
+        "the rules on main gh-sweep can read: required checks `ci`, classic protection: required checks `ci`, `lint` (classic protection details need admin; its required checks are read from the branch summary)"
+    );
+    let none = BranchRules {
+        branch: "legacy".into(),
+        ..BranchRules::default()
+    }
+    .with_classic(&ClassicProtection::default());
+    assert_eq!(
+        none.explain(),
+        "gh-sweep can read no ruleset on legacy (classic protection details need admin; its required checks are read from the branch summary)"
+    );
+    assert!(!none.explain().contains("readable only by admins"));
+}
