@@ -444,7 +444,10 @@ pub fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
             }
             "required_deployments" => vec![deployments_rule(&parameters)],
             "required_signatures" => vec!["signed commits".into()],
-            "required_linear_history" => vec!["linear history".into()],
+            "required_linear_history" => {
+                out.linear_history = true;
+                vec!["linear history".into()]
+            }
             other => vec![other.replace('_', " ")],
         };
         for text in said {

@@ -763,3 +763,199 @@ fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary
         },
     );
 }
+
+/// The bodies of the merges sent, in order.
+fn merge_bodies(test: &Test) -> Vec<String> {
+    test.requests()
+        .iter()
+        .filter(|r| r.method == "PUT")
+        .map(|r| r.body.clone())
+        .collect()
+}
+
+fn linear_history_rule() -> Value {
+    // `GET /rules/branches/{branch}` lists a ruleset's rule as its `type` with its source
+    // (REST docs, "Get rules for a branch"); `required_linear_history` has no parameters.
+    json!({
+        "type": "required_linear_history",
+        "ruleset_source_type": "Repository",
+        "ruleset_source": REPO,
+        "ruleset_id": 9,
+    })
+}
+
+/// Issue 20, point 7: a ruleset's `required_linear_history` (readable through `rules/branches`)
+/// rules out a merge commit before any attempt: squash, else rebase, as the repository allows
+/// (`allow_squash_merge`, `allow_rebase_merge` of `GET /repos/{o}/{r}`). With neither, nothing
+/// can merge it: the trigger ends at once instead of after 12 attempts.
+#[test]
+fn issue20_7_a_ruleset_requiring_linear_history_rules_out_merge_commits() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+            world.main_rules().push(linear_history_rule());
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "merge", "{detail}");
+            assert!(
+                detail.contains("squash") && detail.contains("linear history"),
+                "{detail}"
+            );
+            assert_eq!(
+                merge_bodies(&test),
+                vec![r#"{"merge_method":"squash","sha":"pr-1-head"}"#]
+            );
+            test.expect_writes(&[merge(1)]);
+
+            // The repository allows no squash merge: rebase.
+            test.clear_log();
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.settings.insert(
+                    REPO.into(),
+                    RepoSettings {
+                        allow_merge_commit: Some(true),
+                        allow_squash_merge: Some(false),
+                        allow_rebase_merge: Some(true),
+                    },
+                );
+                world.green_pr(2);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            assert_eq!(outcome_of(&recap, 2).0, "merge", "{recap}");
+            assert_eq!(
+                merge_bodies(&test),
+                vec![r#"{"merge_method":"rebase","sha":"pr-2-head"}"#]
+            );
+            test.expect_writes(&[merge(2)]);
+
+            // Merge commits only: no method is left, said once, never tried.
+            test.clear_log();
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.settings.insert(
+                    REPO.into(),
+                    RepoSettings {
+                        allow_merge_commit: Some(true),
+                        allow_squash_merge: Some(false),
+                        allow_rebase_merge: Some(false),
+                    },
+                );
+                world.green_pr(3);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 3);
+            assert_eq!(disposition, "skip: no merge method", "{detail}");
+            assert!(
+                detail.contains("linear history") && detail.contains("merge commits only"),
+                "{detail}"
+            );
+            assert_eq!(attempts(&test, 3), 12, "the trigger ends at once");
+            assert!(merge_bodies(&test).is_empty());
+            for hours in [1, 3, 8] {
+                let recap = sweep_at(&test, &later(hours * 60));
+                assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+            }
+            test.expect_no_writes();
+        },
+    );
+}
+
+/// Issue 20, point 7: classic protection's "Require linear history" is visible to a non-admin
+/// only as GitHub's 405 "This branch must not contain merge commits." (recorded in
+/// runatlantis/atlantis#1176). That refusal wrote nothing: it costs one attempt, and the PR's
+/// next attempt uses a method the repository allows other than `merge`. When none is left, the
+/// refusal is final. Counted: PUTs, attempts.
+#[test]
+fn issue20_7_a_classic_linear_history_refusal_moves_the_next_attempt_to_another_method() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+            world.green_pr(2);
+            world.protect("main").linear_history = true;
+            world.settings.insert(
+                REPO.into(),
+                RepoSettings {
+                    allow_merge_commit: Some(true),
+                    allow_squash_merge: Some(false),
+                    allow_rebase_merge: Some(true),
+                },
+            );
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(8);
+            let recap = outcome.json();
+            for number in [1, 2] {
+                let failed = recap["failed"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["item"] == format!("{REPO}#{number}"))
+                    .unwrap_or_else(|| panic!("#{number} failed: {recap}"));
+                let reason = failed["reason"].as_str().unwrap();
+                assert!(
+                    reason.contains("must not contain merge commits")
+                        && reason.contains("the next attempt uses rebase"),
+                    "{reason}"
+                );
+                assert_eq!(attempts(&test, number), 1);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep_at(&test, &later(10));
+            assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
+            assert_eq!(outcome_of(&recap, 2).0, "merge", "{recap}");
+            assert_eq!(
+                merge_bodies(&test),
+                vec![
+                    r#"{"merge_method":"merge","sha":"pr-1-head"}"#,
+                    r#"{"merge_method":"merge","sha":"pr-2-head"}"#,
+                    r#"{"merge_method":"rebase","sha":"pr-1-head"}"#,
+                    r#"{"merge_method":"rebase","sha":"pr-2-head"}"#,
+                ],
+                "two PUTs each, not 12"
+            );
+            test.expect_writes(&[merge(1), merge(2), merge(1), merge(2)]);
+
+            // Merge commits only: the refusal is final.
+            test.clear_log();
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.settings.insert(
+                    REPO.into(),
+                    RepoSettings {
+                        allow_merge_commit: Some(true),
+                        allow_squash_merge: Some(false),
+                        allow_rebase_merge: Some(false),
+                    },
+                );
+                world.green_pr(3);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(8);
+            let recap = outcome.json();
+            let reason = recap["failed"][0]["reason"].as_str().unwrap().to_string();
+            assert!(
+                reason.contains("must not contain merge commits")
+                    && reason.contains("no other merge method"),
+                "{reason}"
+            );
+            assert_eq!(attempts(&test, 3), 12, "final: the budget is spent");
+            for hours in [1, 3, 8] {
+                sweep_at(&test, &later(hours * 60));
+            }
+            assert_eq!(merge_bodies(&test).len(), 1, "never tried again");
+            test.expect_writes(&[merge(3)]);
+        },
+    );
+}

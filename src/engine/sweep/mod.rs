@@ -14,7 +14,7 @@ use crate::exit::Fatal;
 use crate::github::{ApiError, Reader, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
-use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus};
+use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus, Refusal};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::{Settled, Write};
 use crate::store::queue::{
@@ -43,6 +43,9 @@ pub struct SweepClassifier<'a> {
     held: Vec<(ItemRef, String)>,
     /// Permissions, merge settings, branch rules: read once per run.
     reads: MergeReads,
+    /// For each PR merged with a merge commit: the method its next attempt uses if GitHub
+    /// refuses the merge commit (classic linear history), or `None` when no other is allowed.
+    next_method: BTreeMap<ItemRef, Option<MergeMethod>>,
 }
 
 impl<'a> SweepClassifier<'a> {
@@ -66,6 +69,7 @@ impl<'a> SweepClassifier<'a> {
             notes: Vec::new(),
             held: Vec::new(),
             reads: MergeReads::default(),
+            next_method: BTreeMap::new(),
         })
     }
 
@@ -431,18 +435,24 @@ impl Classifier for SweepClassifier<'_> {
             return Ok(false);
         }
         // A 405 is not one thing: the merge queue or a merge method the repository does not
-        // allow will not change by trying again, so the rest of the budget is spent.
-        let retry = error.status != Some(405) || merge::refusal(&error.message).1;
-        if retry {
-            self.charge(store, &plan.item)?;
-        } else {
-            let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
-            let budget = store.budget(&plan.item)?;
-            store.record_budget(
-                &plan.item,
-                &budget_policy::spent(&budget, stamp, self.rules, self.now),
-            )?;
-        }
+        // allow will not change by trying again, so the rest of the budget is spent. A refused
+        // merge commit costs one attempt when another method is left: the next one uses it.
+        let refusal = (error.status == Some(405)).then(|| merge::refusal(&error.message));
+        let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
+        let budget = store.budget(&plan.item)?;
+        let after = match refusal {
+            None => budget_policy::after(&budget, stamp, self.now),
+            Some(refusal) if refusal.retry() => budget_policy::after(&budget, stamp, self.now),
+            Some(Refusal::MergeCommit) => {
+                let budget = budget_policy::merge_commit_refused(budget);
+                match self.next_method.get(&plan.item).copied().flatten() {
+                    Some(_) => budget_policy::after(&budget, stamp, self.now),
+                    None => budget_policy::spent(&budget, stamp, self.rules, self.now),
+                }
+            }
+            Some(_) => budget_policy::spent(&budget, stamp, self.rules, self.now),
+        };
+        store.record_budget(&plan.item, &after)?;
         if let Some(claim) = self.claims.remove(&plan.item) {
             store.fail(&claim.key, &self.owner, &error.message, self.now)?;
         }
@@ -451,7 +461,10 @@ impl Classifier for SweepClassifier<'_> {
 
     fn refusal(&self, plan: &Plan, error: &WriteError) -> Option<String> {
         match (plan.writes.first(), error.status) {
-            (Some(Write::Merge { .. }), Some(405)) => Some(merge::refusal(&error.message).0),
+            (Some(Write::Merge { .. }), Some(405)) => {
+                let next = self.next_method.get(&plan.item).copied().flatten();
+                Some(merge::refusal(&error.message).reason(next))
+            }
             _ => None,
         }
     }

@@ -136,6 +136,35 @@ pub struct MergeSettings {
     pub rebase: Option<bool>,
 }
 
+/// The methods the repository's settings and the branch's rules both allow (a setting GitHub
+/// leaves out is not taken as a refusal).
+fn allowed_methods(settings: &MergeSettings, rules: &BranchRules) -> Vec<MergeMethod> {
+    [
+        (MergeMethod::Merge, settings.merge),
+        (MergeMethod::Squash, settings.squash),
+        (MergeMethod::Rebase, settings.rebase),
+    ]
+    .into_iter()
+    .filter(|(_, allowed)| *allowed != Some(false))
+    .map(|(method, _)| method)
+    .filter(|method| {
+        rules.allowed_methods.as_ref().is_none_or(|methods| {
+            methods
+                .iter()
+                .any(|allowed| allowed.eq_ignore_ascii_case(method.word()))
+        })
+    })
+    .collect()
+}
+
+fn listed(methods: &[MergeMethod]) -> String {
+    if methods.is_empty() {
+        return "no merge method".to_string();
+    }
+    let words: Vec<&str> = methods.iter().map(|method| method.word()).collect();
+    words.join(", ")
+}
+
 /// Whether `method` may be used: the repository's settings intersected with the rules'.
 pub fn method_allowed(
     method: MergeMethod,
@@ -143,65 +172,148 @@ pub fn method_allowed(
     settings: &MergeSettings,
     rules: &BranchRules,
 ) -> Result<(), String> {
-    let allowed: Vec<&str> = [
-        (MergeMethod::Merge, settings.merge),
-        (MergeMethod::Squash, settings.squash),
-        (MergeMethod::Rebase, settings.rebase),
-    ]
-    .into_iter()
-    .filter(|(_, allowed)| *allowed != Some(false))
-    .map(|(method, _)| method.word())
-    .filter(|name| {
-        rules.allowed_methods.as_ref().is_none_or(|methods| {
-            methods
-                .iter()
-                .any(|method| method.eq_ignore_ascii_case(name))
-        })
-    })
-    .collect();
-    if allowed.contains(&method.word()) {
+    let allowed = allowed_methods(settings, rules);
+    if allowed.contains(&method) {
         return Ok(());
     }
-    let list = if allowed.is_empty() {
-        "no merge method".to_string()
-    } else {
-        allowed.join(", ")
-    };
     Err(format!(
-        "merge_method \"{method}\" is not allowed on {repo} (it allows {list}): set [sweep] merge_method"
+        "merge_method \"{method}\" is not allowed on {repo} (it allows {}): set [sweep] merge_method",
+        listed(&allowed)
     ))
 }
 
-/// What a 405 from `PUT /merge` means, from GitHub's message: a reason in words, and whether
-/// trying again can help.
-pub fn refusal(message: &str) -> (String, bool) {
+/// The method a merge is sent with, and, when it is not `[sweep] merge_method`, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodChoice {
+    pub method: MergeMethod,
+    pub why: Option<String>,
+}
+
+/// Why no merge is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoMethod {
+    /// `[sweep] merge_method` is not allowed: the maintainer's to change.
+    NotAllowed(String),
+    /// Linear history rules out a merge commit and the repository allows no other method:
+    /// nothing gh-sweep may send can merge it.
+    NoneLeft(String),
+}
+
+/// The method for a PR's merge: `configured`, unless linear history rules out a merge commit
+/// (a ruleset's `required_linear_history`, or GitHub's refusal of one on this PR's branch,
+/// `merge_commit_refused`): then squash, else rebase, as the repository and rules allow.
+pub fn choose_method(
+    configured: MergeMethod,
+    repo: &str,
+    settings: &MergeSettings,
+    rules: &BranchRules,
+    merge_commit_refused: bool,
+) -> Result<MethodChoice, NoMethod> {
+    let linear = if rules.linear_history {
+        Some(format!(
+            "{} requires linear history (a ruleset)",
+            rules.branch
+        ))
+    } else if merge_commit_refused {
+        Some(format!(
+            "GitHub refused a merge commit on {} (\"This branch must not contain merge commits.\": classic protection's linear history)",
+            rules.branch
+        ))
+    } else {
+        None
+    };
+    let as_configured = |configured| {
+        method_allowed(configured, repo, settings, rules)
+            .map(|()| MethodChoice {
+                method: configured,
+                why: None,
+            })
+            .map_err(NoMethod::NotAllowed)
+    };
+    let Some(linear) = linear.filter(|_| configured == MergeMethod::Merge) else {
+        return as_configured(configured);
+    };
+    let allowed = allowed_methods(settings, rules);
+    match [MergeMethod::Squash, MergeMethod::Rebase]
+        .into_iter()
+        .find(|method| allowed.contains(method))
+    {
+        Some(method) => Ok(MethodChoice {
+            method,
+            why: Some(format!(
+                "{method}, not merge: {linear}, which rules out a merge commit"
+            )),
+        }),
+        None => {
+            let allows = if allowed == [MergeMethod::Merge] {
+                "merge commits only".to_string()
+            } else {
+                listed(&allowed)
+            };
+            Err(NoMethod::NoneLeft(format!(
+                "{linear}, which rules out a merge commit, and {repo} allows {allows}: nothing gh-sweep may send can merge it (allow squash or rebase merges on GitHub)"
+            )))
+        }
+    }
+}
+
+/// What a 405 from `PUT /merge` means, from GitHub's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The base branch requires the merge queue: trying again cannot help.
+    MergeQueue,
+    /// The repository does not allow this merge method: trying again cannot help.
+    MethodNotAllowed,
+    /// "This branch must not contain merge commits." (classic linear history): another
+    /// method may merge it.
+    MergeCommit,
+    /// Something trying again after the backoff may change, in words.
+    Retry(&'static str),
+}
+
+impl Refusal {
+    /// Whether trying again (with the same method) can help.
+    pub fn retry(&self) -> bool {
+        matches!(self, Refusal::Retry(_))
+    }
+
+    /// The reason in words; for a refused merge commit, what the next attempt does.
+    pub fn reason(&self, next: Option<MergeMethod>) -> String {
+        match self {
+            Refusal::MergeQueue => "the base branch requires the merge queue: gh-sweep does not retry it (its budget is spent); merge it through the queue on GitHub".into(),
+            Refusal::MethodNotAllowed => "the repository does not allow this merge method: set [sweep] merge_method (not retried)".into(),
+            Refusal::MergeCommit => match next {
+                Some(method) => format!(
+                    "the base branch must not contain merge commits (classic protection's linear history, which only admins can read): nothing was written, and the next attempt uses {method}"
+                ),
+                None => "the base branch must not contain merge commits (classic protection's linear history), and the repository allows no other merge method: not retried (its budget is spent)".into(),
+            },
+            Refusal::Retry(why) => (*why).into(),
+        }
+    }
+}
+
+/// What a 405 from `PUT /merge` means, from GitHub's message.
+pub fn refusal(message: &str) -> Refusal {
     let lower = message.to_ascii_lowercase();
     if lower.contains("merge queue") {
-        return (
-            "the base branch requires the merge queue: gh-sweep does not retry it (its budget is spent); merge it through the queue on GitHub".into(),
-            false,
-        );
+        return Refusal::MergeQueue;
     }
     if lower.contains("merges are not allowed") || lower.contains("merge commits are not allowed") {
-        return (
-            "the repository does not allow this merge method: set [sweep] merge_method (not retried)".into(),
-            false,
-        );
+        return Refusal::MethodNotAllowed;
+    }
+    if lower.contains("must not contain merge commits") {
+        return Refusal::MergeCommit;
     }
     if lower.contains("approving review") {
-        return (
-            "GitHub requires more approving reviews from accounts with write access; tried again after the backoff".into(),
-            true,
+        return Refusal::Retry(
+            "GitHub requires more approving reviews from accounts with write access; tried again after the backoff",
         );
     }
     if lower.contains("base branch was modified") {
-        return (
-            "the base branch was modified while merging; tried again after the backoff".into(),
-            true,
+        return Refusal::Retry(
+            "the base branch was modified while merging; tried again after the backoff",
         );
     }
-    (
-        "GitHub would not merge it; tried again after the backoff".into(),
-        true,
-    )
+    Refusal::Retry("GitHub would not merge it; tried again after the backoff")
 }

@@ -97,22 +97,25 @@ pub struct Budget {
     pub last: Option<DateTime<Utc>>,
     /// The newest stamp the budget has seen.
     pub watermark: Option<DateTime<Utc>>,
+    /// Sweeps of this trigger that found GitHub still computing whether the PR can merge.
+    pub computing: u32,
+    /// GitHub refused a merge commit on the PR's base branch ("This branch must not contain
+    /// merge commits.": classic protection's linear history, which only admins can read). A
+    /// fact of the branch, not of the trigger: a fresh budget keeps it.
+    pub merge_commit_refused: bool,
 }
 
 /// The budget that applies to a trigger stamped `stamp`: fresh only for a stamp newer than the
 /// watermark; an older stamp (a cleared flag falling back to the approval) carries on.
 pub fn effective(budget: &Budget, stamp: Option<DateTime<Utc>>) -> Budget {
+    let fresh = |stamp| Budget {
+        watermark: Some(stamp),
+        merge_commit_refused: budget.merge_commit_refused,
+        ..Budget::default()
+    };
     match (stamp, budget.watermark) {
-        (Some(stamp), Some(watermark)) if stamp > watermark => Budget {
-            attempts: 0,
-            last: None,
-            watermark: Some(stamp),
-        },
-        (Some(stamp), None) => Budget {
-            attempts: 0,
-            last: None,
-            watermark: Some(stamp),
-        },
+        (Some(stamp), Some(watermark)) if stamp > watermark => fresh(stamp),
+        (Some(stamp), None) => fresh(stamp),
         _ => budget.clone(),
     }
 }
@@ -179,6 +182,7 @@ pub fn after(budget: &Budget, stamp: Option<DateTime<Utc>>, now: DateTime<Utc>) 
         attempts: budget.attempts + 1,
         last: Some(now),
         watermark: budget.watermark.max(stamp),
+        ..budget
     }
 }
 
@@ -194,6 +198,16 @@ pub fn spent(
         attempts: rules.attempts_per_trigger,
         last: Some(now),
         watermark: budget.watermark.max(stamp),
+        ..budget
+    }
+}
+
+/// GitHub refused a merge commit on the PR's branch: the budget remembers it, so the next
+/// attempt uses another method.
+pub fn merge_commit_refused(budget: Budget) -> Budget {
+    Budget {
+        merge_commit_refused: true,
+        ..budget
     }
 }
 
@@ -227,6 +241,9 @@ pub enum Route {
     /// The base branch requires the merge queue: the trigger ends and its budget is spent, so
     /// it is not tried 12 times over 15 hours. gh-sweep does not enqueue into it.
     MergeQueue(String),
+    /// Linear history rules out a merge commit and the repository allows no other method:
+    /// the trigger ends and its budget is spent, as for the merge queue.
+    NoMergeMethod(String),
     /// Not now: tried again after the backoff. `charged` says whether it costs an attempt
     /// (GitHub still computing mergeability does not).
     Defer {
@@ -245,6 +262,7 @@ impl Route {
             Route::Held(_) => Disposition::Skip(Skip::Held),
             Route::ChangesRequested(_) => Disposition::Skip(Skip::ChangesRequested),
             Route::MergeQueue(_) => Disposition::Skip(Skip::MergeQueue),
+            Route::NoMergeMethod(_) => Disposition::Skip(Skip::NoMergeMethod),
             Route::Defer { charged, .. } => Disposition::Defer { charged: *charged },
         }
     }
@@ -263,6 +281,7 @@ impl Route {
             Route::Held(why)
             | Route::ChangesRequested(why)
             | Route::MergeQueue(why)
+            | Route::NoMergeMethod(why)
             | Route::Defer { why, .. } => why.clone(),
         }
     }
@@ -356,14 +375,18 @@ pub fn verdict(green: Result<(), String>, approval: ApprovalVerdict) -> Option<R
     }
 }
 
-/// The budget as stored: `attempts|last|watermark`, times in RFC 3339.
+/// The budget as stored: `attempts|last|watermark|computing|merge_commit_refused`, times in
+/// RFC 3339, the flag `0` or `1`. A budget stored before the last two fields existed
+/// (`attempts|last|watermark`) reads with them at their defaults.
 pub fn encode(budget: &Budget) -> String {
     let time = |time: Option<DateTime<Utc>>| time.map(|t| t.to_rfc3339()).unwrap_or_default();
     format!(
-        "{}|{}|{}",
+        "{}|{}|{}|{}|{}",
         budget.attempts,
         time(budget.last),
-        time(budget.watermark)
+        time(budget.watermark),
+        budget.computing,
+        u8::from(budget.merge_commit_refused)
     )
 }
 
@@ -382,10 +405,24 @@ pub fn decode(text: Option<&str>) -> Budget {
         };
         let last = time(parts.next())?;
         let watermark = time(parts.next())?;
+        let (computing, merge_commit_refused) = match (parts.next(), parts.next()) {
+            (None, None) => (0, false),
+            (Some(computing), Some(flag)) => (
+                computing.parse().ok()?,
+                match flag {
+                    "0" => false,
+                    "1" => true,
+                    _ => return None,
+                },
+            ),
+            _ => return None,
+        };
         parts.next().is_none().then_some(Budget {
             attempts,
             last,
             watermark,
+            computing,
+            merge_commit_refused,
         })
     };
     parse().unwrap_or_default()

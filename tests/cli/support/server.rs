@@ -874,6 +874,11 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 .get(&format!("{repo}:{}", world.issues[index].base))
                 .cloned()
                 .unwrap_or_default();
+            let classic_linear = repo == super::world::REPO
+                && world
+                    .classic
+                    .get(&world.issues[index].base)
+                    .is_some_and(|rule| rule.linear_history);
             let issue = &mut world.issues[index];
             if issue.state != "open" || issue.merged || issue.mergeable == Some(false) {
                 return error(405, "Pull Request is not mergeable");
@@ -898,6 +903,17 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         _ => "Merge commits are not allowed on this repository.",
                     },
                 );
+            }
+            // Linear history refuses a merge commit: GitHub answers a classic rule's with 405
+            // "This branch must not contain merge commits." (recorded in
+            // runatlantis/atlantis#1176). A ruleset's `required_linear_history` refuses it too;
+            // its wording is not recorded, so the fake answers the same.
+            let linear = classic_linear
+                || rules
+                    .iter()
+                    .any(|rule| rule["type"] == "required_linear_history");
+            if linear && method == "merge" {
+                return error(405, "This branch must not contain merge commits.");
             }
             if rules.iter().any(|rule| rule["type"] == "merge_queue") {
                 return error(
