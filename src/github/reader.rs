@@ -118,6 +118,10 @@ pub trait MergeReader {
     /// Every page of one PR search (only the first when it is over GitHub's cap).
     fn search_pulls(&self, query: &str) -> Result<SearchPage, ApiError>;
     fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError>;
+    /// Asks GitHub to compute whether the PR can merge, after `pull` found it still computing:
+    /// GitHub documents that a REST "Get a pull request" starts that computation; whether a
+    /// GraphQL read does is unverified, so a GraphQL reader sends that REST read.
+    fn start_mergeability(&self, item: &ItemRef) -> Result<(), ApiError>;
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError>;
     fn reviews(&self, item: &ItemRef) -> Result<Vec<Review>, ApiError>;
     fn check_runs(&self, repo: &RepoRef, sha: &str) -> Result<Vec<CheckRun>, ApiError>;

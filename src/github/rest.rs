@@ -581,6 +581,12 @@ impl MergeReader for Client {
         model::pull_facts(&pull(self, item)?).map_err(malformed)
     }
 
+    /// Nothing to send: the `pull` read that found GitHub computing was this REST read, which
+    /// starts the computation ("Get a pull request").
+    fn start_mergeability(&self, _item: &ItemRef) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
         parse_all(pull_files(self, item)?, model::changed_file)
     }

@@ -959,3 +959,95 @@ fn issue20_7_a_classic_linear_history_refusal_moves_the_next_attempt_to_another_
         },
     );
 }
+
+/// Issue 20, point 5: `mergeable: UNKNOWN` ends. A REST "Get a pull request" starts GitHub's
+/// mergeability computation (REST docs, "Get a pull request": null means "GitHub has started a
+/// background job ... resubmit the request"); whether a GraphQL read does is unverified, and the
+/// fake says it does not. So a sweep that finds GitHub computing makes that one REST read (on
+/// the REST path, its own read of the PR is it), spends no attempt, and reads it again on the
+/// next sweep. Counted: reads of the PR, attempts, merges.
+#[test]
+fn issue20_5_computing_mergeability_is_started_by_one_rest_read_and_read_again() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            // The base branch moved: GitHub must compute again whether #1 can merge.
+            test.world().world.issue(1).uncompute();
+            test.clear_log();
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "defer (no attempt spent)", "{detail}");
+            assert!(
+                detail.contains("still computing") && detail.contains("1 of 3 sweeps"),
+                "{detail}"
+            );
+            assert_eq!(
+                reads_of(&test, &format!("/repos/{REPO}/pulls/1")),
+                1,
+                "one REST read of the PR starts GitHub's computation, on either path"
+            );
+            assert_eq!(attempts(&test, 1), 0);
+            test.expect_no_writes();
+
+            test.clear_log();
+            let recap = sweep(&test, &[]);
+            assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
+            test.expect_writes(&[merge(1)]);
+        },
+    );
+}
+
+/// Issue 20, point 5: a computation that never ends is not an endless free deferral. The first
+/// three sweeps that find it spend no attempt; from the fourth on each is charged to the sweep
+/// budget and the recap says so, so the budget ends it after 12.
+#[test]
+fn issue20_5_a_computation_that_never_ends_is_charged_after_three_sweeps() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            {
+                // Null, and no job that will ever set it.
+                let mut shared = test.world();
+                let pr = shared.world.issue(1);
+                pr.mergeable = None;
+                pr.mergeable_state = "unknown".into();
+            }
+            for sweep_number in 1..=3 {
+                let recap = sweep(&test, &[]);
+                let (disposition, detail) = outcome_of(&recap, 1);
+                assert_eq!(disposition, "defer (no attempt spent)", "{detail}");
+                assert!(
+                    detail.contains(&format!("{sweep_number} of 3 sweeps")),
+                    "{detail}"
+                );
+                assert_eq!(attempts(&test, 1), 0);
+            }
+            let mut minutes = 0;
+            for attempt in 1..=12 {
+                minutes += 3 * 60;
+                let recap = sweep_at(&test, &later(minutes));
+                let (disposition, detail) = outcome_of(&recap, 1);
+                assert_eq!(disposition, "defer", "{detail}");
+                assert!(
+                    detail.contains("still computing")
+                        && detail.contains("after 3 sweeps")
+                        && detail.contains(&format!("charged: attempt {attempt} of 12")),
+                    "{detail}"
+                );
+                assert_eq!(attempts(&test, 1), attempt);
+            }
+            let recap = sweep_at(&test, &later(minutes + 3 * 60));
+            assert!(
+                recap["completed"].as_array().unwrap().is_empty(),
+                "the budget ended it: {recap}"
+            );
+            test.expect_no_writes();
+        },
+    );
+}

@@ -212,6 +212,35 @@ impl<'a> SweepClassifier<'a> {
         Ok(plan(item, title, disposition, why, Vec::new()))
     }
 
+    /// GitHub is still computing whether the PR can merge: the row goes back, free for the
+    /// trigger's first sweeps that find it so, then charged (`policy::sweep::computing`).
+    fn defer_computing(
+        &mut self,
+        store: &dyn Store,
+        item: &ItemRef,
+        title: &str,
+        why: String,
+    ) -> Result<Plan, ReadError> {
+        let stamp = Self::stored(store.gate(item))?.and_then(|gate| gate.stamp());
+        let budget = Self::stored(store.budget(item))?;
+        let computing = budget_policy::computing(&budget, stamp, self.rules, self.now);
+        if self.act {
+            if let Some(claim) = self.claims.remove(item) {
+                Self::stored(store.record_budget(item, &computing.budget))?;
+                if computing.charged {
+                    Self::stored(store.release(&claim.key, &self.owner, self.now))?;
+                } else {
+                    Self::stored(store.release_unattempted(&claim.key, &self.owner, self.now))?;
+                }
+            }
+        }
+        let disposition = Disposition::Defer {
+            charged: computing.charged,
+        };
+        let why = format!("{why}; {}", computing.note);
+        Ok(plan(item, title, disposition, why, Vec::new()))
+    }
+
     /// The trigger ends: the row is abandoned, the gate forgets what it no longer means.
     fn end(
         &mut self,
@@ -388,6 +417,10 @@ impl Classifier for SweepClassifier<'_> {
         };
         let base = pull.base_ref.clone();
         if let Some(mut route) = budget_policy::guard(&state) {
+            if let Route::Computing(_) = &route {
+                // The one REST read that starts GitHub's computation; read again next sweep.
+                github.start_mergeability(item)?;
+            }
             // A blocked PR is deferred with the rules gh-sweep could read, in words.
             if let Route::Defer { why, .. } = &mut route {
                 if why == budget_policy::BLOCKED {

@@ -167,6 +167,7 @@ impl SweepClassifier<'_> {
                 });
                 self.end(store, item, title, route.disposition(), why, cleared)
             }
+            Route::Computing(why) => self.defer_computing(store, item, title, why.clone()),
             Route::Defer {
                 charged, not_green, ..
             } => {

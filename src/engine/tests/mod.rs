@@ -211,6 +211,9 @@ impl MergeReader for Scripted {
     fn pull(&self, _item: &ItemRef) -> Result<PullFacts, ApiError> {
         not_scripted()
     }
+    fn start_mergeability(&self, _item: &ItemRef) -> Result<(), ApiError> {
+        not_scripted()
+    }
     fn pull_files(&self, _item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
         not_scripted()
     }

@@ -478,6 +478,14 @@ impl MergeReader for GraphqlReader<'_> {
         self.take_pull(item, |entry| entry.facts.take())
     }
 
+    /// One REST "Get a pull request", which GitHub documents as starting the computation
+    /// (whether GraphQL's `mergeable: UNKNOWN` read does is unverified: apache/airflow#63317
+    /// and richlander/dotnet-inspect#4160 say no, langchain-ai/open-swe#2901 yes). Its answer
+    /// is not used: the verdict comes from the next sweep's read.
+    fn start_mergeability(&self, item: &ItemRef) -> Result<(), ApiError> {
+        self.client.pull(item).map(|_| ())
+    }
+
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
         let first = self.take_pull(item, |entry| entry.files.take())?;
         let nodes = self.follow(

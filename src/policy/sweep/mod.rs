@@ -244,6 +244,10 @@ pub enum Route {
     /// Linear history rules out a merge commit and the repository allows no other method:
     /// the trigger ends and its budget is spent, as for the merge queue.
     NoMergeMethod(String),
+    /// GitHub is still computing whether the PR can merge: the engine asks it to (one REST
+    /// read of the PR) and reads it again on the next sweep; [`computing`] says whether this
+    /// deferral is charged.
+    Computing(String),
     /// Not now: tried again after the backoff. `charged` says whether it costs an attempt
     /// (GitHub still computing mergeability does not).
     Defer {
@@ -263,6 +267,7 @@ impl Route {
             Route::ChangesRequested(_) => Disposition::Skip(Skip::ChangesRequested),
             Route::MergeQueue(_) => Disposition::Skip(Skip::MergeQueue),
             Route::NoMergeMethod(_) => Disposition::Skip(Skip::NoMergeMethod),
+            Route::Computing(_) => Disposition::Defer { charged: false },
             Route::Defer { charged, .. } => Disposition::Defer { charged: *charged },
         }
     }
@@ -282,6 +287,7 @@ impl Route {
             | Route::ChangesRequested(why)
             | Route::MergeQueue(why)
             | Route::NoMergeMethod(why)
+            | Route::Computing(why)
             | Route::Defer { why, .. } => why.clone(),
         }
     }
@@ -319,10 +325,9 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
     // token gets the merge anyway, so gh-sweep's own guard is what refuses it.
     let state = pull.mergeable_state.filter(|state| !state.is_empty());
     match (pull.mergeable, state) {
-        (None, _) | (_, None) | (_, Some("unknown")) => defer(
-            "GitHub is still computing whether it can merge (mergeable_state unknown)",
-            false,
-        ),
+        (None, _) | (_, None) | (_, Some("unknown")) => Some(Route::Computing(
+            "GitHub is still computing whether it can merge (mergeable_state unknown)".into(),
+        )),
         (Some(false), state) | (Some(true), state @ Some("dirty")) => Some(Route::Defer {
             why: format!(
                 "GitHub cannot merge it (mergeable_state {})",
@@ -349,6 +354,60 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
             charged: true,
             not_green: false,
         }),
+    }
+}
+
+/// Sweeps of one trigger that may find GitHub still computing whether the PR can merge without
+/// spending an attempt. From the next on, each such deferral is charged, so a computation that
+/// never ends (or a GitHub that never starts it) ends with the budget.
+pub const COMPUTING_FREE_SWEEPS: u32 = 3;
+
+/// A deferral because GitHub is still computing: whether it is charged, the budget after it,
+/// and what the recap adds to the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Computing {
+    pub charged: bool,
+    pub budget: Budget,
+    pub note: String,
+}
+
+/// This sweep found GitHub still computing: free for the trigger's first
+/// [`COMPUTING_FREE_SWEEPS`] sweeps, then charged like any attempt.
+pub fn computing(
+    budget: &Budget,
+    stamp: Option<DateTime<Utc>>,
+    rules: &SweepRules,
+    now: DateTime<Utc>,
+) -> Computing {
+    let current = effective(budget, stamp);
+    let seen = current.computing + 1;
+    if seen <= COMPUTING_FREE_SWEEPS {
+        return Computing {
+            charged: false,
+            budget: Budget {
+                computing: seen,
+                ..current
+            },
+            note: format!(
+                "gh-sweep asked GitHub to compute it (a REST read of the PR) and reads it again next sweep: {seen} of {COMPUTING_FREE_SWEEPS} sweeps without spending an attempt"
+            ),
+        };
+    }
+    let charged = after(
+        &Budget {
+            computing: seen,
+            ..current
+        },
+        stamp,
+        now,
+    );
+    Computing {
+        charged: true,
+        note: format!(
+            "after {COMPUTING_FREE_SWEEPS} sweeps this deferral is charged: attempt {} of {}",
+            charged.attempts, rules.attempts_per_trigger
+        ),
+        budget: charged,
     }
 }
 

@@ -462,3 +462,30 @@ fn a_fresh_budget_keeps_a_refused_merge_commit_and_forgets_the_computing_sweeps(
         (2, true)
     );
 }
+
+#[test]
+fn computing_is_free_for_three_sweeps_of_a_trigger_then_charged() {
+    let rules = rules();
+    let mut budget = Budget::default();
+    for sweep in 1..=COMPUTING_FREE_SWEEPS {
+        let found = computing(&budget, Some(t(0)), &rules, t(i64::from(sweep)));
+        assert!(!found.charged, "sweep {sweep}");
+        assert_eq!(found.budget.attempts, 0);
+        assert_eq!(found.budget.last, None, "no backoff either");
+        assert!(found
+            .note
+            .ends_with(&format!("{sweep} of 3 sweeps without spending an attempt")));
+        budget = found.budget;
+    }
+    let found = computing(&budget, Some(t(0)), &rules, t(10));
+    assert!(found.charged);
+    assert_eq!((found.budget.attempts, found.budget.last), (1, Some(t(10))));
+    assert_eq!(
+        found.note,
+        "after 3 sweeps this deferral is charged: attempt 1 of 12"
+    );
+    // A newer trigger (a new approval) starts the count again.
+    let fresh = computing(&found.budget, Some(t(5)), &rules, t(11));
+    assert!(!fresh.charged);
+    assert_eq!(fresh.budget.computing, 1);
+}

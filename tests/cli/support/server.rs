@@ -951,12 +951,22 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
             else {
                 return error(404, "Not Found");
             };
-            let issue = &world.issues[index];
+            let issue = &mut world.issues[index];
             if !issue.is_pr {
                 return error(404, "Not Found");
             }
             match rest {
-                [] => reply(200, issue.pull_json()),
+                // "Get a pull request" starts GitHub's mergeability job when `mergeable` is
+                // null: this answer says null, the job's result shows from the next read on
+                // (REST docs, "Get a pull request"; see `Issue::uncomputed`).
+                [] => {
+                    let answer = reply(200, issue.pull_json());
+                    if let Some((mergeable, state)) = issue.uncomputed.take() {
+                        issue.mergeable = Some(mergeable);
+                        issue.mergeable_state = state;
+                    }
+                    answer
+                }
                 ["files"] => {
                     let values = issue
                         .files

@@ -101,6 +101,16 @@ pub struct Issue {
     /// Served as given (`clean`, `blocked`, `behind`, `dirty`, `unstable`, `has_hooks`,
     /// `draft`, `unknown`); an empty string is served as `null`.
     pub mergeable_state: String,
+    /// What GitHub's mergeability job will set (`mergeable`, `mergeable_state`) once it runs:
+    /// until then `mergeable` is null (`UNKNOWN` on GraphQL). A REST "Get a pull request"
+    /// starts the job ("If the value is null, then GitHub has started a background job to
+    /// compute the mergeability. After giving the job time to complete, resubmit the request.",
+    /// REST docs, "Get a pull request"; "Checking mergeability of pull requests"): that read
+    /// still answers null, the next read shows the result. Whether a GraphQL read starts it is
+    /// unverified (apache/airflow#63317 and richlander/dotnet-inspect#4160 say no,
+    /// langchain-ai/open-swe#2901 says yes): the fake takes the side that costs gh-sweep most,
+    /// no. `None` with `mergeable` null is a job that never finishes.
+    pub uncomputed: Option<(bool, String)>,
     /// A locked conversation (`locked`, `active_lock_reason` in GitHub's issue JSON).
     pub locked: bool,
     pub active_lock_reason: Option<String>,
@@ -301,6 +311,15 @@ impl Issue {
             run.started_at = now;
         }
         self.updated_at = now;
+    }
+
+    /// The base branch moved: GitHub must compute again whether the PR can merge, and will
+    /// find what it found before once a REST read starts the job.
+    pub fn uncompute(&mut self) {
+        if let Some(mergeable) = self.mergeable.take() {
+            self.uncomputed = Some((mergeable, std::mem::take(&mut self.mergeable_state)));
+        }
+        self.mergeable_state = "unknown".into();
     }
 
     /// Approves the current head.
@@ -595,6 +614,7 @@ impl WorldState {
             merged: false,
             mergeable: Some(true),
             mergeable_state: "clean".into(),
+            uncomputed: None,
             locked: false,
             active_lock_reason: None,
             commits: Vec::new(),
