@@ -727,9 +727,22 @@ fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary
             lint.id += 1;
             lint.name = "lint".into();
             pr.check_runs.push(lint);
+            // #3 targets `release`, whose summary GitHub will not give (below).
+            world.green_pr(3).base = "release".into();
         },
         |test, _| {
+            // A summary that cannot be read fails the head closed: its required checks are not
+            // known. (Only the summary's path: `/rules/branches/release` does not match.) Once
+            // for each run below: classify, poll, sweep.
+            test.fail("GET", "/demo/branches/release", Fault::Status(404), 3);
             let recap = classify(&test);
+            assert_eq!(
+                outcome_of(&recap, 3),
+                (
+                    "ineligible: green".to_string(),
+                    "the checks release requires are not known (GitHub answered 404 for the branch release), so pr-3-head is not taken as green".to_string()
+                )
+            );
             assert_eq!(
                 outcome_of(&recap, 1),
                 (
@@ -759,6 +772,9 @@ fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary
                     && !detail.contains("readable only by admins"),
                 "{detail}"
             );
+            let (disposition, detail) = outcome_of(&recap, 3);
+            assert_eq!(disposition, "defer", "{detail}");
+            assert!(detail.contains("are not known"), "{detail}");
             test.expect_no_writes();
         },
     );
