@@ -93,7 +93,8 @@ impl MergeReads {
         Ok(Approval { verdict, since })
     }
 
-    /// The rules of a branch, read once per run. Unreadable rules are said, not guessed.
+    /// The rules of a branch, read once per run: its rulesets and its classic protection's
+    /// required checks (the branch summary). Unreadable rules are said, not guessed.
     pub fn rules(
         &mut self,
         github: &dyn Reader,
@@ -117,6 +118,20 @@ impl MergeReads {
                 branch: branch.to_string(),
                 unreadable: Some(refused(error, &format!("the rules of {branch}"))?),
                 ..BranchRules::default()
+            },
+        };
+        // Classic protection's required checks, from the branch summary any reader may see.
+        let rules = match github.classic_protection(repo, branch) {
+            Ok(classic) => rules.with_classic(&classic),
+            Err(ApiError::Item {
+                status: Some(404), ..
+            }) => BranchRules {
+                required_unknown: Some(format!("GitHub answered 404 for the branch {branch}")),
+                ..rules
+            },
+            Err(error) => BranchRules {
+                required_unknown: Some(refused(error, &format!("the branch {branch}"))?),
+                ..rules
             },
         };
         self.rules.insert(key, rules.clone());
@@ -162,12 +177,16 @@ impl MergeReads {
         } else {
             None
         };
-        let (required, branch) = match base {
-            Some(base) => (
-                self.rules(github, repo, base)?.required_checks,
-                base.to_string(),
-            ),
-            None => (Vec::new(), String::new()),
+        let (required, required_unknown, branch) = match base {
+            Some(base) => {
+                let rules = self.rules(github, repo, base)?;
+                (
+                    rules.required_checks,
+                    rules.required_unknown,
+                    base.to_string(),
+                )
+            }
+            None => (Vec::new(), None, String::new()),
         };
         let checks = Checks {
             runs,
@@ -175,6 +194,7 @@ impl MergeReads {
             workflows,
             statuses,
             required,
+            required_unknown,
             branch,
         };
         let verdict = merge::green(

@@ -426,7 +426,10 @@ pub fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
             }
             "required_deployments" => vec![deployments_rule(&parameters)],
             "required_signatures" => vec!["signed commits".into()],
-            "required_linear_history" => vec!["linear history".into()],
+            "required_linear_history" => {
+                out.linear_history = true;
+                vec!["linear history".into()]
+            }
             other => vec![other.replace('_', " ")],
         };
         for text in said {
@@ -436,6 +439,42 @@ pub fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
         }
     }
     out
+}
+
+/// Classic protection as "Get a branch" summarises it: `protected`, and the contexts of
+/// `protection.required_status_checks` (`contexts`, and `checks[].context` in newer answers),
+/// unless its `enforcement_level` is `off` (GitHub's docs example, google/go-github#625).
+pub fn classic_protection(value: &Value) -> crate::policy::merge::ClassicProtection {
+    let protected = value.get("protected").and_then(Value::as_bool) == Some(true);
+    let checks = value.pointer("/protection/required_status_checks");
+    let enforced = checks
+        .and_then(|checks| checks.get("enforcement_level"))
+        .and_then(Value::as_str)
+        != Some("off");
+    let mut required: Vec<String> = Vec::new();
+    if protected && enforced {
+        let contexts = checks
+            .and_then(|checks| checks.get("contexts"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str);
+        let named = checks
+            .and_then(|checks| checks.get("checks"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|check| check.get("context").and_then(Value::as_str));
+        for context in contexts.chain(named) {
+            if !required.iter().any(|known| known == context) {
+                required.push(context.to_string());
+            }
+        }
+    }
+    crate::policy::merge::ClassicProtection {
+        protected,
+        required_checks: required,
+    }
 }
 
 /// `1 what` or `N whats`.

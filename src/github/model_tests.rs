@@ -87,3 +87,31 @@ fn bots_are_recognised_by_type_or_login() {
     let value = json!({"user": {"login": "ci", "type": "Bot"}, "body": "x", "created_at": "2026-01-01T00:00:00Z"});
     assert!(comment(&value).unwrap().is_bot);
 }
+
+#[test]
+fn classic_protection_is_read_from_the_branch_summary() {
+    // GitHub's "Get a branch" example answer (google/go-github#625 records the same shape).
+    let summary = json!({
+        "name": "master",
+        "protected": true,
+        "protection": {
+            "enabled": true,
+            "required_status_checks": {
+                "enforcement_level": "non_admins",
+                "contexts": ["ci-test", "linter"],
+                "checks": [{"context": "ci-test", "app_id": 15368}],
+            },
+        },
+        "protection_url": "https://api.github.com/repos/octocat/hello-world/branches/master/protection",
+    });
+    let classic = classic_protection(&summary);
+    assert!(classic.protected);
+    assert_eq!(classic.required_checks, ["ci-test", "linter"]);
+    // An unprotected branch, and required checks that are not enforced.
+    let off = json!({"protected": false, "protection": {"enabled": false,
+        "required_status_checks": {"enforcement_level": "off", "contexts": [], "checks": []}}});
+    assert_eq!(classic_protection(&off), Default::default());
+    let unenforced = json!({"protected": true, "protection": {"enabled": true,
+        "required_status_checks": {"enforcement_level": "off", "contexts": ["ci"]}}});
+    assert!(classic_protection(&unenforced).required_checks.is_empty());
+}

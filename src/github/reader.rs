@@ -13,8 +13,8 @@ use super::client::{ApiError, WriteError, Written};
 use super::model::{Event, PullFacts};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
-    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
-    WorkflowRun,
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
+    Review, Statuses, WorkflowRun,
 };
 use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
@@ -130,6 +130,10 @@ pub trait MergeReader {
     /// Every page of one PR search (only the first when it is over GitHub's cap).
     fn search_pulls(&self, query: &str) -> Result<SearchPage, ApiError>;
     fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError>;
+    /// Asks GitHub to compute whether the PR can merge, after `pull` found it still computing:
+    /// GitHub documents that a REST "Get a pull request" starts that computation; whether a
+    /// GraphQL read does is unverified, so a GraphQL reader sends that REST read.
+    fn start_mergeability(&self, item: &ItemRef) -> Result<(), ApiError>;
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError>;
     fn reviews(&self, item: &ItemRef) -> Result<Vec<Review>, ApiError>;
     fn check_runs(&self, repo: &RepoRef, sha: &str) -> Result<Vec<CheckRun>, ApiError>;
@@ -141,6 +145,12 @@ pub trait MergeReader {
     fn merge_settings(&self, repo: &RepoRef) -> Result<MergeSettings, ApiError>;
     /// The rules (rulesets) that apply to a branch.
     fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError>;
+    /// What "Get a branch" says of its classic protection (readable with read access).
+    fn classic_protection(
+        &self,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<ClassicProtection, ApiError>;
 }
 
 /// Everything a run reads.

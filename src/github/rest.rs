@@ -14,8 +14,8 @@ use super::reader::{
 };
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
-    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
-    WorkflowRun,
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
+    Review, Statuses, WorkflowRun,
 };
 use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
 use crate::policy::write::Write;
@@ -305,6 +305,16 @@ fn branch_rules(client: &Client, repo: &RepoRef, branch: &str) -> Result<Vec<Val
     ))
 }
 
+/// "Get a branch": its classic protection's summary, readable with read access.
+fn branch_summary(client: &Client, repo: &RepoRef, branch: &str) -> Result<Value, ApiError> {
+    client.get(&format!(
+        "/repos/{}/{}/branches/{}",
+        repo.owner,
+        repo.name,
+        branch_path(branch)
+    ))
+}
+
 /// Whether GitHub refused a write because the item's conversation is locked: 403 "Unable to
 /// create comment because issue is locked." for a token that is not a collaborator's. GitHub
 /// applied nothing, and the refusal is about that item alone.
@@ -571,6 +581,12 @@ impl MergeReader for Client {
         model::pull_facts(&pull(self, item)?).map_err(malformed)
     }
 
+    /// Nothing to send: the `pull` read that found GitHub computing was this REST read, which
+    /// starts the computation ("Get a pull request").
+    fn start_mergeability(&self, _item: &ItemRef) -> Result<(), ApiError> {
+        Ok(())
+    }
+
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
         parse_all(pull_files(self, item)?, model::changed_file)
     }
@@ -609,6 +625,16 @@ impl MergeReader for Client {
             branch,
             &branch_rules(self, repo, branch)?,
         ))
+    }
+
+    fn classic_protection(
+        &self,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<ClassicProtection, ApiError> {
+        Ok(model::classic_protection(&branch_summary(
+            self, repo, branch,
+        )?))
     }
 }
 

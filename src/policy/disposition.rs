@@ -38,6 +38,8 @@ pub enum Skip {
     HeadMoved,
     ChangesRequested,
     MergeQueue,
+    /// Linear history rules out a merge commit and the repository allows no other method.
+    NoMergeMethod,
 }
 
 impl Skip {
@@ -52,6 +54,7 @@ impl Skip {
             Skip::HeadMoved => "head moved",
             Skip::ChangesRequested => "changes requested",
             Skip::MergeQueue => "merge queue",
+            Skip::NoMergeMethod => "no merge method",
         }
     }
 }
@@ -124,6 +127,10 @@ mod tests {
                 "skip: changes requested",
             ),
             (Disposition::Skip(Skip::MergeQueue), "skip: merge queue"),
+            (
+                Disposition::Skip(Skip::NoMergeMethod),
+                "skip: no merge method",
+            ),
             (
                 Disposition::Ineligible(Rule::DocsOnly),
                 "ineligible: docs-only",

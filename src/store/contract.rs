@@ -75,6 +75,7 @@ fn claim_with_admit(store: &mut dyn Store) {
         attempts: 2,
         last: Some(now() - Duration::hours(2)),
         watermark: None,
+        ..Budget::default()
     };
     store.record_budget(&item, &budget).unwrap();
     let mut seen: Vec<ClaimFacts> = Vec::new();
@@ -408,6 +409,7 @@ fn gate_and_budget_round_trip(store: &mut dyn Store) {
         attempts: 3,
         last: Some(now()),
         watermark: Some(now() - Duration::hours(1)),
+        ..Budget::default()
     };
     store.record_budget(&eight, &budget).unwrap();
     assert_eq!(store.budget(&eight).unwrap(), budget);

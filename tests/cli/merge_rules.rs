@@ -789,3 +789,361 @@ fn rule_7_poll_trusts_its_own_read_not_the_lagging_search_index() {
         },
     );
 }
+
+/// Issue 20, point 6: classic branch protection's required checks are known to a token with
+/// read access. "Get a branch" summarises them (`protection.required_status_checks`,
+/// google/go-github#625; the docs' example answer), read once per branch and run beside the
+/// rulesets; a required context that has not reported keeps the head from green. Only the rest
+/// of the classic rule needs admin, and the recap says exactly that.
+#[test]
+fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary() {
+    Test::each_api(
+        |world| {
+            world.protect("main").required_checks = vec!["ci".into(), "lint".into()];
+            // #1 has only `ci`; `lint` never reported.
+            world.green_pr(1);
+            let pr = world.green_pr(2);
+            let mut lint = pr.check_runs[0].clone();
+            lint.id += 1;
+            lint.name = "lint".into();
+            pr.check_runs.push(lint);
+            // #3 targets `release`, whose summary GitHub will not give (below).
+            world.green_pr(3).base = "release".into();
+        },
+        |test, _| {
+            // A summary that cannot be read fails the head closed: its required checks are not
+            // known. (Only the summary's path: `/rules/branches/release` does not match.) Once
+            // for each run below: classify, poll, sweep.
+            test.fail("GET", "/demo/branches/release", Fault::Status(404), 3);
+            let recap = classify(&test);
+            assert_eq!(
+                outcome_of(&recap, 3),
+                (
+                    "ineligible: green".to_string(),
+                    "the checks release requires are not known (GitHub answered 404 for the branch release), so pr-3-head is not taken as green".to_string()
+                )
+            );
+            assert_eq!(
+                outcome_of(&recap, 1),
+                (
+                    "ineligible: green".to_string(),
+                    "required check `lint` (a rule of main) has not run on pr-1-head".to_string()
+                )
+            );
+            assert_eq!(outcome_of(&recap, 2).0, "enqueue-merge", "{recap}");
+            assert_eq!(
+                reads_of(&test, &format!("/repos/{REPO}/branches/main")),
+                1,
+                "the branch summary: once per branch and run"
+            );
+
+            // A blocked PR's reason names what the summary said, and no longer claims classic
+            // protection is unreadable.
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            test.world().world.issue(2).mergeable_state = "blocked".into();
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 2);
+            assert_eq!(disposition, "defer", "{detail}");
+            assert!(
+                detail.contains("classic protection: required checks `ci`, `lint`")
+                    && detail.contains(
+                        "classic protection details need admin; its required checks are read from the branch summary"
+                    )
+                    && !detail.contains("readable only by admins"),
+                "{detail}"
+            );
+            let (disposition, detail) = outcome_of(&recap, 3);
+            assert_eq!(disposition, "defer", "{detail}");
+            assert!(detail.contains("are not known"), "{detail}");
+            test.expect_no_writes();
+        },
+    );
+}
+
+/// The bodies of the merges sent, in order.
+fn merge_bodies(test: &Test) -> Vec<String> {
+    test.requests()
+        .iter()
+        .filter(|r| r.method == "PUT")
+        .map(|r| r.body.clone())
+        .collect()
+}
+
+fn linear_history_rule() -> Value {
+    // `GET /rules/branches/{branch}` lists a ruleset's rule as its `type` with its source
+    // (REST docs, "Get rules for a branch"); `required_linear_history` has no parameters.
+    json!({
+        "type": "required_linear_history",
+        "ruleset_source_type": "Repository",
+        "ruleset_source": REPO,
+        "ruleset_id": 9,
+    })
+}
+
+/// Issue 20, point 7: a ruleset's `required_linear_history` (readable through `rules/branches`)
+/// rules out a merge commit before any attempt: squash, else rebase, as the repository allows
+/// (`allow_squash_merge`, `allow_rebase_merge` of `GET /repos/{o}/{r}`). With neither, nothing
+/// can merge it: the trigger ends at once instead of after 12 attempts.
+#[test]
+fn issue20_7_a_ruleset_requiring_linear_history_rules_out_merge_commits() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+            world.main_rules().push(linear_history_rule());
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "merge", "{detail}");
+            assert!(
+                detail.contains("squash") && detail.contains("linear history"),
+                "{detail}"
+            );
+            assert_eq!(
+                merge_bodies(&test),
+                vec![r#"{"merge_method":"squash","sha":"pr-1-head"}"#]
+            );
+            test.expect_writes(&[merge(1)]);
+
+            // The repository allows no squash merge: rebase.
+            test.clear_log();
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.settings.insert(
+                    REPO.into(),
+                    RepoSettings {
+                        allow_merge_commit: Some(true),
+                        allow_squash_merge: Some(false),
+                        allow_rebase_merge: Some(true),
+                    },
+                );
+                world.green_pr(2);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            assert_eq!(outcome_of(&recap, 2).0, "merge", "{recap}");
+            assert_eq!(
+                merge_bodies(&test),
+                vec![r#"{"merge_method":"rebase","sha":"pr-2-head"}"#]
+            );
+            test.expect_writes(&[merge(2)]);
+
+            // Merge commits only: no method is left, said once, never tried.
+            test.clear_log();
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.settings.insert(
+                    REPO.into(),
+                    RepoSettings {
+                        allow_merge_commit: Some(true),
+                        allow_squash_merge: Some(false),
+                        allow_rebase_merge: Some(false),
+                    },
+                );
+                world.green_pr(3);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 3);
+            assert_eq!(disposition, "skip: no merge method", "{detail}");
+            assert!(
+                detail.contains("linear history") && detail.contains("merge commits only"),
+                "{detail}"
+            );
+            assert_eq!(attempts(&test, 3), 12, "the trigger ends at once");
+            assert!(merge_bodies(&test).is_empty());
+            for hours in [1, 3, 8] {
+                let recap = sweep_at(&test, &later(hours * 60));
+                assert!(recap["completed"].as_array().unwrap().is_empty(), "{recap}");
+            }
+            test.expect_no_writes();
+        },
+    );
+}
+
+/// Issue 20, point 7: classic protection's "Require linear history" is visible to a non-admin
+/// only as GitHub's 405 "This branch must not contain merge commits." (recorded in
+/// runatlantis/atlantis#1176). That refusal wrote nothing: it costs one attempt, and the PR's
+/// next attempt uses a method the repository allows other than `merge`. When none is left, the
+/// refusal is final. Counted: PUTs, attempts.
+#[test]
+fn issue20_7_a_classic_linear_history_refusal_moves_the_next_attempt_to_another_method() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+            world.green_pr(2);
+            world.protect("main").linear_history = true;
+            world.settings.insert(
+                REPO.into(),
+                RepoSettings {
+                    allow_merge_commit: Some(true),
+                    allow_squash_merge: Some(false),
+                    allow_rebase_merge: Some(true),
+                },
+            );
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(8);
+            let recap = outcome.json();
+            for number in [1, 2] {
+                let failed = recap["failed"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|f| f["item"] == format!("{REPO}#{number}"))
+                    .unwrap_or_else(|| panic!("#{number} failed: {recap}"));
+                let reason = failed["reason"].as_str().unwrap();
+                assert!(
+                    reason.contains("must not contain merge commits")
+                        && reason.contains("the next attempt uses rebase"),
+                    "{reason}"
+                );
+                assert_eq!(attempts(&test, number), 1);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let recap = sweep_at(&test, &later(10));
+            assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
+            assert_eq!(outcome_of(&recap, 2).0, "merge", "{recap}");
+            assert_eq!(
+                merge_bodies(&test),
+                vec![
+                    r#"{"merge_method":"merge","sha":"pr-1-head"}"#,
+                    r#"{"merge_method":"merge","sha":"pr-2-head"}"#,
+                    r#"{"merge_method":"rebase","sha":"pr-1-head"}"#,
+                    r#"{"merge_method":"rebase","sha":"pr-2-head"}"#,
+                ],
+                "two PUTs each, not 12"
+            );
+            test.expect_writes(&[merge(1), merge(2), merge(1), merge(2)]);
+
+            // Merge commits only: the refusal is final.
+            test.clear_log();
+            {
+                let mut shared = test.world();
+                let world = &mut shared.world;
+                world.settings.insert(
+                    REPO.into(),
+                    RepoSettings {
+                        allow_merge_commit: Some(true),
+                        allow_squash_merge: Some(false),
+                        allow_rebase_merge: Some(false),
+                    },
+                );
+                world.green_pr(3);
+            }
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
+            outcome.expect_code(8);
+            let recap = outcome.json();
+            let reason = recap["failed"][0]["reason"].as_str().unwrap().to_string();
+            assert!(
+                reason.contains("must not contain merge commits")
+                    && reason.contains("no other merge method"),
+                "{reason}"
+            );
+            assert_eq!(attempts(&test, 3), 12, "final: the budget is spent");
+            for hours in [1, 3, 8] {
+                sweep_at(&test, &later(hours * 60));
+            }
+            assert_eq!(merge_bodies(&test).len(), 1, "never tried again");
+            test.expect_writes(&[merge(3)]);
+        },
+    );
+}
+
+/// Issue 20, point 5: `mergeable: UNKNOWN` ends. A REST "Get a pull request" starts GitHub's
+/// mergeability computation (REST docs, "Get a pull request": null means "GitHub has started a
+/// background job ... resubmit the request"); whether a GraphQL read does is unverified, and the
+/// fake says it does not. So a sweep that finds GitHub computing makes that one REST read (on
+/// the REST path, its own read of the PR is it), spends no attempt, and reads it again on the
+/// next sweep. Counted: reads of the PR, attempts, merges.
+#[test]
+fn issue20_5_computing_mergeability_is_started_by_one_rest_read_and_read_again() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            // The base branch moved: GitHub must compute again whether #1 can merge.
+            test.world().world.issue(1).uncompute();
+            test.clear_log();
+            let recap = sweep(&test, &[]);
+            let (disposition, detail) = outcome_of(&recap, 1);
+            assert_eq!(disposition, "defer (no attempt spent)", "{detail}");
+            assert!(
+                detail.contains("still computing") && detail.contains("1 of 3 sweeps"),
+                "{detail}"
+            );
+            assert_eq!(
+                reads_of(&test, &format!("/repos/{REPO}/pulls/1")),
+                1,
+                "one REST read of the PR starts GitHub's computation, on either path"
+            );
+            assert_eq!(attempts(&test, 1), 0);
+            test.expect_no_writes();
+
+            test.clear_log();
+            let recap = sweep(&test, &[]);
+            assert_eq!(outcome_of(&recap, 1).0, "merge", "{recap}");
+            test.expect_writes(&[merge(1)]);
+        },
+    );
+}
+
+/// Issue 20, point 5: a computation that never ends is not an endless free deferral. The first
+/// three sweeps that find it spend no attempt; from the fourth on each is charged to the sweep
+/// budget and the recap says so, so the budget ends it after 12.
+#[test]
+fn issue20_5_a_computation_that_never_ends_is_charged_after_three_sweeps() {
+    Test::each_api(
+        |world| {
+            world.green_pr(1);
+        },
+        |test, _| {
+            test.run(&["poll", "--repo", REPO]).expect_code(0);
+            {
+                // Null, and no job that will ever set it.
+                let mut shared = test.world();
+                let pr = shared.world.issue(1);
+                pr.mergeable = None;
+                pr.mergeable_state = "unknown".into();
+            }
+            for sweep_number in 1..=3 {
+                let recap = sweep(&test, &[]);
+                let (disposition, detail) = outcome_of(&recap, 1);
+                assert_eq!(disposition, "defer (no attempt spent)", "{detail}");
+                assert!(
+                    detail.contains(&format!("{sweep_number} of 3 sweeps")),
+                    "{detail}"
+                );
+                assert_eq!(attempts(&test, 1), 0);
+            }
+            let mut minutes = 0;
+            for attempt in 1..=12 {
+                minutes += 3 * 60;
+                let recap = sweep_at(&test, &later(minutes));
+                let (disposition, detail) = outcome_of(&recap, 1);
+                assert_eq!(disposition, "defer", "{detail}");
+                assert!(
+                    detail.contains("still computing")
+                        && detail.contains("after 3 sweeps")
+                        && detail.contains(&format!("charged: attempt {attempt} of 12")),
+                    "{detail}"
+                );
+                assert_eq!(attempts(&test, 1), attempt);
+            }
+            let recap = sweep_at(&test, &later(minutes + 3 * 60));
+            assert!(
+                recap["completed"].as_array().unwrap().is_empty(),
+                "the budget ended it: {recap}"
+            );
+            test.expect_no_writes();
+        },
+    );
+}

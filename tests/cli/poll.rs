@@ -77,8 +77,10 @@ fn an_eligible_pr_is_enqueued_once_per_head() {
             format!("/repos/{REPO}/commits/pr-7-head/check-runs"),
             format!("/repos/{REPO}/commits/pr-7-head/check-suites"),
             format!("/repos/{REPO}/commits/pr-7-head/status"),
-            // Once per branch and run: the checks its rules require.
+            // Once per branch and run: the checks its rules require (rulesets, and classic
+            // protection's summary).
             format!("/repos/{REPO}/rules/branches/main"),
+            format!("/repos/{REPO}/branches/main"),
             format!("/repos/{REPO}/pulls/7/reviews"),
             // Once per reviewer and run: only reviewers with write access count.
             format!("/repos/{REPO}/collaborators/reviewer/permission"),
@@ -554,8 +556,9 @@ fn one_tick_over_100_prs_costs_the_reads_its_guards_leave() {
     let first = test.requests().len();
     // search 1 page; per PR: read + files (30), + check runs + check suites + status + reviews
     // (30 red ones: the approval is read anyway, for the merge gate), + reviews (30 unapproved
-    // + 10 eligible); once per run: the branch's rules and the reviewer's permission.
-    assert_eq!(first, 1 + 30 * 2 + 30 * 6 + 30 * 6 + 10 * 6 + 2);
+    // + 10 eligible); once per run: the branch's rules, its summary (classic protection's
+    // required checks) and the reviewer's permission.
+    assert_eq!(first, 1 + 30 * 2 + 30 * 6 + 30 * 6 + 10 * 6 + 3);
     test.clear_log();
     let outcome = test.run(&["poll", "--repo", REPO, "--json"]);
     let second = test.requests().len();

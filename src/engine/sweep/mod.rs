@@ -14,7 +14,7 @@ use crate::exit::Fatal;
 use crate::github::{ApiError, Reader, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
-use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus};
+use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus, Refusal};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::{Settled, Write};
 use crate::store::queue::{
@@ -43,6 +43,9 @@ pub struct SweepClassifier<'a> {
     held: Vec<(ItemRef, String)>,
     /// Permissions, merge settings, branch rules: read once per run.
     reads: MergeReads,
+    /// For each PR merged with a merge commit: the method its next attempt uses if GitHub
+    /// refuses the merge commit (classic linear history), or `None` when no other is allowed.
+    next_method: BTreeMap<ItemRef, Option<MergeMethod>>,
 }
 
 impl<'a> SweepClassifier<'a> {
@@ -66,6 +69,7 @@ impl<'a> SweepClassifier<'a> {
             notes: Vec::new(),
             held: Vec::new(),
             reads: MergeReads::default(),
+            next_method: BTreeMap::new(),
         })
     }
 
@@ -205,6 +209,35 @@ impl<'a> SweepClassifier<'a> {
             }
         }
         let disposition = Disposition::Defer { charged };
+        Ok(plan(item, title, disposition, why, Vec::new()))
+    }
+
+    /// GitHub is still computing whether the PR can merge: the row goes back, free for the
+    /// trigger's first sweeps that find it so, then charged (`policy::sweep::computing`).
+    fn defer_computing(
+        &mut self,
+        store: &dyn Store,
+        item: &ItemRef,
+        title: &str,
+        why: String,
+    ) -> Result<Plan, ReadError> {
+        let stamp = Self::stored(store.gate(item))?.and_then(|gate| gate.stamp());
+        let budget = Self::stored(store.budget(item))?;
+        let computing = budget_policy::computing(&budget, stamp, self.rules, self.now);
+        if self.act {
+            if let Some(claim) = self.claims.remove(item) {
+                Self::stored(store.record_budget(item, &computing.budget))?;
+                if computing.charged {
+                    Self::stored(store.release(&claim.key, &self.owner, self.now))?;
+                } else {
+                    Self::stored(store.release_unattempted(&claim.key, &self.owner, self.now))?;
+                }
+            }
+        }
+        let disposition = Disposition::Defer {
+            charged: computing.charged,
+        };
+        let why = format!("{why}; {}", computing.note);
         Ok(plan(item, title, disposition, why, Vec::new()))
     }
 
@@ -384,6 +417,10 @@ impl Classifier for SweepClassifier<'_> {
         };
         let base = pull.base_ref.clone();
         if let Some(mut route) = budget_policy::guard(&state) {
+            if let Route::Computing(_) = &route {
+                // The one REST read that starts GitHub's computation; read again next sweep.
+                github.start_mergeability(item)?;
+            }
             // A blocked PR is deferred with the rules gh-sweep could read, in words.
             if let Route::Defer { why, .. } = &mut route {
                 if why == budget_policy::BLOCKED {
@@ -431,18 +468,24 @@ impl Classifier for SweepClassifier<'_> {
             return Ok(false);
         }
         // A 405 is not one thing: the merge queue or a merge method the repository does not
-        // allow will not change by trying again, so the rest of the budget is spent.
-        let retry = error.status != Some(405) || merge::refusal(&error.message).1;
-        if retry {
-            self.charge(store, &plan.item)?;
-        } else {
-            let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
-            let budget = store.budget(&plan.item)?;
-            store.record_budget(
-                &plan.item,
-                &budget_policy::spent(&budget, stamp, self.rules, self.now),
-            )?;
-        }
+        // allow will not change by trying again, so the rest of the budget is spent. A refused
+        // merge commit costs one attempt when another method is left: the next one uses it.
+        let refusal = (error.status == Some(405)).then(|| merge::refusal(&error.message));
+        let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
+        let budget = store.budget(&plan.item)?;
+        let after = match refusal {
+            None => budget_policy::after(&budget, stamp, self.now),
+            Some(refusal) if refusal.retry() => budget_policy::after(&budget, stamp, self.now),
+            Some(Refusal::MergeCommit) => {
+                let budget = budget_policy::merge_commit_refused(budget);
+                match self.next_method.get(&plan.item).copied().flatten() {
+                    Some(_) => budget_policy::after(&budget, stamp, self.now),
+                    None => budget_policy::spent(&budget, stamp, self.rules, self.now),
+                }
+            }
+            Some(_) => budget_policy::spent(&budget, stamp, self.rules, self.now),
+        };
+        store.record_budget(&plan.item, &after)?;
         if let Some(claim) = self.claims.remove(&plan.item) {
             store.fail(&claim.key, &self.owner, &error.message, self.now)?;
         }
@@ -451,7 +494,10 @@ impl Classifier for SweepClassifier<'_> {
 
     fn refusal(&self, plan: &Plan, error: &WriteError) -> Option<String> {
         match (plan.writes.first(), error.status) {
-            (Some(Write::Merge { .. }), Some(405)) => Some(merge::refusal(&error.message).0),
+            (Some(Write::Merge { .. }), Some(405)) => {
+                let next = self.next_method.get(&plan.item).copied().flatten();
+                Some(merge::refusal(&error.message).reason(next))
+            }
             _ => None,
         }
     }

@@ -9,7 +9,7 @@ use crate::engine::{Plan, ReadError};
 use crate::github::Reader;
 use crate::item::ItemRef;
 use crate::policy::disposition::Disposition;
-use crate::policy::merge::{self, short};
+use crate::policy::merge::{self, short, MergeMethod, NoMethod};
 use crate::policy::sweep::{self as budget_policy, Gate, Route};
 use crate::policy::write::Write;
 use crate::store::Store;
@@ -43,11 +43,24 @@ impl SweepClassifier<'_> {
             return self.follow(store, item, title, &head, gate, route);
         }
         let settings = self.reads.settings(github, &item.repo)?;
-        if let Err(why) =
-            merge::method_allowed(self.method, &item.repo.to_string(), &settings, &rules)
-        {
-            return self.defer(store, item, title, why, false);
-        }
+        let repo = item.repo.to_string();
+        let refused = Self::stored(store.budget(item))?.merge_commit_refused;
+        let choice = match merge::choose_method(self.method, &repo, &settings, &rules, refused) {
+            Ok(choice) => choice,
+            Err(NoMethod::NotAllowed(why)) => return self.defer(store, item, title, why, false),
+            Err(NoMethod::NoneLeft(why)) => {
+                let route = Route::NoMergeMethod(why);
+                return self.follow(store, item, title, &head, gate, route);
+            }
+        };
+        // Classic protection's linear history shows only as GitHub's refusal of a merge
+        // commit: what the next attempt would use then.
+        let next = (choice.method == MergeMethod::Merge)
+            .then(|| merge::choose_method(self.method, &repo, &settings, &rules, true).ok())
+            .flatten()
+            .map(|next| next.method)
+            .filter(|next| *next != MergeMethod::Merge);
+        self.next_method.insert(item.clone(), next);
         // The checks and the approval, read fresh; the same rules as poll's.
         let green = self
             .reads
@@ -58,7 +71,7 @@ impl SweepClassifier<'_> {
             return self.follow(store, item, title, &head, gate, route);
         }
         let mut reason = format!("open, green and approved at {}", short(&head));
-        for note in ignored {
+        for note in ignored.into_iter().chain(choice.why) {
             reason.push_str(&format!("; {note}"));
         }
         Ok(plan(
@@ -68,7 +81,7 @@ impl SweepClassifier<'_> {
             reason,
             vec![Write::Merge {
                 sha: head,
-                method: self.method.to_string(),
+                method: choice.method.to_string(),
             }],
         ))
     }
@@ -134,7 +147,7 @@ impl SweepClassifier<'_> {
                 });
                 self.end(store, item, title, route.disposition(), why, blocked)
             }
-            Route::MergeQueue(why) => {
+            Route::MergeQueue(why) | Route::NoMergeMethod(why) => {
                 // Not retried: the rest of the budget is spent, the trigger ends, the gate
                 // says why until poll looks again.
                 self.spend_budget(store, item, gate.as_ref())?;
@@ -154,6 +167,7 @@ impl SweepClassifier<'_> {
                 });
                 self.end(store, item, title, route.disposition(), why, cleared)
             }
+            Route::Computing(why) => self.defer_computing(store, item, title, why.clone()),
             Route::Defer {
                 charged, not_green, ..
             } => {

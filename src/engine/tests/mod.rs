@@ -212,6 +212,9 @@ impl MergeReader for Scripted {
     fn pull(&self, _item: &ItemRef) -> Result<PullFacts, ApiError> {
         not_scripted()
     }
+    fn start_mergeability(&self, _item: &ItemRef) -> Result<(), ApiError> {
+        not_scripted()
+    }
     fn pull_files(&self, _item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
         not_scripted()
     }
@@ -237,6 +240,13 @@ impl MergeReader for Scripted {
         not_scripted()
     }
     fn branch_rules(&self, _repo: &RepoRef, _branch: &str) -> Result<BranchRules, ApiError> {
+        not_scripted()
+    }
+    fn classic_protection(
+        &self,
+        _repo: &RepoRef,
+        _branch: &str,
+    ) -> Result<crate::policy::merge::ClassicProtection, ApiError> {
         not_scripted()
     }
 }

@@ -25,8 +25,8 @@ use crate::github::reader::{
 use crate::github::rest::SEARCH_CAP;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
-    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
-    WorkflowRun,
+    Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
+    Review, Statuses, WorkflowRun,
 };
 
 /// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
@@ -478,6 +478,14 @@ impl MergeReader for GraphqlReader<'_> {
         self.take_pull(item, |entry| entry.facts.take())
     }
 
+    /// One REST "Get a pull request", which GitHub documents as starting the computation
+    /// (whether GraphQL's `mergeable: UNKNOWN` read does is unverified: apache/airflow#63317
+    /// and richlander/dotnet-inspect#4160 say no, langchain-ai/open-swe#2901 yes). Its answer
+    /// is not used: the verdict comes from the next sweep's read.
+    fn start_mergeability(&self, item: &ItemRef) -> Result<(), ApiError> {
+        self.client.pull(item).map(|_| ())
+    }
+
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
         let first = self.take_pull(item, |entry| entry.files.take())?;
         let nodes = self.follow(
@@ -577,5 +585,13 @@ impl MergeReader for GraphqlReader<'_> {
 
     fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError> {
         self.client.branch_rules(repo, branch)
+    }
+
+    fn classic_protection(
+        &self,
+        repo: &RepoRef,
+        branch: &str,
+    ) -> Result<ClassicProtection, ApiError> {
+        self.client.classic_protection(repo, branch)
     }
 }

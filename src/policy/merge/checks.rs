@@ -98,6 +98,8 @@ pub struct Checks {
     pub workflows: Option<Result<Vec<WorkflowRun>, String>>,
     pub statuses: Statuses,
     pub required: Vec<String>,
+    /// Why the checks the branch requires are not known: the head is then not green.
+    pub required_unknown: Option<String>,
     /// The branch whose rules named `required`.
     pub branch: String,
 }
@@ -405,6 +407,12 @@ fn required_present(
     newest: &[(Group, &CheckRun)],
     head: &str,
 ) -> Result<(), String> {
+    if let Some(why) = &checks.required_unknown {
+        return Err(format!(
+            "the checks {} requires are not known ({why}), so {head} is not taken as green",
+            checks.branch
+        ));
+    }
     for required in &checks.required {
         let present = newest.iter().any(|(_, run)| &run.name == required)
             || checks

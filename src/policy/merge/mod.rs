@@ -28,7 +28,10 @@ pub use checks::{
 };
 pub use docs_only::{docs_only, ChangedFile, FILE_LIST_LIMIT};
 pub use guard::{held, in_flight, QueueStatus};
-pub use method::{method_allowed, refusal, BranchRules, MergeMethod, MergeSettings};
+pub use method::{
+    choose_method, method_allowed, refusal, BranchRules, ClassicProtection, MergeMethod,
+    MergeSettings, MethodChoice, NoMethod, Refusal, CLASSIC_NOTE,
+};
 pub use rules::{PollRules, Rule, SkippedCountsAs};
 
 pub fn short(sha: &str) -> &str {

@@ -97,22 +97,25 @@ pub struct Budget {
     pub last: Option<DateTime<Utc>>,
     /// The newest stamp the budget has seen.
     pub watermark: Option<DateTime<Utc>>,
+    /// Sweeps of this trigger that found GitHub still computing whether the PR can merge.
+    pub computing: u32,
+    /// GitHub refused a merge commit on the PR's base branch ("This branch must not contain
+    /// merge commits.": classic protection's linear history, which only admins can read). A
+    /// fact of the branch, not of the trigger: a fresh budget keeps it.
+    pub merge_commit_refused: bool,
 }
 
 /// The budget that applies to a trigger stamped `stamp`: fresh only for a stamp newer than the
 /// watermark; an older stamp (a cleared flag falling back to the approval) carries on.
 pub fn effective(budget: &Budget, stamp: Option<DateTime<Utc>>) -> Budget {
+    let fresh = |stamp| Budget {
+        watermark: Some(stamp),
+        merge_commit_refused: budget.merge_commit_refused,
+        ..Budget::default()
+    };
     match (stamp, budget.watermark) {
-        (Some(stamp), Some(watermark)) if stamp > watermark => Budget {
-            attempts: 0,
-            last: None,
-            watermark: Some(stamp),
-        },
-        (Some(stamp), None) => Budget {
-            attempts: 0,
-            last: None,
-            watermark: Some(stamp),
-        },
+        (Some(stamp), Some(watermark)) if stamp > watermark => fresh(stamp),
+        (Some(stamp), None) => fresh(stamp),
         _ => budget.clone(),
     }
 }
@@ -179,6 +182,7 @@ pub fn after(budget: &Budget, stamp: Option<DateTime<Utc>>, now: DateTime<Utc>) 
         attempts: budget.attempts + 1,
         last: Some(now),
         watermark: budget.watermark.max(stamp),
+        ..budget
     }
 }
 
@@ -194,6 +198,16 @@ pub fn spent(
         attempts: rules.attempts_per_trigger,
         last: Some(now),
         watermark: budget.watermark.max(stamp),
+        ..budget
+    }
+}
+
+/// GitHub refused a merge commit on the PR's branch: the budget remembers it, so the next
+/// attempt uses another method.
+pub fn merge_commit_refused(budget: Budget) -> Budget {
+    Budget {
+        merge_commit_refused: true,
+        ..budget
     }
 }
 
@@ -227,6 +241,13 @@ pub enum Route {
     /// The base branch requires the merge queue: the trigger ends and its budget is spent, so
     /// it is not tried 12 times over 15 hours. gh-sweep does not enqueue into it.
     MergeQueue(String),
+    /// Linear history rules out a merge commit and the repository allows no other method:
+    /// the trigger ends and its budget is spent, as for the merge queue.
+    NoMergeMethod(String),
+    /// GitHub is still computing whether the PR can merge: the engine asks it to (one REST
+    /// read of the PR) and reads it again on the next sweep; [`computing`] says whether this
+    /// deferral is charged.
+    Computing(String),
     /// Not now: tried again after the backoff. `charged` says whether it costs an attempt
     /// (GitHub still computing mergeability does not).
     Defer {
@@ -245,6 +266,8 @@ impl Route {
             Route::Held(_) => Disposition::Skip(Skip::Held),
             Route::ChangesRequested(_) => Disposition::Skip(Skip::ChangesRequested),
             Route::MergeQueue(_) => Disposition::Skip(Skip::MergeQueue),
+            Route::NoMergeMethod(_) => Disposition::Skip(Skip::NoMergeMethod),
+            Route::Computing(_) => Disposition::Defer { charged: false },
             Route::Defer { charged, .. } => Disposition::Defer { charged: *charged },
         }
     }
@@ -263,6 +286,8 @@ impl Route {
             Route::Held(why)
             | Route::ChangesRequested(why)
             | Route::MergeQueue(why)
+            | Route::NoMergeMethod(why)
+            | Route::Computing(why)
             | Route::Defer { why, .. } => why.clone(),
         }
     }
@@ -300,10 +325,9 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
     // token gets the merge anyway, so gh-sweep's own guard is what refuses it.
     let state = pull.mergeable_state.filter(|state| !state.is_empty());
     match (pull.mergeable, state) {
-        (None, _) | (_, None) | (_, Some("unknown")) => defer(
-            "GitHub is still computing whether it can merge (mergeable_state unknown)",
-            false,
-        ),
+        (None, _) | (_, None) | (_, Some("unknown")) => Some(Route::Computing(
+            "GitHub is still computing whether it can merge (mergeable_state unknown)".into(),
+        )),
         (Some(false), state) | (Some(true), state @ Some("dirty")) => Some(Route::Defer {
             why: format!(
                 "GitHub cannot merge it (mergeable_state {})",
@@ -333,6 +357,60 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
     }
 }
 
+/// Sweeps of one trigger that may find GitHub still computing whether the PR can merge without
+/// spending an attempt. From the next on, each such deferral is charged, so a computation that
+/// never ends (or a GitHub that never starts it) ends with the budget.
+pub const COMPUTING_FREE_SWEEPS: u32 = 3;
+
+/// A deferral because GitHub is still computing: whether it is charged, the budget after it,
+/// and what the recap adds to the reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Computing {
+    pub charged: bool,
+    pub budget: Budget,
+    pub note: String,
+}
+
+/// This sweep found GitHub still computing: free for the trigger's first
+/// [`COMPUTING_FREE_SWEEPS`] sweeps, then charged like any attempt.
+pub fn computing(
+    budget: &Budget,
+    stamp: Option<DateTime<Utc>>,
+    rules: &SweepRules,
+    now: DateTime<Utc>,
+) -> Computing {
+    let current = effective(budget, stamp);
+    let seen = current.computing + 1;
+    if seen <= COMPUTING_FREE_SWEEPS {
+        return Computing {
+            charged: false,
+            budget: Budget {
+                computing: seen,
+                ..current
+            },
+            note: format!(
+                "gh-sweep asked GitHub to compute it (a REST read of the PR) and reads it again next sweep: {seen} of {COMPUTING_FREE_SWEEPS} sweeps without spending an attempt"
+            ),
+        };
+    }
+    let charged = after(
+        &Budget {
+            computing: seen,
+            ..current
+        },
+        stamp,
+        now,
+    );
+    Computing {
+        charged: true,
+        note: format!(
+            "after {COMPUTING_FREE_SWEEPS} sweeps this deferral is charged: attempt {} of {}",
+            charged.attempts, rules.attempts_per_trigger
+        ),
+        budget: charged,
+    }
+}
+
 /// The start of a `blocked` PR's reason; the engine adds the rules it could read.
 pub const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
 
@@ -356,14 +434,18 @@ pub fn verdict(green: Result<(), String>, approval: ApprovalVerdict) -> Option<R
     }
 }
 
-/// The budget as stored: `attempts|last|watermark`, times in RFC 3339.
+/// The budget as stored: `attempts|last|watermark|computing|merge_commit_refused`, times in
+/// RFC 3339, the flag `0` or `1`. A budget stored before the last two fields existed
+/// (`attempts|last|watermark`) reads with them at their defaults.
 pub fn encode(budget: &Budget) -> String {
     let time = |time: Option<DateTime<Utc>>| time.map(|t| t.to_rfc3339()).unwrap_or_default();
     format!(
-        "{}|{}|{}",
+        "{}|{}|{}|{}|{}",
         budget.attempts,
         time(budget.last),
-        time(budget.watermark)
+        time(budget.watermark),
+        budget.computing,
+        u8::from(budget.merge_commit_refused)
     )
 }
 
@@ -382,10 +464,24 @@ pub fn decode(text: Option<&str>) -> Budget {
         };
         let last = time(parts.next())?;
         let watermark = time(parts.next())?;
+        let (computing, merge_commit_refused) = match (parts.next(), parts.next()) {
+            (None, None) => (0, false),
+            (Some(computing), Some(flag)) => (
+                computing.parse().ok()?,
+                match flag {
+                    "0" => false,
+                    "1" => true,
+                    _ => return None,
+                },
+            ),
+            _ => return None,
+        };
         parts.next().is_none().then_some(Budget {
             attempts,
             last,
             watermark,
+            computing,
+            merge_commit_refused,
         })
     };
     parse().unwrap_or_default()

@@ -210,8 +210,18 @@ fn the_budget_round_trips_and_damage_reads_as_fresh() {
         attempts: 3,
         last: Some(t(4)),
         watermark: Some(t(1)),
+        ..Budget::default()
     };
     assert_eq!(decode(Some(&encode(&budget))), budget);
+    let known = Budget {
+        computing: 2,
+        merge_commit_refused: true,
+        ..budget.clone()
+    };
+    assert_eq!(decode(Some(&encode(&known))), known);
+    // A budget stored before `computing` and the refusal were kept reads with their defaults.
+    let old = format!("3|{}|{}", t(4).to_rfc3339(), t(1).to_rfc3339());
+    assert_eq!(decode(Some(&old)), budget);
     assert_eq!(decode(Some(&encode(&Budget::default()))), Budget::default());
     for damaged in [
         None,
@@ -219,6 +229,10 @@ fn the_budget_round_trips_and_damage_reads_as_fresh() {
         Some("x|y|z"),
         Some("3|not a time|"),
         Some("3||||"),
+        Some("3|||1|"),
+        Some("3|||x|0"),
+        Some("3|||1|2"),
+        Some("3|||1|0|"),
     ] {
         assert_eq!(decode(damaged), Budget::default(), "{damaged:?}");
     }
@@ -404,7 +418,7 @@ proptest! {
             prop_assert!(guard(&pull).is_some(), "{state}");
         }
         let blocked = Gate { blocked: Some("held".into()), ..approved(0) };
-        let budget = Budget { attempts, last: Some(t(0)), watermark: Some(t(0)) };
+        let budget = Budget { attempts, last: Some(t(0)), watermark: Some(t(0)), ..Budget::default() };
         prop_assert!(due(&blocked, &budget, &rules(), t(minutes)).is_err());
     }
 
@@ -416,4 +430,62 @@ proptest! {
         prop_assert!(rules.backoff_after(n) <= rules.backoff_after(n + 1));
         prop_assert!(rules.backoff_after(n).num_minutes() <= i64::from(*sorted.last().unwrap()));
     }
+}
+
+#[test]
+fn a_fresh_budget_keeps_a_refused_merge_commit_and_forgets_the_computing_sweeps() {
+    let old = Budget {
+        attempts: 4,
+        last: Some(t(10)),
+        watermark: Some(t(0)),
+        computing: 2,
+        merge_commit_refused: true,
+    };
+    let fresh = effective(&old, Some(t(5)));
+    assert_eq!(
+        fresh,
+        Budget {
+            watermark: Some(t(5)),
+            merge_commit_refused: true,
+            ..Budget::default()
+        },
+        "the refusal is the branch's, the count the trigger's"
+    );
+    assert_eq!(
+        effective(&old, Some(t(0))),
+        old,
+        "an older stamp carries on"
+    );
+    let after_attempt = after(&old, Some(t(0)), t(20));
+    assert_eq!(
+        (after_attempt.computing, after_attempt.merge_commit_refused),
+        (2, true)
+    );
+}
+
+#[test]
+fn computing_is_free_for_three_sweeps_of_a_trigger_then_charged() {
+    let rules = rules();
+    let mut budget = Budget::default();
+    for sweep in 1..=COMPUTING_FREE_SWEEPS {
+        let found = computing(&budget, Some(t(0)), &rules, t(i64::from(sweep)));
+        assert!(!found.charged, "sweep {sweep}");
+        assert_eq!(found.budget.attempts, 0);
+        assert_eq!(found.budget.last, None, "no backoff either");
+        assert!(found
+            .note
+            .ends_with(&format!("{sweep} of 3 sweeps without spending an attempt")));
+        budget = found.budget;
+    }
+    let found = computing(&budget, Some(t(0)), &rules, t(10));
+    assert!(found.charged);
+    assert_eq!((found.budget.attempts, found.budget.last), (1, Some(t(10))));
+    assert_eq!(
+        found.note,
+        "after 3 sweeps this deferral is charged: attempt 1 of 12"
+    );
+    // A newer trigger (a new approval) starts the count again.
+    let fresh = computing(&found.budget, Some(t(5)), &rules, t(11));
+    assert!(!fresh.charged);
+    assert_eq!(fresh.budget.computing, 1);
 }

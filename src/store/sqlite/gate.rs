@@ -251,6 +251,7 @@ mod tests {
             attempts: 2,
             last: Some(crate::clock::wall()),
             watermark: None,
+            ..Budget::default()
         };
         store.record_budget(&item, &budget).unwrap();
         assert_eq!(store.budget(&item).unwrap().attempts, 2);

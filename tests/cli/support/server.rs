@@ -892,6 +892,11 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                 .get(&format!("{repo}:{}", world.issues[index].base))
                 .cloned()
                 .unwrap_or_default();
+            let classic_linear = repo == super::world::REPO
+                && world
+                    .classic
+                    .get(&world.issues[index].base)
+                    .is_some_and(|rule| rule.linear_history);
             let issue = &mut world.issues[index];
             if issue.state != "open" || issue.merged || issue.mergeable == Some(false) {
                 return error(405, "Pull Request is not mergeable");
@@ -916,6 +921,17 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
                         _ => "Merge commits are not allowed on this repository.",
                     },
                 );
+            }
+            // Linear history refuses a merge commit: GitHub answers a classic rule's with 405
+            // "This branch must not contain merge commits." (recorded in
+            // runatlantis/atlantis#1176). A ruleset's `required_linear_history` refuses it too;
+            // its wording is not recorded, so the fake answers the same.
+            let linear = classic_linear
+                || rules
+                    .iter()
+                    .any(|rule| rule["type"] == "required_linear_history");
+            if linear && method == "merge" {
+                return error(405, "This branch must not contain merge commits.");
             }
             if rules.iter().any(|rule| rule["type"] == "merge_queue") {
                 return error(
@@ -953,12 +969,22 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
             else {
                 return error(404, "Not Found");
             };
-            let issue = &world.issues[index];
+            let issue = &mut world.issues[index];
             if !issue.is_pr {
                 return error(404, "Not Found");
             }
             match rest {
-                [] => reply(200, issue.pull_json()),
+                // "Get a pull request" starts GitHub's mergeability job when `mergeable` is
+                // null: this answer says null, the job's result shows from the next read on
+                // (REST docs, "Get a pull request"; see `Issue::uncomputed`).
+                [] => {
+                    let answer = reply(200, issue.pull_json());
+                    if let Some((mergeable, state)) = issue.uncomputed.take() {
+                        issue.mergeable = Some(mergeable);
+                        issue.mergeable_state = state;
+                    }
+                    answer
+                }
                 ["files"] => {
                     let values = issue
                         .files
@@ -1078,16 +1104,38 @@ fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, bas
         }
         // "Get a branch" (`GET /repos/{o}/{r}/branches/{branch}`): the branch with its
         // `protected` flag, 404 "Branch not found" when there is none (GitHub's REST docs and
-        // @octokit/openapi-types `repos/get-branch`, `branch-with-protection`).
-        ("GET", ["repos", owner, name, "branches", branch @ ..])
-            if format!("{owner}/{name}") == super::world::REPO =>
-        {
+        // @octokit/openapi-types `repos/get-branch`, `branch-with-protection`). Its `protection`
+        // is the classic rule's summary, served to any token with read access (GitHub's docs
+        // example: `"protection": {"enabled": true, "required_status_checks":
+        // {"enforcement_level": "non_admins", "contexts": ["ci-test", "linter"]}}`; newer answers
+        // add `checks: [{context, app_id}]`; an unprotected branch has `"enabled": false` and
+        // `"enforcement_level": "off"`; google/go-github#625). The rule's other settings (linear
+        // history, reviews) are only in "Get branch protection", which needs admin.
+        ("GET", ["repos", owner, name, "branches", branch @ ..]) => {
+            let repo = format!("{owner}/{name}");
             let branch = branch.join("/");
-            if !world.has_branch(&branch) {
+            if !world.has_branch_in(&repo, &branch) {
                 return error(404, "Branch not found");
             }
-            let protected = world.protected_branches.contains(&branch);
-            reply(200, json!({"name": branch, "protected": protected}))
+            let ours = repo == super::world::REPO;
+            let classic = world.classic.get(&branch).filter(|_| ours);
+            let protected =
+                (ours && world.protected_branches.contains(&branch)) || classic.is_some();
+            let required = classic
+                .map(|rule| rule.required_checks.clone())
+                .unwrap_or_default();
+            let protection = json!({
+                "enabled": classic.is_some(),
+                "required_status_checks": {
+                    "enforcement_level": if required.is_empty() { "off" } else { "non_admins" },
+                    "contexts": required,
+                    "checks": required.iter().map(|context| json!({"context": context, "app_id": null})).collect::<Vec<_>>(),
+                },
+            });
+            reply(
+                200,
+                json!({"name": branch, "protected": protected, "protection": protection}),
+            )
         }
         // "Delete a reference" (`DELETE /repos/{o}/{r}/git/refs/{ref}`, `heads/BRANCH` for a
         // branch): 204 No Content; 422 "Reference does not exist" when it is not there

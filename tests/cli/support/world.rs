@@ -101,6 +101,16 @@ pub struct Issue {
     /// Served as given (`clean`, `blocked`, `behind`, `dirty`, `unstable`, `has_hooks`,
     /// `draft`, `unknown`); an empty string is served as `null`.
     pub mergeable_state: String,
+    /// What GitHub's mergeability job will set (`mergeable`, `mergeable_state`) once it runs:
+    /// until then `mergeable` is null (`UNKNOWN` on GraphQL). A REST "Get a pull request"
+    /// starts the job ("If the value is null, then GitHub has started a background job to
+    /// compute the mergeability. After giving the job time to complete, resubmit the request.",
+    /// REST docs, "Get a pull request"; "Checking mergeability of pull requests"): that read
+    /// still answers null, the next read shows the result. Whether a GraphQL read starts it is
+    /// unverified (apache/airflow#63317 and richlander/dotnet-inspect#4160 say no,
+    /// langchain-ai/open-swe#2901 says yes): the fake takes the side that costs gh-sweep most,
+    /// no. `None` with `mergeable` null is a job that never finishes.
+    pub uncomputed: Option<(bool, String)>,
     /// A locked conversation (`locked`, `active_lock_reason` in GitHub's issue JSON).
     pub locked: bool,
     pub active_lock_reason: Option<String>,
@@ -309,6 +319,15 @@ impl Issue {
         self.updated_at = now;
     }
 
+    /// The base branch moved: GitHub must compute again whether the PR can merge, and will
+    /// find what it found before once a REST read starts the job.
+    pub fn uncompute(&mut self) {
+        if let Some(mergeable) = self.mergeable.take() {
+            self.uncomputed = Some((mergeable, std::mem::take(&mut self.mergeable_state)));
+        }
+        self.mergeable_state = "unknown".into();
+    }
+
     /// Approves the current head.
     pub fn approve_at_head(&mut self, user: &str, at: DateTime<Utc>) {
         self.review(user, "APPROVED", at);
@@ -487,6 +506,20 @@ pub struct WorldState {
     /// Every PR's `branch-N` and `main` exist until deleted.
     pub deleted_branches: Vec<String>,
     pub protected_branches: Vec<String>,
+    /// Classic branch protection of `REPO`'s branches, by branch name (other repositories'
+    /// branches have none). "Get a branch" shows its
+    /// required status checks to any token with read access; its other settings (linear
+    /// history among them) only "Get branch protection" shows, to admins.
+    pub classic: BTreeMap<String, ClassicProtection>,
+}
+
+/// A branch's classic protection rule, as far as the fake models it.
+#[derive(Clone, Debug, Default)]
+pub struct ClassicProtection {
+    /// "Require status checks to pass before merging": the contexts required.
+    pub required_checks: Vec<String>,
+    /// "Require linear history": GitHub refuses a merge commit with a 405.
+    pub linear_history: bool,
 }
 
 impl WorldState {
@@ -517,18 +550,36 @@ impl WorldState {
             graphql_points: 5000,
             deleted_branches: Vec::new(),
             protected_branches: Vec::new(),
+            classic: BTreeMap::new(),
         }
     }
 
-    /// Whether `REPO` has this branch: `main`, or a PR's head (`branch-N`) not deleted.
+    /// Whether `REPO` has this branch: `main`, a PR's base, or a PR's head (`branch-N`), not
+    /// deleted.
     pub fn has_branch(&self, name: &str) -> bool {
+        self.has_branch_in(REPO, name)
+    }
+
+    /// Whether a repository of the world has this branch: `main`, a PR's base, or a PR's head
+    /// (`branch-N`); only `REPO`'s are ever deleted.
+    pub fn has_branch_in(&self, repo: &str, name: &str) -> bool {
+        if !self.repos.iter().any(|known| known == repo) {
+            return false;
+        }
         let exists = name == "main"
             || self.issues.iter().any(|issue| {
                 issue.is_pr
-                    && issue.head_repo.as_deref() == Some(REPO)
-                    && format!("branch-{}", issue.number) == name
+                    && ((issue.head_repo.as_deref() == Some(repo)
+                        && format!("branch-{}", issue.number) == name)
+                        || (issue.repo == repo && issue.base == name))
             });
-        exists && !self.deleted_branches.iter().any(|deleted| deleted == name)
+        let deleted = repo == REPO && self.deleted_branches.iter().any(|gone| gone == name);
+        exists && !deleted
+    }
+
+    /// The classic protection of `REPO`'s `branch`, where a test sets it.
+    pub fn protect(&mut self, branch: &str) -> &mut ClassicProtection {
+        self.classic.entry(branch.to_string()).or_default()
     }
 
     /// The rules of `REPO`'s `main`, where a test adds them.
@@ -569,6 +620,7 @@ impl WorldState {
             merged: false,
             mergeable: Some(true),
             mergeable_state: "clean".into(),
+            uncomputed: None,
             locked: false,
             active_lock_reason: None,
             commits: Vec::new(),

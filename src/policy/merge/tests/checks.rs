@@ -49,6 +49,7 @@ fn checks(runs: Vec<CheckRun>) -> Checks {
         workflows: None,
         statuses: Statuses::none(),
         required: Vec::new(),
+        required_unknown: None,
         branch: "main".into(),
     }
 }
@@ -170,6 +171,16 @@ fn suites_that_show_what_runs_do_not() {
     assert_eq!(
         judge(&head, SkippedCountsAs::Excluded).map(|notes| notes.len()),
         Ok(1)
+    );
+}
+
+#[test]
+fn unknown_required_checks_fail_closed() {
+    let mut head = checks(vec![run("ci", "success", 0)]);
+    head.required_unknown = Some("GitHub answered 404 for the branch main".into());
+    assert_eq!(
+        judge(&head, SkippedCountsAs::Excluded).unwrap_err(),
+        "the checks main requires are not known (GitHub answered 404 for the branch main), so abc is not taken as green"
     );
 }
 

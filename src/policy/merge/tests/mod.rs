@@ -138,15 +138,102 @@ fn merge_methods_are_the_repository_s_and_the_rules() {
 
 #[test]
 fn each_405_is_told_apart() {
-    assert!(
-        !refusal(
-            "Repository rule violations found\n\nChanges must be made through the merge queue"
-        )
-        .1
+    assert_eq!(
+        refusal("Repository rule violations found\n\nChanges must be made through the merge queue"),
+        Refusal::MergeQueue
     );
-    assert!(!refusal("Merge commits are not allowed on this repository.").1);
-    assert!(!refusal("Squash merges are not allowed on this repository.").1);
-    assert!(refusal("At least 1 approving review is required by reviewers with write access.").1);
-    assert!(refusal("Base branch was modified. Review and try the merge again.").1);
-    assert!(refusal("Pull Request is not mergeable").1);
+    assert!(!refusal("Merge commits are not allowed on this repository.").retry());
+    assert!(!refusal("Squash merges are not allowed on this repository.").retry());
+    assert!(
+        refusal("At least 1 approving review is required by reviewers with write access.").retry()
+    );
+    assert!(refusal("Base branch was modified. Review and try the merge again.").retry());
+    assert!(refusal("Pull Request is not mergeable").retry());
+    // runatlantis/atlantis#1176's recorded answer: another method, not the same one again.
+    let linear = refusal("This branch must not contain merge commits.");
+    assert_eq!(linear, Refusal::MergeCommit);
+    assert!(!linear.retry());
+    assert!(linear
+        .reason(Some(MergeMethod::Rebase))
+        .ends_with("the next attempt uses rebase"));
+    assert!(linear.reason(None).contains("no other merge method"));
+}
+
+#[test]
+fn linear_history_rules_out_a_merge_commit_and_picks_squash_then_rebase() {
+    let rules = BranchRules {
+        branch: "main".into(),
+        linear_history: true,
+        ..BranchRules::default()
+    };
+    let all = MergeSettings::default();
+    let choice = choose_method(MergeMethod::Merge, "o/r", &all, &rules, false).unwrap();
+    assert_eq!(choice.method, MergeMethod::Squash);
+    assert_eq!(
+        choice.why.as_deref(),
+        Some("squash, not merge: main requires linear history (a ruleset), which rules out a merge commit")
+    );
+    let no_squash = MergeSettings {
+        squash: Some(false),
+        ..MergeSettings::default()
+    };
+    let choice = choose_method(MergeMethod::Merge, "o/r", &no_squash, &rules, false).unwrap();
+    assert_eq!(choice.method, MergeMethod::Rebase);
+    let merge_only = MergeSettings {
+        merge: Some(true),
+        squash: Some(false),
+        rebase: Some(false),
+    };
+    assert_eq!(
+        choose_method(MergeMethod::Merge, "o/r", &merge_only, &rules, false),
+        Err(NoMethod::NoneLeft("main requires linear history (a ruleset), which rules out a merge commit, and o/r allows merge commits only: nothing gh-sweep may send can merge it (allow squash or rebase merges on GitHub)".into()))
+    );
+    // A configured squash or rebase is kept; no linear history keeps merge.
+    let choice = choose_method(MergeMethod::Rebase, "o/r", &all, &rules, false).unwrap();
+    assert_eq!((choice.method, choice.why), (MergeMethod::Rebase, None));
+    let plain = BranchRules::default();
+    let choice = choose_method(MergeMethod::Merge, "o/r", &all, &plain, false).unwrap();
+    assert_eq!((choice.method, choice.why), (MergeMethod::Merge, None));
+    // GitHub's refusal of a merge commit (classic protection) counts as linear history.
+    let choice = choose_method(MergeMethod::Merge, "o/r", &no_squash, &plain, true).unwrap();
+    assert_eq!(choice.method, MergeMethod::Rebase);
+    assert!(choice
+        .why
+        .unwrap()
+        .contains("must not contain merge commits"));
+    // A method the repository does not allow is still the maintainer's to change.
+    assert!(matches!(
+        choose_method(MergeMethod::Squash, "o/r", &no_squash, &plain, false),
+        Err(NoMethod::NotAllowed(_))
+    ));
+}
+
+#[test]
+fn classic_required_checks_join_the_rulesets_and_the_recap_says_what_needs_admin() {
+    let rules = BranchRules {
+        branch: "main".into(),
+        required_checks: vec!["ci".into()],
+        described: vec!["required checks `ci`".into()],
+        ..BranchRules::default()
+    };
+    let classic = ClassicProtection {
+        protected: true,
+        required_checks: vec!["ci".into(), "lint".into()],
+    };
+    let both = rules.clone().with_classic(&classic);
+    assert_eq!(both.required_checks, ["ci", "lint"]);
+    assert_eq!(
+        both.explain(),
+        "the rules on main gh-sweep can read: required checks `ci`, classic protection: required checks `ci`, `lint` (classic protection details need admin; its required checks are read from the branch summary)"
+    );
+    let none = BranchRules {
+        branch: "legacy".into(),
+        ..BranchRules::default()
+    }
+    .with_classic(&ClassicProtection::default());
+    assert_eq!(
+        none.explain(),
+        "gh-sweep can read no ruleset on legacy (classic protection details need admin; its required checks are read from the branch summary)"
+    );
+    assert!(!none.explain().contains("readable only by admins"));
 }
