@@ -28,6 +28,7 @@ use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
     WorkflowRun,
 };
+use crate::policy::stale::ItemFacts;
 
 /// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
 /// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time, and fewer
@@ -58,16 +59,21 @@ pub struct GraphqlReader<'a> {
     pub(super) items: RefCell<BTreeMap<String, super::stale_entry::ItemEntry>>,
     pulls: RefCell<BTreeMap<String, PullEntry>>,
     heads: RefCell<BTreeMap<String, HeadEntry>>,
-    points: Cell<u64>,
-    queries: Cell<u64>,
-    /// PRs per search page, and open issues (and PRs) per stale page: halved for the rest of
-    /// the run each time GitHub cuts a page off at its time limit.
-    pulls_page: Cell<u64>,
+    pub(super) points: Cell<u64>,
+    pub(super) queries: Cell<u64>,
+    /// PRs per search page (and per batch read ahead), and open issues (and PRs) per stale
+    /// page: halved for the rest of the run each time GitHub cuts a page off at its time limit.
+    pub(super) pulls_page: Cell<u64>,
     pub(super) items_page: Cell<u64>,
+    /// What a batch read ahead (`batch.rs`) found of each item, for the stale rules, kept
+    /// until the item is read; and, for the merge rules, the PRs it could not read (those it
+    /// read are kept in `pulls`).
+    pub(super) items_read_ahead: RefCell<BTreeMap<String, Result<ItemFacts, ApiError>>>,
+    pub(super) pulls_read_ahead: RefCell<BTreeMap<String, ApiError>>,
 }
 
 /// The smallest page a cut-off page shrinks to.
-const SMALLEST_PAGE: u64 = 5;
+pub(super) const SMALLEST_PAGE: u64 = 5;
 
 fn pull_key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
@@ -95,6 +101,8 @@ impl<'a> GraphqlReader<'a> {
             queries: Cell::new(0),
             pulls_page: Cell::new(PULLS_PER_PAGE),
             items_page: Cell::new(super::stale_entry::ITEMS_PER_PAGE),
+            items_read_ahead: RefCell::new(BTreeMap::new()),
+            pulls_read_ahead: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -148,7 +156,7 @@ impl<'a> GraphqlReader<'a> {
     }
 
     /// Keeps what a PR node carries; answers its facts as the search hit gives them.
-    fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), String> {
+    pub(super) fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), String> {
         let facts = parse::pull_facts(node)?;
         let head = facts.head_sha.clone().unwrap_or_default();
         let commit = node
@@ -186,6 +194,13 @@ impl<'a> GraphqlReader<'a> {
 
     /// Reads one PR by itself (not on a page, or its page's facts already read).
     fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
+        if let Some(error) = self.pulls_read_ahead.borrow_mut().remove(&pull_key(item)) {
+            return Err(error);
+        }
+        queries::askable(item).map_err(|why| ApiError::Item {
+            status: Some(404),
+            message: why,
+        })?;
         let mut variables = repo_variables(&item.repo);
         variables.insert("number".into(), json!(item.number));
         let answer = self.send(&queries::PULL, Value::Object(variables))?;
@@ -577,5 +592,9 @@ impl MergeReader for GraphqlReader<'_> {
 
     fn branch_rules(&self, repo: &RepoRef, branch: &str) -> Result<BranchRules, ApiError> {
         self.client.branch_rules(repo, branch)
+    }
+
+    fn pulls_ahead(&self, items: &[ItemRef]) {
+        GraphqlReader::pulls_ahead(self, items);
     }
 }

@@ -44,7 +44,7 @@ fn repository_error(answer: &Answer) -> Result<(), ApiError> {
 impl GraphqlReader<'_> {
     /// An item's facts from its node, whole: labels or assignees past their first page are
     /// read by REST.
-    fn facts_of(&self, item: &ItemRef, node: &Value) -> Result<ItemFacts, ApiError> {
+    pub(super) fn facts_of(&self, item: &ItemRef, node: &Value) -> Result<ItemFacts, ApiError> {
         let (facts, more) = stale_parse::item_facts(node).map_err(malformed)?;
         if more {
             return self.client.item(item);
@@ -54,6 +54,10 @@ impl GraphqlReader<'_> {
 
     /// Reads one issue or PR by itself and keeps its timeline entries.
     fn read_item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        super::queries::askable(item).map_err(|why| ApiError::Item {
+            status: Some(404),
+            message: why,
+        })?;
         let mut vars = variables(&item.repo);
         vars.insert("number".into(), json!(item.number));
         let answer = self.send(&queries::ITEM, Value::Object(vars))?;
@@ -225,7 +229,11 @@ impl GraphqlReader<'_> {
         (created, number.unwrap_or(0), ListedItem { number, facts })
     }
 
+    /// An item's facts: as a batch read them ahead, once; else read by itself.
     pub(super) fn item_facts(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        if let Some(read) = self.items_read_ahead.borrow_mut().remove(&key(item)) {
+            return read;
+        }
         self.read_item(item)
     }
 
@@ -276,6 +284,10 @@ impl StaleReader for GraphqlReader<'_> {
 
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         self.item_timeline(item)
+    }
+
+    fn items_ahead(&self, items: &[ItemRef]) {
+        GraphqlReader::items_ahead(self, items);
     }
 
     /// By REST's list of issues: GraphQL's `issues(filterBy: {since})` has no PRs, and
