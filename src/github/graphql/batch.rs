@@ -80,7 +80,7 @@ impl GraphqlReader<'_> {
         &self,
         items: &[ItemRef],
         size: &Cell<u64>,
-        build: fn(&[ItemRef]) -> (Document, Value, Vec<Alias>),
+        build: fn(&[ItemRef]) -> queries::Batch,
         keep: &dyn Fn(&ItemRef, Result<&Value, ApiError>),
     ) {
         let mut askable = Vec::new();

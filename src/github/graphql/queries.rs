@@ -60,6 +60,12 @@ pub const ITEM: Document =
 pub const ITEM_TIMELINE: Document =
     document!("ItemTimeline": "item_timeline.graphql", "timeline_facts.graphql");
 
+/// Which PRs a page of a PR search holds, asked when one of its nodes came back `null`.
+pub const PULLS_PAGE_NUMBERS: Document = document!("PullsPageNumbers": "pulls_numbers.graphql");
+
+/// Which items a page of open items holds, asked when one of its nodes came back `null`.
+pub const OPEN_ITEM_NUMBERS: Document = document!("OpenItemNumbers": "open_item_numbers.graphql");
+
 /// The fragments a batch of issues and PRs spreads, for the stale rules.
 const ITEM_FRAGMENTS: &[&str] = &[
     include_str!("item_facts.graphql"),
@@ -96,6 +102,9 @@ pub struct Alias {
     pub item: String,
 }
 
+/// A batch's document, its variables, and where each item is in its answer.
+pub type Batch = (Document, Value, Vec<Alias>);
+
 /// A batch of issues or PRs read in one query (a rerun line's `--only` list): one aliased
 /// `repository` per repository, one aliased field per item under it, each with the same facts
 /// a page carries. Every item must be [`askable`]. Returns the document, its variables and
@@ -106,7 +115,7 @@ fn batch(
     selection: &str,
     fragments: &[&str],
     items: &[ItemRef],
-) -> (Document, Value, Vec<Alias>) {
+) -> Batch {
     let mut repos: Vec<&crate::item::RepoRef> = Vec::new();
     for item in items {
         if !repos.contains(&&item.repo) {
@@ -154,7 +163,7 @@ fn batch(
 }
 
 /// Issues and PRs by number, for the stale rules: `issueOrPullRequest(number:)` each.
-pub fn items(items: &[ItemRef]) -> (Document, Value, Vec<Alias>) {
+pub fn items(items: &[ItemRef]) -> Batch {
     batch(
         "Items",
         "issueOrPullRequest",
@@ -165,7 +174,7 @@ pub fn items(items: &[ItemRef]) -> (Document, Value, Vec<Alias>) {
 }
 
 /// PRs by number, for the merge rules: `pullRequest(number:)` each.
-pub fn pulls(items: &[ItemRef]) -> (Document, Value, Vec<Alias>) {
+pub fn pulls(items: &[ItemRef]) -> Batch {
     batch(
         "Pulls",
         "pullRequest",
@@ -186,6 +195,8 @@ pub const ALL: &[&Document] = &[
     &OPEN_ITEMS_PAGE,
     &ITEM,
     &ITEM_TIMELINE,
+    &PULLS_PAGE_NUMBERS,
+    &OPEN_ITEM_NUMBERS,
 ];
 
 /// GitHub's pinned schema, which the fake GitHub of the end-to-end tests executes against too.
