@@ -358,3 +358,71 @@ fn poll_over_an_unknown_org_exits_2_with_rests_message_on_both_paths() {
     }
     assert_eq!(stops[0], stops[1]);
 }
+
+/// Point 4: no truncated list is taken as whole. Past the first 100 of a head's rollup
+/// contexts (check runs, commit statuses) and of its check suites, the one that fails or is
+/// still pending decides, on both paths; each list is followed for that PR alone. (Files,
+/// reviews and timeline entries past 100: `graphql::classify_merge_gives_the_same_verdicts…`
+/// and `graphql::classify_stale_gives_the_same_verdicts…`.)
+#[test]
+fn check_runs_statuses_and_suites_past_their_first_100_are_read() {
+    Test::each_api(
+        |world| {
+            let at = world.days_ago(0);
+            let pr = world.green_pr(1);
+            for index in 0..150 {
+                let mut run = pr.check_runs[0].clone();
+                run.id = 1000 + index;
+                run.name = format!("job-{index}");
+                run.started_at = at - chrono::Duration::minutes(30);
+                pr.check_runs.push(run);
+            }
+            pr.check_runs[140].conclusion = Some("failure".into());
+            let pr = world.green_pr(2);
+            pr.statuses = (0..150)
+                .map(|index| (format!("ci/legacy-{index}"), "success".into()))
+                .collect();
+            pr.statuses[149].1 = "failure".into();
+            let pr = world.green_pr(3);
+            for index in 0..120 {
+                pr.suite(5000 + index, "codecov", 10, "completed", Some("success"));
+            }
+            pr.suite(6000, "codecov", 10, "queued", None);
+            world.green_pr(4);
+        },
+        |test, api| {
+            let outcome = test.run(&["classify", "merge", "--repo", REPO, "--json"]);
+            outcome.expect_code(0);
+            let recap = outcome.json();
+            let dispositions: Vec<&str> = recap["completed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|entry| entry["disposition"].as_str())
+                .collect();
+            assert_eq!(
+                dispositions,
+                [
+                    "ineligible: green",
+                    "ineligible: green",
+                    "ineligible: green",
+                    "enqueue-merge"
+                ],
+                "{recap}"
+            );
+            if api == "graphql" {
+                let queries = operations(&test.requests());
+                assert_eq!(
+                    queries,
+                    [
+                        "PullsPage",
+                        "CommitContexts",
+                        "CommitContexts",
+                        "CommitSuites"
+                    ],
+                    "{recap}"
+                );
+            }
+        },
+    );
+}
