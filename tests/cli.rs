@@ -21,6 +21,8 @@ mod faults;
 mod gh_habits;
 #[path = "cli/graphql.rs"]
 mod graphql;
+#[path = "cli/graphql_answers.rs"]
+mod graphql_answers;
 #[path = "cli/hosts.rs"]
 mod hosts;
 #[path = "cli/http_rules.rs"]

@@ -70,6 +70,10 @@ pub trait Classifier {
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError>;
 
+    /// Told the items of an `--only` list before any is classified (each has no list entry
+    /// and is read on its own): a kind lets the reader read them all at once, in batches.
+    fn read_ahead(&mut self, _github: &dyn Reader, _items: &[ItemRef]) {}
+
     /// Settles an earlier write whose outcome is unknown by asking GitHub, if this kind of
     /// sweep knows how: `Some((what was found, in words))`. `None` leaves the item blocked
     /// until a maintainer checks it by hand.

@@ -326,6 +326,10 @@ fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
 }
 
 impl Classifier for MergeClassifier<'_> {
+    fn read_ahead(&mut self, github: &dyn Reader, items: &[ItemRef]) {
+        github.pulls_ahead(items);
+    }
+
     /// A merge whose outcome is unknown still holds its PR back (it may have merged); a stale
     /// sweep's write is `stale-sweep`'s to settle and changes nothing `poll` decides.
     fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {

@@ -40,6 +40,8 @@ impl Run<'_> {
         if progress.state.stopped.is_some() {
         } else if let Some(only) = self.options.only.as_ref().filter(|_| !from_snapshot) {
             progress.pool.extend(only.iter().cloned());
+            let items: Vec<ItemRef> = only.iter().cloned().collect();
+            classifier.read_ahead(self.reader, &items);
         } else {
             let scopes = self
                 .options

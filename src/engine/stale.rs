@@ -291,6 +291,10 @@ fn left_unfinished(store: &dyn Store, repo: &crate::item::RepoRef) -> BTreeSet<u
 }
 
 impl Classifier for StaleClassifier<'_> {
+    fn read_ahead(&mut self, github: &dyn Reader, items: &[ItemRef]) {
+        github.items_ahead(items);
+    }
+
     fn list(
         &mut self,
         github: &dyn Reader,

@@ -123,6 +123,11 @@ pub trait StaleReader {
 
     /// A PR's head branch (`delete_branch`): `None` when the branch is gone.
     fn head_branch(&self, item: &ItemRef) -> Result<Option<HeadBranch>, ApiError>;
+
+    /// Told the items a run will read one by one (a rerun line's `--only` list), a reader
+    /// that can read many at once does so now and answers [`StaleReader::item`] from that
+    /// read, once per item; a failure is kept for the item's own read. REST reads each alone.
+    fn items_ahead(&self, _items: &[ItemRef]) {}
 }
 
 /// What the merge rules read.
@@ -151,6 +156,10 @@ pub trait MergeReader {
         repo: &RepoRef,
         branch: &str,
     ) -> Result<ClassicProtection, ApiError>;
+
+    /// [`StaleReader::items_ahead`] for the merge rules' reads of PRs ([`MergeReader::pull`]
+    /// and the facts that come with it).
+    fn pulls_ahead(&self, _items: &[ItemRef]) {}
 }
 
 /// Everything a run reads.

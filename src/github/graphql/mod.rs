@@ -2,6 +2,7 @@
 //! nested fact the policies take, and follow-up queries only for a connection longer than its
 //! first page. The documents it sends are in `queries`, checked against GitHub's schema.
 
+mod batch;
 mod parse;
 pub mod queries;
 mod reader;

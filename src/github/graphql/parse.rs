@@ -38,6 +38,43 @@ pub fn connection(value: &Value, name: &str) -> Connection {
     Connection { nodes, next }
 }
 
+/// A connection field GitHub must have answered: `null` (or no `nodes`) is a list nobody knows,
+/// never an empty one. GitHub has answered a list `null` where it gave `[]` before
+/// (ovotech/go-sync#195); with an error, the error is the item's failure first.
+pub fn list(value: &Value, name: &str) -> Result<Connection, String> {
+    match value.get(name) {
+        Some(found) if found.get("nodes").is_some_and(Value::is_array) => {
+            Ok(connection(value, name))
+        }
+        Some(found) if !found.is_null() => Err(format!(
+            "GitHub answered `{name}` with `nodes: null` and no error: the list is unknown, not empty"
+        )),
+        _ => Err(format!(
+            "GitHub answered `{name}: null` and no error: the list is unknown, not empty"
+        )),
+    }
+}
+
+/// Guards a paging loop: the cursor a page ends at must not be one already asked after (or
+/// before); GitHub answering `hasNextPage` with the same cursor would page for ever. Like the
+/// REST path's guard of a `Link` that points back, it ends the list with an error.
+pub fn advance(
+    seen: &mut std::collections::HashSet<String>,
+    what: &str,
+    next: Option<&String>,
+) -> Result<(), crate::github::client::ApiError> {
+    match next {
+        Some(cursor) if !seen.insert(cursor.clone()) => {
+            Err(crate::github::client::ApiError::Harness {
+                message: format!(
+                    "pagination loops: {what} answered hasNextPage again from the cursor it was asked with ({cursor})"
+                ),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, String> {
     match value.get(name) {
         None | Some(Value::Null) => Err(format!("the `{name}` field is missing")),
@@ -75,7 +112,7 @@ fn word(value: &Value, name: &str) -> Option<String> {
 
 /// The names of a PR's labels, as far as its first page of them goes.
 pub fn label_names(node: &Value) -> Result<Vec<String>, String> {
-    connection(node, "labels")
+    list(node, "labels")?
         .nodes
         .iter()
         .map(|label| string(label, "name").map_err(|why| format!("in `labels`: {why}")))

@@ -2,18 +2,26 @@
 //! fragments it spreads, put together at compile time. A test checks each against GitHub's
 //! whole published schema (`@octokit/graphql-schema`).
 
-/// One operation, ready to send.
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use crate::item::ItemRef;
+
+/// One operation, ready to send: one of the fixed documents below, or a batch built for the
+/// items it reads.
 pub struct Document {
     /// The operation's name, as GitHub's answers and the fake's routes know it.
     pub name: &'static str,
-    pub text: &'static str,
+    pub text: Cow<'static, str>,
 }
 
 macro_rules! document {
     ($name:literal: $($file:literal),+) => {
         Document {
             name: $name,
-            text: concat!($(include_str!($file), "\n"),+),
+            text: Cow::Borrowed(concat!($(include_str!($file), "\n"),+)),
         }
     };
 }
@@ -52,6 +60,130 @@ pub const ITEM: Document =
 pub const ITEM_TIMELINE: Document =
     document!("ItemTimeline": "item_timeline.graphql", "timeline_facts.graphql");
 
+/// Which PRs a page of a PR search holds, asked when one of its nodes came back `null`.
+pub const PULLS_PAGE_NUMBERS: Document = document!("PullsPageNumbers": "pulls_numbers.graphql");
+
+/// Which items a page of open items holds, asked when one of its nodes came back `null`.
+pub const OPEN_ITEM_NUMBERS: Document = document!("OpenItemNumbers": "open_item_numbers.graphql");
+
+/// The fragments a batch of issues and PRs spreads, for the stale rules.
+const ITEM_FRAGMENTS: &[&str] = &[
+    include_str!("item_facts.graphql"),
+    include_str!("timeline_facts.graphql"),
+];
+
+/// The fragments a batch of PRs spreads, for the merge rules.
+const PULL_FRAGMENTS: &[&str] = &[
+    include_str!("pull_facts.graphql"),
+    include_str!("file_facts.graphql"),
+    include_str!("review_facts.graphql"),
+    include_str!("context_facts.graphql"),
+    include_str!("suite_facts.graphql"),
+];
+
+/// GitHub's GraphQL `Int` is 32 bits ("Scalars", Int: "a signed 32-bit numeric non-fractional
+/// value"): an issue number past it cannot be asked, and GitHub refuses a whole query whose
+/// variable holds one ("Variable $number of type Int! was provided invalid value", as answered
+/// in octokit/graphql-action#7). Such an item is that item's failure before anything is sent.
+pub fn askable(item: &ItemRef) -> Result<i32, String> {
+    i32::try_from(item.number).map_err(|_| {
+        format!(
+            "{item}: #{} is past GraphQL's largest Int ({}), so no issue or pull request has that number",
+            item.number,
+            i32::MAX
+        )
+    })
+}
+
+/// Where one item of a batch is in its answer: the repository's alias and the item's, as in
+/// `data.r0.i3`.
+pub struct Alias {
+    pub repo: String,
+    pub item: String,
+}
+
+/// A batch's document, its variables, and where each item is in its answer.
+pub type Batch = (Document, Value, Vec<Alias>);
+
+/// A batch of issues or PRs read in one query (a rerun line's `--only` list): one aliased
+/// `repository` per repository, one aliased field per item under it, each with the same facts
+/// a page carries. Every item must be [`askable`]. Returns the document, its variables and
+/// where each item is (in the order given).
+fn batch(
+    name: &'static str,
+    field: &str,
+    selection: &str,
+    fragments: &[&str],
+    items: &[ItemRef],
+) -> Batch {
+    let mut repos: Vec<&crate::item::RepoRef> = Vec::new();
+    for item in items {
+        if !repos.contains(&&item.repo) {
+            repos.push(&item.repo);
+        }
+    }
+    let mut variables = serde_json::Map::new();
+    let mut declared = Vec::new();
+    let mut body = String::new();
+    let mut aliases: Vec<Option<Alias>> = items.iter().map(|_| None).collect();
+    for (r, repo) in repos.iter().enumerate() {
+        declared.push(format!("$o{r}: String!, $n{r}: String!"));
+        variables.insert(format!("o{r}"), json!(repo.owner));
+        variables.insert(format!("n{r}"), json!(repo.name));
+        let _ = writeln!(body, "  r{r}: repository(owner: $o{r}, name: $n{r}) {{");
+        for (i, item) in items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.repo == **repo)
+        {
+            declared.push(format!("$i{i}: Int!"));
+            variables.insert(format!("i{i}"), json!(item.number));
+            let _ = writeln!(body, "    i{i}: {field}(number: $i{i}) {{ {selection} }}");
+            aliases[i] = Some(Alias {
+                repo: format!("r{r}"),
+                item: format!("i{i}"),
+            });
+        }
+        body.push_str("  }\n");
+    }
+    let mut text = format!("query {name}({}) {{\n{body}", declared.join(", "));
+    text.push_str("  rateLimit {\n    cost\n    remaining\n    resetAt\n    limit\n  }\n}\n");
+    for fragment in fragments {
+        text.push_str(fragment);
+        text.push('\n');
+    }
+    (
+        Document {
+            name,
+            text: Cow::Owned(text),
+        },
+        Value::Object(variables),
+        aliases.into_iter().flatten().collect(),
+    )
+}
+
+/// Issues and PRs by number, for the stale rules: `issueOrPullRequest(number:)` each.
+pub fn items(items: &[ItemRef]) -> Batch {
+    batch(
+        "Items",
+        "issueOrPullRequest",
+        "... on Issue { ...IssueFacts } ... on PullRequest { ...PullItemFacts }",
+        ITEM_FRAGMENTS,
+        items,
+    )
+}
+
+/// PRs by number, for the merge rules: `pullRequest(number:)` each.
+pub fn pulls(items: &[ItemRef]) -> Batch {
+    batch(
+        "Pulls",
+        "pullRequest",
+        "...PullFacts",
+        PULL_FRAGMENTS,
+        items,
+    )
+}
+
 /// Every document, for the schema check.
 pub const ALL: &[&Document] = &[
     &PULLS_PAGE,
@@ -63,6 +195,8 @@ pub const ALL: &[&Document] = &[
     &OPEN_ITEMS_PAGE,
     &ITEM,
     &ITEM_TIMELINE,
+    &PULLS_PAGE_NUMBERS,
+    &OPEN_ITEM_NUMBERS,
 ];
 
 /// GitHub's pinned schema, which the fake GitHub of the end-to-end tests executes against too.
@@ -153,9 +287,46 @@ mod tests {
         let complex = "query { viewer { repositories(first: 50) { edges { repository: node { name pullRequests(first: 20) { edges { pullRequest: node { title comments(first: 10) { edges { comment: node { bodyHTML } } } } } } issues(first: 20) { totalCount edges { issue: node { title bodyHTML comments(first: 10) { edges { comment: node { bodyHTML } } } } } } } } } followers(first: 10) { edges { follower: node { login } } } } }";
         assert_eq!(count("complex", complex), 22_060);
         for document in super::ALL {
-            let nodes = count(document.name, document.text);
+            let nodes = count(document.name, &document.text);
             assert!(nodes <= 500_000, "{} asks for {nodes} nodes", document.name);
         }
+        // A batch of 100 issues, and of 100 PRs (more than a batch ever holds), across two
+        // repositories.
+        for (document, _, _) in [super::items(&batch(100)), super::pulls(&batch(100))] {
+            let nodes = count(document.name, &document.text);
+            assert!(nodes <= 500_000, "{} asks for {nodes} nodes", document.name);
+        }
+    }
+
+    fn batch(size: u64) -> Vec<crate::item::ItemRef> {
+        let a: crate::item::RepoRef = "octo/demo".parse().unwrap();
+        let b: crate::item::RepoRef = "octo/other".parse().unwrap();
+        (1..=size)
+            .map(|n| crate::item::ItemRef::new(if n % 3 == 0 { &b } else { &a }, n))
+            .collect()
+    }
+
+    /// A batch names each item once, under its repository's alias, and validates against
+    /// GitHub's schema; its variables are the items' numbers.
+    #[test]
+    fn a_batch_of_items_is_one_valid_query_of_aliased_fields() {
+        let schema = schema();
+        for (document, variables, aliases) in [super::items(&batch(7)), super::pulls(&batch(7))] {
+            if let Err(errors) = check(schema, document.name, &document.text) {
+                panic!("{}:\n{errors}\n{}", document.name, document.text);
+            }
+            assert_eq!(aliases.len(), 7);
+            assert_eq!(
+                (aliases[2].repo.as_str(), aliases[2].item.as_str()),
+                ("r1", "i2")
+            );
+            assert_eq!(variables["i2"], 3);
+            assert_eq!(variables["n1"], "other");
+        }
+        let too_big = crate::item::ItemRef::new(&"o/r".parse().unwrap(), 3_000_000_000);
+        assert!(super::askable(&too_big)
+            .unwrap_err()
+            .contains("#3000000000 is past GraphQL's largest Int (2147483647)"));
     }
 
     /// Both read paths see the same events: every event type of `EVENT_NAMES` is a member of
@@ -225,7 +396,7 @@ mod tests {
                 "{} is not the operation's name",
                 document.name
             );
-            if let Err(errors) = check(schema, document.name, document.text) {
+            if let Err(errors) = check(schema, document.name, &document.text) {
                 panic!(
                     "{} does not validate against GitHub's schema:\n{errors}",
                     document.name

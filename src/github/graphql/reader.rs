@@ -28,6 +28,7 @@ use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
     Review, Statuses, WorkflowRun,
 };
+use crate::policy::stale::ItemFacts;
 
 /// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
 /// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time, and fewer
@@ -58,16 +59,21 @@ pub struct GraphqlReader<'a> {
     pub(super) items: RefCell<BTreeMap<String, super::stale_entry::ItemEntry>>,
     pulls: RefCell<BTreeMap<String, PullEntry>>,
     heads: RefCell<BTreeMap<String, HeadEntry>>,
-    points: Cell<u64>,
-    queries: Cell<u64>,
-    /// PRs per search page, and open issues (and PRs) per stale page: halved for the rest of
-    /// the run each time GitHub cuts a page off at its time limit.
-    pulls_page: Cell<u64>,
+    pub(super) points: Cell<u64>,
+    pub(super) queries: Cell<u64>,
+    /// PRs per search page (and per batch read ahead), and open issues (and PRs) per stale
+    /// page: halved for the rest of the run each time GitHub cuts a page off at its time limit.
+    pub(super) pulls_page: Cell<u64>,
     pub(super) items_page: Cell<u64>,
+    /// What a batch read ahead (`batch.rs`) found of each item, for the stale rules, kept
+    /// until the item is read; and, for the merge rules, the PRs it could not read (those it
+    /// read are kept in `pulls`).
+    pub(super) items_read_ahead: RefCell<BTreeMap<String, Result<ItemFacts, ApiError>>>,
+    pub(super) pulls_read_ahead: RefCell<BTreeMap<String, ApiError>>,
 }
 
 /// The smallest page a cut-off page shrinks to.
-const SMALLEST_PAGE: u64 = 5;
+pub(super) const SMALLEST_PAGE: u64 = 5;
 
 fn pull_key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
@@ -84,6 +90,29 @@ fn repo_variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
     map
 }
 
+/// The page of a connection at `pointer` in a follow-up's answer. Its parent `null` with no
+/// error (the PR or commit gone between two reads, `repository: null`) or the list `null`
+/// leaves the rest unknown: the item's failure, never the end of its list. A commit without a
+/// rollup has no contexts.
+fn page_at(answer: &Answer, document: &Document, pointer: &str) -> Result<Connection, ApiError> {
+    let (parent, name) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+    match answer.data.pointer(parent) {
+        Some(parent) if !parent.is_null() => parse::list(parent, name).map_err(malformed),
+        _ if parent.ends_with("/statusCheckRollup")
+            && answer
+                .data
+                .pointer(parent.trim_end_matches("/statusCheckRollup"))
+                .is_some_and(|commit| !commit.is_null()) =>
+        {
+            Ok(Connection::default())
+        }
+        _ => Err(malformed(format!(
+            "{} answered `{parent}` null with no error: the rest of its `{name}` is unknown",
+            document.name
+        ))),
+    }
+}
+
 impl<'a> GraphqlReader<'a> {
     pub fn new(client: &'a Client) -> Self {
         GraphqlReader {
@@ -95,6 +124,8 @@ impl<'a> GraphqlReader<'a> {
             queries: Cell::new(0),
             pulls_page: Cell::new(PULLS_PER_PAGE),
             items_page: Cell::new(super::stale_entry::ITEMS_PER_PAGE),
+            items_read_ahead: RefCell::new(BTreeMap::new()),
+            pulls_read_ahead: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -147,9 +178,21 @@ impl<'a> GraphqlReader<'a> {
         }
     }
 
+    /// A page asked again for its items' numbers alone (`document`, with the page's own
+    /// variables): its answer's `data`.
+    pub(super) fn page_numbers(
+        &self,
+        document: &Document,
+        variables: Value,
+    ) -> Result<Value, ApiError> {
+        Ok(self.send(document, variables)?.data)
+    }
+
     /// Keeps what a PR node carries; answers its facts as the search hit gives them.
-    fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), String> {
+    pub(super) fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), String> {
         let facts = parse::pull_facts(node)?;
+        let files = parse::list(node, "files")?;
+        let reviews = parse::list(node, "reviews")?;
         let head = facts.head_sha.clone().unwrap_or_default();
         let commit = node
             .pointer("/commits/nodes/0/commit")
@@ -157,14 +200,15 @@ impl<'a> GraphqlReader<'a> {
             .unwrap_or(Value::Null);
         // The page's head is the PR's head unless a push came between the two fields' reads.
         let head_entry = if commit.get("oid").and_then(Value::as_str) == Some(head.as_str()) {
+            // A `null` rollup is a commit nothing reported on (github/combine-prs, "add null
+            // check for commit status rollup"); a rollup's `contexts` is never null.
+            let contexts = match commit.get("statusCheckRollup") {
+                None | Some(Value::Null) => Connection::default(),
+                Some(rollup) => parse::list(rollup, "contexts")?,
+            };
             HeadEntry {
-                contexts: Some(
-                    commit
-                        .get("statusCheckRollup")
-                        .map(|rollup| parse::connection(rollup, "contexts"))
-                        .unwrap_or_default(),
-                ),
-                suites: Some(parse::connection(&commit, "checkSuites")),
+                contexts: Some(contexts),
+                suites: Some(parse::list(&commit, "checkSuites")?),
                 ..HeadEntry::default()
             }
         } else {
@@ -177,8 +221,8 @@ impl<'a> GraphqlReader<'a> {
             pull_key(item),
             PullEntry {
                 facts: Some(facts),
-                files: Some(parse::connection(node, "files")),
-                reviews: Some(parse::connection(node, "reviews")),
+                files: Some(files),
+                reviews: Some(reviews),
             },
         );
         Ok(())
@@ -186,6 +230,13 @@ impl<'a> GraphqlReader<'a> {
 
     /// Reads one PR by itself (not on a page, or its page's facts already read).
     fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
+        if let Some(error) = self.pulls_read_ahead.borrow_mut().remove(&pull_key(item)) {
+            return Err(error);
+        }
+        queries::askable(item).map_err(|why| ApiError::Item {
+            status: Some(404),
+            message: why,
+        })?;
         let mut variables = repo_variables(&item.repo);
         variables.insert("number".into(), json!(item.number));
         let answer = self.send(&queries::PULL, Value::Object(variables))?;
@@ -238,14 +289,12 @@ impl<'a> GraphqlReader<'a> {
     ) -> Result<Vec<Value>, ApiError> {
         let mut nodes = first.nodes;
         let mut next = first.next;
-        let mut pages = 0;
+        let mut seen = std::collections::HashSet::new();
+        if let Some(after) = variables.get("after").and_then(Value::as_str) {
+            seen.insert(after.to_string());
+        }
         while let Some(after) = next.take() {
-            pages += 1;
-            if pages > 10_000 {
-                return Err(ApiError::Harness {
-                    message: format!("{} keeps answering more pages", document.name),
-                });
-            }
+            parse::advance(&mut seen, document.name, Some(&after))?;
             let mut variables = variables.clone();
             variables.insert("after".into(), json!(after));
             let answer = self.send(document, Value::Object(variables))?;
@@ -254,12 +303,7 @@ impl<'a> GraphqlReader<'a> {
             if let Some(error) = answer.error_at(&at) {
                 return Err(error.item_error());
             }
-            let (parent, name) = pointer.rsplit_once('/').unwrap_or(("", pointer));
-            let page = answer
-                .data
-                .pointer(parent)
-                .map(|parent| parse::connection(parent, name))
-                .unwrap_or_default();
+            let page = page_at(&answer, document, pointer)?;
             nodes.extend(page.nodes);
             next = page.next;
         }
@@ -340,12 +384,7 @@ impl<'a> GraphqlReader<'a> {
         if let Some(error) = answer.error_at(&at) {
             return Err(error.item_error());
         }
-        let (parent, name) = pointer.rsplit_once('/').unwrap_or(("", pointer));
-        let first = answer
-            .data
-            .pointer(parent)
-            .map(|parent| parse::connection(parent, name))
-            .unwrap_or_default();
+        let first = page_at(&answer, document, pointer)?;
         self.follow(first, document, variables, pointer)
     }
 
@@ -399,6 +438,41 @@ impl<'a> GraphqlReader<'a> {
     }
 }
 
+/// A search result GitHub answered `null`, named by the page asked again for numbers: that
+/// PR's failure, with the error GitHub gave (or none). When not even its number can be read
+/// the page is not whole, and the listing ends with an error rather than drop it.
+fn unnamed_hit(
+    query: &str,
+    index: usize,
+    entry: Option<&Value>,
+    error: Option<ApiError>,
+) -> Result<SearchHit, ApiError> {
+    let repo: Option<RepoRef> = entry
+        .and_then(|entry| entry.pointer("/repository/nameWithOwner"))
+        .and_then(Value::as_str)
+        .and_then(|name| name.parse().ok());
+    let number = entry
+        .and_then(|entry| entry.get("number"))
+        .and_then(Value::as_u64);
+    let why = match &error {
+        Some(error) => error.to_string(),
+        None => "GitHub's search answered this PR `null`, with no error".to_string(),
+    };
+    match (repo, number) {
+        (Some(repo), Some(number)) => Ok(SearchHit {
+            repo: Some(repo),
+            number: Some(number),
+            draft: None,
+            facts: Err(why),
+        }),
+        _ => Err(ApiError::Harness {
+            message: format!(
+                "the search `{query}` answered its result {index} `null` ({why}) and GitHub would not say which PR it is"
+            ),
+        }),
+    }
+}
+
 impl CommonReader for GraphqlReader<'_> {
     fn repository(&self, repo: &RepoRef) -> Result<Repository, ApiError> {
         CommonReader::repository(self.client, repo)
@@ -428,6 +502,7 @@ impl MergeReader for GraphqlReader<'_> {
         let query = format!("{query} sort:created-asc");
         let mut items = Vec::new();
         let mut after: Option<String> = None;
+        let mut seen = std::collections::HashSet::new();
         let mut total;
         loop {
             let answer = self.send_shrinking(
@@ -435,12 +510,14 @@ impl MergeReader for GraphqlReader<'_> {
                 &self.pulls_page,
                 |size| json!({"query": query, "first": size, "after": after}),
             )?;
+            let asked = json!({"query": query, "first": self.pulls_page.get(), "after": after});
             let search = answer.data.get("search").cloned().unwrap_or(Value::Null);
-            let nodes = search
-                .get("nodes")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            // `nodes` may be null by the schema; a null list of results is not "none".
+            let nodes = parse::list(&answer.data, "search")
+                .map_err(|why| ApiError::Harness {
+                    message: format!("the search `{query}`: {why}"),
+                })?
+                .nodes;
             let at = |index: usize| vec![json!("search"), json!("nodes"), json!(index)];
             let on_items: Vec<Vec<Value>> = (0..nodes.len()).map(at).collect();
             answer.only_under(&queries::PULLS_PAGE, &on_items)?;
@@ -448,17 +525,34 @@ impl MergeReader for GraphqlReader<'_> {
                 .get("issueCount")
                 .and_then(Value::as_u64)
                 .unwrap_or(0);
+            let mut named: Option<Value> = None;
             for (index, node) in nodes.iter().enumerate() {
-                // A node of another type than the fragment's is an empty object.
-                if node.get("number").is_none() && answer.error_at(&at(index)).is_none() {
+                let error = answer.error_at(&at(index)).map(|error| error.item_error());
+                if node.is_null() {
+                    // A result GitHub could not serve: which PR it is comes from the same page
+                    // asked again for numbers alone; that PR fails, the page goes on.
+                    if named.is_none() {
+                        named =
+                            Some(self.page_numbers(&queries::PULLS_PAGE_NUMBERS, asked.clone())?);
+                    }
+                    let entry = named
+                        .as_ref()
+                        .and_then(|named| named.pointer(&format!("/search/nodes/{index}")));
+                    items.push(unnamed_hit(&query, index, entry, error)?);
                     continue;
                 }
-                let error = answer.error_at(&at(index)).map(|error| error.item_error());
+                // A node of another type than the fragment's is an empty object.
+                if node.get("number").is_none() && error.is_none() {
+                    continue;
+                }
                 items.push(self.hit(node, error));
             }
             let more = search
                 .pointer("/pageInfo/hasNextPage")
                 .and_then(Value::as_bool);
+            if let Some(sent) = &after {
+                seen.insert(sent.clone());
+            }
             after = search
                 .pointer("/pageInfo/endCursor")
                 .and_then(Value::as_str)
@@ -466,6 +560,7 @@ impl MergeReader for GraphqlReader<'_> {
             if total > SEARCH_CAP || more != Some(true) || after.is_none() {
                 break;
             }
+            parse::advance(&mut seen, queries::PULLS_PAGE.name, after.as_ref())?;
         }
         Ok(SearchPage {
             items,
@@ -593,5 +688,9 @@ impl MergeReader for GraphqlReader<'_> {
         branch: &str,
     ) -> Result<ClassicProtection, ApiError> {
         self.client.classic_protection(repo, branch)
+    }
+
+    fn pulls_ahead(&self, items: &[ItemRef]) {
+        GraphqlReader::pulls_ahead(self, items);
     }
 }

@@ -5,7 +5,7 @@
 //! read, for that item alone, only when the page said there were more. An item not on a page
 //! (`--only`, a recheck before writing, a reconcile) is read by itself.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -44,7 +44,7 @@ fn repository_error(answer: &Answer) -> Result<(), ApiError> {
 impl GraphqlReader<'_> {
     /// An item's facts from its node, whole: labels or assignees past their first page are
     /// read by REST.
-    fn facts_of(&self, item: &ItemRef, node: &Value) -> Result<ItemFacts, ApiError> {
+    pub(super) fn facts_of(&self, item: &ItemRef, node: &Value) -> Result<ItemFacts, ApiError> {
         let (facts, more) = stale_parse::item_facts(node).map_err(malformed)?;
         if more {
             return self.client.item(item);
@@ -54,6 +54,10 @@ impl GraphqlReader<'_> {
 
     /// Reads one issue or PR by itself and keeps its timeline entries.
     fn read_item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        super::queries::askable(item).map_err(|why| ApiError::Item {
+            status: Some(404),
+            message: why,
+        })?;
         let mut vars = variables(&item.repo);
         vars.insert("number".into(), json!(item.number));
         let answer = self.send(&queries::ITEM, Value::Object(vars))?;
@@ -115,13 +119,10 @@ impl GraphqlReader<'_> {
     /// The entries before `before`, a page at a time going back, oldest first.
     fn older_entries(&self, item: &ItemRef, before: String) -> Result<Vec<Value>, ApiError> {
         let mut pages: Vec<Vec<Value>> = Vec::new();
+        let mut seen = HashSet::new();
         let mut before = Some(before);
         while let Some(cursor) = before.take() {
-            if pages.len() > 10_000 {
-                return Err(ApiError::Harness {
-                    message: format!("the timeline of {item} keeps answering more pages"),
-                });
-            }
+            seen.insert(cursor.clone());
             let mut vars = variables(&item.repo);
             vars.insert("number".into(), json!(item.number));
             vars.insert("before".into(), json!(cursor));
@@ -130,12 +131,23 @@ impl GraphqlReader<'_> {
             if let Some(error) = answer.error_at(&[json!("repository")]) {
                 return Err(error.item_error());
             }
+            // The item gone between two reads, or no timeline: its older entries are unknown.
             let node = answer
                 .data
                 .pointer("/repository/issueOrPullRequest")
-                .cloned()
-                .unwrap_or(Value::Null);
-            let entry = ItemEntry::new(&node);
+                .filter(|node| !node.is_null())
+                .ok_or_else(|| {
+                    malformed(format!(
+                        "GitHub answered {item} `null`, with no error, while reading its older timeline entries"
+                    ))
+                })?;
+            super::parse::list(node, "timelineItems").map_err(malformed)?;
+            let entry = ItemEntry::new(node);
+            super::parse::advance(
+                &mut seen,
+                queries::ITEM_TIMELINE.name,
+                entry.before.as_ref(),
+            )?;
             before = entry.before;
             pages.push(entry.nodes);
         }
@@ -147,40 +159,81 @@ impl GraphqlReader<'_> {
         let mut cursors: BTreeMap<&str, Option<String>> = BTreeMap::new();
         let mut open: BTreeMap<&str, bool> = [("issues", true), ("pullRequests", true)].into();
         let mut found: Vec<(Option<DateTime<Utc>>, u64, ListedItem)> = Vec::new();
+        let mut seen: BTreeMap<&str, HashSet<String>> = BTreeMap::new();
         while open.values().any(|more| *more) {
+            let page_variables = |size: u64| {
+                let mut vars = variables(repo);
+                vars.insert("first".into(), json!(size));
+                vars.insert("issues".into(), json!(open["issues"]));
+                vars.insert(
+                    "issuesAfter".into(),
+                    json!(cursors.get("issues").cloned().flatten()),
+                );
+                vars.insert("pulls".into(), json!(open["pullRequests"]));
+                vars.insert(
+                    "pullsAfter".into(),
+                    json!(cursors.get("pullRequests").cloned().flatten()),
+                );
+                Value::Object(vars)
+            };
             let answer =
-                self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, |size| {
-                    let mut vars = variables(repo);
-                    vars.insert("first".into(), json!(size));
-                    vars.insert("issues".into(), json!(open["issues"]));
-                    vars.insert(
-                        "issuesAfter".into(),
-                        json!(cursors.get("issues").cloned().flatten()),
-                    );
-                    vars.insert("pulls".into(), json!(open["pullRequests"]));
-                    vars.insert(
-                        "pullsAfter".into(),
-                        json!(cursors.get("pullRequests").cloned().flatten()),
-                    );
-                    Value::Object(vars)
-                })?;
+                self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, page_variables)?;
+            let asked = page_variables(self.items_page.get());
             repository_error(&answer)?;
+            // `repository: null` with no error: a repository GitHub did not answer, as REST's
+            // 404 is, never one with nothing open.
+            if answer.data.get("repository").is_none_or(Value::is_null) {
+                return Err(ApiError::Item {
+                    status: Some(404),
+                    message: format!(
+                        "GitHub's GraphQL API answered `repository: null` for {repo}, with no error"
+                    ),
+                });
+            }
             let lists = ["issues", "pullRequests"];
             let on_items: Vec<Vec<Value>> = lists
                 .iter()
                 .map(|list| vec![json!("repository"), json!(list), json!("nodes")])
                 .collect();
             answer.only_under(&queries::OPEN_ITEMS_PAGE, &on_items)?;
-            let asked: Vec<&str> = lists.into_iter().filter(|list| open[list]).collect();
-            for list in asked {
-                let connection = answer
-                    .data
-                    .get("repository")
-                    .map(|repository| super::parse::connection(repository, list))
-                    .unwrap_or_default();
+            let lists_asked: Vec<&str> = lists.into_iter().filter(|list| open[list]).collect();
+            let mut named: Option<Value> = None;
+            for list in lists_asked {
+                let connection =
+                    super::parse::list(&answer.data["repository"], list).map_err(|why| {
+                        ApiError::Harness {
+                            message: format!("listing {repo}: {why}"),
+                        }
+                    })?;
                 for (index, node) in connection.nodes.iter().enumerate() {
+                    if node.is_null() {
+                        // Which item it is comes from the same page asked again for numbers
+                        // alone; that item fails, the page goes on.
+                        if named.is_none() {
+                            named = Some(
+                                self.page_numbers(&queries::OPEN_ITEM_NUMBERS, asked.clone())?,
+                            );
+                        }
+                        let number = named
+                            .as_ref()
+                            .and_then(|named| {
+                                named.pointer(&format!("/repository/{list}/nodes/{index}/number"))
+                            })
+                            .and_then(Value::as_u64);
+                        found.push(unnamed(repo, list, index, number, &answer)?);
+                        continue;
+                    }
                     found.push(self.listed(repo, list, index, node, &answer));
                 }
+                let seen = seen.entry(list).or_default();
+                if let Some(Some(sent)) = cursors.get(list) {
+                    seen.insert(sent.clone());
+                }
+                super::parse::advance(
+                    seen,
+                    queries::OPEN_ITEMS_PAGE.name,
+                    connection.next.as_ref(),
+                )?;
                 open.insert(list, connection.next.is_some());
                 cursors.insert(list, connection.next);
             }
@@ -225,7 +278,11 @@ impl GraphqlReader<'_> {
         (created, number.unwrap_or(0), ListedItem { number, facts })
     }
 
+    /// An item's facts: as a batch read them ahead, once; else read by itself.
     pub(super) fn item_facts(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
+        if let Some(read) = self.items_read_ahead.borrow_mut().remove(&key(item)) {
+            return read;
+        }
         self.read_item(item)
     }
 
@@ -251,6 +308,45 @@ impl GraphqlReader<'_> {
     pub(super) fn item_timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         stale_parse::timeline_activity(&self.entries(item, Read::Timeline)?).map_err(malformed)
     }
+}
+
+/// An entry of a page of open items GitHub answered `null`: that item's failure, with the
+/// error whose `path` names it (or none), once the page asked again names its number. Without
+/// a number the listing is not whole, and it ends with an error rather than drop the entry.
+fn unnamed(
+    repo: &RepoRef,
+    list: &str,
+    index: usize,
+    number: Option<u64>,
+    answer: &Answer,
+) -> Result<(Option<DateTime<Utc>>, u64, ListedItem), ApiError> {
+    let path = [
+        json!("repository"),
+        json!(list),
+        json!("nodes"),
+        json!(index),
+    ];
+    let why = match answer.error_at(&path) {
+        Some(error) => error.item_error().to_string(),
+        None => format!(
+            "GitHub's list of {repo}'s open {list} answered this entry `null`, with no error"
+        ),
+    };
+    let Some(number) = number else {
+        return Err(ApiError::Harness {
+            message: format!(
+                "listing {repo}: entry {index} of its open {list} is `null` ({why}) and GitHub would not say which item it is"
+            ),
+        });
+    };
+    Ok((
+        None,
+        number,
+        ListedItem {
+            number: Some(number),
+            facts: Err(why),
+        },
+    ))
 }
 
 impl StaleReader for GraphqlReader<'_> {
@@ -286,6 +382,10 @@ impl StaleReader for GraphqlReader<'_> {
 
     fn timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
         self.item_timeline(item)
+    }
+
+    fn items_ahead(&self, items: &[ItemRef]) {
+        GraphqlReader::items_ahead(self, items);
     }
 
     /// By REST's list of issues: GraphQL's `issues(filterBy: {since})` has no PRs, and

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::parse::{connection, string};
+use super::parse::{list, string};
 use crate::github::model::{timestamp, Event};
 use crate::policy::stale::{is_notification, Activity, ActivityKind, ItemFacts, StampOf};
 use crate::policy::write::marker_in;
@@ -110,7 +110,7 @@ pub fn rest_name(kind: &str) -> Option<&'static str> {
 }
 
 fn names(node: &Value, field: &str, key: &str) -> Result<(Vec<String>, bool), String> {
-    let found = connection(node, field);
+    let found = list(node, field)?;
     let names = found
         .nodes
         .iter()
@@ -125,6 +125,8 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
     let is_pr = node.get("pullState").is_some();
     let state = string(node, if is_pr { "pullState" } else { "issueState" })?;
     let (labels, more_labels) = names(node, "labels", "name")?;
+    // The timeline entries explain `updatedAt`: a null list of them is no explanation.
+    list(node, "timelineItems")?;
     let (assignees, more_assignees) = names(node, "assignees", "login")?;
     let milestone = match node.get("milestone") {
         None | Some(Value::Null) => None,
@@ -299,7 +301,7 @@ mod tests {
 
     #[test]
     fn an_issue_and_a_pr_are_told_apart_by_their_state_alias() {
-        let issue = json!({"number": 1, "title": "t", "issueState": "OPEN", "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z", "labels": {"nodes": [], "pageInfo": {"hasNextPage": false}}});
+        let issue = json!({"number": 1, "title": "t", "issueState": "OPEN", "createdAt": "2026-01-01T00:00:00Z", "updatedAt": "2026-01-01T00:00:00Z", "labels": {"nodes": [], "pageInfo": {"hasNextPage": false}}, "assignees": {"nodes": []}, "timelineItems": {"nodes": []}});
         let (facts, more) = item_facts(&issue).unwrap();
         assert!(facts.open && !facts.is_pr && !more);
         let mut pull = issue.clone();

@@ -155,7 +155,7 @@ fn page<'a>(cx: &Cx<'_>, info: &ResolveInfo<'_>, all: Vec<Kind<'a>>) -> Page<'a>
         (None, None) => (from, to),
     };
     let nodes = all[start..end].to_vec();
-    Page {
+    let mut page = Page {
         typename: info.field_definition().ty.inner_named_type().to_string(),
         has_next: end < to || to < total,
         has_previous: start > from || from > 0,
@@ -163,7 +163,20 @@ fn page<'a>(cx: &Cx<'_>, info: &ResolveInfo<'_>, all: Vec<Kind<'a>>) -> Page<'a>
         end: (end > start).then(|| format!("cursor:{}", end - 1)),
         nodes,
         total,
+    };
+    // `WorldState::graphql_cursor_stuck`: a page asked after (before) a cursor says there is
+    // more, from that same cursor.
+    if cx.world.graphql_cursor_stuck {
+        if let Some(after) = text(info, "after") {
+            page.has_next = true;
+            page.end = Some(after);
+        }
+        if let Some(before) = text(info, "before") {
+            page.has_previous = true;
+            page.start = Some(before);
+        }
     }
+    page
 }
 
 fn state_of(issue: &Issue) -> &'static str {
@@ -468,6 +481,8 @@ impl<'a> Obj<'a> {
     ) -> Result<Option<ResolvedValue<'b>>, FieldError> {
         let world = self.cx.world;
         Ok(match field {
+            // `WorldState::graphql_repository_null`: `null`, and no error.
+            "repository" if world.graphql_repository_null => Some(ResolvedValue::null()),
             "repository" => {
                 let wanted = format!(
                     "{}/{}",
@@ -622,6 +637,14 @@ impl<'a> Obj<'a> {
                 "FORBIDDEN",
                 "Resource not accessible by integration".into(),
             ));
+        }
+        // `WorldState::graphql_null_lists`: a nullable connection answered `null`, no error.
+        if world
+            .graphql_null_lists
+            .iter()
+            .any(|(number, name)| *number == issue.number && name == field)
+        {
+            return Ok(Some(ResolvedValue::null()));
         }
         let pr = issue.is_pr;
         Ok(match field {

@@ -502,6 +502,21 @@ pub struct WorldState {
     pub graphql_forbidden: Vec<(u64, String)>,
     /// The GraphQL points left this hour (5,000 for a user): each query spends its cost.
     pub graphql_points: i64,
+    /// Every connection page asked `after` (or `before`) a cursor says it has more and ends at
+    /// that same cursor: a list that never advances, as the endless paging reported of
+    /// clients that trusted `hasNextPage` (cli/cli#3728, zerocracy/judges-action#2142) and in
+    /// issue 20 of the stale listing and PR search.
+    pub graphql_cursor_stuck: bool,
+    /// `repository(owner:, name:)` is `null` with no error. The schema lets it be null
+    /// (`Query.repository: Repository`); GitHub's documented answer for a repository it does
+    /// not know is `null` with a `NOT_FOUND` error, so a bare `null` is an answer a client must
+    /// not read as "a repository with nothing in it".
+    pub graphql_repository_null: bool,
+    /// Connections of items answered `null` with no error: (item number, field). The schema
+    /// lets `files`, `reviews` and `labels` be null, and GitHub has answered a list as `null`
+    /// where it used to give an empty one (ovotech/go-sync#195): the list is unknown, not
+    /// empty.
+    pub graphql_null_lists: Vec<(u64, String)>,
     /// Branches of `REPO` deleted (`DELETE /git/refs/heads/{branch}`), and those protected.
     /// Every PR's `branch-N` and `main` exist until deleted.
     pub deleted_branches: Vec<String>,
@@ -548,6 +563,9 @@ impl WorldState {
             branch_rules: BTreeMap::new(),
             graphql_forbidden: Vec::new(),
             graphql_points: 5000,
+            graphql_cursor_stuck: false,
+            graphql_repository_null: false,
+            graphql_null_lists: Vec::new(),
             deleted_branches: Vec::new(),
             protected_branches: Vec::new(),
             classic: BTreeMap::new(),
