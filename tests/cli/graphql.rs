@@ -233,9 +233,22 @@ fn classify_stale_gives_the_same_verdicts_through_graphql_and_rest() {
         .filter(|r| !r.is_graphql())
         .map(|r| r.path.clone())
         .collect();
+    // The token's login, and #8's events: its label was renamed after its label event, and
+    // whether GraphQL shows a renamed label's name then or now is not documented (issue 20,
+    // point 9), so REST's events, which keep the name it had, decide.
     assert!(
-        rest_reads.iter().all(|path| path == "/user"),
-        "only the token's login: {rest_reads:?}"
+        rest_reads
+            .iter()
+            .all(|path| path == "/user" || *path == format!("/repos/{REPO}/issues/8/events")),
+        "only the token's login and #8's events: {rest_reads:?}"
+    );
+    assert_eq!(
+        rest_reads
+            .iter()
+            .filter(|path| path.ends_with("/events"))
+            .count(),
+        1,
+        "{rest_reads:?}"
     );
 }
 

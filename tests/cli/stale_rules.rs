@@ -640,3 +640,56 @@ fn a_mark_or_a_close_is_decided_on_the_issue_stamp() {
         }
     }
 }
+
+/// Issue 20, point 9: renamed and deleted labels, on both read paths. REST's events keep a
+/// label's name as it was then; GraphQL's `LabeledEvent.label` is a live `Label!`, and whether
+/// it shows the name then or now is not documented, so both readings are run. #1 carries
+/// "Stale" only because "wontfix" was renamed to it: no event says it was labelled "Stale", its
+/// stale date is unknown, and it is kept (never closed on a guessed date). #2's history holds a
+/// label event for a label since deleted, which GraphQL cannot resolve (its node is `null` with
+/// an error): the item is judged on REST's events, not failed, and ann's labelling after the
+/// stale label un-stales it.
+#[test]
+fn renamed_and_deleted_labels_are_judged_the_same_way_on_both_paths() {
+    for live in [false, true] {
+        Test::each_api(
+            |world| {
+                world.graphql_live_label_names = live;
+                let wontfix = world.stale_issue(1, 20, "github-actions[bot]");
+                wontfix.labels = vec!["wontfix".into()];
+                wontfix.events[0].label = Some("wontfix".into());
+                world.rename_label("wontfix", "Stale");
+                world.stale_issue(2, 20, "github-actions[bot]");
+                world.event(2, "labeled", "ann", 9);
+                world.issue(2).events.last_mut().unwrap().label = Some("triage".into());
+                world.delete_label("triage");
+            },
+            |test, _| {
+                let outcome = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+                outcome.expect_code(0);
+                let recap = outcome.json();
+                assert_eq!(
+                    recap["failed"],
+                    serde_json::json!([]),
+                    "live={live}: {recap}"
+                );
+                assert_eq!(
+                    recap["completed"][0]["disposition"], "keep",
+                    "live={live}: {recap}"
+                );
+                assert!(
+                    recap["completed"][0]["detail"]
+                        .as_str()
+                        .unwrap()
+                        .contains("date is unknown"),
+                    "live={live}: {recap}"
+                );
+                assert_eq!(
+                    recap["completed"][1]["disposition"], "unmark",
+                    "live={live}: {recap}"
+                );
+                test.expect_writes(&[format!("DELETE {}/labels/Stale", issue(2))]);
+            },
+        );
+    }
+}

@@ -62,7 +62,7 @@ impl GraphqlReader<'_> {
         vars.insert("number".into(), json!(item.number));
         let answer = self.send(&queries::ITEM, Value::Object(vars))?;
         answer.only_under(&queries::ITEM, &[vec![json!("repository")]])?;
-        if let Some(error) = answer.error_at(&[json!("repository")]) {
+        if let Some(error) = answer.item_error_at(&[json!("repository")]) {
             return Err(error.item_error());
         }
         let node = answer
@@ -128,7 +128,7 @@ impl GraphqlReader<'_> {
             vars.insert("before".into(), json!(cursor));
             let answer = self.send(&queries::ITEM_TIMELINE, Value::Object(vars))?;
             answer.only_under(&queries::ITEM_TIMELINE, &[vec![json!("repository")]])?;
-            if let Some(error) = answer.error_at(&[json!("repository")]) {
+            if let Some(error) = answer.item_error_at(&[json!("repository")]) {
                 return Err(error.item_error());
             }
             // The item gone between two reads, or no timeline: its older entries are unknown.
@@ -261,7 +261,7 @@ impl GraphqlReader<'_> {
             json!("nodes"),
             json!(index),
         ];
-        let facts = match (answer.error_at(&path), number) {
+        let facts = match (answer.item_error_at(&path), number) {
             (Some(error), _) => Err(error.item_error().to_string()),
             (None, Some(number)) => {
                 let item = ItemRef::new(repo, number);
@@ -286,8 +286,16 @@ impl GraphqlReader<'_> {
         self.read_item(item)
     }
 
+    /// The item's issue events from its timeline, unless the timeline cannot be trusted to
+    /// name them as REST does: an entry GitHub answered `null` (a label since deleted), or a
+    /// label event whose live label changed after it (a rename: GraphQL may show the label's
+    /// name now, REST the name it had then). Those items' events are REST's.
     pub(super) fn item_events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
-        stale_parse::events(&self.entries(item, Read::Events)?).map_err(malformed)
+        let entries = self.entries(item, Read::Events)?;
+        if stale_parse::names_in_doubt(&entries) {
+            return StaleReader::events(self.client, item);
+        }
+        stale_parse::events(&entries).map_err(malformed)
     }
 
     /// The comments created since `since` (REST's `since` is by update; a comment's creation

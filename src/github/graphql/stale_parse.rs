@@ -184,6 +184,36 @@ fn kind(node: &Value) -> &str {
     node.get("__typename").and_then(Value::as_str).unwrap_or("")
 }
 
+/// Whether the timeline entries may not name their events as REST's events list does: an
+/// entry is `null` (GitHub could not resolve it, as a label event of a deleted label), or a
+/// label event's label was changed (`updatedAt`) after the event (renamed since: whether GraphQL
+/// shows its name then or now is not documented).
+pub fn names_in_doubt(nodes: &[Value]) -> bool {
+    nodes.iter().any(|node| {
+        if node.is_null() {
+            return true;
+        }
+        let Some(label) = node.get("label").filter(|label| !label.is_null()) else {
+            return false;
+        };
+        let changed = label.get("updatedAt").and_then(Value::as_str);
+        let happened = node.get("createdAt").and_then(Value::as_str);
+        match (changed, happened) {
+            (Some(changed), Some(happened)) => {
+                match (
+                    chrono::DateTime::parse_from_rfc3339(changed),
+                    chrono::DateTime::parse_from_rfc3339(happened),
+                ) {
+                    (Ok(changed), Ok(happened)) => changed > happened,
+                    _ => true,
+                }
+            }
+            // A label whose last change GitHub does not say is in doubt too.
+            _ => true,
+        }
+    })
+}
+
 /// The issue events among timeline entries, oldest first.
 pub fn events(nodes: &[Value]) -> Result<Vec<Event>, String> {
     let mut found = Vec::new();

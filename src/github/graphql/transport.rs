@@ -43,6 +43,13 @@ impl QueryError {
         self.path.len() >= prefix.len() && self.path[..prefix.len()] == *prefix
     }
 
+    /// Whether the error is about one entry of a `timelineItems` list.
+    pub fn in_timeline(&self) -> bool {
+        self.path
+            .windows(2)
+            .any(|pair| pair[0] == "timelineItems" && pair[1] == "nodes")
+    }
+
     /// The item failure this error is: `NOT_FOUND` as a 404, like REST's.
     pub fn item_error(&self) -> ApiError {
         ApiError::Item {
@@ -71,6 +78,16 @@ impl Answer {
     /// The first error at or below `path`.
     pub fn error_at(&self, path: &[Value]) -> Option<&QueryError> {
         self.errors.iter().find(|error| error.under(path))
+    }
+
+    /// The first error at or below `path` that is not about one of its timeline entries. A
+    /// timeline entry GitHub cannot resolve (a label event whose label was deleted: the
+    /// non-null `LabeledEvent.label` has nothing to point to) is `null` in the list: the item
+    /// is still readable, and its events are then read through REST, which keeps them whole.
+    pub fn item_error_at(&self, path: &[Value]) -> Option<&QueryError> {
+        self.errors
+            .iter()
+            .find(|error| error.under(path) && !error.in_timeline())
     }
 
     /// A harness failure for any error not at or below one of `items`: an error the reader

@@ -70,6 +70,8 @@ enum Kind<'a> {
     Event(&'a Issue, usize, &'static str),
     Actor(Account),
     Label(String),
+    /// The label an event names, with when it was last changed (renamed), if ever.
+    EventLabel(String, Option<chrono::DateTime<Utc>>),
     Milestone(&'a str),
     Connection(Page<'a>),
     PageInfo(Page<'a>),
@@ -295,7 +297,7 @@ impl Kind<'_> {
                     "User"
                 }
             }
-            Kind::Label(_) => "Label",
+            Kind::Label(_) | Kind::EventLabel(..) => "Label",
             Kind::Milestone(_) => "Milestone",
             Kind::Connection(page) => &page.typename,
             Kind::PageInfo(_) => "PageInfo",
@@ -404,11 +406,32 @@ impl<'a> ObjectValue for Obj<'a> {
                 match field {
                     "actor" => Some(self.at(Kind::Actor(account(&event.actor)))),
                     "createdAt" => Some(leaf(json!(stamp(event.at)))),
-                    // `LabeledEvent.label: Label!`: the label as it is now.
-                    "label" => event
-                        .label
-                        .as_ref()
-                        .map(|name| self.at(Kind::Label(name.clone()))),
+                    // `LabeledEvent.label: Label!`: a live label. A deleted one cannot be
+                    // resolved, so the non-null field fails and the event's node is `null` with
+                    // an error under it (the GraphQL spec's "Handling Field Errors"); GitHub's
+                    // wording for it is not recorded. Whether a renamed label shows its name
+                    // then or now is not documented either: `graphql_live_label_names` picks.
+                    "label" => match &event.label {
+                        None => None,
+                        Some(name) => match self.cx.world.label_now(name) {
+                            None => {
+                                return Err(github(
+                                    "NOT_FOUND",
+                                    format!(
+                                        "Could not resolve to a Label with the name of '{name}'."
+                                    ),
+                                ))
+                            }
+                            Some((now, changed)) => {
+                                let shown = if self.cx.world.graphql_live_label_names {
+                                    now
+                                } else {
+                                    name.clone()
+                                };
+                                Some(self.at(Kind::EventLabel(shown, changed)))
+                            }
+                        },
+                    },
                     _ => None,
                 }
             }
@@ -422,6 +445,15 @@ impl<'a> ObjectValue for Obj<'a> {
             },
             Kind::Label(name) => match field {
                 "name" => Some(leaf(json!(name))),
+                _ => None,
+            },
+            // `Label.updatedAt`: when the label was last edited; a label never renamed here
+            // was made with the repository, long before any event.
+            Kind::EventLabel(name, changed) => match field {
+                "name" => Some(leaf(json!(name))),
+                "updatedAt" => Some(leaf(json!(stamp(
+                    changed.unwrap_or(self.cx.world.now - Duration::days(3650))
+                )))),
                 _ => None,
             },
             Kind::Milestone(title) => match field {

@@ -506,6 +506,13 @@ pub struct WorldState {
     /// that same cursor: a list that never advances, as the endless paging reported of
     /// clients that trusted `hasNextPage` (cli/cli#3728, zerocracy/judges-action#2142) and in
     /// issue 20 of the stale listing and PR search.
+    /// Labels renamed (from, to, when) and deleted, for what events show of them later.
+    pub label_renames: Vec<(String, String, DateTime<Utc>)>,
+    pub deleted_labels: Vec<String>,
+    /// Whether GraphQL's `LabeledEvent.label` shows the label as it is now (its current name)
+    /// rather than as it was: the field is a live `Label!`, and which GitHub does is not
+    /// documented; tests run both readings.
+    pub graphql_live_label_names: bool,
     pub graphql_cursor_stuck: bool,
     /// `repository(owner:, name:)` is `null` with no error. The schema lets it be null
     /// (`Query.repository: Repository`); GitHub's documented answer for a repository it does
@@ -563,6 +570,9 @@ impl WorldState {
             branch_rules: BTreeMap::new(),
             graphql_forbidden: Vec::new(),
             graphql_points: 5000,
+            label_renames: Vec::new(),
+            deleted_labels: Vec::new(),
+            graphql_live_label_names: false,
             graphql_cursor_stuck: false,
             graphql_repository_null: false,
             graphql_null_lists: Vec::new(),
@@ -799,6 +809,38 @@ impl WorldState {
                 }
             }
         }
+        self.label_renames
+            .push((from.to_string(), to.to_string(), self.now));
+    }
+
+    /// Deletes a label the way GitHub does: no item carries it any more; REST's events keep the
+    /// name it had, and GraphQL's `LabeledEvent.label` (a non-null `Label!`) has no label to
+    /// resolve to.
+    pub fn delete_label(&mut self, name: &str) {
+        for issue in &mut self.issues {
+            issue
+                .labels
+                .retain(|label| !label.eq_ignore_ascii_case(name));
+        }
+        self.deleted_labels.push(name.to_string());
+    }
+
+    /// What became of the label an event named `name` when it happened: its name now, and
+    /// when it was last changed (renamed), if ever; `None` once it was deleted.
+    pub fn label_now(&self, name: &str) -> Option<(String, Option<DateTime<Utc>>)> {
+        let mut current = name.to_string();
+        let mut changed = None;
+        for (from, to, at) in &self.label_renames {
+            if from.eq_ignore_ascii_case(&current) {
+                current = to.clone();
+                changed = Some(*at);
+            }
+        }
+        let deleted = self
+            .deleted_labels
+            .iter()
+            .any(|gone| gone.eq_ignore_ascii_case(&current));
+        (!deleted).then_some((current, changed))
     }
 
     /// A comment stamped at an absolute time (after a run's own writes, say).
