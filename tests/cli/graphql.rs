@@ -637,3 +637,69 @@ fn cut_off_once(setup: fn(&mut WorldState), fault: crate::support::Fault, status
         [(status, 50), (200, 25), (200, 25), (200, 25), (200, 25)]
     );
 }
+
+/// The fake's GraphQL endpoint executes what it is sent by GitHub's rules, not by our client's
+/// expectations ("Rate limits and node limits for the GraphQL API", Node limit; "Using
+/// pagination in the GraphQL API"): a connection asking `nodes` needs `first` or `last` of 1 to
+/// 100, one asking only `totalCount` needs neither, a document invalid against GitHub's schema
+/// is refused whole, nodes are counted as GitHub's two worked examples count them, and a field
+/// the fake does not model is refused loudly (599), never answered with something plausible.
+#[test]
+fn the_fake_executes_documents_by_githubs_rules() {
+    use crate::support::graphql::limits_of;
+    let simple = "query { viewer { repositories(first: 50) { edges { repository: node { name issues(first: 10) { totalCount edges { node { title bodyHTML } } } } } } } }";
+    assert_eq!(limits_of(simple, &Value::Null).nodes, 550);
+    let complex = "query { viewer { repositories(first: 50) { edges { repository: node { name pullRequests(first: 20) { edges { pullRequest: node { title comments(first: 10) { edges { comment: node { bodyHTML } } } } } } issues(first: 20) { totalCount edges { issue: node { title bodyHTML comments(first: 10) { edges { comment: node { bodyHTML } } } } } } } } } followers(first: 10) { edges { follower: node { login } } } } }";
+    assert_eq!(limits_of(complex, &Value::Null).nodes, 22_060);
+
+    let test = Test::new(|world| {
+        world.open_issue(1, 3).labels = vec!["bug".into(), "docs".into()];
+    });
+    let post = |query: &str| -> (u16, Value) {
+        let response = reqwest::blocking::Client::new()
+            .post(format!("{}/graphql", test.server.base))
+            .header("authorization", "bearer test")
+            .json(&serde_json::json!({"query": query}))
+            .send()
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().unwrap_or(Value::Null))
+    };
+    let item = |selection: &str| {
+        format!("query {{ repository(owner: \"octo\", name: \"demo\") {{ issue(number: 1) {{ {selection} }} }} }}")
+    };
+    let (status, answer) = post(&item("labels { nodes { name } }"));
+    assert_eq!(status, 200);
+    assert!(answer.get("data").is_none(), "{answer}");
+    assert_eq!(
+        answer["errors"][0]["type"], "MISSING_PAGINATION_BOUNDARIES",
+        "{answer}"
+    );
+    let (_, answer) = post(&item("labels(first: 101) { nodes { name } }"));
+    assert_eq!(
+        answer["errors"][0]["type"], "EXCESSIVE_PAGINATION",
+        "{answer}"
+    );
+    let (_, answer) = post(&item("labels { totalCount }"));
+    assert_eq!(
+        answer["data"]["repository"]["issue"]["labels"]["totalCount"], 2,
+        "{answer}"
+    );
+    let (_, answer) = post(&item(
+        "labels(first: 1) { nodes { name } pageInfo { hasNextPage endCursor } }",
+    ));
+    let labels = &answer["data"]["repository"]["issue"]["labels"];
+    assert_eq!(
+        labels["nodes"],
+        serde_json::json!([{"name": "bug"}]),
+        "{answer}"
+    );
+    assert_eq!(labels["pageInfo"]["hasNextPage"], true, "{answer}");
+    let (_, answer) = post(&item("titel"));
+    assert!(answer.get("data").is_none(), "{answer}");
+    assert!(answer["errors"].to_string().contains("`titel`"), "{answer}");
+    // `Issue.bodyHTML` is GitHub's, but not modelled: refused, and the test would fail on it.
+    let (status, _) = post(&item("bodyHTML"));
+    assert_eq!(status, 599);
+    test.world().unknown_routes.clear();
+}

@@ -153,10 +153,17 @@ fn document(query: &str) -> Result<Arc<Valid<ExecutableDocument>>, Vec<Value>> {
 /// What a call asks before it runs: its nodes, the requests its connections need if full, and
 /// the refusals of GitHub's connection rules.
 #[derive(Default)]
-struct Limits {
-    nodes: u64,
-    requests: u64,
-    errors: Vec<Value>,
+pub struct Limits {
+    pub nodes: u64,
+    pub requests: u64,
+    pub errors: Vec<Value>,
+}
+
+/// [`limits`] of a query text, for the fake's own tests.
+pub fn limits_of(query: &str, variables: &Value) -> Limits {
+    let document = document(query).unwrap_or_else(|errors| panic!("{errors:?}"));
+    let operation = document.operations.get(None).unwrap();
+    limits(&document, operation, variables)
 }
 
 fn limits(document: &ExecutableDocument, operation: &Operation, variables: &Value) -> Limits {
