@@ -1,21 +1,12 @@
 //! `gh-sweep recap`: print a stored run's recap again, list runs, or acknowledge a write whose
 //! outcome was unknown once it has been checked by hand.
 
-use std::path::PathBuf;
-
 use super::{print_recap, Context};
 use crate::cli::{GlobalArgs, RecapArgs};
 use crate::exit::Fatal;
 use crate::item::ItemRef;
 use crate::report;
 use crate::store::{self, Location};
-
-fn db_path(context: &Context, recap: &RecapArgs) -> Result<PathBuf, Fatal> {
-    match &recap.db.db {
-        Some(db) => Ok(db.clone()),
-        None => crate::settings::default_db(&context.env).map_err(Fatal::Usage),
-    }
-}
 
 pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::Result<i32> {
     // clap sees the conflict when `--json` follows `recap`; a global `--json` before it
@@ -26,28 +17,30 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         )
         .into());
     }
-    let location = match &recap.db.db {
-        Some(db) => {
-            match crate::settings::store::named(&db.display().to_string(), &context.env, "--db")
-                .map_err(Fatal::Usage)?
-            {
-                crate::settings::store::Named::Postgres(target) => {
-                    Some(Location::Postgres(Box::new(target)))
-                }
-                crate::settings::store::Named::File(_) => None,
-            }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (location, source) =
+        crate::settings::store::looked_at(recap.db.db.as_deref(), &context.env, &cwd)
+            .map_err(Fatal::Usage)?;
+    if let Location::File(path) = &location {
+        if !path.exists() {
+            let hint = if recap.db.db.is_some() {
+                String::new()
+            } else {
+                format!(" ({source}; pass --db PATH if the runs were stored elsewhere)")
+            };
+            return Err(Fatal::Usage(format!(
+                "no runs recorded yet: {} does not exist{hint}",
+                path.display()
+            ))
+            .into());
         }
-        None => None,
-    };
-    let path = db_path(context, recap)?;
-    if location.is_none() && !path.exists() {
-        return Err(Fatal::Usage(format!(
-            "no runs recorded yet: {} does not exist (pass --db PATH if the runs were stored elsewhere)",
-            path.display()
-        ))
-        .into());
     }
-    let store = store::open(&location.unwrap_or(Location::File(path.clone())))?;
+    let store = store::open(&location)?;
+    let path = match &location {
+        Location::File(path) => path.display().to_string(),
+        Location::Postgres(target) => target.shown.clone(),
+        Location::Memory => "memory".to_string(),
+    };
     for warning in store.warnings() {
         context.ui.warn(warning);
     }
@@ -81,11 +74,10 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
             Ok(crate::exit::SUCCESS)
         }
         None => Err(Fatal::Usage(match recap.run {
-            Some(id) => format!(
-                "no finished run {id} in {}; `gh-sweep recap --list` shows the runs",
-                path.display()
-            ),
-            None => format!("no finished run in {}", path.display()),
+            Some(id) => {
+                format!("no finished run {id} in {path}; `gh-sweep recap --list` shows the runs")
+            }
+            None => format!("no finished run in {path}"),
         })
         .into()),
     }

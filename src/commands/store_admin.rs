@@ -23,33 +23,27 @@ fn shown(text: &str) -> String {
 }
 
 pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> {
-    let location = match &args.db.db {
-        Some(db) => {
-            let location = location(context, &db.display().to_string(), "--db")?;
-            // Looking never makes a store: a mistyped path is not a healthy empty one.
-            if let Location::File(path) = &location {
-                if !path.exists() {
-                    return Err(Fatal::Usage(format!(
-                        "invalid --db {}: no such file (name an existing store; a run makes one)",
-                        path.display()
-                    ))
-                    .into());
-                }
-            }
-            location
-        }
-        None => {
-            let path = crate::settings::default_db(&context.env).map_err(Fatal::Usage)?;
-            if !path.exists() {
-                return Err(Fatal::Usage(format!(
-                    "no store yet: {} does not exist (pass --db PATH or --db postgres://... to look at another)",
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (location, source) =
+        crate::settings::store::looked_at(args.db.db.as_deref(), &context.env, &cwd)
+            .map_err(Fatal::Usage)?;
+    // Looking never makes a store: a mistyped path is not a healthy empty one.
+    if let Location::File(path) = &location {
+        if !path.exists() {
+            let message = if args.db.db.is_some() {
+                format!(
+                    "invalid --db {}: no such file (name an existing store; a run makes one)",
                     path.display()
-                ))
-                .into());
-            }
-            Location::File(path)
+                )
+            } else {
+                format!(
+                    "no store yet: {} does not exist ({source}; pass --db PATH or --db postgres://... to look at another)",
+                    path.display()
+                )
+            };
+            return Err(Fatal::Usage(message).into());
         }
-    };
+    }
     let store = store::open(&location)?;
     for warning in store.warnings() {
         context.ui.warn(warning);

@@ -47,6 +47,60 @@ pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
     )))
 }
 
+/// The store a command that only looks at stores (`recap`, `store status`) opens, resolved as a
+/// run resolves its own: `--db` (or `GH_SWEEP_DB`), else the config file's `db` (the file
+/// `GH_SWEEP_CONFIG` names, else `.github/gh-sweep.toml`, else
+/// `$XDG_CONFIG_HOME/gh-sweep/config.toml`), else the default SQLite file. With it, where the
+/// store came from, for messages.
+pub fn looked_at(
+    db: Option<&Path>,
+    env: &Env,
+    cwd: &Path,
+) -> Result<(crate::store::Location, String), String> {
+    let (text, source) = match db {
+        Some(db) => (
+            Some(db.display().to_string()),
+            if env.get("GH_SWEEP_DB").is_some() {
+                "--db (or GH_SWEEP_DB)".to_string()
+            } else {
+                "--db".to_string()
+            },
+        ),
+        None => {
+            let config =
+                super::file::find_config(env.get("GH_SWEEP_CONFIG").map(Path::new), env, cwd)?;
+            let db = match &config {
+                Some(path) => {
+                    let text = std::fs::read_to_string(path).map_err(|error| {
+                        format!("cannot read config file {}: {error}", path.display())
+                    })?;
+                    super::file::parse_file(&text, path.strip_prefix(cwd).unwrap_or(path))?.db
+                }
+                None => None,
+            };
+            let source = config.map_or_else(String::new, |path| {
+                format!(
+                    "db in {}",
+                    path.strip_prefix(cwd).unwrap_or(&path).display()
+                )
+            });
+            (db, source)
+        }
+    };
+    match text {
+        Some(text) => match named(&text, env, &source)? {
+            Named::Postgres(target) => {
+                Ok((crate::store::Location::Postgres(Box::new(target)), source))
+            }
+            Named::File(path) => Ok((crate::store::Location::File(path), source)),
+        },
+        None => Ok((
+            crate::store::Location::File(super::default_db(env)?),
+            "the default store".to_string(),
+        )),
+    }
+}
+
 /// The PostgreSQL target of `url`, with the environment's password, passfile, CA and host name.
 pub fn target(url: &str, env: &Env) -> Target {
     let host = env

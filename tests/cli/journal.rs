@@ -274,3 +274,39 @@ fn a_run_prunes_old_settled_writes_and_answers_but_keeps_an_unknown_write() {
     // Settled now, and as old as the rest: gone at the end of that run.
     assert_eq!(count(&test, "journal"), 0);
 }
+
+/// Issue 22, point 12: `recap` and `store status` read the store the config names. With
+/// `db = "…"` in the config file, a run stores its recap there; `recap` and `store status`
+/// resolve the store the same way, never the default file (where they would say "no runs
+/// recorded yet", or show another store's older run, and `recap --acknowledge` would act on the
+/// wrong store).
+#[test]
+fn recap_and_store_status_read_the_store_the_config_names() {
+    let test = crate::support::Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    test.config("db = 'elsewhere/runs.db'\n");
+    std::fs::create_dir_all(test.dir.path().join("elsewhere")).unwrap();
+    let run = test.run(&[
+        "stale-sweep",
+        "--repo",
+        crate::support::REPO,
+        "--yes",
+        "--json",
+    ]);
+    run.expect_code(0);
+    let run_id = run.json()["run_id"].clone();
+    assert!(test.dir.path().join("elsewhere/runs.db").exists());
+    assert!(!test.db_path().exists(), "nothing in the default store");
+    let recap = test.run(&["recap", "--json"]);
+    recap.expect_code(0);
+    assert_eq!(recap.json()["run_id"], run_id, "{}", recap.stdout);
+    let status = test.run(&["store", "status", "--json"]);
+    status.expect_code(0);
+    assert!(
+        status.stdout.contains("runs.db"),
+        "store status names the configured store: {}",
+        status.stdout
+    );
+    test.expect_writes(&crate::support::marked(1));
+}
