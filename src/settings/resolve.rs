@@ -599,6 +599,11 @@ fn rerun_prefix(
         spec.workflow.map(|path| path.display().to_string()),
     );
     flag("--db", db_flag);
+    // A replay's rerun line replays too: without the snapshot it would read GitHub live.
+    flag(
+        "--snapshot",
+        args.snapshot.as_ref().map(|path| path.display().to_string()),
+    );
     flag("--api-url", args.api_url.clone());
     flag("--read-api", args.read_api.clone());
     flag("--item-failure-budget", budget_flag);
