@@ -113,8 +113,10 @@ impl Run<'_> {
     /// Why the budget stopped the run, in words.
     fn budget_spent(&self, failures: u64, pool: usize) -> String {
         format!(
-            "{failures} items failed, more than item_failure_budget = {} allows for {pool} items ({})",
+            "{} failed, more than item_failure_budget = {} allows for {} ({})",
+            crate::policy::count(failures, "item"),
             self.options.budget,
+            crate::policy::count(pool as u64, "item"),
             self.options.budget.allowed(pool)
         )
     }

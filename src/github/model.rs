@@ -477,13 +477,8 @@ pub fn classic_protection(value: &Value) -> crate::policy::merge::ClassicProtect
     }
 }
 
-/// `1 what` or `N whats`.
 fn plural(count: u64, what: &str) -> String {
-    if count == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{count} {what}s")
-    }
+    crate::policy::count(count, what)
 }
 
 /// A `pull_request` rule, in words: the reviews it asks for (or just a pull request); the

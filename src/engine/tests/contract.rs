@@ -142,7 +142,7 @@ fn the_budget_stop_says_how_many_failed_and_what_the_budget_allows() {
     let recap = harness.run(&github, &mut all());
     assert_eq!(
         recap.stop_detail.as_deref(),
-        Some("1 items failed, more than item_failure_budget = 0 allows for 2 items (0)")
+        Some("1 item failed, more than item_failure_budget = 0 allows for 2 items (0)")
     );
 }
 

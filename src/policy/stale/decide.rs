@@ -138,12 +138,12 @@ fn decide_unmarked(
     if idle < stale_days {
         return Decision::without_writes(
             Disposition::Keep,
-            format!("{what} {idle} days < {stale_days}"),
+            format!("{what} {} < {stale_days}", days(idle)),
         );
     }
     Decision {
         disposition: Disposition::MarkStale,
-        reason: format!("{what} {idle} days >= {stale_days}"),
+        reason: format!("{what} {} >= {stale_days}", days(idle)),
         writes: mark_writes(facts, rules, label),
     }
 }
@@ -199,18 +199,18 @@ fn decide_stale(
     if close_days < 0 {
         return Decision::without_writes(
             Disposition::Keep,
-            format!("stale for {stale_for} days; never closed (days_before_close = -1)"),
+            format!("stale for {}; never closed (days_before_close = -1)", days(stale_for)),
         );
     }
     if stale_for < close_days {
         return Decision::without_writes(
             Disposition::Keep,
-            format!("stale for {stale_for} days; closes after {close_days}"),
+            format!("stale for {}; closes after {close_days}", days(stale_for)),
         );
     }
     Decision {
         disposition: Disposition::Close,
-        reason: format!("stale for {stale_for} days >= {close_days}"),
+        reason: format!("stale for {} >= {close_days}", days(stale_for)),
         writes: close_writes(facts, history, rules, reason),
     }
 }
@@ -323,4 +323,12 @@ fn close_writes(
     }
     writes.push(Write::Close { reason });
     writes
+}
+
+/// A count of days in words: "1 day", "8 days".
+fn days(count: i64) -> String {
+    match count {
+        1 => "1 day".to_string(),
+        count => format!("{count} days"),
+    }
 }
