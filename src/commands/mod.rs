@@ -345,6 +345,29 @@ pub fn print_recap(ui: &Ui, recap: &crate::policy::recap::Recap) {
 /// so that a log of stderr (cron's `2>>`) holds every failure; the recap stays on stdout.
 fn print_stop(recap: &crate::policy::recap::Recap) {
     let Some(stop) = recap.stopped.filter(|stop| stop.is_error()) else {
+        // No stop, and still not a clean run: items failed (exit 8) or a write was refused
+        // for one item (11). Said once, with the first failed item and its reason.
+        if recap.exit_code != crate::exit::SUCCESS {
+            if let Some(first) = recap.failed.first() {
+                let more = match recap.failed.len() {
+                    1 => String::new(),
+                    count => format!(
+                        " (and {} more)",
+                        crate::policy::count(count as u64 - 1, "item")
+                    ),
+                };
+                let reason: String = report::clean(&first.reason)
+                    .lines()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                eprintln!(
+                    "error: {} failed: {}: {reason}{more}; exit {}",
+                    crate::policy::count(recap.failed.len() as u64, "item"),
+                    first.item,
+                    recap.exit_code
+                );
+            }
+        }
         return;
     };
     let detail = recap

@@ -602,7 +602,9 @@ fn rerun_prefix(
     // A replay's rerun line replays too: without the snapshot it would read GitHub live.
     flag(
         "--snapshot",
-        args.snapshot.as_ref().map(|path| path.display().to_string()),
+        args.snapshot
+            .as_ref()
+            .map(|path| path.display().to_string()),
     );
     flag("--api-url", args.api_url.clone());
     flag("--read-api", args.read_api.clone());

@@ -42,6 +42,46 @@ fn the_stop_reason_goes_to_stderr_whatever_quiet_or_json_say() {
     }
 }
 
+/// Issue 22, point 10: every non-zero exit says why on stderr, whatever `-q` says, also when
+/// the run did not stop: items that failed (exit 8) or a write GitHub refused for one item while
+/// the run went on (exit 11). Cron mails stderr; a silent non-zero exit tells nobody anything.
+#[test]
+fn a_non_zero_exit_without_a_stop_still_says_why_on_stderr_under_quiet() {
+    for flags in [&["-q"][..], &["-q", "--json"][..]] {
+        let test = Test::new(|world| {
+            world.app_token();
+            world.open_issue(1, 90);
+            world.open_issue(2, 90);
+        });
+        // #1 gets locked as the first write arrives: its comment is refused (403), nothing was
+        // written by that request, and the run goes on with #2.
+        let shared = std::sync::Arc::clone(&test.server.shared);
+        test.world().on_first_write = Some(Box::new(move || {
+            shared.lock().unwrap().world.issue(1).locked = true;
+        }));
+        let mut args = vec!["stale-sweep", "--repo", REPO, "--yes"];
+        args.extend_from_slice(flags);
+        let outcome = test.run(&args);
+        assert_ne!(outcome.code, 0, "{}", outcome.stdout);
+        let errors = error_lines(&outcome.stderr);
+        assert_eq!(
+            errors.len(),
+            1,
+            "{flags:?}: one error line\n{}",
+            outcome.stderr
+        );
+        assert!(
+            errors[0].contains("octo/demo#1") && errors[0].contains("failed"),
+            "{flags:?}: {}",
+            errors[0]
+        );
+        // #1's comment was sent and refused; #2 was marked.
+        let mut writes = marked(1);
+        writes.extend(marked(2));
+        test.expect_writes(&writes);
+    }
+}
+
 #[test]
 fn an_outage_names_its_cause_on_stderr_under_quiet() {
     let test = Test::rest(|world| {

@@ -199,7 +199,10 @@ fn decide_stale(
     if close_days < 0 {
         return Decision::without_writes(
             Disposition::Keep,
-            format!("stale for {}; never closed (days_before_close = -1)", days(stale_for)),
+            format!(
+                "stale for {}; never closed (days_before_close = -1)",
+                days(stale_for)
+            ),
         );
     }
     if stale_for < close_days {
