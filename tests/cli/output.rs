@@ -412,8 +412,7 @@ fn the_readme_stale_table_is_what_print_config_prints_with_no_config() {
     assert!(test.all_requests().is_empty());
     let printed: Vec<&str> = outcome.stdout.lines().collect();
 
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .unwrap_or_default();
+    let readme = crate::readme::documentation();
     let documented: Vec<&str> = readme
         .lines()
         .skip_while(|line| !line.starts_with("[stale]"))

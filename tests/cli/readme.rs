@@ -4,6 +4,23 @@
 
 use crate::support::{shell_words, Test, REPO};
 
+/// The README and every page under `docs/`, one after the other: what a maintainer reads.
+pub(crate) fn documentation() -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut text = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let mut pages: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        text.push('\n');
+        text.push_str(&std::fs::read_to_string(page).unwrap());
+    }
+    text
+}
+
 fn example_commands() -> Vec<String> {
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
@@ -116,8 +133,7 @@ fn the_scheduling_examples_find_gh_sweep_where_they_run() {
 #[test]
 fn every_readme_workflow_runs_without_running_an_issue_title() {
     use yaml_rust2::{Yaml, YamlLoader};
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = documentation();
     let workflows: Vec<Yaml> = readme
         .split("```yaml\n")
         .skip(1)
@@ -302,8 +318,7 @@ fn every_readme_workflow_passes_actionlint() {
             return;
         }
     }
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = documentation();
     let dir = tempfile::tempdir().unwrap();
     let mut linted = 0;
     for (index, block) in readme.split("```yaml\n").skip(1).enumerate() {
@@ -323,4 +338,84 @@ fn every_readme_workflow_passes_actionlint() {
         linted += 1;
     }
     assert!(linted >= 3, "{linted} workflows linted");
+}
+
+/// Issue 22, point 4: the README fits its job (at most 250 lines) and every other page is
+/// reachable from it; every relative link in the README and the docs resolves, to a file and,
+/// with `#anchor`, to a heading of that file (GitHub's anchors: lowercase, spaces as `-`,
+/// punctuation dropped).
+#[test]
+fn the_readme_is_one_screen_and_every_relative_link_resolves() {
+    use std::path::{Path, PathBuf};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.lines().count() <= 250,
+        "README.md has {} lines",
+        readme.lines().count()
+    );
+    let anchor = |heading: &str| -> String {
+        heading
+            .trim_start_matches('#')
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    let anchors_of = |path: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut fenced = false;
+        text.lines()
+            .filter(|line| {
+                if line.starts_with("```") {
+                    fenced = !fenced;
+                }
+                !fenced && line.starts_with('#')
+            })
+            .map(anchor)
+            .collect()
+    };
+    let mut pages: Vec<PathBuf> = vec![root.join("README.md")];
+    pages.extend(
+        std::fs::read_dir(root.join("docs"))
+            .unwrap()
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md")),
+    );
+    for page in &pages {
+        if page.file_name().unwrap() != "README.md" {
+            let name = page.file_name().unwrap().to_string_lossy().to_string();
+            assert!(
+                readme.contains(&format!("(docs/{name}")),
+                "README links to docs/{name}"
+            );
+        }
+        let text = std::fs::read_to_string(page).unwrap();
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap();
+            if target.starts_with("http") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(file)
+            };
+            assert!(file.exists(), "{}: link to {target}", page.display());
+            if !fragment.is_empty() {
+                assert!(
+                    anchors_of(&file).iter().any(|found| found == fragment),
+                    "{}: no heading for #{fragment} in {}",
+                    page.display(),
+                    file.display()
+                );
+            }
+        }
+    }
 }
