@@ -45,6 +45,12 @@ impl Ui {
         }
     }
 
+    /// Status that `-q` does not hide: what a prompt right after it asks about.
+    pub fn always(&self, message: &str) {
+        let lines: Vec<String> = message.lines().map(crate::report::clean).collect();
+        eprintln!("{}", lines.join("\n"));
+    }
+
     pub fn warn(&self, message: &str) {
         eprintln!("warning: {}", crate::report::clean(message));
     }

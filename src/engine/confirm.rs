@@ -80,6 +80,7 @@ impl Run<'_> {
                 item: pending.plan.item.to_string(),
                 title: pending.plan.title.clone(),
                 disposition: pending.plan.disposition.to_string(),
+                reason: pending.plan.reason.clone(),
                 writes: writes_text(&pending.plan.writes),
             })
             .collect();
@@ -111,6 +112,36 @@ impl Run<'_> {
                 .status(&report::plan(&rows, self.ui.stderr_terminal));
             for line in self.estimate_lines(state, pending, ask)? {
                 self.ui.status(&line);
+            }
+            // Last, right above the prompt: what the plan amounts to, and how long it takes.
+            let remote: usize = pending
+                .iter()
+                .map(|pending| {
+                    pending
+                        .plan
+                        .writes
+                        .iter()
+                        .filter(|write| !write.is_local())
+                        .count()
+                })
+                .sum();
+            let dispositions: Vec<String> = pending
+                .iter()
+                .map(|pending| pending.plan.disposition.to_string())
+                .collect();
+            let totals = report::plan_totals(
+                &dispositions,
+                total,
+                pending.len(),
+                (remote > 0)
+                    .then(|| self.plan_duration(state, pending))
+                    .transpose()?,
+            );
+            // `-q` hides the table, never what the prompt below asks about.
+            if ask {
+                self.ui.always(&totals);
+            } else {
+                self.ui.status(&totals);
             }
         }
         if state.interrupted("before the prompt; nothing was written") {

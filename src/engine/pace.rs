@@ -122,6 +122,36 @@ impl Run<'_> {
         Ok(lines)
     }
 
+    /// The least time the plan's writes to GitHub take at its ceilings (the interval, 80 a
+    /// minute, and the hour's 500 counted with this account's writes already sent).
+    pub(super) fn plan_duration(
+        &self,
+        state: &State,
+        pending: &[Pending],
+    ) -> anyhow::Result<std::time::Duration> {
+        let writes: usize = pending
+            .iter()
+            .map(|pending| remote_writes(&pending.plan.writes))
+            .sum();
+        let hourly = match &state.account {
+            Some(account) => {
+                let recent = self.recent_writes(account)?;
+                pacing::hourly_estimate(
+                    &recent,
+                    self.clock.wall(),
+                    writes,
+                    self.options.write_interval,
+                )
+            }
+            None => None,
+        };
+        Ok(pacing::least_duration(
+            writes,
+            self.options.write_interval,
+            hourly,
+        ))
+    }
+
     /// The limits the write phase holds the run to: `max_wait` only when nobody was asked.
     pub(super) fn limits(&self, asked: bool) -> pacing::Limits {
         pacing::Limits {

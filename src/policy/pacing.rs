@@ -235,6 +235,27 @@ pub fn estimate_text(writes: usize, estimate: Duration) -> String {
     )
 }
 
+/// The least time `writes` writes can take at GitHub's ceilings for content creation: the
+/// largest of the write interval after each one, 80 a minute, and the 500-an-hour windows
+/// (`hourly`, from [`hourly_estimate`], when the hour's writes already sent matter).
+pub fn least_duration(writes: usize, interval: Duration, hourly: Option<Duration>) -> Duration {
+    let per_interval = interval.saturating_mul(u32::try_from(writes).unwrap_or(u32::MAX));
+    let per_minute = Duration::from_secs_f64(writes as f64 * 60.0 / PER_MINUTE as f64);
+    per_interval.max(per_minute).max(hourly.unwrap_or_default())
+}
+
+/// `2 h 7 min`, `7 min 32 s`, `40 s`: to the second below an hour.
+pub fn precise_duration_text(duration: Duration) -> String {
+    let seconds = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
+    match (seconds / 3600, (seconds % 3600) / 60, seconds % 60) {
+        (0, 0, seconds) => format!("{seconds} s"),
+        (0, minutes, 0) => format!("{minutes} min"),
+        (0, minutes, seconds) => format!("{minutes} min {seconds} s"),
+        (hours, 0, _) => format!("{hours} h"),
+        (hours, minutes, _) => format!("{hours} h {minutes} min"),
+    }
+}
+
 /// `2 h 50 min`, `7 min`, `40 s`.
 pub fn duration_text(duration: Duration) -> String {
     let seconds = duration.as_secs();

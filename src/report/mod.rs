@@ -131,3 +131,41 @@ fn phase_word(phase: &Phase) -> &'static str {
         Phase::Write => "write",
     }
 }
+
+/// The plan's last line, right above the prompt: each disposition's count in the order they
+/// first appear, the writes and items, and the least time the writes take at GitHub's
+/// ceilings (`Plan: 108 mark-stale, 87 close, 62 unmark — 452 writes on 257 items, at least
+/// 7 min 32 s`). No duration for a plan that only queues.
+pub fn plan_totals(
+    dispositions: &[String],
+    writes: usize,
+    items: usize,
+    least: Option<std::time::Duration>,
+) -> String {
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for disposition in dispositions {
+        match counted
+            .iter_mut()
+            .find(|(name, _)| *name == disposition.as_str())
+        {
+            Some((_, count)) => *count += 1,
+            None => counted.push((disposition, 1)),
+        }
+    }
+    let kinds: Vec<String> = counted
+        .iter()
+        .map(|(name, count)| format!("{count} {name}"))
+        .collect();
+    let duration = least.map_or_else(String::new, |least| {
+        format!(
+            ", at least {}",
+            crate::policy::pacing::precise_duration_text(least)
+        )
+    });
+    format!(
+        "Plan: {} — {} on {}{duration}",
+        kinds.join(", "),
+        count(writes as u64, "write"),
+        count(items as u64, "item")
+    )
+}

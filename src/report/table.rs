@@ -44,11 +44,16 @@ pub struct PlanRow {
     pub item: String,
     pub title: String,
     pub disposition: String,
+    /// Why, in words (`idle 379 days >= 60`).
+    pub reason: String,
     pub writes: String,
 }
 
 pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
-    let mut table = table(terminal, &["ITEM", "TITLE", "DISPOSITION", "WRITES"]);
+    let mut table = table(
+        terminal,
+        &["ITEM", "TITLE", "DISPOSITION", "REASON", "WRITES"],
+    );
     for row in rows {
         let title: String = if row.title.chars().count() > 50 {
             row.title.chars().take(49).chain(['…']).collect()
@@ -57,7 +62,13 @@ pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
         };
         self::row(
             &mut table,
-            &[&row.item, &title, &row.disposition, &row.writes],
+            &[
+                &row.item,
+                &title,
+                &row.disposition,
+                &row.reason,
+                &row.writes,
+            ],
         );
     }
     render(&table)

@@ -16,7 +16,17 @@ const SPACE: &[u8] = b" ";
 /// Runs gh-sweep on a terminal; each step waits for `prompt` in what the terminal shows, then
 /// types `keys`.
 pub(crate) fn on_terminal(test: &Test, args: &[&str], steps: &[(&str, &[&[u8]])]) -> Outcome {
-    let (mut master, slave) = crate::support::open_pty(120);
+    on_terminal_of(120, test, args, steps)
+}
+
+/// [`on_terminal`] on a terminal `columns` wide.
+pub(crate) fn on_terminal_of(
+    columns: u16,
+    test: &Test,
+    args: &[&str],
+    steps: &[(&str, &[&[u8]])],
+) -> Outcome {
+    let (mut master, slave) = crate::support::open_pty(columns);
     let mut command = test.std_command(args);
     let child = command
         .env("TERM", "xterm")
@@ -206,4 +216,36 @@ fn colour_at_a_terminal_follows_no_color_below_the_flag() {
         forced.contains(heading),
         "--color always over NO_COLOR: {forced:?}"
     );
+}
+
+/// Issue 22, points 6 and 8, at 80 columns: the plan ends with one line of totals and the least
+/// time the writes take, printed last, right above the prompt; `-q` hides the table but never
+/// that line, so nobody confirms what they were not shown.
+#[test]
+fn the_plan_ends_with_its_totals_above_the_prompt_even_under_quiet() {
+    for quiet in [false, true] {
+        let test = two_idle_issues();
+        let mut args = vec!["stale-sweep", "--repo", REPO, "--json"];
+        if quiet {
+            args.push("-q");
+        }
+        let outcome = on_terminal_of(80, &test, &args, &[("Send these writes?", &[ENTER])]);
+        outcome.expect_code(3);
+        let totals = "Plan: 2 mark-stale — 4 writes on 2 items, at least";
+        let at = outcome
+            .stderr
+            .find(totals)
+            .unwrap_or_else(|| panic!("quiet={quiet}: no totals line:\n{}", outcome.stderr));
+        let prompt = outcome.stderr.find("Send these writes?").unwrap();
+        assert!(
+            at < prompt,
+            "quiet={quiet}: the totals come before the prompt"
+        );
+        assert_eq!(
+            outcome.stderr.contains("Planned writes"),
+            !quiet,
+            "quiet={quiet}: the table shows unless -q"
+        );
+        test.expect_no_writes();
+    }
 }

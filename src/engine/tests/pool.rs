@@ -141,6 +141,7 @@ fn choice_labels_align_their_columns_and_cut_long_titles() {
         item: item.into(),
         title: title.into(),
         disposition: disposition.into(),
+        reason: "idle 74 days >= 60".into(),
         writes: "comment".into(),
     };
     let long = "a title that is much longer than forty characters, cut";
@@ -185,5 +186,41 @@ fn another_kinds_write_of_unknown_outcome_is_said_and_does_not_block() {
     assert_eq!(
         recap.notes,
         ["o/r#1: `label +Stale` of run 1 has an unknown outcome; `gh-sweep stale-sweep` settles it (or check by hand, then `gh-sweep recap --acknowledge o/r#1`); this run goes on"]
+    );
+}
+
+#[test]
+fn the_plan_ends_with_its_totals_and_the_least_time_its_writes_take() {
+    use std::time::Duration;
+    let dispositions: Vec<String> = ["mark-stale", "close", "mark-stale", "unmark"]
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    // 452 writes at 1 s each: 7 min 32 s, more than 452 / 80 minutes (5 min 39 s).
+    assert_eq!(
+        crate::report::plan_totals(
+            &dispositions,
+            452,
+            257,
+            Some(crate::policy::pacing::least_duration(
+                452,
+                Duration::from_secs(1),
+                None
+            ))
+        ),
+        "Plan: 2 mark-stale, 1 close, 1 unmark — 452 writes on 257 items, at least 7 min 32 s"
+    );
+    // With no interval, GitHub's 80 a minute; an hour already full, its windows.
+    assert_eq!(
+        crate::policy::pacing::least_duration(160, Duration::ZERO, None),
+        Duration::from_secs(120)
+    );
+    assert_eq!(
+        crate::policy::pacing::least_duration(10, Duration::ZERO, Some(Duration::from_secs(3000))),
+        Duration::from_secs(3000)
+    );
+    assert_eq!(
+        crate::report::plan_totals(&dispositions[..1], 1, 1, None),
+        "Plan: 1 mark-stale — 1 write on 1 item"
     );
 }
