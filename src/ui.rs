@@ -37,6 +37,9 @@ pub enum Choice {
     Interrupted,
 }
 
+/// What the picker draws before each row (a cursor and a checkbox), with a column to spare.
+const PICKER_MARGIN: usize = 7;
+
 impl Ui {
     pub fn status(&self, message: &str) {
         if !self.quiet {
@@ -155,12 +158,24 @@ impl Ui {
         match picked {
             Some(0) => Ok(Choice::All),
             Some(2) => {
+                // Each row fits the terminal: a row that wraps makes every keypress redraw
+                // below the old page, and the cursor row and the header are lost.
+                let columns = term.size_checked().map(|(_, columns)| usize::from(columns));
                 let chosen = dialoguer::MultiSelect::with_theme(&theme)
                     .with_prompt("Space selects, Enter confirms")
                     .items(
                         &labels
                             .iter()
-                            .map(|label| crate::report::clean(label))
+                            .map(|label| {
+                                let label = crate::report::clean(label);
+                                match columns {
+                                    Some(columns) => crate::report::fit(
+                                        &label,
+                                        columns.saturating_sub(PICKER_MARGIN),
+                                    ),
+                                    None => label,
+                                }
+                            })
                             .collect::<Vec<_>>(),
                     )
                     .interact_on_opt(&term)

@@ -169,3 +169,14 @@ pub fn plan_totals(
         count(items as u64, "item")
     )
 }
+
+/// `text` cut to `width` characters, with `…` where it was cut.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    text.chars()
+        .take(width.saturating_sub(1))
+        .chain(['…'])
+        .collect()
+}

@@ -249,3 +249,61 @@ fn the_plan_ends_with_its_totals_above_the_prompt_even_under_quiet() {
         test.expect_no_writes();
     }
 }
+
+/// Issue 22, point 7: the picker works at 80 columns. Every row it draws fits the terminal (a
+/// row that wraps makes each keypress redraw below the old page).
+#[test]
+fn the_picker_rows_fit_an_80_column_terminal() {
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.open_issue(number, 74).title =
+                "A title long enough that its picker row would wrap on an 80-column terminal"
+                    .into();
+        }
+    });
+    let outcome = on_terminal_of(
+        80,
+        &test,
+        &["stale-sweep", "--repo", REPO, "--json"],
+        &[
+            ("Send these writes?", &[DOWN, ENTER]),
+            ("Space selects", &[ENTER]),
+        ],
+    );
+    outcome.expect_code(3);
+    let picker = &outcome.stderr[outcome.stderr.find("Space selects").unwrap()..];
+    // The screen as drawn: escape sequences out, each carriage return starting the line over.
+    let mut plain = String::new();
+    let mut chars = picker.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                while let Some(next) = chars.next() {
+                    if next.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        plain.push(c);
+    }
+    let rows: Vec<&str> = plain
+        .split('\n')
+        .map(|line| {
+            let line = line.trim_end_matches('\r');
+            line.rsplit('\r').next().unwrap_or(line)
+        })
+        .filter(|line| line.contains("octo/demo#"))
+        .collect();
+    assert!(!rows.is_empty(), "{plain}");
+    for row in rows {
+        assert!(
+            row.chars().count() <= 80,
+            "{} columns: {row:?}",
+            row.chars().count()
+        );
+    }
+    test.expect_no_writes();
+}
