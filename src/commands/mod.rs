@@ -375,5 +375,10 @@ fn print_stop(recap: &crate::policy::recap::Recap) {
         .as_deref()
         .unwrap_or_else(|| stop.unfinished_reason());
     let line: String = report::clean(detail).lines().collect::<Vec<_>>().join(" ");
-    eprintln!("error: {line}");
+    // Ctrl-C (or SIGTERM) is the maintainer's own choice, not a failure: said, not as an error.
+    if stop == crate::exit::Stop::Interrupted {
+        eprintln!("interrupted: {line}");
+    } else {
+        eprintln!("error: {line}");
+    }
 }

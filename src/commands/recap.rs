@@ -47,6 +47,17 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
     if let Some(item) = &recap.acknowledge {
         let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
         let count = store.acknowledge(&item)?;
+        if count == 0 {
+            return Err(Fatal::Usage(format!(
+                "nothing to acknowledge on {item}: it has no write of unknown outcome in {}",
+                match &location {
+                    Location::File(path) => path.display().to_string(),
+                    Location::Postgres(target) => target.shown.clone(),
+                    Location::Memory => "memory".to_string(),
+                }
+            ))
+            .into());
+        }
         context.ui.status(&format!(
             "Acknowledged {count} write(s) of unknown outcome on {item}."
         ));

@@ -228,12 +228,17 @@ impl Run<'_> {
                     self.store
                         .journal_outcome(journal, outcome_of(&error), &error.message)?;
                     state.in_flight = None;
+                    let settles_at = crate::clock::wall()
+                        + chrono::Duration::from_std(self.options.settle_after).unwrap_or_default();
                     let known = if error.outcome_unknown {
-                        "outcome unknown: check by hand"
+                        format!(
+                            "outcome unknown: the next run settles it by asking GitHub (after {})",
+                            settles_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                        )
                     } else if error.moved() {
-                        "not sent: the item moved"
+                        "not sent: the item moved".to_string()
                     } else {
-                        "refused, nothing written by it"
+                        "refused, nothing written by it".to_string()
                     };
                     let reason = format!("{write} failed ({known}): {}", error.message);
                     return Ok(Sent::Failed(reason, error));

@@ -310,3 +310,57 @@ fn recap_and_store_status_read_the_store_the_config_names() {
     );
     test.expect_writes(&crate::support::marked(1));
 }
+
+/// Issue 22, point 9: `recap --acknowledge` of an item with no write of unknown outcome says so
+/// and exits 2, naming it: acknowledging nothing is a mistyped item, not a success.
+#[test]
+fn acknowledging_an_item_with_nothing_to_acknowledge_is_a_usage_error() {
+    let test = crate::support::Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    test.run(&["stale-sweep", "--repo", crate::support::REPO, "--yes"])
+        .expect_code(0);
+    let outcome = test.run(&["recap", "--acknowledge", "octo/demo#7"]);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("nothing to acknowledge on octo/demo#7: it has no write of unknown outcome"),
+        "{}",
+        outcome.stderr
+    );
+    test.expect_writes(&crate::support::marked(1));
+}
+
+/// Issue 22, point 9: a write whose answer was lost says what happens next, not "check by
+/// hand": the next run settles it by asking GitHub, and says after when.
+#[test]
+fn a_lost_answer_says_the_next_run_settles_it() {
+    let test = crate::support::Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    test.fail(
+        "POST",
+        "/issues/1/comments",
+        crate::support::Fault::ApplyThenDrop,
+        1,
+    );
+    let outcome = test.run(&[
+        "stale-sweep",
+        "--repo",
+        crate::support::REPO,
+        "--yes",
+        "--json",
+    ]);
+    outcome.expect_code(11);
+    let reason = outcome.json()["failed"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        reason.contains("outcome unknown: the next run settles it by asking GitHub (after 20"),
+        "{reason}"
+    );
+    assert!(!reason.contains("by hand"), "{reason}");
+    test.expect_writes(&crate::support::marked(1));
+}
