@@ -24,6 +24,16 @@ fn main() -> ExitCode {
         Ok((cli, _)) => cli,
         Err(error) => {
             let argv: Vec<String> = std::env::args().collect();
+            // Bare `gh-sweep`: a short usage, not the whole help.
+            if argv.len() == 1 {
+                eprintln!("{}", cli::SHORT_USAGE);
+                return ExitCode::from(exit::process_code(exit::USAGE));
+            }
+            // `gh-sweep help --help` asks for help, as `git help --help` does: it gets it.
+            if argv.len() == 3 && argv[1] == "help" && matches!(argv[2].as_str(), "--help" | "-h") {
+                let _ = <Cli as clap::CommandFactory>::command().print_long_help();
+                return ExitCode::from(exit::process_code(exit::SUCCESS));
+            }
             if let Some(message) = cli::misplaced_flag(&error, &argv) {
                 eprintln!("error: {message}");
                 return ExitCode::from(exit::process_code(exit::USAGE));

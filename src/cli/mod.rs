@@ -213,6 +213,14 @@ fn taken_anywhere(command: &clap::Command, flag: &str) -> bool {
             .any(|sub| taken_anywhere(sub, flag))
 }
 
+/// What bare `gh-sweep` prints: where to start, in a few lines (exit 2).
+pub const SHORT_USAGE: &str = "\
+Usage: gh-sweep <COMMAND> [OPTIONS]
+
+Commands: stale-sweep, classify, poll, sweep, recap, store, completions, man
+Start with `gh-sweep classify stale --repo OWNER/REPO` (reads, writes nothing).
+`gh-sweep --help` lists everything; `gh-sweep COMMAND --help` shows a command's options and examples.";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,7 +50,8 @@ pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> 
     }
     let status = store.status()?;
     if context.ui.json {
-        context.ui.data(&serde_json::to_string_pretty(&status)?);
+        // One line, as `recap --json` is: a log of JSON lines stays one record a line.
+        context.ui.data(&serde_json::to_string(&status)?);
     } else {
         context.ui.data(&render(&status));
     }

@@ -687,3 +687,32 @@ fn a_flag_that_does_nothing_for_its_subcommand_is_refused() {
         String::from_utf8_lossy(&from_env.stderr)
     );
 }
+
+/// Issue 22, point 11: bare `gh-sweep` prints a short usage (exit 2), not the whole help;
+/// `help --help` is a request for help (exit 0); `store status --json` is one line, as
+/// `recap --json` is.
+#[test]
+fn bare_help_and_status_answer_as_people_expect() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    let bare = test.run(&[]);
+    assert_eq!(bare.code, 2);
+    assert!(bare.stderr.lines().count() <= 6, "{}", bare.stderr);
+    assert!(bare.stderr.contains("gh-sweep --help"), "{}", bare.stderr);
+    let help = test.run(&["help", "--help"]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    assert!(help.stdout.contains("Usage: gh-sweep"), "{}", help.stdout);
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    let status = test.run(&["store", "status", "--json"]);
+    status.expect_code(0);
+    assert_eq!(
+        status.stdout.trim_end().lines().count(),
+        1,
+        "{}",
+        status.stdout
+    );
+    serde_json::from_str::<serde_json::Value>(&status.stdout).unwrap();
+    test.expect_writes(&crate::support::marked(1));
+}
