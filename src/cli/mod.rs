@@ -27,7 +27,7 @@ pub use subcommands::{
 /// Batch sweeps over GitHub issues and pull requests: classify a pool, confirm, write each
 /// thing at most once, and end with a recap and a command line that reruns what is left.
 #[derive(Debug, Parser)]
-#[command(name = "gh-sweep", version, after_help = AFTER_HELP, max_term_width = 100)]
+#[command(name = "gh-sweep", version = VERSION, after_help = AFTER_HELP, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -212,6 +212,15 @@ fn taken_anywhere(command: &clap::Command, flag: &str) -> bool {
             .get_subcommands()
             .any(|sub| taken_anywhere(sub, flag))
 }
+
+/// `gh-sweep --version`: the version and the commit it was built from (`unknown` for a build
+/// from sources that are no git checkout).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("GH_SWEEP_COMMIT"),
+    ")"
+);
 
 /// What bare `gh-sweep` prints: where to start, in a few lines (exit 2).
 pub const SHORT_USAGE: &str = "\

@@ -35,7 +35,14 @@ pub fn man_pages() -> anyhow::Result<Vec<ManPage>> {
         words: Vec<String>,
         pages: &mut Vec<ManPage>,
     ) -> anyhow::Result<()> {
-        let man = clap_mangen::Man::new(command.clone());
+        // The release's version alone: the commit would change the committed pages with
+        // every commit.
+        let shown = if words.is_empty() {
+            command.clone().version(env!("CARGO_PKG_VERSION"))
+        } else {
+            command.clone()
+        };
+        let man = clap_mangen::Man::new(shown);
         let mut roff = Vec::new();
         man.render(&mut roff)?;
         let roff = String::from_utf8_lossy(&roff).to_string();

@@ -226,10 +226,16 @@ pub(crate) fn run_action(test: &Test, with: &[(&str, &str)]) -> ActionRun {
     );
     let base = test.server.base.clone();
     let temp_text = temp.display().to_string();
+    let action_path = env!("CARGO_MANIFEST_DIR");
     let github = [
         ("github.api_url", base.as_str()),
         ("github.repository", REPO),
         ("runner.temp", temp_text.as_str()),
+        ("github.action_path", action_path),
+        // Empty, as inside a composite action's run: (actions/runner#2473): the install step
+        // falls back to the build, which the test's PATH stands in for.
+        ("github.action_repository", ""),
+        ("github.server_url", "http://127.0.0.1:9"),
     ];
     let mut last = (0, String::new(), String::new());
     for step in steps(&action) {
@@ -247,6 +253,10 @@ pub(crate) fn run_action(test: &Test, with: &[(&str, &str)]) -> ActionRun {
             .env("PATH", &path)
             .env("NO_COLOR", "1")
             .env("GITHUB_OUTPUT", &outputs)
+            .env("GITHUB_PATH", temp.join("github_path"))
+            .env("RUNNER_TEMP", &temp)
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
             .env("GITHUB_STEP_SUMMARY", &summary)
             .arg("-e")
             .arg("-c")
@@ -457,4 +467,235 @@ fn the_actions_scripts_pass_shellcheck_and_take_user_text_only_through_env() {
         checked += 1;
     }
     assert!(!shellcheck || checked >= 2, "{checked} scripts checked");
+}
+
+/// A stand-in for `github.server_url`'s release downloads: serves `files` by path, answers 404
+/// for anything else, and records each path asked. It stops by itself after 30 s.
+fn release_server(
+    files: Vec<(String, Vec<u8>)>,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    listener.set_nonblocking(true).unwrap();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = std::sync::Arc::clone(&asked);
+    std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            let Ok((stream, _)) = listener.accept() else {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            };
+            stream.set_nonblocking(false).unwrap();
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
+            loop {
+                let mut header = String::new();
+                if reader.read_line(&mut header).unwrap_or(0) <= 2 {
+                    break;
+                }
+            }
+            log.lock().unwrap().push(path.clone());
+            let mut stream = stream;
+            match files.iter().find(|(name, _)| *name == path) {
+                Some((_, body)) => {
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes());
+                    let _ = stream.write_all(body);
+                }
+                None => {
+                    let _ = stream.write_all(
+                        b"HTTP/1.1 404 Not Found\r\ncontent-length: 9\r\nconnection: close\r\n\r\nNot Found",
+                    );
+                }
+            }
+        }
+    });
+    (base, asked)
+}
+
+/// Issue 25, point 2: the action's install step takes its own version's release binary for the
+/// runner's OS and architecture from `github.server_url`, verifies its SHA-256 and puts it on
+/// `PATH`; a wrong checksum, a missing release or an unknown action repository falls back to
+/// the build and says so. The server stands in for github.com's release downloads
+/// (`/OWNER/REPO/releases/download/vX.Y.Z/ASSET`).
+#[test]
+fn the_install_step_downloads_its_own_versions_binary_or_falls_back_to_the_build() {
+    let binary = std::fs::read(assert_cmd::cargo::cargo_bin("gh-sweep")).unwrap();
+    let digest = ring::digest::digest(&ring::digest::SHA256, &binary);
+    let hex: String = digest
+        .as_ref()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect();
+    let version = format!("v{}", env!("CARGO_PKG_VERSION"));
+    let asset = |arch: &str| format!("gh-sweep_{version}_linux-{arch}");
+    let path = |arch: &str| {
+        format!(
+            "/OWNER/gh-sweep/releases/download/{version}/{}",
+            asset(arch)
+        )
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".github/scripts/install.sh");
+    let run = |server: &str, arch: &str, repository: &str| -> (String, String, String) {
+        let temp = tempfile::tempdir().unwrap();
+        let output = std::process::Command::new("bash")
+            .arg(&script)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("ACTION_PATH", env!("CARGO_MANIFEST_DIR"))
+            .env("ACTION_REPOSITORY", repository)
+            .env("SERVER_URL", server)
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", arch)
+            .env("RUNNER_TEMP", temp.path())
+            .env("GITHUB_PATH", temp.path().join("path"))
+            .env("GITHUB_OUTPUT", temp.path().join("output"))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let on_path = std::fs::read_to_string(temp.path().join("path")).unwrap_or_default();
+        if let Some(dir) = on_path.lines().next() {
+            let version = std::process::Command::new(Path::new(dir).join("gh-sweep"))
+                .arg("--version")
+                .output()
+                .unwrap();
+            assert!(version.status.success(), "the downloaded gh-sweep runs");
+        }
+        (
+            String::from_utf8_lossy(&output.stdout).to_string(),
+            std::fs::read_to_string(temp.path().join("output")).unwrap_or_default(),
+            on_path,
+        )
+    };
+    // The release is there: the ARM64 runner gets the arm64 asset, verified.
+    let (server, asked) = release_server(vec![
+        (path("arm64"), binary.clone()),
+        (
+            format!("{}.sha256", path("arm64")),
+            format!("{hex}  {}\n", asset("arm64")).into_bytes(),
+        ),
+    ]);
+    let (said, output, on_path) = run(&server, "ARM64", "OWNER/gh-sweep");
+    assert!(
+        said.contains("downloaded release") && said.contains("checksum verified"),
+        "{said}"
+    );
+    assert_eq!(output.trim(), "installed=true");
+    assert_eq!(on_path.lines().count(), 1);
+    assert_eq!(asked.lock().unwrap()[0], path("arm64"));
+    // A checksum that does not match: not installed, the build instead, and said.
+    let (server, _) = release_server(vec![
+        (path("amd64"), binary.clone()),
+        (
+            format!("{}.sha256", path("amd64")),
+            format!("{}  {}\n", "0".repeat(64), asset("amd64")).into_bytes(),
+        ),
+    ]);
+    let (said, output, on_path) = run(&server, "X64", "OWNER/gh-sweep");
+    assert!(
+        said.contains("checksum") && said.contains("does not match") && said.contains("building"),
+        "{said}"
+    );
+    assert_eq!(output.trim(), "installed=false");
+    assert!(on_path.is_empty());
+    // No such release (a development branch, a GitHub Enterprise Server without it).
+    let (server, _) = release_server(Vec::new());
+    let (said, output, _) = run(&server, "X64", "OWNER/gh-sweep");
+    assert!(
+        said.contains("no release") && said.contains("building"),
+        "{said}"
+    );
+    assert_eq!(output.trim(), "installed=false");
+    // The action's repository unknown (empty, as in a composite action's run:).
+    let (said, output, _) = run(&server, "X64", "");
+    assert!(
+        said.contains("not known") && said.contains("building"),
+        "{said}"
+    );
+    assert_eq!(output.trim(), "installed=false");
+}
+
+/// Issue 25, point 1: the release packaging, run on this machine with the test's binary (the
+/// other targets need their toolchains): the archive holds `gh-sweep-vX.Y.Z-OS-ARCH/` with the
+/// executable, the README and the completions; each file has a `.sha256` that `sha256sum -c`
+/// accepts; the raw executable is named as `gh extension install` picks assets
+/// (`gh-sweep_vX.Y.Z_linux-amd64`, cli/cli's pkg/cmd/extension/manager.go).
+#[test]
+fn the_release_packaging_makes_archives_checksums_and_extension_assets() {
+    let out = tempfile::tempdir().unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("gh-sweep");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".github/scripts/package.sh");
+    let made = std::process::Command::new("bash")
+        .arg(&script)
+        .arg(&binary)
+        .args(["v9.8.7", "linux", "amd64"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let mut names: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "gh-sweep-v9.8.7-linux-amd64.tar.gz",
+            "gh-sweep-v9.8.7-linux-amd64.tar.gz.sha256",
+            "gh-sweep_v9.8.7_linux-amd64",
+            "gh-sweep_v9.8.7_linux-amd64.sha256",
+        ]
+    );
+    let checked = std::process::Command::new("sha256sum")
+        .arg("-c")
+        .args([
+            "gh-sweep-v9.8.7-linux-amd64.tar.gz.sha256",
+            "gh-sweep_v9.8.7_linux-amd64.sha256",
+        ])
+        .current_dir(out.path())
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+    let listed = std::process::Command::new("tar")
+        .arg("-tzf")
+        .arg(out.path().join("gh-sweep-v9.8.7-linux-amd64.tar.gz"))
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    for wanted in [
+        "gh-sweep-v9.8.7-linux-amd64/gh-sweep",
+        "gh-sweep-v9.8.7-linux-amd64/README.md",
+        "gh-sweep-v9.8.7-linux-amd64/completions/",
+    ] {
+        assert!(
+            listed.lines().any(|line| line == wanted),
+            "{wanted} in\n{listed}"
+        );
+    }
+    let raw = out.path().join("gh-sweep_v9.8.7_linux-amd64");
+    let version = std::process::Command::new(&raw)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(version.status.success());
 }

@@ -700,6 +700,16 @@ fn bare_help_and_status_answer_as_people_expect() {
     assert_eq!(bare.code, 2);
     assert!(bare.stderr.lines().count() <= 6, "{}", bare.stderr);
     assert!(bare.stderr.contains("gh-sweep --help"), "{}", bare.stderr);
+    // Issue 25, point 6: the version names the commit it was built from.
+    let version = test.run(&["--version"]);
+    assert_eq!(version.code, 0);
+    assert!(
+        version
+            .stdout
+            .starts_with(&format!("gh-sweep {} (commit ", env!("CARGO_PKG_VERSION"))),
+        "{}",
+        version.stdout
+    );
     let help = test.run(&["help", "--help"]);
     assert_eq!(help.code, 0, "{}", help.stderr);
     assert!(help.stdout.contains("Usage: gh-sweep"), "{}", help.stdout);
