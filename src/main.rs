@@ -60,12 +60,15 @@ fn main() -> ExitCode {
             quiet: cli.global.quiet,
             verbose: cli.global.verbose,
             json: cli.global.json,
-            ci: std::env::var_os("CI").is_some(),
+            // A `TERM=dumb` terminal (Emacs' shell, some CI logs) draws no escape sequences:
+            // no progress bar redrawn in place, no colour unless asked for.
+            ci: std::env::var_os("CI").is_some() || dumb_terminal(),
             color: match cli.global.color {
                 cli::ColorChoice::Always => true,
                 cli::ColorChoice::Never => false,
                 cli::ColorChoice::Auto => {
                     std::io::stdout().is_terminal()
+                        && !dumb_terminal()
                         && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
                 }
             },
@@ -142,4 +145,9 @@ fn shown_argv(words: impl Iterator<Item = String>) -> String {
         out.push(gh_sweep::policy::recap::shell_quote(&kept));
     }
     out.join(" ")
+}
+
+/// `TERM=dumb`: a terminal that understands no escape sequences.
+fn dumb_terminal() -> bool {
+    std::env::var_os("TERM").is_some_and(|term| term == "dumb")
 }

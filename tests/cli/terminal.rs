@@ -165,8 +165,10 @@ fn poll_asks_before_enqueueing_only_with_confirm() {
 /// Runs gh-sweep with stdout (and stdin, stderr) on a terminal and returns what it showed.
 fn shown_on_terminal(mut command: std::process::Command) -> String {
     let (master, slave) = crate::support::open_pty(80);
+    if !command.get_envs().any(|(name, _)| name == "TERM") {
+        command.env("TERM", "xterm");
+    }
     let mut child = command
-        .env("TERM", "xterm")
         .stdin(Stdio::from(slave.try_clone().unwrap()))
         .stderr(Stdio::from(slave.try_clone().unwrap()))
         .stdout(Stdio::from(slave))
@@ -210,6 +212,14 @@ fn colour_at_a_terminal_follows_no_color_below_the_flag() {
     assert!(
         plain.contains("Completed (1)") && !plain.contains('\u{1b}'),
         "NO_COLOR: {plain:?}"
+    );
+    // Issue 22, point 11: a `TERM=dumb` terminal gets no escape sequences either.
+    let mut command = test.std_command(&args);
+    command.env_remove("NO_COLOR").env("TERM", "dumb");
+    let dumb = shown_on_terminal(command);
+    assert!(
+        dumb.contains("Completed (1)") && !dumb.contains('\u{1b}'),
+        "TERM=dumb: {dumb:?}"
     );
     let forced = shown_on_terminal(test.std_command(&[&args[..], &["--color", "always"]].concat()));
     assert!(
