@@ -77,7 +77,37 @@ pub fn run_engine(
             "cannot catch Ctrl-C and SIGTERM ({error}): they will end the run without a recap"
         ));
     }
-    let (mut client, now) = open_client(context, &mut settings)?;
+    let (mut client, now) = match open_client(context, &mut settings) {
+        Ok(opened) => opened,
+        Err(error) => {
+            // A run with `--json` that cannot start for want of a token still leaves its one
+            // JSON line (`stopped: "auth"`, exit 4): a cron log of JSON lines says why the
+            // night was empty. Nothing was read or stored (run id 0).
+            if ui.json {
+                if let Some(Fatal::Auth(message)) = error.downcast_ref::<Fatal>() {
+                    let outcomes = std::collections::BTreeMap::new();
+                    let recap = crate::policy::recap::build(crate::policy::recap::RunFacts {
+                        run_id: 0,
+                        command,
+                        dry_run: settings.dry_run,
+                        pool: &[],
+                        pool_complete: false,
+                        outcomes: &outcomes,
+                        stopped: Some(crate::exit::Stop::Auth),
+                        stop_detail: Some(message.clone()),
+                        budget: settings.budget,
+                        planned: Vec::new(),
+                        rerun_prefix: &settings.rerun_prefix,
+                        rerun_file_path: "",
+                        exit_override: Some(crate::exit::AUTH),
+                        unknown_writes: false,
+                    });
+                    ui.data(&report::recap_json(&recap));
+                }
+            }
+            return Err(error);
+        }
+    };
     // A snapshot's capture time and `--now` fix the instant every decision is taken at.
     let clock = if settings.snapshot.is_some() || settings.now_given {
         Clock::fixed(now)

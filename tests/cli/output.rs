@@ -1039,3 +1039,28 @@ fn a_closed_stdout_ends_quietly_with_the_commands_own_code() {
         assert!(stderr.is_empty(), "{args:?}: {stderr}");
     }
 }
+
+/// Issue 22, point 10: a `--json` run that cannot start for want of a token still writes its one
+/// JSON line, `stopped: "auth"` and exit 4, and says why on stderr: a cron log of JSON lines is
+/// never silently empty.
+#[test]
+fn a_missing_token_still_writes_the_json_line() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    let mut command = test.std_command(&["stale-sweep", "--repo", REPO, "--yes", "-q", "--json"]);
+    command
+        .env_remove("GH_TOKEN")
+        .env_remove("GITHUB_TOKEN")
+        .env("PATH", "/nonexistent");
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(4));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(stdout.trim_end().lines().count(), 1, "{stdout}");
+    let recap: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(recap["stopped"], "auth");
+    assert_eq!(recap["exit_code"], 4);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(error_lines(&stderr).len(), 1, "{stderr}");
+    assert!(test.requests().is_empty());
+}
