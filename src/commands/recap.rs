@@ -47,7 +47,16 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         ))
         .into());
     }
-    let store = store::open(&location.unwrap_or(Location::File(path.clone())))?;
+    // Reading a stored recap needs no write: a store on a read-only mount (or a read-only
+    // file) is opened read-only. Acknowledging a write changes the store, so it opens it
+    // as every command does.
+    let store: Box<dyn store::Store> = match location {
+        Some(location) => store::open(&location)?,
+        None if recap.acknowledge.is_none() && !store::sqlite::SqliteStore::writable(&path) => {
+            Box::new(store::sqlite::SqliteStore::open_read_only(&path)?)
+        }
+        None => store::open(&Location::File(path.clone()))?,
+    };
     for warning in store.warnings() {
         context.ui.warn(warning);
     }

@@ -79,6 +79,7 @@ impl Run<'_> {
             rerun_file_path: &rerun_file_path,
             exit_override: state.exit_override,
             unknown_writes: blocked,
+            overtaken: state.overtaken,
         });
         for completed in &mut recap.completed {
             if let Some(writes) = state.sent.get(&completed.item) {

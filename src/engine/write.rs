@@ -304,6 +304,7 @@ impl Run<'_> {
         match sent {
             Sent::Overtaken => {
                 state.unfinished(item, "written by another run since it was read");
+                state.overtaken = true;
             }
             Sent::Interrupted => {
                 state.interrupted(&format!("before the writes of {item}"));
