@@ -123,3 +123,207 @@ exec "$1" recap --db "$3" --json"#;
         outcome.stderr
     );
 }
+
+/// The account's writes already in the store: `count` writes of the first run's account
+/// journaled `seconds_ago`, on the store at `db` (a SQLite path or a PostgreSQL URL). The
+/// first run (`--only octo/demo#1`, two writes just now) made the account known.
+fn seed_writes(db: &str, count: usize, seconds_ago: i64) -> String {
+    let at = chrono::Utc::now() - chrono::Duration::seconds(seconds_ago);
+    let insert = "INSERT INTO journal (run_id, item, repo, action, intent_at, outcome, outcome_at)
+                  VALUES ($1, 'octo/demo#1000', 'octo/demo', '{\"kind\":\"close\",\"reason\":null}', $2, 'done', $2)";
+    if db.starts_with("postgres") {
+        let mut client = postgres::Client::connect(db, postgres::NoTls).unwrap();
+        let row = client
+            .query_one("SELECT id, account FROM runs", &[])
+            .unwrap();
+        let (run, account): (i64, String) = (row.get(0), row.get(1));
+        for _ in 0..count {
+            client.execute(insert, &[&run, &at]).unwrap();
+        }
+        account
+    } else {
+        let connection = rusqlite::Connection::open(db).unwrap();
+        let (run, account): (i64, String) = connection
+            .query_row("SELECT id, account FROM runs", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .unwrap();
+        let insert = insert.replace('$', "?");
+        for _ in 0..count {
+            connection
+                .execute(&insert, rusqlite::params![run, at.to_rfc3339()])
+                .unwrap();
+        }
+        account
+    }
+}
+
+/// `processes` runs of one account started at once on the store `db` (each its own host
+/// on PostgreSQL), every one planning 2 writes on each of issues 2 to 40; what each printed.
+/// Every item is in exactly one part of each recap, and no write is sent twice.
+fn concurrent_runs(test: &Test, db: Option<&str>, processes: usize, extra: &[&str]) -> usize {
+    let children: Vec<Child> = (0..processes)
+        .map(|host| {
+            let mut args = vec![
+                "stale-sweep",
+                "--repo",
+                REPO,
+                "--yes",
+                "--json",
+                "--read-api",
+                "rest",
+            ];
+            args.extend(extra);
+            if let Some(db) = db {
+                args.extend(["--db", db]);
+            }
+            test.std_command(&args)
+                .env("GH_SWEEP_HOST", format!("host-{host}"))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut completed = Vec::new();
+    for child in children {
+        let outcome = finished(child);
+        let recap: serde_json::Value = serde_json::from_str(&outcome.stdout)
+            .unwrap_or_else(|error| panic!("no recap ({error}): {}", outcome.stderr));
+        outcome.expect_code(9);
+        let mut seen: Vec<String> = items(&recap["completed"]);
+        completed.extend(seen.iter().filter(|item| *item != "octo/demo#1").cloned());
+        seen.extend(items(&recap["failed"]));
+        seen.extend(items(&recap["unfinished"]));
+        seen.sort_by_key(|item| item.rsplit('#').next().unwrap().parse::<u64>().unwrap());
+        assert_eq!(seen, numbers(1..=40), "each item in one part: {recap}");
+        assert_eq!(recap["failed"], serde_json::json!([]), "{recap}");
+    }
+    let writes = test.writes();
+    let mut unique = writes.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), writes.len(), "a write sent twice: {writes:?}");
+    // Only the items some run completed were written, each in full.
+    let mut numbers: Vec<u64> = completed
+        .iter()
+        .map(|item| item.rsplit('#').next().unwrap().parse().unwrap())
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let expected: Vec<String> = numbers.into_iter().flat_map(marked).collect();
+    test.expect_writes_in_any_order(&expected);
+    writes.len()
+}
+
+fn forty_idle_issues() -> Test {
+    let test = Test::new(|world| {
+        for number in 1..=40 {
+            world.open_issue(number, 74);
+        }
+    });
+    test.config("write_interval = 0.01\n");
+    test
+}
+
+/// The hour's first run: `octo/demo#1`'s two writes, which make the account known.
+fn first_run(test: &Test, db: Option<&str>) {
+    let mut args = vec![
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--json",
+        "--read-api",
+        "rest",
+        "--only",
+        "octo/demo#1",
+    ];
+    if let Some(db) = db {
+        args.extend(["--db", db]);
+    }
+    test.run(&args).expect_code(0);
+    test.expect_writes(&marked(1));
+    test.clear_log();
+}
+
+/// Point 5: an hour full but for 5 writes (2 just now, 493 forty minutes ago), and `processes`
+/// runs of the account at once: together they send at most 5 writes (4: two whole items of
+/// 2), however they interleave; the rest waits 20 minutes, past max_wait, and is unfinished.
+fn an_hour_full_but_for_five(processes: usize) {
+    let test = forty_idle_issues();
+    first_run(&test, None);
+    let db = test.db_path().display().to_string();
+    let account = seed_writes(&db, 493, 40 * 60);
+    let sent = concurrent_runs(&test, None, processes, &[]);
+    assert!(
+        sent <= 5,
+        "{processes} runs sent {sent} writes; the hour had room for 5"
+    );
+    assert_eq!(sent, 4, "two whole items fit in the hour's 5 writes");
+    let in_the_hour: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT count(*) FROM journal JOIN runs ON runs.id = journal.run_id
+             WHERE runs.account = ?1 AND journal.intent_at >= ?2",
+            rusqlite::params![
+                account,
+                (chrono::Utc::now() - chrono::Duration::hours(1)).to_rfc3339()
+            ],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert!(
+        in_the_hour <= 500,
+        "{in_the_hour} writes in the account's hour"
+    );
+}
+
+#[test]
+fn two_concurrent_runs_of_one_account_never_pass_500_writes_an_hour() {
+    an_hour_full_but_for_five(2);
+}
+
+#[test]
+fn four_concurrent_runs_of_one_account_never_pass_500_writes_an_hour() {
+    an_hour_full_but_for_five(4);
+}
+
+#[test]
+fn eight_concurrent_runs_of_one_account_never_pass_500_writes_an_hour() {
+    an_hour_full_but_for_five(8);
+}
+
+/// Point 5: a minute with room for 4 writes (2 just now, 74 five seconds ago); two runs of
+/// the account at once, neither willing to wait the 55 s the minute then needs
+/// (`--max-wait 30`): together 4 writes, never 81 in the minute.
+#[test]
+fn two_concurrent_runs_of_one_account_never_pass_80_writes_a_minute() {
+    let test = forty_idle_issues();
+    first_run(&test, None);
+    seed_writes(&test.db_path().display().to_string(), 74, 5);
+    let sent = concurrent_runs(&test, None, 2, &["--max-wait", "30"]);
+    assert_eq!(sent, 4, "the minute had room for 4 writes");
+}
+
+/// Point 5 on PostgreSQL: two hosts sharing one account, the minute with room for 4 writes.
+#[test]
+fn two_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
+    let test = forty_idle_issues();
+    let url = crate::support::pg::fresh_database();
+    first_run(&test, Some(&url));
+    seed_writes(&url, 74, 5);
+    let sent = concurrent_runs(&test, Some(&url), 2, &["--max-wait", "30"]);
+    assert_eq!(sent, 4, "the minute had room for 4 writes");
+}
+
+/// Point 5 on PostgreSQL: four hosts sharing one account, the hour with room for 5 writes.
+#[test]
+fn four_hosts_of_one_account_on_postgres_never_pass_500_writes_an_hour() {
+    let test = forty_idle_issues();
+    let url = crate::support::pg::fresh_database();
+    first_run(&test, Some(&url));
+    seed_writes(&url, 493, 40 * 60);
+    let sent = concurrent_runs(&test, Some(&url), 4, &[]);
+    assert_eq!(sent, 4, "two whole items fit in the hour's 5 writes");
+}
