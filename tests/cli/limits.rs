@@ -294,27 +294,28 @@ fn eight_concurrent_runs_of_one_account_never_pass_500_writes_an_hour() {
     an_hour_full_but_for_five(8);
 }
 
-/// Point 5: a minute with room for 4 writes (2 just now, 74 five seconds ago); two runs of
-/// the account at once, neither willing to wait the 55 s the minute then needs
-/// (`--max-wait 30`): together 4 writes, never 81 in the minute.
+/// Point 5: a minute with room for 5 writes (2 just now, 73 five seconds ago); four runs of
+/// the account at once, none willing to wait the 55 s the minute then needs
+/// (`--max-wait 30`): together 4 writes (two whole items), never 81 in the minute, and no
+/// run starts an item whose second write has no room.
 #[test]
-fn two_concurrent_runs_of_one_account_never_pass_80_writes_a_minute() {
+fn four_concurrent_runs_of_one_account_never_pass_80_writes_a_minute() {
     let test = forty_idle_issues();
     first_run(&test, None);
-    seed_writes(&test.db_path().display().to_string(), 74, 5);
-    let sent = concurrent_runs(&test, None, 2, &["--max-wait", "30"]);
-    assert_eq!(sent, 4, "the minute had room for 4 writes");
+    seed_writes(&test.db_path().display().to_string(), 73, 5);
+    let sent = concurrent_runs(&test, None, 4, &["--max-wait", "30"]);
+    assert_eq!(sent, 4, "the minute had room for 5 writes: two whole items");
 }
 
-/// Point 5 on PostgreSQL: two hosts sharing one account, the minute with room for 4 writes.
+/// Point 5 on PostgreSQL: four hosts sharing one account, the minute with room for 5 writes.
 #[test]
-fn two_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
+fn four_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
     let test = forty_idle_issues();
     let url = crate::support::pg::fresh_database();
     first_run(&test, Some(&url));
-    seed_writes(&url, 74, 5);
-    let sent = concurrent_runs(&test, Some(&url), 2, &["--max-wait", "30"]);
-    assert_eq!(sent, 4, "the minute had room for 4 writes");
+    seed_writes(&url, 73, 5);
+    let sent = concurrent_runs(&test, Some(&url), 4, &["--max-wait", "30"]);
+    assert_eq!(sent, 4, "the minute had room for 5 writes: two whole items");
 }
 
 /// Point 5 on PostgreSQL: four hosts sharing one account, the hour with room for 5 writes.
