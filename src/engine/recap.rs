@@ -30,7 +30,10 @@ impl Run<'_> {
         }
         state.stop(
             Stop::HarnessOutage,
-            format!("the store failed in mid-run: {error:#}"),
+            match crate::store::explain_failure(error) {
+                Some(meaning) => format!("the store failed in mid-run: {meaning}"),
+                None => format!("the store failed in mid-run: {error:#}"),
+            },
         );
         state.exit_override = None;
         let mut recap = self.build_recap(

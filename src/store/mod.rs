@@ -186,6 +186,15 @@ pub fn open(location: &Location) -> anyhow::Result<Box<dyn Store>> {
     })
 }
 
+/// What a store failure means beyond the database's words, when that is known (a pooler in
+/// transaction mode that loses prepared statements).
+pub fn explain_failure(error: &anyhow::Error) -> Option<String> {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<::postgres::Error>())
+        .find_map(|cause| postgres::explain(cause, "(PostgreSQL)"))
+}
+
 /// Whether an error came from the store's backend (a full disk, a lock held past the busy
 /// timeout, a dropped database connection, a heartbeat lost), rather than from anything else.
 pub fn is_failure(error: &anyhow::Error) -> bool {

@@ -328,3 +328,167 @@ fn four_hosts_of_one_account_on_postgres_never_pass_500_writes_an_hour() {
     let sent = concurrent_runs(&test, Some(&url), 4, &[]);
     assert_eq!(sent, 4, "two whole items fit in the hour's 5 writes");
 }
+
+/// `store status --db url` (a command that only connects and reads), with HOME the test's.
+fn status(test: &Test, url: &str) -> Outcome {
+    let mut command = test.std_command(&["store", "status", "--db", url, "--json"]);
+    command.stdin(Stdio::null());
+    let output = command.output().unwrap();
+    let outcome = Outcome {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+        stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+    };
+    assert!(
+        !outcome.stderr.contains(crate::support::pg::PASSWORD),
+        "{}",
+        outcome.stderr
+    );
+    assert!(!outcome.stderr.contains("panicked"), "{}", outcome.stderr);
+    outcome
+}
+
+/// Whether `psql` connects to `url` with the same HOME (no `~/.postgresql/root.crt`); `None`
+/// without `psql`.
+fn psql_connects(test: &Test, url: &str) -> Option<bool> {
+    let output = Command::new("psql")
+        .env_clear()
+        .env("HOME", test.dir.path().join("home"))
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PGCONNECT_TIMEOUT", "10")
+        .args([url, "-X", "-A", "-t", "-c", "SELECT 1"])
+        .stdin(Stdio::null())
+        .output()
+        .ok()?;
+    Some(output.status.success())
+}
+
+/// Point 12: each `sslmode` against the throwaway server's TLS on a self-signed certificate
+/// (named `pg-test-server`, reached as 127.0.0.1), as libpq's table in "SSL Support" has it:
+/// no sslmode (libpq's `prefer`), `allow`, `prefer` and `require` connect without checking the
+/// certificate; `require` with a root certificate file checks the chain and not the name, as
+/// `verify-ca` does; `verify-ca` and `verify-full` without one, and `verify-full` on the wrong
+/// name, are refused with a TLS message. `psql` on the same URL agrees, case by case.
+#[test]
+fn each_sslmode_connects_or_refuses_as_libpq_does_on_a_self_signed_certificate() {
+    let test = Test::new(|_| {});
+    let server = crate::support::pg::server();
+    let Some(cert) = server.certificate() else {
+        panic!("the throwaway PostgreSQL has no TLS certificate: is openssl installed?");
+    };
+    let url = crate::support::pg::fresh_database();
+    let name = url
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
+    let base = server.plain_url(&name);
+    let root = format!("sslrootcert={}", cert.display());
+    let cases: Vec<(String, bool)> = vec![
+        (String::new(), true),
+        ("?sslmode=allow".into(), true),
+        ("?sslmode=prefer".into(), true),
+        ("?sslmode=require".into(), true),
+        (format!("?sslmode=require&{root}"), true),
+        (format!("?sslmode=verify-ca&{root}"), true),
+        ("?sslmode=verify-ca".into(), false),
+        ("?sslmode=verify-full".into(), false),
+        (format!("?sslmode=verify-full&{root}"), false),
+    ];
+    for (query, connects) in cases {
+        let url = format!("{base}{query}");
+        let outcome = status(&test, &url);
+        let shown = query.replace(&cert.display().to_string(), "CERT");
+        assert_eq!(
+            outcome.code == 0,
+            connects,
+            "{shown}: exit {}\n{}",
+            outcome.code,
+            outcome.stderr
+        );
+        if !connects {
+            assert!(
+                outcome.stderr.contains("TLS handshake"),
+                "{shown}: the failure is the handshake's: {}",
+                outcome.stderr
+            );
+        }
+        if let Some(psql) = psql_connects(&test, &url) {
+            assert_eq!(psql, connects, "{shown}: psql does otherwise");
+        }
+    }
+}
+
+/// Point 12: a wrong password, a missing database and a `.pgpass` ignored for its
+/// permissions each get their own message.
+#[test]
+fn a_wrong_password_a_missing_database_and_an_ignored_pgpass_each_say_so() {
+    let test = Test::new(|_| {});
+    let server = crate::support::pg::server();
+    let url = crate::support::pg::fresh_database();
+    let wrong = url.replace(crate::support::pg::PASSWORD, "not-the-password");
+    let outcome = status(&test, &wrong);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("the server refused the password of user postgres"),
+        "{}",
+        outcome.stderr
+    );
+    let missing = server.url("no_such_database");
+    let outcome = status(&test, &missing);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome
+            .stderr
+            .contains("the server has no database no_such_database"),
+        "{}",
+        outcome.stderr
+    );
+    // The password only in a passfile others can read: libpq ignores it, and says so.
+    let passfile = test.dir.path().join("home/.pgpass");
+    std::fs::write(
+        &passfile,
+        format!("*:*:*:postgres:{}\n", crate::support::pg::PASSWORD),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let bare = url.replace(&format!(":{}@", crate::support::pg::PASSWORD), "@");
+    let outcome = status(&test, &bare);
+    assert_eq!(outcome.code, 2, "{}", outcome.stderr);
+    assert!(
+        outcome.stderr.contains(&format!(
+            "{} was ignored: others can read it (mode 644); run `chmod 600 {}`",
+            passfile.display(),
+            passfile.display()
+        )),
+        "{}",
+        outcome.stderr
+    );
+    std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o600)).unwrap();
+    status(&test, &bare).expect_code(0);
+}
+
+/// Point 12: PgBouncer in transaction pooling mode hands each transaction to whichever server
+/// connection is free, so a statement prepared on one is not there on the next: the server's
+/// own answer to a missing prepared statement (asked for here on the throwaway server, as
+/// PgBouncer's pool would make it happen) is refused with what to change, not shown raw.
+#[test]
+fn a_missing_prepared_statement_is_named_as_transaction_pooling() {
+    let url = crate::support::pg::fresh_database();
+    let mut client = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let error = client.batch_execute("EXECUTE s10").unwrap_err();
+    let message = gh_sweep::store::postgres::explain(&error, "the database D")
+        .expect("a missing prepared statement is explained");
+    assert!(
+        message.contains("prepared statement \"s10\" does not exist")
+            && message.contains("transaction pooling")
+            && message.contains("pool_mode = session"),
+        "{message}"
+    );
+}
