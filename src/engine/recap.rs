@@ -46,6 +46,11 @@ impl Run<'_> {
             progress.notes,
             progress.blocked,
         );
+        if crate::signals::file_size_limit_reached() {
+            recap.notes.push(
+                "a write went past this process's file size limit (ulimit -f, systemd's LimitFSIZE) and failed with EFBIG (File too large); the next run settles any write left unknown".to_string(),
+            );
+        }
         if let Err(stored) = self.store.finish_run(&recap) {
             recap.notes.push(format!(
                 "this recap could not be stored ({stored:#}); `gh-sweep recap` will not show it"

@@ -492,3 +492,143 @@ fn a_missing_prepared_statement_is_named_as_transaction_pooling() {
         "{message}"
     );
 }
+
+/// Point 8: a run under a file size limit (`ulimit -f`, set here with `setrlimit` before the
+/// run starts) that its store's file reaches in mid-run. SIGXFSZ is caught, so the write that
+/// hit the limit fails with EFBIG instead of killing the process: the run ends with its recap
+/// on stdout (a pipe, not limited) and a non-zero code, never killed by the signal; the next
+/// run, without the limit, settles what was left and writes nothing twice. Several limits, so
+/// the limit falls in different places of the run, at least once after some writes.
+#[test]
+fn a_file_size_limit_reached_by_the_store_ends_with_the_recap_and_the_next_run_settles_it() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let mut written_before_the_limit = 0;
+    for extra in [0u64, 8, 24, 40, 56, 72] {
+        let test = Test::new(|world| {
+            for number in 1..=12 {
+                world.open_issue(number, 74);
+            }
+        });
+        test.config("write_interval = 0\n");
+        // The store made (schema and all) by a dry run, which writes nothing to GitHub.
+        test.run(&["stale-sweep", "--repo", REPO, "--dry-run", "--json"])
+            .expect_code(0);
+        let size = std::fs::metadata(test.db_path()).unwrap().len();
+        let limit = size + extra * 1024;
+        let mut command = test.std_command(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        unsafe {
+            command.pre_exec(move || {
+                let bound = libc::rlimit {
+                    rlim_cur: limit,
+                    rlim_max: limit,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &bound) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let output = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.signal(),
+            None,
+            "limit +{extra} KiB: killed by a signal\n{stderr}"
+        );
+        let code = output.status.code().unwrap();
+        let limited_writes = test.writes().len();
+        eprintln!("limit +{extra} KiB: exit {code}, {limited_writes} writes sent");
+        if code != 0 {
+            assert!(
+                stderr.contains("File too large") || stdout.contains("File too large"),
+                "limit +{extra} KiB: exit {code} does not say why\n{stdout}\n{stderr}"
+            );
+        }
+        if limited_writes > 0 && code != 0 {
+            written_before_the_limit += 1;
+            let recap: serde_json::Value = serde_json::from_str(&stdout)
+                .unwrap_or_else(|error| panic!("limit +{extra} KiB: no recap ({error}): {stderr}"));
+            assert_eq!(recap["stopped"], "harness_outage", "{recap}");
+            assert_ne!(recap["exit_code"], 0, "{recap}");
+        }
+        // The next run, without the limit, settles and finishes: every issue marked once.
+        let next = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        assert!(matches!(next.code, 0 | 11), "{}", next.stderr);
+        if next.code == 11 {
+            // A write whose outcome was left unknown is settled once GitHub is asked: after
+            // `settle_after_seconds` at most (the default waits past an in-flight write).
+            test.config("write_interval = 0\nsettle_after_seconds = 0\n");
+            test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"])
+                .expect_code(0);
+        }
+        let expected: Vec<String> = (1..=12).flat_map(marked).collect();
+        test.expect_writes_in_any_order(&expected);
+    }
+    assert!(
+        written_before_the_limit > 0,
+        "no limit fell after the first writes"
+    );
+}
+
+/// Point 8: standard output is a file already at the file size limit: the recap cannot be
+/// printed (EFBIG, SIGXFSZ caught), so the run exits non-zero and says so on stderr, while the
+/// store, under the limit still, holds the run as finished for `gh-sweep recap`.
+#[test]
+fn a_file_size_limit_reached_by_stdout_exits_non_zero_with_the_run_stored() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.open_issue(number, 74);
+        }
+    });
+    let limit: u64 = 64 * 1024 * 1024;
+    let out_path = test.dir.path().join("out.json");
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&out_path)
+        .unwrap();
+    out.set_len(limit - 10).unwrap();
+    let mut command = test.std_command(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+    unsafe {
+        command.pre_exec(move || {
+            let bound = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &bound) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let output = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.signal(), None, "killed by a signal\n{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("standard output could not be written (File too large"),
+        "{stderr}"
+    );
+    // What fitted below the limit was written (POSIX: a write past it writes what fits),
+    // then the rest failed.
+    assert_eq!(std::fs::metadata(&out_path).unwrap().len(), limit);
+    let expected: Vec<String> = (1..=3).flat_map(marked).collect();
+    test.expect_writes_in_any_order(&expected);
+    let stored = test.run(&["recap", "--json"]);
+    stored.expect_code(0);
+    let stored = stored.json();
+    assert_eq!(items(&stored["completed"]), numbers(1..=3), "{stored}");
+    assert_eq!(stored["exit_code"], 0, "{stored}");
+}
