@@ -33,7 +33,8 @@ Exit codes:
   5   harness outage (rate limit, 5xx, timeouts); nothing written after it
   8   finished, with item failures within the budget
   9   stopped at a limit on writes (the --max-writes cap, GitHub's rate limit, or pacing
-      past max_wait): the rest is unfinished, and the rerun line carries on with it
+      past max_wait), or items another run wrote since this run read them: the rest is
+      unfinished, and the rerun line carries on with it
   10  item-failure budget exhausted; nothing written
   11  a write failed or its outcome is unknown; the run stopped there
   130 interrupted (Ctrl-C, SIGINT): stopped before the next write, recap printed and stored,
@@ -91,9 +92,16 @@ impl Stop {
 }
 
 /// The code a finished run exits with, from how it ended: its stop, else a write of unknown
-/// outcome still blocking an item, else item failures within the budget, else success. (The
-/// engine puts a signal's own code over an interrupted run's.)
-pub fn of_run(stopped: Option<Stop>, unknown_writes: bool, item_failures: bool) -> i32 {
+/// outcome still blocking an item, else items left unfinished because another run wrote them
+/// since this run read them (unfinished work, as at the write limits: the rerun line carries
+/// on with them), else item failures within the budget, else success. (The engine puts a
+/// signal's own code over an interrupted run's.)
+pub fn of_run(
+    stopped: Option<Stop>,
+    unknown_writes: bool,
+    overtaken: bool,
+    item_failures: bool,
+) -> i32 {
     match stopped {
         Some(Stop::BudgetExhausted) => BUDGET_EXHAUSTED,
         Some(Stop::WriteFailed) => WRITE_FAILED,
@@ -105,6 +113,8 @@ pub fn of_run(stopped: Option<Stop>, unknown_writes: bool, item_failures: bool) 
         Some(Stop::Interrupted) => INTERRUPTED,
         // A write of unknown outcome from an earlier run still blocks its item.
         None if unknown_writes => WRITE_FAILED,
+        // Another run wrote an item since this run read it: that item is not done by this run.
+        None if overtaken => WRITE_CAP,
         None if item_failures => ITEM_FAILURES,
         None => SUCCESS,
     }
@@ -150,15 +160,25 @@ mod tests {
 
     #[test]
     fn a_run_exits_by_its_stop_then_its_unknown_writes_then_its_failures() {
-        assert_eq!(of_run(None, false, false), SUCCESS);
-        assert_eq!(of_run(None, false, true), ITEM_FAILURES);
-        assert_eq!(of_run(None, true, true), WRITE_FAILED);
-        assert_eq!(of_run(Some(Stop::WriteCap), true, true), WRITE_CAP);
+        assert_eq!(of_run(None, false, false, false), SUCCESS);
+        assert_eq!(of_run(None, false, false, true), ITEM_FAILURES);
+        assert_eq!(of_run(None, true, false, true), WRITE_FAILED);
+        assert_eq!(of_run(Some(Stop::WriteCap), true, false, true), WRITE_CAP);
         // Items GitHub's limits left for later are unfinished, not failed.
-        assert_eq!(of_run(Some(Stop::WriteLimit), false, false), WRITE_CAP);
+        assert_eq!(
+            of_run(Some(Stop::WriteLimit), false, false, false),
+            WRITE_CAP
+        );
         assert!(!Stop::WriteLimit.is_error());
-        assert_eq!(of_run(Some(Stop::NotFound), false, false), AUTH);
-        assert_eq!(of_run(Some(Stop::NotConfirmed), false, true), CANCELLED);
+        assert_eq!(of_run(Some(Stop::NotFound), false, false, false), AUTH);
+        assert_eq!(
+            of_run(Some(Stop::NotConfirmed), false, false, true),
+            CANCELLED
+        );
+        // An item another run wrote since this run read it is unfinished work, over failures.
+        assert_eq!(of_run(None, false, true, false), WRITE_CAP);
+        assert_eq!(of_run(None, false, true, true), WRITE_CAP);
+        assert_eq!(of_run(None, true, true, false), WRITE_FAILED);
     }
 
     #[test]

@@ -78,10 +78,18 @@ fn main() -> ExitCode {
         // database URL's password is left out (the runs are kept in that database).
         argv: shown_argv(std::env::args()),
     };
-    let code = match dispatch(&cli, &context) {
+    let mut code = match dispatch(&cli, &context) {
         Ok(code) => code,
         Err(error) => report_error(&error),
     };
+    // Output that could not be written (past a file size limit, a full disk) is not a
+    // success: the run is stored, and its unknown writes are settled by the next run.
+    if let Some(why) = ui::stdout_failure() {
+        eprintln!("error: standard output could not be written ({why}); `gh-sweep recap` prints the stored recap");
+        if code == exit::SUCCESS {
+            code = exit::UNEXPECTED;
+        }
+    }
     // A run stopped by SIGINT or SIGTERM has printed and stored its recap; now it ends the
     // way the signal asks, so the calling shell (and a loop in it) sees that signal.
     if let Some(signal) = gh_sweep::signals::received() {

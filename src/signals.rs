@@ -60,11 +60,31 @@ pub fn received() -> Option<Signal> {
     Signal::from_number(FIRST.load(Ordering::SeqCst))
 }
 
+/// Set once a write went past the file size limit (`ulimit -f`, systemd's `LimitFSIZE`).
+static FILE_SIZE_LIMIT: AtomicBool = AtomicBool::new(false);
+
+/// Whether a write of this process went past its file size limit (SIGXFSZ was caught): that
+/// write failed with `EFBIG` ("File too large") instead of the process being killed.
+pub fn file_size_limit_reached() -> bool {
+    FILE_SIZE_LIMIT.load(Ordering::SeqCst)
+}
+
+/// Catches SIGXFSZ, whose default action kills the process without its recap: caught, the
+/// write that went past the limit fails with `EFBIG`, and the store or the output says so.
+#[cfg(unix)]
+fn catch_file_size_limit() -> std::io::Result<()> {
+    let action = || FILE_SIZE_LIMIT.store(true, Ordering::SeqCst);
+    // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+    unsafe { signal_hook::low_level::register(signal_hook::consts::SIGXFSZ, action) }?;
+    Ok(())
+}
+
 /// Catches SIGINT and SIGTERM for the rest of the process. On the first one a line on stderr
 /// says what happens next; a second one (outside the prompt) ends the process at once.
 #[cfg(unix)]
 pub fn install() -> std::io::Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
+    catch_file_size_limit()?;
     for signal in [SIGINT, SIGTERM] {
         let action = move || {
             let first = FIRST

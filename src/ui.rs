@@ -11,6 +11,19 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 /// Set once standard output is found closed by its reader (`gh-sweep recap | head -0`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
+/// Set when standard output could not be written for another reason than its reader closing
+/// it (`EFBIG` past a file size limit, `ENOSPC`): what was printed is incomplete, so the
+/// command must not exit 0.
+static STDOUT_FAILED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Why standard output could not be written, when it could not (not a closed pipe).
+pub fn stdout_failure() -> Option<String> {
+    STDOUT_FAILED
+        .lock()
+        .map(|failed| failed.clone())
+        .unwrap_or_default()
+}
+
 pub struct Ui {
     /// A maintainer can answer a prompt: stdin and stderr are terminals (or stdin and stdout,
     /// see `prompt_on_tty`).
@@ -67,11 +80,13 @@ impl Ui {
             return;
         }
         let mut stdout = std::io::stdout().lock();
-        if writeln!(stdout, "{text}")
-            .and_then(|()| stdout.flush())
-            .is_err()
-        {
+        if let Err(error) = writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
             STDOUT_CLOSED.store(true, Ordering::SeqCst);
+            if error.kind() != std::io::ErrorKind::BrokenPipe {
+                if let Ok(mut failed) = STDOUT_FAILED.lock() {
+                    failed.get_or_insert_with(|| error.to_string());
+                }
+            }
         }
     }
 

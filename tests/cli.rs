@@ -33,6 +33,9 @@ mod inputs;
 mod journal;
 #[path = "cli/leases.rs"]
 mod leases;
+#[cfg(unix)]
+#[path = "cli/limits.rs"]
+mod limits;
 #[path = "cli/merge_rules.rs"]
 mod merge_rules;
 #[path = "cli/output.rs"]

@@ -101,6 +101,7 @@ pub fn run_engine(
                         rerun_file_path: "",
                         exit_override: Some(crate::exit::AUTH),
                         unknown_writes: false,
+                        overtaken: false,
                     });
                     ui.data(&report::recap_json(&recap));
                 }

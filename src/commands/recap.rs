@@ -35,7 +35,17 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
             .into());
         }
     }
-    let store = store::open(&location)?;
+    // Reading a stored recap needs no write: a store on a read-only mount (or a read-only
+    // file) is opened read-only. Acknowledging a write changes the store, so it opens it
+    // as every command does.
+    let store: Box<dyn store::Store> = match &location {
+        Location::File(path)
+            if recap.acknowledge.is_none() && !store::sqlite::SqliteStore::writable(path) =>
+        {
+            Box::new(store::sqlite::SqliteStore::open_read_only(path)?)
+        }
+        other => store::open(other)?,
+    };
     let path = match &location {
         Location::File(path) => path.display().to_string(),
         Location::Postgres(target) => target.shown.clone(),

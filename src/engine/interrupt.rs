@@ -1,8 +1,9 @@
 //! Where a run notices SIGINT or SIGTERM (caught by `crate::signals`): before each item's
-//! reads, before the prompt, at the prompt and before each item's first write. An item whose
-//! writes have begun is finished (its few writes are one unit, as the journal's first-intent
-//! check treats them), so the run never leaves an item half-marked; the write in flight always
-//! gets its outcome journaled.
+//! reads, before the prompt, at the prompt, before each item's first write, and during every
+//! pacing wait. An item whose writes have begun is finished when only a short wait stands
+//! between them (its few writes are one unit, as the journal's first-intent check treats
+//! them); a longer wait between them is cut short and the item left unfinished with what was
+//! sent. The write in flight always gets its outcome journaled.
 
 use std::time::{Duration, Instant};
 
@@ -31,8 +32,8 @@ impl State {
 }
 
 /// Sleeps `wait` (the pacing between writes). When `stoppable` (nothing of the item is
-/// written yet), wakes early if a signal arrives and returns true; otherwise the whole wait is
-/// kept, so the pacing holds between an item's writes.
+/// written yet, or the wait is longer than a short grace), wakes early if a signal arrives and
+/// returns true; otherwise the whole wait is kept, so an item's writes end whole.
 pub(super) fn sleep(wait: Duration, stoppable: bool) -> bool {
     if !stoppable {
         std::thread::sleep(wait);

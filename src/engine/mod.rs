@@ -128,6 +128,7 @@ impl Run<'_> {
                 sent: BTreeMap::new(),
                 started_at: self.clock.wall(),
                 account: None,
+                overtaken: false,
             },
             pool: Vec::new(),
             pool_complete: true,

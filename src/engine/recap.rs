@@ -30,7 +30,10 @@ impl Run<'_> {
         }
         state.stop(
             Stop::HarnessOutage,
-            format!("the store failed in mid-run: {error:#}"),
+            match crate::store::explain_failure(error) {
+                Some(meaning) => format!("the store failed in mid-run: {meaning}"),
+                None => format!("the store failed in mid-run: {error:#}"),
+            },
         );
         state.exit_override = None;
         let mut recap = self.build_recap(
@@ -43,6 +46,11 @@ impl Run<'_> {
             progress.notes,
             progress.blocked,
         );
+        if crate::signals::file_size_limit_reached() {
+            recap.notes.push(
+                "a write went past this process's file size limit (ulimit -f, systemd's LimitFSIZE) and failed with EFBIG (File too large); the next run settles any write left unknown".to_string(),
+            );
+        }
         if let Err(stored) = self.store.finish_run(&recap) {
             recap.notes.push(format!(
                 "this recap could not be stored ({stored:#}); `gh-sweep recap` will not show it"
@@ -79,6 +87,7 @@ impl Run<'_> {
             rerun_file_path: &rerun_file_path,
             exit_override: state.exit_override,
             unknown_writes: blocked,
+            overtaken: state.overtaken,
         });
         for completed in &mut recap.completed {
             if let Some(writes) = state.sent.get(&completed.item) {

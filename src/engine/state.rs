@@ -23,6 +23,9 @@ pub(super) struct State {
     pub(super) started_at: DateTime<Utc>,
     /// The GitHub account the run's writes count against, once the run will write there.
     pub(super) account: Option<String>,
+    /// Whether an item was left unfinished because another run wrote it since this run read
+    /// it: unfinished work, for the exit code.
+    pub(super) overtaken: bool,
 }
 
 /// What a run has found so far, kept outside its phases so that a store failure in mid-run

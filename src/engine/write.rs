@@ -20,6 +20,7 @@ use crate::policy::pacing;
 use crate::policy::recap::{Phase, Stop};
 use crate::policy::write::{Write, WriteOutcome};
 use crate::store::queue::NewRow;
+use crate::store::{Admission, IntentStep, PacedIntent};
 
 /// What sending one item's writes came to.
 enum Sent {
@@ -31,7 +32,27 @@ enum Sent {
     Overtaken,
     /// A signal arrived before the item's first write.
     Interrupted,
+    /// A signal cut a wait between the item's writes short: these were sent, the rest not.
+    Cut {
+        sent: Vec<String>,
+        left: Vec<String>,
+    },
+    /// The pacing, counted in the store as the item's first write was to be journaled, asks
+    /// for a wait past `max_wait`: nothing of the item was sent.
+    Held(pacing::Held),
 }
+
+/// What the store made of an intent, after any waits the pacing asked for.
+enum Admitted {
+    Row(i64),
+    Overtaken,
+    Interrupted,
+    Held(pacing::Held),
+}
+
+/// Between an item's writes, a wait this short is kept when a signal arrives, so the item's
+/// writes end whole (its label and its comment); a longer one is cut short.
+const GRACE: Duration = Duration::from_secs(5);
 
 /// The phase's running counts, for the cap and the pacing.
 struct Pace {
@@ -91,6 +112,15 @@ impl Run<'_> {
                 continue;
             };
             let sent = self.send_item(run_id, state, &mut pace, &mut bar, &plan, read_at)?;
+            if let Sent::Held(held) = sent {
+                let account = state.account.clone().unwrap_or_default();
+                if state.stopped.is_none() {
+                    state.stop(Stop::WriteLimit, held.detail(&account));
+                }
+                state.unfinished(&plan.item, &held.reason(&account));
+                pace.held = Some(held);
+                continue;
+            }
             self.settle_item(classifier, state, &plan, sent)?;
         }
         bar.finish();
@@ -168,7 +198,10 @@ impl Run<'_> {
         }
     }
 
-    /// Sends one item's writes in order, each journaled before and after.
+    /// Sends one item's writes in order, each journaled before and after. Each intent is
+    /// admitted by the store under the account's pacing (`journal_paced_intent`): the first
+    /// reserves the room of the item's later writes, so a run never stalls between them
+    /// behind another run's writes.
     fn send_item(
         &mut self,
         run_id: i64,
@@ -179,38 +212,44 @@ impl Run<'_> {
         read_at: DateTime<Utc>,
     ) -> anyhow::Result<Sent> {
         let item = &plan.item;
+        let remote = pace::remote_writes(&plan.writes);
         let mut dates = Vec::new();
-        let mut first_remote = true;
-        for write in &plan.writes {
+        let mut first: Option<i64> = None;
+        let mut sent: Vec<String> = Vec::new();
+        for (index, write) in plan.writes.iter().enumerate() {
             bar.advance(&format!("{item}: {write}"));
             if let Write::Enqueue { key, head_sha } = write {
                 self.enqueue(item, key, head_sha)?;
                 dates.push(self.clock.wall());
                 continue;
             }
-            if self.pace(state, pace, bar, item, first_remote)? {
-                return Ok(Sent::Interrupted);
-            }
-            // The item's first write checks, atomically, that no other run has written to
-            // it since it was read: two overlapping runs never both write one item.
-            let journal = if first_remote {
-                first_remote = false;
-                let first = self.store.journal_first_intent(
-                    run_id,
-                    item,
-                    &write.journal(),
+            let step = match first {
+                None => IntentStep::First {
                     read_at,
-                    self.now,
-                )?;
-                match first {
-                    Some(journal) => journal,
-                    None => return Ok(Sent::Overtaken),
-                }
-            } else {
-                self.store.journal_intent(run_id, item, &write.journal())?
+                    now: self.now,
+                    writes: remote,
+                },
+                Some(first) => IntentStep::Later { first },
             };
+            let journal = match self.admit(run_id, state, pace, bar, item, write, step)? {
+                Admitted::Row(journal) => journal,
+                Admitted::Overtaken => return Ok(Sent::Overtaken),
+                Admitted::Held(held) => return Ok(Sent::Held(held)),
+                Admitted::Interrupted => {
+                    let Some(first) = first else {
+                        return Ok(Sent::Interrupted);
+                    };
+                    self.store.release_reserved(first)?;
+                    let left = plan.writes[index..]
+                        .iter()
+                        .filter(|write| !write.is_local())
+                        .map(ToString::to_string)
+                        .collect();
+                    return Ok(Sent::Cut { sent, left });
+                }
+            };
+            first.get_or_insert(journal);
             state.in_flight = Some(item.clone());
-            pace.recent.push(self.clock.wall());
             let result = self.writer.send(item, write);
             pace.sent += 1;
             match result {
@@ -218,6 +257,7 @@ impl Run<'_> {
                     self.store
                         .journal_outcome(journal, WriteOutcome::Done, "")?;
                     state.in_flight = None;
+                    sent.push(write.to_string());
                     dates.push(
                         written
                             .and_then(|written| written.server_date)
@@ -228,6 +268,9 @@ impl Run<'_> {
                     self.store
                         .journal_outcome(journal, outcome_of(&error), &error.message)?;
                     state.in_flight = None;
+                    if let Some(first) = first {
+                        self.store.release_reserved(first)?;
+                    }
                     let settles_at = crate::clock::wall()
                         + chrono::Duration::from_std(self.options.settle_after).unwrap_or_default();
                     let known = if error.outcome_unknown {
@@ -248,6 +291,76 @@ impl Run<'_> {
         Ok(Sent::All(dates))
     }
 
+    /// Journals a write's intent once the store's count of the account's writes admits it,
+    /// waiting as long as the pacing asks first (another run of the account may write
+    /// meanwhile: the store counts again after each wait). A signal cuts a wait short: before
+    /// the item's first write always; between its writes unless the wait is shorter than
+    /// [`GRACE`]. Before the item's first write, a wait past `max_wait` holds the item.
+    #[allow(clippy::too_many_arguments)]
+    fn admit(
+        &self,
+        run_id: i64,
+        state: &State,
+        pace: &Pace,
+        bar: &mut crate::ui::Progress,
+        item: &ItemRef,
+        write: &Write,
+        step: IntentStep,
+    ) -> anyhow::Result<Admitted> {
+        let first = matches!(step, IntentStep::First { .. });
+        let action = write.journal();
+        let Some(account) = state.account.as_deref() else {
+            // No account, no ceilings to count: only the order of the journal matters.
+            return Ok(match step {
+                IntentStep::First { read_at, now, .. } => self
+                    .store
+                    .journal_first_intent(run_id, item, &action, read_at, now)?
+                    .map_or(Admitted::Overtaken, Admitted::Row),
+                IntentStep::Later { .. } => {
+                    Admitted::Row(self.store.journal_intent(run_id, item, &action)?)
+                }
+            });
+        };
+        loop {
+            let intent = PacedIntent {
+                run_id,
+                item,
+                action: &action,
+                step,
+                account,
+                interval: pace.limits.interval,
+            };
+            let (wait, rule) = match self.store.journal_paced_intent(&intent)? {
+                Admission::Journaled(journal) => return Ok(Admitted::Row(journal)),
+                Admission::Overtaken => return Ok(Admitted::Overtaken),
+                Admission::Wait(wait, rule) => (wait, rule),
+            };
+            if let Some(max_wait) = pace.limits.max_wait.filter(|_| first) {
+                if wait > max_wait && rule != pacing::Rule::Interval {
+                    let until =
+                        self.clock.wall() + chrono::Duration::from_std(wait).unwrap_or_default();
+                    return Ok(Admitted::Held(pacing::Held::Paced {
+                        rule,
+                        until,
+                        max_wait,
+                    }));
+                }
+            }
+            if wait >= Duration::from_secs(2) {
+                let note = format!("waiting {}s for {rule}", wait.as_secs());
+                bar.note(&note);
+                // Without a bar (cron, CI) a long silence deserves a line.
+                if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
+                    self.ui.status(&format!("{item}: {note}"));
+                }
+            }
+            let stoppable = first || wait > GRACE;
+            if interrupt::sleep(wait, stoppable) {
+                return Ok(Admitted::Interrupted);
+            }
+        }
+    }
+
     /// A local write: the merge goes into gh-sweep's own queue, for `sweep`.
     fn enqueue(&mut self, item: &ItemRef, key: &str, head_sha: &str) -> anyhow::Result<()> {
         let row = NewRow {
@@ -262,41 +375,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Waits as long as the pacing asks before the next write, asking again after each wait
-    /// (another run of the account may have written meanwhile). Returns true when a signal
-    /// stopped the wait before the item's first write (`stoppable`); once an item's writes
-    /// have begun, they are finished.
-    fn pace(
-        &self,
-        state: &State,
-        pace: &mut Pace,
-        bar: &mut crate::ui::Progress,
-        item: &ItemRef,
-        stoppable: bool,
-    ) -> anyhow::Result<bool> {
-        loop {
-            let (wait, rule) = pacing::wait(&pace.recent, self.clock.wall(), pace.limits.interval);
-            let Some(rule) = rule.filter(|_| !wait.is_zero()) else {
-                return Ok(false);
-            };
-            if wait >= Duration::from_secs(2) {
-                let note = format!("waiting {}s for {rule}", wait.as_secs());
-                bar.note(&note);
-                // Without a bar (cron, CI) a long silence deserves a line.
-                if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
-                    self.ui.status(&format!("{item}: {note}"));
-                }
-            }
-            if interrupt::sleep(wait, stoppable) {
-                return Ok(true);
-            }
-            // This run's own writes are in the journal too: each intent is committed first.
-            if let Some(account) = &state.account {
-                pace.recent = self.recent_writes(account)?;
-            }
-        }
-    }
-
     /// Records what sending the item's writes came to.
     fn settle_item(
         &mut self,
@@ -309,10 +387,24 @@ impl Run<'_> {
         match sent {
             Sent::Overtaken => {
                 state.unfinished(item, "written by another run since it was read");
+                state.overtaken = true;
             }
             Sent::Interrupted => {
                 state.interrupted(&format!("before the writes of {item}"));
             }
+            Sent::Cut { sent, left } => {
+                state.interrupted(&format!("between the writes of {item}"));
+                let signal = crate::signals::received().map_or("a signal", |signal| signal.name());
+                state.unfinished(
+                    item,
+                    &format!(
+                        "{signal} received between its writes: {} sent, {} not sent; the rerun finishes it",
+                        sent.join(", "),
+                        left.join(", ")
+                    ),
+                );
+            }
+            Sent::Held(_) => {}
             Sent::Failed(reason, error) => {
                 let reason = match classifier.refusal(plan, &error) {
                     Some(meaning) => format!("{reason}; {meaning}"),

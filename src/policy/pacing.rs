@@ -66,6 +66,46 @@ pub fn wait(
     longest
 }
 
+/// How long a run must wait before the store may admit a write of the account, when the
+/// account's journaled writes were sent at `sent` (ascending), `reserved` writes are promised
+/// to items whose first write is out (counted as sent `now`: they go out soon, and no other
+/// run may take their room), and the write asks for `room` more (an item's first write asks
+/// for all of the item's writes, a later one for none: its room was reserved with the
+/// first). The check the store makes in the transaction that journals the intent, under the
+/// account's lock, so concurrent runs never pass a ceiling together.
+pub fn admission(
+    sent: &[DateTime<Utc>],
+    reserved: usize,
+    now: DateTime<Utc>,
+    room: usize,
+    interval: Duration,
+) -> (Duration, Option<Rule>) {
+    let mut longest = (Duration::ZERO, None);
+    let mut consider = |until: DateTime<Utc>, rule: Rule| {
+        let wait = (until - now).to_std().unwrap_or_default();
+        if wait > longest.0 {
+            longest = (wait, Some(rule));
+        }
+    };
+    if let Some(last) = sent.last() {
+        consider(later(*last, interval), Rule::Interval);
+    }
+    let total = sent.len() + reserved + room;
+    for (limit, window, rule) in [
+        (PER_MINUTE, Duration::from_secs(60), Rule::PerMinute),
+        (PER_HOUR, WINDOW, Rule::PerHour),
+    ] {
+        if total > limit {
+            // After the write, at most `limit` may be in the window: the write `total - 1 -
+            // limit` places back must have left it (a reserved one leaves a window from now).
+            let index = total - 1 - limit;
+            let leaves = sent.get(index).copied().unwrap_or(now);
+            consider(later(leaves, window), rule);
+        }
+    }
+    longest
+}
+
 /// `time` plus `duration`, at the end of time rather than past it.
 fn later(time: DateTime<Utc>, duration: Duration) -> DateTime<Utc> {
     chrono::Duration::from_std(duration)

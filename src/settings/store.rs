@@ -116,6 +116,9 @@ pub fn target(url: &str, env: &Env) -> Target {
         .map(PathBuf::from)
         .or_else(|| env.get("HOME").map(|home| Path::new(home).join(".pgpass")));
     target.root_cert_env = env.get("PGSSLROOTCERT").map(PathBuf::from);
+    target.root_cert_home = env
+        .get("HOME")
+        .map(|home| Path::new(home).join(".postgresql/root.crt"));
     target
 }
 

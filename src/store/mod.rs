@@ -186,6 +186,15 @@ pub fn open(location: &Location) -> anyhow::Result<Box<dyn Store>> {
     })
 }
 
+/// What a store failure means beyond the database's words, when that is known (a pooler in
+/// transaction mode that loses prepared statements).
+pub fn explain_failure(error: &anyhow::Error) -> Option<String> {
+    error
+        .chain()
+        .filter_map(|cause| cause.downcast_ref::<::postgres::Error>())
+        .find_map(|cause| postgres::explain(cause, "(PostgreSQL)"))
+}
+
 /// Whether an error came from the store's backend (a full disk, a lock held past the busy
 /// timeout, a dropped database connection, a heartbeat lost), rather than from anything else.
 pub fn is_failure(error: &anyhow::Error) -> bool {
@@ -261,6 +270,48 @@ pub trait RunLog {
     fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>>;
 }
 
+/// How long the room an item's first write reserved for its later writes is kept: an item's
+/// writes are seconds apart, so a reservation older than this belongs to a run that died
+/// between them.
+pub const RESERVATION_LIFE: Duration = Duration::from_secs(10 * 60);
+
+/// A write's intent, to be journaled under its account's pacing
+/// ([`WriteJournal::journal_paced_intent`]).
+pub struct PacedIntent<'a> {
+    pub run_id: i64,
+    pub item: &'a ItemRef,
+    pub action: &'a JournalWrite,
+    pub step: IntentStep,
+    /// The account whose writes GitHub's ceilings count (`runs.account`).
+    pub account: &'a str,
+    /// The least time between two writes of the account.
+    pub interval: Duration,
+}
+
+/// Which of an item's writes an intent is.
+#[derive(Clone, Copy, Debug)]
+pub enum IntentStep {
+    /// The item's first write to GitHub, of `writes` in all; the item was read at `read_at`.
+    First {
+        read_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+        writes: usize,
+    },
+    /// A later write of the item, whose first write's journal row is `first`.
+    Later { first: i64 },
+}
+
+/// What the store made of a paced intent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    /// Journaled: the write may be sent. Its journal row.
+    Journaled(i64),
+    /// Another run wrote the item since it was read (only for an item's first write).
+    Overtaken,
+    /// Nothing journaled: the pacing asks for this wait first, for this rule.
+    Wait(Duration, crate::policy::pacing::Rule),
+}
+
 /// The write journal: each write's intent before it is sent, and its outcome after.
 pub trait WriteJournal {
     /// Records that a write is about to be sent. Committed before the request leaves.
@@ -283,6 +334,20 @@ pub trait WriteJournal {
         read_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<Option<i64>>;
+
+    /// Journals a write's intent under its account's pacing, in one transaction under the
+    /// account's lock (`BEGIN IMMEDIATE` on SQLite, `pg_advisory_xact_lock` on PostgreSQL):
+    /// the account's writes of the last hour (every run's, every host's) and the room items
+    /// whose first write is out have reserved are counted, and the intent is journaled only
+    /// when `policy::pacing::admission` says no wait is needed; else nothing is written and
+    /// the wait is returned. An item's first write also checks, in the same transaction, that
+    /// no other run wrote the item since it was read, and reserves room for the item's later
+    /// writes, which each use one of it.
+    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission>;
+
+    /// Gives back the room an item reserved (its first write's journal row `first`) for
+    /// writes it will not send: it failed, or the run was stopped between its writes.
+    fn release_reserved(&self, first: i64) -> anyhow::Result<()>;
 
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
     /// or `unknown`.

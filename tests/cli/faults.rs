@@ -462,15 +462,39 @@ fn overlapping_stale_sweeps(processes: usize) {
                 .unwrap()
         })
         .collect();
+    // Each item is completed by exactly one run; a run that found an item written by another
+    // since it read it leaves it unfinished for that reason and exits 9 (issue 21 point 13),
+    // else it exits 0.
+    let mut completed = std::collections::BTreeMap::<String, usize>::new();
     for child in children {
         let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let recap: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|error| panic!("no JSON recap ({error}): {stdout}"));
+        let unfinished = crate::support::items(&recap["unfinished"]);
+        let expected = if unfinished.is_empty() { 0 } else { 9 };
         assert_eq!(
             output.status.code(),
-            Some(0),
-            "{}",
+            Some(expected),
+            "{recap}\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
+        if expected == 9 {
+            assert_eq!(
+                recap["unfinished_reason"], "written by another run since it was read",
+                "{recap}"
+            );
+        }
+        assert_eq!(recap["failed"], serde_json::json!([]), "{recap}");
+        for item in crate::support::items(&recap["completed"]) {
+            *completed.entry(item).or_default() += 1;
+        }
     }
+    assert_eq!(
+        completed.keys().cloned().collect::<Vec<_>>(),
+        crate::support::numbers(1..=9),
+        "every item completed by some run"
+    );
     let shared = test.world();
     for issue in &shared.world.issues {
         let comments = issue.comments.len();

@@ -303,3 +303,102 @@ fn a_signal_during_the_pacing_wait_before_an_item_stops_the_run_there() {
     assert_eq!(items(&recap["unfinished"]), numbers(2..=2));
     test.expect_writes(&["PUT /repos/octo/demo/pulls/1/merge"]);
 }
+
+/// Issue 21 point 9: a wait between one item's writes (a long write interval here) is cut
+/// short by SIGINT or SIGTERM: the label was sent, the comment is not; the item is unfinished
+/// with what was and was not sent, the recap printed, and the run ends by the signal. The
+/// rerun finishes the mark (the comment alone).
+#[test]
+fn a_signal_during_the_wait_between_an_items_writes_cuts_it_short() {
+    for (signal, name, code) in [
+        (libc::SIGTERM, "SIGTERM", 143),
+        (libc::SIGINT, "SIGINT", 130),
+    ] {
+        let test = Test::new(|world| {
+            world.open_issue(1, 74);
+        });
+        test.config("write_interval = 30\n");
+        let (mut child, stdout, stderr) =
+            spawn(&test, &["stale-sweep", "--repo", REPO, "--yes", "--json"]);
+        wait_for(&stderr, "octo/demo#1: waiting");
+        kill(&child, signal);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(signal), "{status:?}");
+        let stdout = stdout.join().unwrap();
+        let recap: serde_json::Value = serde_json::from_str(&stdout)
+            .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+        assert_eq!(recap["stopped"], "interrupted", "{recap}");
+        assert_eq!(recap["exit_code"], code);
+        assert_eq!(items(&recap["unfinished"]), numbers(1..=1), "{recap}");
+        assert_eq!(
+            recap["unfinished_reason"],
+            format!(
+                "{name} received between its writes: label +Stale sent, comment not sent; the rerun finishes it"
+            ),
+            "{recap}"
+        );
+        test.expect_writes(&marked(1)[..1]);
+        test.clear_log();
+        test.config("write_interval = 0.01\n");
+        test.run_line(recap["rerun"].as_str().unwrap(), &["--yes"])
+            .expect_code(0);
+        test.expect_writes(&marked(1)[1..]);
+    }
+}
+
+/// Issue 21 point 9: behind GitHub's 80 writes a minute (79 sent by the account a few
+/// seconds ago), the wait comes before the item's first write, since the item's two writes
+/// need room together, and a signal cuts it short: nothing of the item is sent.
+#[test]
+fn a_signal_during_a_wait_behind_eighty_writes_a_minute_ends_the_run_with_nothing_half_sent() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+        world.open_issue(2, 74);
+    });
+    test.config("write_interval = 0.01\n");
+    test.run(&[
+        "stale-sweep",
+        "--repo",
+        REPO,
+        "--yes",
+        "--only",
+        "octo/demo#1",
+    ])
+    .expect_code(0);
+    test.expect_writes(&marked(1));
+    test.clear_log();
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    let at = (chrono::Utc::now() - chrono::Duration::seconds(3)).to_rfc3339();
+    for _ in 0..77 {
+        connection
+            .execute(
+                "INSERT INTO journal (run_id, item, repo, action, intent_at, outcome, outcome_at)
+                 VALUES (1, 'octo/demo#1000', 'octo/demo', '{\"kind\":\"close\",\"reason\":null}', ?1, 'done', ?1)",
+                [&at],
+            )
+            .unwrap();
+    }
+    let (mut child, stdout, stderr) = spawn(
+        &test,
+        &[
+            "stale-sweep",
+            "--repo",
+            REPO,
+            "--yes",
+            "--json",
+            "--only",
+            "octo/demo#2",
+        ],
+    );
+    wait_for(&stderr, "octo/demo#2: waiting");
+    kill(&child, libc::SIGTERM);
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{status:?}");
+    let stdout = stdout.join().unwrap();
+    let recap: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|error| panic!("no JSON recap ({error}):\n{stdout}"));
+    assert_eq!(recap["stopped"], "interrupted", "{recap}");
+    assert_eq!(recap["exit_code"], 143);
+    assert_eq!(items(&recap["unfinished"]), numbers(2..=2), "{recap}");
+    test.expect_no_writes();
+}

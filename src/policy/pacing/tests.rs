@@ -34,6 +34,48 @@ fn the_interval_spaces_writes() {
 }
 
 #[test]
+fn admission_counts_the_room_an_item_asks_and_the_room_other_items_reserved() {
+    // 76 writes in the minute: an item of 2 writes fits, with 2 reserved it does not.
+    let sent: Vec<_> = (0..76).map(|n| at_millis(n * 100)).collect();
+    let now = at(10);
+    assert_eq!(
+        admission(&sent, 0, now, 2, Duration::ZERO).0,
+        Duration::ZERO
+    );
+    assert_eq!(
+        admission(&sent, 2, now, 2, Duration::ZERO).0,
+        Duration::ZERO
+    );
+    let waited = admission(&sent, 3, now, 2, Duration::ZERO);
+    // Room for 2 after 79 counted: the oldest must leave the minute (at 60 s).
+    assert_eq!(waited, (Duration::from_secs(50), Some(Rule::PerMinute)));
+    // A later write of an item uses its reservation: no room asked, only the ceilings.
+    assert_eq!(
+        admission(&sent, 4, now, 0, Duration::ZERO).0,
+        Duration::ZERO
+    );
+    // Reservations alone past the ceiling wait a whole window from now.
+    let waited = admission(&[], 81, now, 1, Duration::ZERO);
+    assert_eq!(waited, (Duration::from_secs(60), Some(Rule::PerMinute)));
+    // One write asking for one room is the engine's own wait.
+    let full: Vec<_> = (0..80).map(|n| at_millis(n * 500)).collect();
+    assert_eq!(
+        admission(&full, 0, at(40), 1, Duration::ZERO),
+        wait(&full, at(40), Duration::ZERO)
+    );
+    // The hour: 495 sent, an item of 2 fits, a third item of 2 with 4 reserved waits.
+    let hour: Vec<_> = (0..495).map(at).collect();
+    let now = at(2400);
+    assert_eq!(
+        admission(&hour, 2, now, 2, Duration::ZERO).0,
+        Duration::ZERO
+    );
+    let waited = admission(&hour, 4, now, 2, Duration::ZERO);
+    assert_eq!(waited.1, Some(Rule::PerHour));
+    assert_eq!(waited.0, Duration::from_secs(1200));
+}
+
+#[test]
 fn eighty_a_minute() {
     // 80 writes in the first 40 seconds: the 81st waits for the first to be a minute old.
     let sent: Vec<_> = (0..80).map(|n| at_millis(n * 500)).collect();

@@ -165,6 +165,8 @@ pub struct RunFacts<'a> {
     pub exit_override: Option<i32>,
     /// Items held back by an earlier write of unknown outcome: a write problem, exit 11.
     pub unknown_writes: bool,
+    /// Items left unfinished because another run wrote them since this run read them.
+    pub overtaken: bool,
 }
 
 /// A time as the recap prints it: RFC 3339 in UTC, to the second (`2026-12-01T10:42:58Z`).
@@ -328,9 +330,14 @@ fn rerun_line(
 /// The exit code: an error's own code when the run ended on one, else the stop's, else what
 /// the items say.
 fn exit_code(facts: &RunFacts<'_>, any_failed: bool) -> i32 {
-    facts
-        .exit_override
-        .unwrap_or_else(|| crate::exit::of_run(facts.stopped, facts.unknown_writes, any_failed))
+    facts.exit_override.unwrap_or_else(|| {
+        crate::exit::of_run(
+            facts.stopped,
+            facts.unknown_writes,
+            facts.overtaken,
+            any_failed,
+        )
+    })
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ fn facts<'a>(
         rerun_file_path: "/state/rerun/run-1.txt",
         exit_override: None,
         unknown_writes: false,
+        overtaken: false,
     }
 }
 
@@ -56,6 +57,12 @@ fn a_run_without_a_stop_exits_by_what_it_found() {
         ..facts(&pool, &outcomes, None)
     };
     assert_eq!(build(blocked).exit_code, crate::exit::WRITE_FAILED);
+    // An item another run wrote since this run read it is left for the rerun: exit 9.
+    let overtaken = RunFacts {
+        overtaken: true,
+        ..facts(&pool, &outcomes, None)
+    };
+    assert_eq!(build(overtaken).exit_code, crate::exit::WRITE_CAP);
     // An item failure within the budget.
     outcomes.insert(
         pool[1].clone(),

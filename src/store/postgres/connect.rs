@@ -157,6 +157,9 @@ pub struct Target {
     pub passfile: Option<PathBuf>,
     /// `PGSSLROOTCERT`.
     pub root_cert_env: Option<PathBuf>,
+    /// `~/.postgresql/root.crt`, libpq's root certificate file when nothing names one (used
+    /// only if it exists).
+    pub root_cert_home: Option<PathBuf>,
     /// Who this host is, for `store status` and the dead-run checks.
     pub host: String,
     pub liveness: Liveness,
@@ -197,6 +200,7 @@ impl Target {
             password_env: None,
             passfile: None,
             root_cert_env: None,
+            root_cert_home: None,
             host,
             liveness: Liveness::default(),
         }
@@ -243,19 +247,27 @@ pub fn without_password(url: &str) -> String {
     format!("{scheme}://{authority}{tail}")
 }
 
-/// What TLS a connection gets.
+/// What TLS a connection gets: libpq's table ("SSL Support", SSL Mode Descriptions).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tls {
     /// Plaintext: `sslmode=disable`.
     Off,
-    /// TLS when the server offers it, plaintext otherwise: only for this machine.
-    Prefer { root_cert: Option<PathBuf> },
+    /// `allow` and `prefer` (libpq's default): TLS when the server offers it, its certificate
+    /// not checked (libpq checks none for these modes), plaintext when it offers none. libpq's
+    /// `allow` tries plaintext first; the driver always asks for TLS first, so `allow` is
+    /// `prefer` here, which only ever gives more protection.
+    Prefer,
     /// TLS or no connection, its chain verified (against `root_cert`, else the public roots);
-    /// the host name too when `names` is set.
+    /// the host name too when `names` is set. `require` is this with `names: false` when a
+    /// root certificate file exists (libpq: "if a root CA file exists, the behavior of
+    /// sslmode=require will be the same as that of verify-ca"), else [`Tls::Encrypted`].
     Verified {
         root_cert: Option<PathBuf>,
         names: bool,
     },
+    /// `require` without a root certificate file: TLS or no connection, the certificate not
+    /// checked, as libpq.
+    Encrypted,
 }
 
 /// What a URL asks of a connection: the driver's config (password and TLS mode set) and the
@@ -263,6 +275,10 @@ pub enum Tls {
 pub struct Plan {
     pub config: postgres::Config,
     pub tls: Tls,
+    /// A passfile that held a password for this connection and was ignored because others
+    /// can read it (as libpq ignores it): its path and mode, for the message if the server
+    /// then refuses.
+    pub ignored_passfile: Option<(PathBuf, u32)>,
 }
 
 fn unusable(target: &Target, why: impl std::fmt::Display) -> anyhow::Error {
@@ -315,76 +331,92 @@ pub fn plan(target: &Target) -> anyhow::Result<Plan> {
             "the URL names no user: write postgres://USER@HOST/DATABASE",
         ));
     }
-    let root_cert = root_cert.or_else(|| target.root_cert_env.clone());
-    let local = config.get_hosts().iter().all(is_loopback);
+    // Where libpq looks for a root certificate: `sslrootcert`, `PGSSLROOTCERT`, then
+    // `~/.postgresql/root.crt` when it exists.
+    let root_cert = root_cert
+        .or_else(|| target.root_cert_env.clone())
+        .or_else(|| target.root_cert_home.clone().filter(|path| path.exists()));
     let tls = match sslmode.as_deref() {
         Some("disable") => Tls::Off,
-        None | Some("allow") | Some("prefer") if local => Tls::Prefer { root_cert },
-        // Off this machine, a server that declines TLS gets no plaintext fallback.
-        None | Some("allow") | Some("prefer") | Some("require") | Some("verify-full") => {
-            Tls::Verified {
-                root_cert,
-                names: true,
-            }
-        }
-        Some("verify-ca") => Tls::Verified {
+        None | Some("allow") | Some("prefer") => Tls::Prefer,
+        Some("require") if root_cert.is_none() => Tls::Encrypted,
+        Some("require") | Some("verify-ca") => Tls::Verified {
             root_cert,
             names: false,
+        },
+        Some("verify-full") => Tls::Verified {
+            root_cert,
+            names: true,
         },
         Some(other) => {
             return Err(unusable(
                 target,
                 format!(
-                    "unknown sslmode `{other}`: write disable, prefer, require, verify-ca or verify-full"
+                    "unknown sslmode `{other}`: write disable, allow, prefer, require, verify-ca or verify-full"
                 ),
             ))
         }
     };
     config.ssl_mode(match tls {
         Tls::Off => SslMode::Disable,
-        Tls::Prefer { .. } => SslMode::Prefer,
-        Tls::Verified { .. } => SslMode::Require,
+        Tls::Prefer => SslMode::Prefer,
+        Tls::Verified { .. } | Tls::Encrypted => SslMode::Require,
     });
+    let mut ignored_passfile = None;
     if config.get_password().is_none() {
         if let Some(password) = &target.password_env {
             config.password(password.expose_secret());
-        } else if let Some(password) = passfile_password(target, &config) {
-            config.password(password.expose_secret());
+        } else {
+            match passfile_password(target, &config) {
+                Passfile::Found(password) => {
+                    config.password(password.expose_secret());
+                }
+                Passfile::Ignored(path, mode) => ignored_passfile = Some((path, mode)),
+                Passfile::None => {}
+            }
         }
     }
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(Duration::from_secs(10));
     }
-    Ok(Plan { config, tls })
+    Ok(Plan {
+        config,
+        tls,
+        ignored_passfile,
+    })
 }
 
-fn is_loopback(host: &Host) -> bool {
-    match host {
-        Host::Tcp(name) => {
-            name == "localhost"
-                || name
-                    .trim_matches(['[', ']'])
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|address| address.is_loopback())
-        }
-        #[cfg(unix)]
-        Host::Unix(_) => true,
-    }
+/// What a passfile gave for a connection.
+enum Passfile {
+    Found(SecretString),
+    /// It holds a password for the connection but others can read it: ignored, as libpq
+    /// ignores it ("password file has group or world access").
+    Ignored(PathBuf, u32),
+    None,
 }
 
 /// The password a passfile holds for this connection: its first line whose
 /// `host:port:database:user` fields match (`*` matches anything; `\` escapes `:` and `\`).
 /// Like libpq, a passfile others can read is ignored.
-fn passfile_password(target: &Target, config: &postgres::Config) -> Option<SecretString> {
-    let path = target.passfile.as_ref()?;
+fn passfile_password(target: &Target, config: &postgres::Config) -> Passfile {
+    let Some(path) = target.passfile.as_ref() else {
+        return Passfile::None;
+    };
+    let Some(password) = passfile_line(path, config) else {
+        return Passfile::None;
+    };
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).ok()?.permissions().mode();
+        let mode = std::fs::metadata(path).map_or(0, |metadata| metadata.permissions().mode());
         if mode & 0o077 != 0 {
-            return None;
+            return Passfile::Ignored(path.clone(), mode & 0o777);
         }
     }
+    Passfile::Found(password)
+}
+
+fn passfile_line(path: &Path, config: &postgres::Config) -> Option<SecretString> {
     let text = std::fs::read_to_string(path).ok()?;
     let host = match config.get_hosts().first() {
         Some(Host::Tcp(name)) => name.clone(),
@@ -449,8 +481,15 @@ pub fn connector(
 ) -> anyhow::Result<tokio_postgres_rustls::MakeRustlsConnect> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let (root_cert, names) = match tls {
-        Tls::Off => (None, true),
-        Tls::Prefer { root_cert } => (root_cert.clone(), true),
+        Tls::Off | Tls::Prefer | Tls::Encrypted => {
+            let config = rustls::ClientConfig::builder_with_provider(provider.clone())
+                .with_safe_default_protocol_versions()
+                .map_err(|error| unusable(target, error))?
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(Unchecked(provider)))
+                .with_no_client_auth();
+            return Ok(tokio_postgres_rustls::MakeRustlsConnect::new(config));
+        }
         Tls::Verified { root_cert, names } => (root_cert.clone(), *names),
     };
     let mut roots = RootCertStore::empty();
@@ -543,13 +582,150 @@ impl ServerCertVerifier for ChainOnly {
     }
 }
 
-/// Connects, saying what failed without the password (the driver's errors never carry it).
+/// `allow`, `prefer` and `require` without a root certificate: the connection is encrypted
+/// but the certificate is not checked, as libpq does not check it for these modes. The
+/// handshake's signatures are still verified, so the server holds the certificate's key.
+#[derive(Debug)]
+struct Unchecked(Arc<rustls::crypto::CryptoProvider>);
+
+impl ServerCertVerifier for Unchecked {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// Connects, saying what failed without the password (the driver's errors never carry it):
+/// the TLS handshake, a refused password (and a passfile ignored for its permissions), a
+/// database that is not there, each in words of its own.
 pub fn connect(target: &Target) -> anyhow::Result<postgres::Client> {
     let plan = plan(target)?;
     let connector = connector(target, &plan.tls)?;
-    plan.config
-        .connect(connector)
-        .map_err(|error| unusable(target, error))
+    let user = plan.config.get_user().unwrap_or_default().to_string();
+    let database = plan
+        .config
+        .get_dbname()
+        .unwrap_or(user.as_str())
+        .to_string();
+    plan.config.connect(connector).map_err(|error| {
+        let why = connect_failure(&error, &plan.tls, &user, &database);
+        let why = match &plan.ignored_passfile {
+            Some((path, mode)) => format!(
+                "{why}; the passfile {} was ignored: others can read it (mode {mode:o}); run `chmod 600 {}`",
+                path.display(),
+                path.display()
+            ),
+            None => why,
+        };
+        unusable(target, why)
+    })
+}
+
+/// What a failed connection came to, in words.
+fn connect_failure(error: &postgres::Error, tls: &Tls, user: &str, database: &str) -> String {
+    use postgres::error::SqlState;
+    if let Some(db) = error.as_db_error() {
+        let code = db.code();
+        if *code == SqlState::INVALID_PASSWORD
+            || *code == SqlState::INVALID_AUTHORIZATION_SPECIFICATION
+        {
+            return format!(
+                "the server refused the password of user {user} ({})",
+                db.message()
+            );
+        }
+        if *code == SqlState::INVALID_CATALOG_NAME {
+            return format!("the server has no database {database} ({})", db.message());
+        }
+        return format!("the server refused the connection: {}", db.message());
+    }
+    // A rustls error anywhere in the chain: the handshake failed.
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if let Some(tls_error) = cause.downcast_ref::<rustls::Error>() {
+            let hint = match tls {
+                Tls::Verified { root_cert: None, .. } => {
+                    "; no root certificate was given (sslrootcert, PGSSLROOTCERT or ~/.postgresql/root.crt), so the public roots were used"
+                }
+                Tls::Verified { names: true, .. } => {
+                    "; verify-full also checks the host name against the certificate"
+                }
+                _ => "",
+            };
+            return format!("the TLS handshake failed: {tls_error}{hint}");
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            if let Some(inner) = io.get_ref() {
+                if let Some(tls_error) = inner.downcast_ref::<rustls::Error>() {
+                    return format!("the TLS handshake failed: {tls_error}");
+                }
+            }
+        }
+        source = cause.source();
+    }
+    let text = error.to_string();
+    if text.contains("TLS") || text.contains("tls") || text.contains("certificate") {
+        return format!("the TLS handshake failed: {text}");
+    }
+    if matches!(tls, Tls::Verified { .. } | Tls::Encrypted)
+        && text.contains("server does not support TLS")
+    {
+        return format!("the server offers no TLS and sslmode asks for it: {text}");
+    }
+    text
+}
+
+/// What to tell a maintainer about a PostgreSQL error that has a known cause beyond the
+/// server's words: a prepared statement the server does not have (`26000`), which is what a
+/// pooler in transaction mode (PgBouncer's `pool_mode = transaction`) makes of the driver's
+/// named statements, since each transaction may go to another server connection. gh-sweep
+/// refuses such a pooler rather than work through it.
+pub fn explain(error: &postgres::Error, shown: &str) -> Option<String> {
+    let db = error.as_db_error()?;
+    (*db.code() == postgres::error::SqlState::INVALID_SQL_STATEMENT_NAME).then(|| {
+        format!(
+            "the database {shown} answered `{}`: it is reached through a pooler in transaction pooling mode (PgBouncer's pool_mode = transaction), which hands each transaction to another server connection where gh-sweep's prepared statements are not; connect gh-sweep to PostgreSQL itself, or to a pool with pool_mode = session (PgBouncer 1.21 or later also keeps prepared statements with max_prepared_statements set)",
+            db.message()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -580,53 +756,58 @@ mod tests {
     }
 
     #[test]
-    fn sslmodes_map_to_verified_tls_and_no_plaintext_fallback_off_this_machine() {
+    fn sslmodes_map_as_libpqs_table_in_ssl_support() {
         let tls = |url: &str| plan(&target(url)).map(|plan| plan.tls);
-        let verified = |names| Tls::Verified {
-            root_cert: None,
+        let verified = |root_cert: Option<&str>, names| Tls::Verified {
+            root_cert: root_cert.map(PathBuf::from),
             names,
         };
-        assert_eq!(tls("postgres://u@db.example/q").unwrap(), verified(true));
+        // No sslmode is libpq's `prefer`: TLS when offered, the certificate not checked.
+        assert_eq!(tls("postgres://u@db.example/q").unwrap(), Tls::Prefer);
+        for mode in ["allow", "prefer"] {
+            let url = format!("postgres://u@db.example/q?sslmode={mode}");
+            assert_eq!(tls(&url).unwrap(), Tls::Prefer, "{mode}");
+        }
+        // `require` checks nothing without a root certificate file; with one, the chain.
         assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=prefer").unwrap(),
-            verified(true)
+            tls("postgres://u@db.example/q?sslmode=require").unwrap(),
+            Tls::Encrypted
         );
         assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=verify-full").unwrap(),
-            verified(true)
-        );
-        assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=verify-ca").unwrap(),
-            verified(false)
-        );
-        assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=disable").unwrap(),
-            Tls::Off
-        );
-        assert_eq!(
-            tls("postgres://u@127.0.0.1/q").unwrap(),
-            Tls::Prefer { root_cert: None }
-        );
-        assert_eq!(
-            tls("postgres://u@localhost/q?sslmode=require").unwrap(),
-            verified(true)
-        );
-        let with_ca = tls("postgres://u@db/q?sslmode=require&sslrootcert=/ca.pem").unwrap();
-        assert_eq!(
-            with_ca,
-            Tls::Verified {
-                root_cert: Some("/ca.pem".into()),
-                names: true
-            }
+            tls("postgres://u@db/q?sslmode=require&sslrootcert=/ca.pem").unwrap(),
+            verified(Some("/ca.pem"), false)
         );
         let mut from_env = target("postgres://u@db/q?sslmode=require");
         from_env.root_cert_env = Some("/env-ca.pem".into());
         assert_eq!(
             plan(&from_env).unwrap().tls,
-            Tls::Verified {
-                root_cert: Some("/env-ca.pem".into()),
-                names: true
-            }
+            verified(Some("/env-ca.pem"), false)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let home_root = dir.path().join("root.crt");
+        let mut from_home = target("postgres://u@db/q?sslmode=require");
+        from_home.root_cert_home = Some(home_root.clone());
+        assert_eq!(
+            plan(&from_home).unwrap().tls,
+            Tls::Encrypted,
+            "no such file"
+        );
+        std::fs::write(&home_root, "").unwrap();
+        assert_eq!(
+            plan(&from_home).unwrap().tls,
+            verified(Some(home_root.to_str().unwrap()), false)
+        );
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=verify-ca").unwrap(),
+            verified(None, false)
+        );
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=verify-full").unwrap(),
+            verified(None, true)
+        );
+        assert_eq!(
+            tls("postgres://u@db.example/q?sslmode=disable").unwrap(),
+            Tls::Off
         );
         let unknown = tls("postgres://u:s3cret@db/q?sslmode=sometimes")
             .err()
@@ -634,9 +815,8 @@ mod tests {
         let message = format!("{unknown:#}");
         assert!(message.contains("unknown sslmode `sometimes`"), "{message}");
         assert!(!message.contains("s3cret"), "{message}");
-        // Plaintext off this machine would carry the password in the clear.
-        let remote = plan(&target("postgres://u@db.example/q")).unwrap();
-        assert_eq!(remote.config.get_ssl_mode(), SslMode::Require);
+        let required = plan(&target("postgres://u@db.example/q?sslmode=require")).unwrap();
+        assert_eq!(required.config.get_ssl_mode(), SslMode::Require);
     }
 
     #[test]

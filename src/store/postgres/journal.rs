@@ -10,8 +10,12 @@ use postgres::GenericClient;
 
 use super::{LostLease, PostgresStore};
 use crate::item::{ItemRef, RepoRef};
+use crate::policy::pacing;
 use crate::policy::write::{self, JournalWrite, WriteOutcome};
-use crate::store::{StaleMarks, UnknownWrite, WriteJournal, IN_FLIGHT};
+use crate::store::{
+    Admission, IntentStep, PacedIntent, StaleMarks, UnknownWrite, WriteJournal, IN_FLIGHT,
+    RESERVATION_LIFE,
+};
 
 /// The columns that tell whether a journal row's run is at work (joined as `runs`), the
 /// heartbeat bound in seconds being parameter `$N`.
@@ -120,6 +124,81 @@ impl PostgresStore {
     }
 }
 
+/// The advisory locks' class for an account's pacing (the two-key form: its own key space,
+/// apart from the migrations' one-key lock); the second key is the account's `hashtext`.
+const ACCOUNT_LOCK: i32 = 21;
+
+fn insert_intent(
+    client: &mut impl GenericClient,
+    run_id: i64,
+    item: &ItemRef,
+    action: &str,
+    reserved: i64,
+) -> anyhow::Result<i64> {
+    let row = client
+        .query_one(
+            "INSERT INTO journal (run_id, item, repo, action, intent_at, reserved)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            &[
+                &run_id,
+                &item.to_string(),
+                &item.repo.to_string(),
+                &action,
+                &crate::clock::wall(),
+                &reserved,
+            ],
+        )
+        .context("journaling a write before sending it")?;
+    Ok(row.get(0))
+}
+
+impl PostgresStore {
+    /// Inside a transaction: whether another run was writing to the item when this run read
+    /// it, or has since, unless that run is known to have died. Locks the item's row first: a
+    /// second host's check waits here until this one commits, then sees its intent.
+    fn written_by_others(
+        &self,
+        transaction: &mut impl GenericClient,
+        run_id: i64,
+        item: &ItemRef,
+        read_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
+        let name = item.to_string();
+        transaction.execute(
+            "INSERT INTO item_locks (item) VALUES ($1) ON CONFLICT (item) DO NOTHING",
+            &[&name],
+        )?;
+        transaction.execute(
+            "SELECT item FROM item_locks WHERE item = $1 FOR UPDATE",
+            &[&name],
+        )?;
+        let others = transaction.query(
+            &format!(
+                "SELECT journal.outcome_at IS NOT NULL, {} FROM journal
+                 JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = $1 AND journal.run_id != $2 AND journal.intent_at >= $4
+                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= $3)",
+                life_columns(5)
+            ),
+            &[
+                &name,
+                &run_id,
+                &read_at,
+                &(now - in_flight()),
+                &Self::seconds(self.liveness().takeover_after()),
+            ],
+        )?;
+        for other in &others {
+            let finished: bool = other.get(0);
+            if finished || self.alive(&Life::read(other, 1)) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
 impl WriteJournal for PostgresStore {
     /// Every host's runs of the account: the ceilings are GitHub's, per account.
     fn account_writes_since(
@@ -171,51 +250,108 @@ impl WriteJournal for PostgresStore {
         now: DateTime<Utc>,
     ) -> anyhow::Result<Option<i64>> {
         let action = stored(action)?;
-        let name = item.to_string();
         let mut client = self.client();
         let mut transaction = client.transaction()?;
         self.hold_run(&mut transaction, run_id)?;
-        // The item's row lock: a second host's check waits here until this one commits, then
-        // sees its intent.
+        if self.written_by_others(&mut transaction, run_id, item, read_at, now)? {
+            return Ok(None);
+        }
+        let id = insert_intent(&mut transaction, run_id, item, &action, 0)?;
+        transaction
+            .commit()
+            .context("journaling a write before sending it")?;
+        Ok(Some(id))
+    }
+
+    /// Under the account's advisory lock (`pg_advisory_xact_lock`, released with the
+    /// transaction), every host's writes and reservations of the account are counted on the
+    /// database's rows and the intent inserted, so hosts sharing a token never pass a
+    /// ceiling together.
+    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission> {
+        let action = stored(intent.action)?;
+        let mut client = self.client();
+        let mut transaction = client.transaction()?;
+        self.hold_run(&mut transaction, intent.run_id)?;
         transaction.execute(
-            "INSERT INTO item_locks (item) VALUES ($1) ON CONFLICT (item) DO NOTHING",
-            &[&name],
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&ACCOUNT_LOCK, &intent.account],
         )?;
-        transaction.execute(
-            "SELECT item FROM item_locks WHERE item = $1 FOR UPDATE",
-            &[&name],
-        )?;
-        let others = transaction.query(
-            &format!(
-                "SELECT journal.outcome_at IS NOT NULL, {} FROM journal
-                 JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = $1 AND journal.run_id != $2 AND journal.intent_at >= $4
-                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= $3)",
-                life_columns(5)
-            ),
-            &[
-                &name,
-                &run_id,
-                &read_at,
-                &(now - in_flight()),
-                &Self::seconds(self.liveness().takeover_after()),
-            ],
-        )?;
-        for other in &others {
-            let finished: bool = other.get(0);
-            if finished || self.alive(&Life::read(other, 1)) {
-                return Ok(None);
+        let now = crate::clock::wall();
+        let window = chrono::Duration::from_std(pacing::WINDOW).unwrap_or_default();
+        let sent: Vec<DateTime<Utc>> = transaction
+            .query(
+                "SELECT journal.intent_at FROM runs JOIN journal ON journal.run_id = runs.id
+                 WHERE runs.account = $1 AND journal.intent_at >= $2
+                 ORDER BY journal.intent_at",
+                &[&intent.account, &(now - window)],
+            )?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        let cutoff = now - chrono::Duration::from_std(RESERVATION_LIFE).unwrap_or_default();
+        let reserved: i64 = transaction
+            .query_one(
+                "SELECT coalesce(sum(journal.reserved), 0)::BIGINT FROM runs
+                 JOIN journal ON journal.run_id = runs.id
+                 WHERE runs.account = $1 AND journal.intent_at >= $2 AND journal.reserved > 0",
+                &[&intent.account, &cutoff],
+            )?
+            .get(0);
+        let (room, reserve) = match intent.step {
+            IntentStep::First { writes, .. } => (writes.max(1), writes.saturating_sub(1)),
+            IntentStep::Later { first } => {
+                let held = transaction
+                    .query_opt(
+                        "SELECT reserved > 0 AND intent_at >= $2 FROM journal WHERE id = $1",
+                        &[&first, &cutoff],
+                    )?
+                    .is_some_and(|row| row.get::<_, bool>(0));
+                (usize::from(!held), 0)
+            }
+        };
+        let reserved = usize::try_from(reserved).unwrap_or(0);
+        let (wait, rule) = pacing::admission(&sent, reserved, now, room, intent.interval);
+        if let Some(rule) = rule.filter(|_| !wait.is_zero()) {
+            return Ok(Admission::Wait(wait, rule));
+        }
+        match intent.step {
+            IntentStep::First { read_at, now, .. } => {
+                if self.written_by_others(
+                    &mut transaction,
+                    intent.run_id,
+                    intent.item,
+                    read_at,
+                    now,
+                )? {
+                    return Ok(Admission::Overtaken);
+                }
+            }
+            IntentStep::Later { first } => {
+                transaction.execute(
+                    "UPDATE journal SET reserved = greatest(reserved - 1, 0) WHERE id = $1",
+                    &[&first],
+                )?;
             }
         }
-        let row = transaction.query_one(
-            "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES ($1, $2, $3, $4, $5)
-             RETURNING id",
-            &[&run_id, &name, &item.repo.to_string(), &action, &crate::clock::wall()],
+        let reserve = i64::try_from(reserve).unwrap_or(0);
+        let id = insert_intent(
+            &mut transaction,
+            intent.run_id,
+            intent.item,
+            &action,
+            reserve,
         )?;
         transaction
             .commit()
             .context("journaling a write before sending it")?;
-        Ok(Some(row.get(0)))
+        Ok(Admission::Journaled(id))
+    }
+
+    fn release_reserved(&self, first: i64) -> anyhow::Result<()> {
+        self.client()
+            .execute("UPDATE journal SET reserved = 0 WHERE id = $1", &[&first])
+            .context("giving back an item's reserved writes")?;
+        Ok(())
     }
 
     fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {

@@ -116,6 +116,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
      CREATE INDEX runs_account ON runs(account);
      CREATE INDEX journal_run_intent ON journal(run_id, intent_at);
      CREATE INDEX http_cache_stored ON http_cache(stored_at);",
+    // 2 -> 3: the room an item's first write reserves for its later writes under the
+    // account's pacing (issue 21 point 5).
+    "ALTER TABLE journal ADD COLUMN reserved BIGINT NOT NULL DEFAULT 0;",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -19,6 +19,7 @@ use crate::item::RepoRef;
 use crate::policy::recap::Recap;
 
 pub mod connect;
+pub use connect::explain;
 mod gate;
 mod http_cache;
 mod journal;
@@ -73,7 +74,13 @@ impl PostgresStore {
     pub fn open(target: &Target) -> anyhow::Result<Self> {
         let mut client = connect::connect(target)?;
         migrations::migrate(&mut client, &target.shown).map_err(|error| {
-            if error.downcast_ref::<crate::exit::Fatal>().is_some() {
+            let pooled = error
+                .chain()
+                .filter_map(|cause| cause.downcast_ref::<postgres::Error>())
+                .find_map(|cause| explain(cause, &target.shown));
+            if let Some(message) = pooled {
+                crate::exit::Fatal::Usage(message).into()
+            } else if error.downcast_ref::<crate::exit::Fatal>().is_some() {
                 error
             } else {
                 error.context(format!("migrating the database {}", target.shown))

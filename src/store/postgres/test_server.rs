@@ -24,20 +24,38 @@ pub struct TestServer {
 }
 
 static SERVER: OnceLock<Result<TestServer, String>> = OnceLock::new();
+/// A second server without TLS, for the tests of a server that offers none.
+static PLAINTEXT: OnceLock<Result<TestServer, String>> = OnceLock::new();
 static DATABASES: AtomicU64 = AtomicU64::new(0);
 
 /// The shared server, started on first use. Panics (failing the test) when PostgreSQL cannot
 /// be started: the tests need it, and `.ci/run` installs it.
 pub fn server() -> &'static TestServer {
-    match SERVER.get_or_init(start) {
+    match SERVER.get_or_init(|| start(true)) {
         Ok(server) => server,
         Err(why) => panic!("cannot start a throwaway PostgreSQL: {why}"),
     }
 }
 
+// Used by one of the two crates that include this file (the store's unit tests, the
+// end-to-end tests), not both.
+#[allow(dead_code)]
+/// The shared server without TLS (it answers a client's request for TLS with no), started on
+/// first use.
+pub fn plaintext_server() -> &'static TestServer {
+    match PLAINTEXT.get_or_init(|| start(false)) {
+        Ok(server) => server,
+        Err(why) => panic!("cannot start a throwaway PostgreSQL without TLS: {why}"),
+    }
+}
+
 /// A new empty database on the shared server; its URL (with the password).
 pub fn fresh_database() -> String {
-    let server = server();
+    fresh_database_on(server())
+}
+
+/// A new empty database on `server`; its URL (with the password).
+pub fn fresh_database_on(server: &TestServer) -> String {
     let name = format!(
         "t{}_{}",
         std::process::id(),
@@ -124,7 +142,7 @@ fn free_port() -> Result<u16, String> {
         .map_err(|error| error.to_string())
 }
 
-fn start() -> Result<TestServer, String> {
+fn start(with_tls: bool) -> Result<TestServer, String> {
     let bin = binaries()?;
     let as_postgres = is_root();
     let dir = std::env::temp_dir().join(format!(
@@ -158,6 +176,11 @@ fn start() -> Result<TestServer, String> {
             "chown",
         )?;
     }
+    let tls = if with_tls {
+        self_signed(&dir, as_postgres)
+    } else {
+        None
+    };
     let data = dir.join("data");
     let mut initdb = command(&bin, "initdb", as_postgres);
     initdb
@@ -181,6 +204,15 @@ fn start() -> Result<TestServer, String> {
             bin: bin.clone(),
             as_postgres,
         };
+        // TLS on a self-signed certificate, as Debian's `ssl = on` with its snakeoil one:
+        // offered to clients that ask, never required (the tests' URLs say sslmode=disable).
+        let ssl = tls.as_ref().map_or(String::new(), |(cert, key)| {
+            format!(
+                " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+                cert.display(),
+                key.display()
+            )
+        });
         let mut pg_ctl = server.command("pg_ctl");
         pg_ctl
             .arg("-D")
@@ -191,7 +223,7 @@ fn start() -> Result<TestServer, String> {
             .arg(format!(
                 "-p {port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={} \
                  -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
-                 -c max_connections=300",
+                 -c max_connections=300{ssl}",
                 dir.display()
             ))
             .args(["-w", "-t", "60", "start"]);
@@ -206,6 +238,56 @@ fn start() -> Result<TestServer, String> {
         }
     }
     Err(last)
+}
+
+/// A self-signed certificate for the server (`openssl req -x509`, named `pg-test-server`, not
+/// 127.0.0.1) and its key, readable by the server's user only; `None` without `openssl`.
+fn self_signed(dir: &Path, as_postgres: bool) -> Option<(PathBuf, PathBuf)> {
+    let cert = dir.join("server.crt");
+    let key = dir.join("server.key");
+    let mut openssl = Command::new("openssl");
+    openssl
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args(["-subj", "/CN=pg-test-server"])
+        .args(["-addext", "basicConstraints=critical,CA:FALSE"])
+        .args(["-addext", "subjectAltName=DNS:pg-test-server", "-keyout"])
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert);
+    run(openssl, "openssl req").ok()?;
+    if as_postgres {
+        let mut chown = Command::new("chown");
+        chown.arg("postgres:postgres").arg(&cert).arg(&key);
+        run(chown, "chown").ok()?;
+    }
+    let mut chmod = Command::new("chmod");
+    chmod.arg("600").arg(&key);
+    run(chmod, "chmod").ok()?;
+    Some((cert, key))
+}
+
+impl TestServer {
+    // Used by one of the two crates that include this file (the store's unit tests, the
+    // end-to-end tests), not both.
+    #[allow(dead_code)]
+    /// The server's self-signed certificate, when it was started with TLS.
+    pub fn certificate(&self) -> Option<PathBuf> {
+        let cert = self.dir.join("server.crt");
+        cert.exists().then_some(cert)
+    }
+
+    // Used by one of the two crates that include this file (the store's unit tests, the
+    // end-to-end tests), not both.
+    #[allow(dead_code)]
+    /// The URL of database `name` without `sslmode`: what a maintainer types.
+    pub fn plain_url(&self, name: &str) -> String {
+        format!(
+            "postgres://postgres:{PASSWORD}@127.0.0.1:{}/{name}",
+            self.port
+        )
+    }
 }
 
 /// Whether this process runs as root (then the server runs as `postgres`).
@@ -257,7 +339,10 @@ fn watch(server: &TestServer) {
 }
 
 extern "C" fn stop_at_exit() {
-    if let Some(Ok(server)) = SERVER.get() {
+    for server in [SERVER.get(), PLAINTEXT.get()] {
+        let Some(Ok(server)) = server else {
+            continue;
+        };
         let mut pg_ctl = server.command("pg_ctl");
         pg_ctl
             .arg("-D")

@@ -264,8 +264,8 @@ fn another_hosts_dead_run_is_settled_only_past_the_bound_plus_the_write_timeout_
 
 #[test]
 fn sslmode_require_gets_no_plaintext_from_a_server_without_tls_and_says_so_without_the_password() {
-    let url = fresh_database();
-    // The throwaway server has no TLS: `prefer` on this machine falls back to plaintext...
+    let url = super::test_server::fresh_database_on(super::test_server::plaintext_server());
+    // A server without TLS: `prefer` on this machine falls back to plaintext...
     let prefer = url.replace("sslmode=disable", "sslmode=prefer");
     assert!(PostgresStore::open(&target(&prefer, "a")).is_ok());
     // ...`require` and `verify-full` never do.

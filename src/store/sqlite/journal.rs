@@ -8,12 +8,92 @@ use rusqlite::{params, OptionalExtension};
 
 use super::{now_text, run_alive, SqliteStore};
 use crate::item::{ItemRef, RepoRef};
+use crate::policy::pacing;
 use crate::policy::write::{self, JournalWrite, WriteOutcome};
-use crate::store::{StaleMarks, UnknownWrite, WriteJournal, IN_FLIGHT};
+use crate::store::{
+    Admission, IntentStep, PacedIntent, StaleMarks, UnknownWrite, WriteJournal, IN_FLIGHT,
+    RESERVATION_LIFE,
+};
 
 /// A write as the journal stores it: JSON of its kind and values.
 fn stored(action: &JournalWrite) -> anyhow::Result<String> {
     serde_json::to_string(action).with_context(|| format!("journaling the write `{action}`"))
+}
+
+impl SqliteStore {
+    /// `work` in one `BEGIN IMMEDIATE` transaction: committed when it succeeds, rolled back
+    /// when it fails.
+    fn immediate<T>(&self, work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
+        self.connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .context("taking the store's write lock")?;
+        let result = work();
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.connection.execute_batch(end)?;
+        result
+    }
+
+    fn insert_intent(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        action: &str,
+        reserved: i64,
+    ) -> anyhow::Result<i64> {
+        self.connection.execute(
+            "INSERT INTO journal (run_id, item, repo, action, intent_at, reserved)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                run_id,
+                item.to_string(),
+                item.repo.to_string(),
+                action,
+                now_text(),
+                reserved
+            ],
+        )?;
+        Ok(self.connection.last_insert_rowid())
+    }
+
+    /// Inside a transaction: whether another run was writing to the item when this run read
+    /// it (what this run read may not show it), or has since, unless that run is known to
+    /// have died.
+    fn written_by_others(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        read_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<bool> {
+        let mut statement = self.connection.prepare(
+            "SELECT journal.outcome_at IS NOT NULL, runs.pid, runs.host FROM journal
+             JOIN runs ON runs.id = journal.run_id
+             WHERE journal.item = ?1 AND journal.run_id != ?2 AND journal.intent_at >= ?4
+               AND (journal.outcome_at IS NULL OR journal.outcome_at >= ?3)",
+        )?;
+        let others = statement.query_map(
+            params![
+                item.to_string(),
+                run_id,
+                read_at.to_rfc3339(),
+                (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
+            ],
+            |row| {
+                Ok((
+                    row.get::<_, bool>(0)?,
+                    row.get::<_, Option<i64>>(1)?,
+                    row.get::<_, Option<String>>(2)?,
+                ))
+            },
+        )?;
+        for other in others {
+            let (finished, pid, host) = other?;
+            if finished || run_alive(pid, host.as_deref()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 impl WriteJournal for SqliteStore {
@@ -48,49 +128,76 @@ impl WriteJournal for SqliteStore {
         now: DateTime<Utc>,
     ) -> anyhow::Result<Option<i64>> {
         let action = stored(action)?;
-        self.connection
-            .execute_batch("BEGIN IMMEDIATE")
-            .context("taking the store's write lock")?;
-        let result = (|| -> anyhow::Result<Option<i64>> {
-            // Another run's write that had not finished when this run read the item (what this
-            // run read may not show it), unless that run is known to have died.
-            let mut statement = self.connection.prepare(
-                "SELECT journal.outcome_at IS NOT NULL, runs.pid, runs.host FROM journal
-                 JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = ?1 AND journal.run_id != ?2 AND journal.intent_at >= ?4
-                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= ?3)",
+        self.immediate(|| {
+            if self.written_by_others(run_id, item, read_at, now)? {
+                return Ok(None);
+            }
+            self.insert_intent(run_id, item, &action, 0).map(Some)
+        })
+    }
+
+    /// The account's writes and reservations are read and the intent inserted in one
+    /// `BEGIN IMMEDIATE` transaction: SQLite's one writer at a time is the account's lock.
+    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission> {
+        let action = stored(intent.action)?;
+        self.immediate(|| {
+            let now = crate::clock::wall();
+            let window = chrono::Duration::from_std(pacing::WINDOW).unwrap_or_default();
+            let sent = self.account_writes_since(intent.account, now - window)?;
+            let life = chrono::Duration::from_std(RESERVATION_LIFE).unwrap_or_default();
+            let cutoff = (now - life).to_rfc3339();
+            let reserved: i64 = self.connection.query_row(
+                "SELECT coalesce(sum(journal.reserved), 0) FROM runs
+                 JOIN journal ON journal.run_id = runs.id
+                 WHERE runs.account = ?1 AND journal.intent_at >= ?2 AND journal.reserved > 0",
+                params![intent.account, cutoff],
+                |row| row.get(0),
             )?;
-            let others = statement.query_map(
-                params![
-                    item.to_string(),
-                    run_id,
-                    read_at.to_rfc3339(),
-                    (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
-                ],
-                |row| {
-                    Ok((
-                        row.get::<_, bool>(0)?,
-                        row.get::<_, Option<i64>>(1)?,
-                        row.get::<_, Option<String>>(2)?,
-                    ))
-                },
-            )?;
-            for other in others {
-                let (finished, pid, host) = other?;
-                if finished || run_alive(pid, host.as_deref()) {
-                    return Ok(None);
+            let (room, reserve) = match intent.step {
+                IntentStep::First { writes, .. } => (writes.max(1), writes.saturating_sub(1)),
+                IntentStep::Later { first } => {
+                    // Its room was reserved with the item's first write, while that lasts.
+                    let held: bool = self
+                        .connection
+                        .query_row(
+                            "SELECT reserved > 0 AND intent_at >= ?2 FROM journal WHERE id = ?1",
+                            params![first, cutoff],
+                            |row| row.get(0),
+                        )
+                        .optional()?
+                        .unwrap_or(false);
+                    (usize::from(!held), 0)
+                }
+            };
+            let reserved = usize::try_from(reserved).unwrap_or(0);
+            let (wait, rule) = pacing::admission(&sent, reserved, now, room, intent.interval);
+            if let Some(rule) = rule.filter(|_| !wait.is_zero()) {
+                return Ok(Admission::Wait(wait, rule));
+            }
+            match intent.step {
+                IntentStep::First { read_at, now, .. } => {
+                    if self.written_by_others(intent.run_id, intent.item, read_at, now)? {
+                        return Ok(Admission::Overtaken);
+                    }
+                }
+                IntentStep::Later { first } => {
+                    self.connection.execute(
+                        "UPDATE journal SET reserved = max(reserved - 1, 0) WHERE id = ?1",
+                        [first],
+                    )?;
                 }
             }
-            drop(statement);
-            self.connection.execute(
-                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
-            )?;
-            Ok(Some(self.connection.last_insert_rowid()))
-        })();
-        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        self.connection.execute_batch(end)?;
-        result
+            let reserve = i64::try_from(reserve).unwrap_or(0);
+            self.insert_intent(intent.run_id, intent.item, &action, reserve)
+                .map(Admission::Journaled)
+        })
+    }
+
+    fn release_reserved(&self, first: i64) -> anyhow::Result<()> {
+        self.connection
+            .execute("UPDATE journal SET reserved = 0 WHERE id = ?1", [first])
+            .context("giving back an item's reserved writes")?;
+        Ok(())
     }
 
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)

@@ -136,6 +136,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // stamp, without reading its body (whether a journal row still names a run goes through
     // 10's index on the journal's run and time).
     "CREATE INDEX IF NOT EXISTS http_cache_stored ON http_cache(stored_at);",
+    // 11 -> 12: the room an item's first write reserves for its later writes under the
+    // account's pacing, so that concurrent runs never take it (issue 21 point 5).
+    "ALTER TABLE journal ADD COLUMN reserved INTEGER NOT NULL DEFAULT 0;",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -185,6 +185,91 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// Whether this process can write the store at `path`: the file and its folder (where
+    /// SQLite puts the `-wal` and `-shm` files). A read-only mount says no even to root
+    /// (`EROFS`), a read-only file to anyone but root.
+    #[cfg(unix)]
+    pub fn writable(path: &Path) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        let can_write = |path: &Path| {
+            std::ffi::CString::new(path.as_os_str().as_bytes())
+                .map(|name| unsafe { libc::access(name.as_ptr(), libc::W_OK) } == 0)
+                .unwrap_or(false)
+        };
+        let folder = path
+            .parent()
+            .filter(|parent| !parent.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        can_write(path) && can_write(folder)
+    }
+
+    #[cfg(not(unix))]
+    pub fn writable(path: &Path) -> bool {
+        std::fs::metadata(path).is_ok_and(|metadata| !metadata.permissions().readonly())
+    }
+
+    /// The store opened only to be read (`recap` on a read-only mount or file): nothing is
+    /// migrated or created. A WAL database whose `-shm` file is not there and cannot be made
+    /// is opened as immutable, which SQLite allows for a file nobody changes meanwhile; a
+    /// store of an older schema cannot be read this way and says so.
+    pub fn open_read_only(path: &Path) -> anyhow::Result<Self> {
+        use rusqlite::OpenFlags;
+        let unusable = |error: rusqlite::Error| {
+            Fatal::Usage(format!(
+                "cannot read the database {} (it is read-only here, so it was opened read-only): {error}",
+                path.display()
+            ))
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+        let plain = Connection::open_with_flags(path, flags).and_then(|connection| {
+            connection.query_row("PRAGMA user_version", [], |row| row.get::<_, i64>(0))?;
+            Ok(connection)
+        });
+        let connection = match plain {
+            Ok(connection) => connection,
+            Err(_) => {
+                let uri = format!(
+                    "file:{}?immutable=1",
+                    percent_path(&path.display().to_string())
+                );
+                Connection::open_with_flags(uri, flags).map_err(unusable)?
+            }
+        };
+        let version: i64 = connection
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(unusable)?;
+        if version != migrations::SCHEMA_VERSION {
+            return Err(Fatal::Usage(format!(
+                "the database {} has schema version {version} and this gh-sweep reads version {}; it is read-only here, so it cannot be migrated: open it once where it can be written",
+                path.display(),
+                migrations::SCHEMA_VERSION
+            ))
+            .into());
+        }
+        let store = SqliteStore {
+            connection,
+            path: path.to_path_buf(),
+            warnings: Vec::new(),
+        };
+        store.check_tables()?;
+        Ok(store)
+    }
+}
+
+/// A path as a `file:` URI's path: the characters a URI gives a meaning escaped.
+fn percent_path(path: &str) -> String {
+    let mut text = String::new();
+    for byte in path.bytes() {
+        if byte.is_ascii_alphanumeric() || b"/-_.~".contains(&byte) {
+            text.push(byte as char);
+        } else {
+            text.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    text
+}
+
 /// A store path that is a symlink to nothing is made only where the link and the folder it
 /// points into are this user's: another user's link (planted in a shared folder, say) would
 /// have the store made where they can read it.
