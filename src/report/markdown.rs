@@ -5,9 +5,13 @@
 use super::{clean, counters_line, phase_word, stop_word};
 use crate::policy::recap::Recap;
 
-/// A table cell in Markdown: no pipes, no line breaks, no control characters.
+/// A table cell in Markdown: no pipes, no line breaks, no control characters, and gh-sweep's
+/// marker shown as code (as raw HTML it would be an invisible comment).
 fn md(text: &str) -> String {
-    clean(text).replace('|', "\\|")
+    clean(text)
+        .replace('|', "\\|")
+        .replace("<!--", "`<!--")
+        .replace("-->", "-->`")
 }
 
 /// `owner/repo#N` as a link to its page: the `html_url` GitHub gave for it, never an address
@@ -69,10 +73,23 @@ fn markdown_head(recap: &Recap) -> String {
 /// The completed and failed tables and the unfinished items, each present only when not empty.
 fn markdown_items(out: &mut String, recap: &Recap) {
     if !recap.completed.is_empty() {
-        out.push_str("#### Completed\n\n| Item | Disposition | Detail |\n|---|---|---|\n");
+        // A run that wrote says what it sent for each item, as the table does.
+        let wrote = recap.completed.iter().any(|item| !item.writes.is_empty());
+        if wrote {
+            out.push_str(
+                "#### Completed\n\n| Item | Disposition | Detail | Writes |\n|---|---|---|---|\n",
+            );
+        } else {
+            out.push_str("#### Completed\n\n| Item | Disposition | Detail |\n|---|---|---|\n");
+        }
         for item in &recap.completed {
+            let writes = if wrote {
+                format!(" {} |", md(&item.writes.join("; ")))
+            } else {
+                String::new()
+            };
             out.push_str(&format!(
-                "| {} | {} | {} |\n",
+                "| {} | {} | {} |{writes}\n",
                 md_item(&item.item, recap),
                 md(&item.disposition),
                 md(&item.detail)
@@ -105,5 +122,18 @@ fn markdown_items(out: &mut String, recap: &Recap) {
             .map(|item| md_item(item, recap))
             .collect();
         out.push_str(&format!("{}\n\n", items.join(", ")));
+    }
+}
+
+#[cfg(test)]
+mod marker_tests {
+    /// gh-sweep's marker in a reason shows as code: as raw HTML it would be an invisible
+    /// comment in a job summary.
+    #[test]
+    fn a_marker_shows_as_code() {
+        assert_eq!(
+            super::md("comment <!-- gh-sweep:close --> failed | 403"),
+            "comment `<!-- gh-sweep:close -->` failed \\| 403"
+        );
     }
 }
