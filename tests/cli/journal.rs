@@ -37,12 +37,14 @@ fn as_text_schema(test: &Test, texts: &[&str]) {
             )
             .unwrap();
     }
-    // What version 7 did not have yet: schema 10's accounts of runs (and their indexes).
+    // What version 7 did not have yet: schema 10's accounts of runs (and their indexes),
+    // schema 12's room reserved by an item's first write.
     connection
         .execute_batch(
             "DROP INDEX IF EXISTS runs_account;
              DROP INDEX IF EXISTS journal_run_intent;
              ALTER TABLE runs DROP COLUMN account;
+             ALTER TABLE journal DROP COLUMN reserved;
              PRAGMA user_version = 7",
         )
         .unwrap();
