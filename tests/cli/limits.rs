@@ -307,14 +307,14 @@ fn four_concurrent_runs_of_one_account_never_pass_80_writes_a_minute() {
     assert_eq!(sent, 4, "the minute had room for 5 writes: two whole items");
 }
 
-/// Point 5 on PostgreSQL: four hosts sharing one account, the minute with room for 5 writes.
+/// Point 5 on PostgreSQL: eight hosts sharing one account, the minute with room for 5 writes.
 #[test]
-fn four_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
+fn eight_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
     let test = forty_idle_issues();
     let url = crate::support::pg::fresh_database();
     first_run(&test, Some(&url));
     seed_writes(&url, 73, 5);
-    let sent = concurrent_runs(&test, Some(&url), 4, &["--max-wait", "30"]);
+    let sent = concurrent_runs(&test, Some(&url), 8, &["--max-wait", "30"]);
     assert_eq!(sent, 4, "the minute had room for 5 writes: two whole items");
 }
 
