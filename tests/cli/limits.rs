@@ -307,14 +307,14 @@ fn four_concurrent_runs_of_one_account_never_pass_80_writes_a_minute() {
     assert_eq!(sent, 4, "the minute had room for 5 writes: two whole items");
 }
 
-/// Point 5 on PostgreSQL: four hosts sharing one account, the minute with room for 5 writes.
+/// Point 5 on PostgreSQL: eight hosts sharing one account, the minute with room for 5 writes.
 #[test]
-fn four_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
+fn eight_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
     let test = forty_idle_issues();
     let url = crate::support::pg::fresh_database();
     first_run(&test, Some(&url));
     seed_writes(&url, 73, 5);
-    let sent = concurrent_runs(&test, Some(&url), 4, &["--max-wait", "30"]);
+    let sent = concurrent_runs(&test, Some(&url), 8, &["--max-wait", "30"]);
     assert_eq!(sent, 4, "the minute had room for 5 writes: two whole items");
 }
 
@@ -631,4 +631,57 @@ fn a_file_size_limit_reached_by_stdout_exits_non_zero_with_the_run_stored() {
     let stored = stored.json();
     assert_eq!(items(&stored["completed"]), numbers(1..=3), "{stored}");
     assert_eq!(stored["exit_code"], 0, "{stored}");
+}
+
+/// Point 12: the server's certificate signed by a private CA for 127.0.0.1: with that CA as
+/// the root certificate every mode connects, `verify-full` included (the name matches);
+/// without it `verify-ca` and `verify-full` are refused, and the modes that check nothing
+/// connect. `psql` agrees, case by case.
+#[test]
+fn each_sslmode_on_a_ca_signed_certificate_is_as_libpq_has_it() {
+    let test = Test::new(|_| {});
+    let server = crate::support::pg::ca_signed_server();
+    let ca = server.ca_certificate().expect("the server's CA");
+    let url = crate::support::pg::fresh_database_on(server);
+    let name = url
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .split('?')
+        .next()
+        .unwrap()
+        .to_string();
+    let base = server.plain_url(&name);
+    let root = format!("sslrootcert={}", ca.display());
+    let cases: Vec<(String, bool)> = vec![
+        (String::new(), true),
+        ("?sslmode=require".into(), true),
+        (format!("?sslmode=require&{root}"), true),
+        (format!("?sslmode=verify-ca&{root}"), true),
+        (format!("?sslmode=verify-full&{root}"), true),
+        ("?sslmode=verify-ca".into(), false),
+        ("?sslmode=verify-full".into(), false),
+    ];
+    for (query, connects) in cases {
+        let url = format!("{base}{query}");
+        let outcome = status(&test, &url);
+        let shown = query.replace(&ca.display().to_string(), "CA");
+        assert_eq!(
+            outcome.code == 0,
+            connects,
+            "{shown}: exit {}\n{}",
+            outcome.code,
+            outcome.stderr
+        );
+        if !connects {
+            assert!(
+                outcome.stderr.contains("TLS handshake"),
+                "{shown}: {}",
+                outcome.stderr
+            );
+        }
+        if let Some(psql) = psql_connects(&test, &url) {
+            assert_eq!(psql, connects, "{shown}: psql does otherwise");
+        }
+    }
 }

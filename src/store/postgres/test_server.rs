@@ -26,12 +26,22 @@ pub struct TestServer {
 static SERVER: OnceLock<Result<TestServer, String>> = OnceLock::new();
 /// A second server without TLS, for the tests of a server that offers none.
 static PLAINTEXT: OnceLock<Result<TestServer, String>> = OnceLock::new();
+/// A third one whose certificate a private CA signed, for 127.0.0.1 and localhost.
+static CA_SIGNED: OnceLock<Result<TestServer, String>> = OnceLock::new();
+
+/// What TLS a test server offers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Offer {
+    None,
+    SelfSigned,
+    CaSigned,
+}
 static DATABASES: AtomicU64 = AtomicU64::new(0);
 
 /// The shared server, started on first use. Panics (failing the test) when PostgreSQL cannot
 /// be started: the tests need it, and `.ci/run` installs it.
 pub fn server() -> &'static TestServer {
-    match SERVER.get_or_init(|| start(true)) {
+    match SERVER.get_or_init(|| start(Offer::SelfSigned)) {
         Ok(server) => server,
         Err(why) => panic!("cannot start a throwaway PostgreSQL: {why}"),
     }
@@ -43,9 +53,22 @@ pub fn server() -> &'static TestServer {
 /// The shared server without TLS (it answers a client's request for TLS with no), started on
 /// first use.
 pub fn plaintext_server() -> &'static TestServer {
-    match PLAINTEXT.get_or_init(|| start(false)) {
+    match PLAINTEXT.get_or_init(|| start(Offer::None)) {
         Ok(server) => server,
         Err(why) => panic!("cannot start a throwaway PostgreSQL without TLS: {why}"),
+    }
+}
+
+// Used by one of the two crates that include this file, not both.
+#[allow(dead_code)]
+/// A server whose certificate (for 127.0.0.1 and localhost) a private CA signed, started on
+/// first use; the CA's certificate is [`TestServer::ca_certificate`].
+pub fn ca_signed_server() -> &'static TestServer {
+    match CA_SIGNED.get_or_init(|| start(Offer::CaSigned)) {
+        Ok(server) => server,
+        Err(why) => {
+            panic!("cannot start a throwaway PostgreSQL with a CA-signed certificate: {why}")
+        }
     }
 }
 
@@ -142,7 +165,7 @@ fn free_port() -> Result<u16, String> {
         .map_err(|error| error.to_string())
 }
 
-fn start(with_tls: bool) -> Result<TestServer, String> {
+fn start(offer: Offer) -> Result<TestServer, String> {
     let bin = binaries()?;
     let as_postgres = is_root();
     let dir = std::env::temp_dir().join(format!(
@@ -176,10 +199,10 @@ fn start(with_tls: bool) -> Result<TestServer, String> {
             "chown",
         )?;
     }
-    let tls = if with_tls {
-        self_signed(&dir, as_postgres)
-    } else {
-        None
+    let tls = match offer {
+        Offer::None => None,
+        Offer::SelfSigned => self_signed(&dir, as_postgres),
+        Offer::CaSigned => Some(ca_signed(&dir, as_postgres)?),
     };
     let data = dir.join("data");
     let mut initdb = command(&bin, "initdb", as_postgres);
@@ -268,7 +291,84 @@ fn self_signed(dir: &Path, as_postgres: bool) -> Option<(PathBuf, PathBuf)> {
     Some((cert, key))
 }
 
+/// A private CA (`ca.crt`) and a server certificate it signed for 127.0.0.1 and localhost,
+/// with its key, readable by the server's user only.
+fn ca_signed(dir: &Path, as_postgres: bool) -> Result<(PathBuf, PathBuf), String> {
+    let ca_key = dir.join("ca.key");
+    let ca = dir.join("ca.crt");
+    let mut make_ca = Command::new("openssl");
+    make_ca
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args(["-subj", "/CN=gh-sweep test CA"])
+        .args(["-addext", "basicConstraints=critical,CA:TRUE"])
+        .args([
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+            "-keyout",
+        ])
+        .arg(&ca_key)
+        .arg("-out")
+        .arg(&ca);
+    run(make_ca, "openssl req (CA)")?;
+    let key = dir.join("server.key");
+    let request = dir.join("server.csr");
+    let mut make_request = Command::new("openssl");
+    make_request
+        .args([
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+        ])
+        .arg(&key)
+        .arg("-out")
+        .arg(&request);
+    run(make_request, "openssl req (server)")?;
+    let extensions = dir.join("server.ext");
+    std::fs::write(
+        &extensions,
+        "basicConstraints=critical,CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+    )
+    .map_err(|error| error.to_string())?;
+    let cert = dir.join("server.crt");
+    let mut sign = Command::new("openssl");
+    sign.args(["x509", "-req", "-days", "2", "-in"])
+        .arg(&request)
+        .arg("-CA")
+        .arg(&ca)
+        .arg("-CAkey")
+        .arg(&ca_key)
+        .arg("-CAcreateserial")
+        .arg("-extfile")
+        .arg(&extensions)
+        .arg("-out")
+        .arg(&cert);
+    run(sign, "openssl x509 -req")?;
+    if as_postgres {
+        let mut chown = Command::new("chown");
+        chown.arg("postgres:postgres").arg(&cert).arg(&key);
+        run(chown, "chown")?;
+    }
+    let mut chmod = Command::new("chmod");
+    chmod.arg("600").arg(&key);
+    run(chmod, "chmod")?;
+    Ok((cert, key))
+}
+
 impl TestServer {
+    // Used by one of the two crates that include this file, not both.
+    #[allow(dead_code)]
+    /// The private CA that signed the server's certificate, for a CA-signed server.
+    pub fn ca_certificate(&self) -> Option<PathBuf> {
+        let ca = self.dir.join("ca.crt");
+        ca.exists().then_some(ca)
+    }
+
     // Used by one of the two crates that include this file (the store's unit tests, the
     // end-to-end tests), not both.
     #[allow(dead_code)]
@@ -339,7 +439,7 @@ fn watch(server: &TestServer) {
 }
 
 extern "C" fn stop_at_exit() {
-    for server in [SERVER.get(), PLAINTEXT.get()] {
+    for server in [SERVER.get(), PLAINTEXT.get(), CA_SIGNED.get()] {
         let Some(Ok(server)) = server else {
             continue;
         };
