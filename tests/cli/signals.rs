@@ -166,7 +166,29 @@ fn at_the_prompt(
     let screen = crate::support::collect(master.try_clone().unwrap());
     wait_for(&screen, "Send these writes?");
     act(&child, &mut master);
-    let status = child.wait().unwrap();
+    // Bounded, so a lost signal fails this test instead of hanging the suite. A Ctrl-C typed in
+    // the instant between the prompt's text and its raw mode is the terminal's SIGINT, which
+    // the prompt does not see: a maintainer presses it again, and so does the test, once.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut again = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > again {
+            let _ = master.write_all(b"\x03");
+            let _ = master.flush();
+            again = deadline;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!(
+                "gh-sweep did not end at the prompt:\n{}",
+                screen.lock().unwrap()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     // What the terminal shows may arrive a moment after the process ends: wait for the cursor
     // to be shown again after the prompt hid it (or 5 s, and the caller's assertion fails).
     let deadline = Instant::now() + Duration::from_secs(5);
