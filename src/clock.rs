@@ -9,11 +9,24 @@
 //!
 //! This file is the only caller of `Utc::now()`.
 
+use std::sync::atomic::{AtomicI64, Ordering};
+
 use chrono::{DateTime, Utc};
+
+/// How far this host's clock is off, in milliseconds: always 0 but in gh-sweep's own tests,
+/// which move one host's clock (`GH_SWEEP_TEST_CLOCK_SKEW`, debug builds only) to show that
+/// nothing another run compares depends on it.
+static SKEW_MS: AtomicI64 = AtomicI64::new(0);
 
 /// The system's time.
 pub fn wall() -> DateTime<Utc> {
-    Utc::now()
+    Utc::now() + chrono::Duration::milliseconds(SKEW_MS.load(Ordering::Relaxed))
+}
+
+/// Moves this process's wall clock by `seconds` (a test standing for a host whose clock is
+/// off).
+pub fn skew_for_tests(seconds: i64) {
+    SKEW_MS.store(seconds.saturating_mul(1000), Ordering::Relaxed);
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

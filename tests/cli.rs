@@ -17,6 +17,8 @@ mod completion;
 mod contract;
 #[path = "cli/faults.rs"]
 mod faults;
+#[path = "cli/fencing.rs"]
+mod fencing;
 #[path = "cli/gh_habits.rs"]
 mod gh_habits;
 #[path = "cli/graphql.rs"]

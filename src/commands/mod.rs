@@ -179,7 +179,7 @@ fn open_store(ui: &Ui, settings: &Settings) -> anyhow::Result<Box<dyn store::Sto
     } else {
         Location::File(settings.db.clone())
     };
-    let store = store::open(&location)?;
+    let store = store::open_as(&location, &settings.runs)?;
     for warning in store.warnings() {
         ui.warn(warning);
     }

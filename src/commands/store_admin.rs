@@ -113,6 +113,36 @@ pub fn copy(context: &Context, args: &StoreCopyArgs) -> anyhow::Result<i32> {
     }
     let source = store::open(&location(context, &args.from, "--from")?)?;
     let mut target = store::open(&location(context, &args.to, "--to")?)?;
+    // A run at work on either side would go on writing where the copy no longer looks, or be
+    // taken for dead on the copy: copied runs keep their heartbeats, so with --force a run at
+    // work is at work on the copy too, until its heartbeat stops.
+    if !args.force {
+        for (what, text, store) in [("from", &args.from, &source), ("into", &args.to, &target)] {
+            let at_work = store.status()?.live_runs;
+            if !at_work.is_empty() {
+                let runs: Vec<String> = at_work
+                    .iter()
+                    .map(|run| {
+                        format!(
+                            "run {} ({} on host {}, pid {})",
+                            run.id,
+                            run.command,
+                            run.host.as_deref().unwrap_or("unknown"),
+                            run.pid
+                                .map_or_else(|| "unknown".to_string(), |pid| pid.to_string())
+                        )
+                    })
+                    .collect();
+                return Err(Fatal::Usage(format!(
+                    "refusing to copy {what} {}: {} at work there ({}); wait for it to finish, or pass --force to copy all the same",
+                    shown(text),
+                    if runs.len() == 1 { "a run is" } else { "runs are" },
+                    runs.join(", ")
+                ))
+                .into());
+            }
+        }
+    }
     let existing = target.export()?;
     if !existing.is_empty() && !args.force {
         let held: Vec<String> = existing

@@ -24,6 +24,9 @@ pub(super) struct Listing {
     pub(super) held: BTreeSet<ItemRef>,
     /// When each item's facts were asked of GitHub: a list entry is as old as its list.
     pub(super) read_times: BTreeMap<ItemRef, DateTime<Utc>>,
+    /// The store's clock when each listed item's facts were asked for (see
+    /// [`crate::store::WriteJournal::read_mark`]).
+    pub(super) read_marks: BTreeMap<ItemRef, i64>,
 }
 
 impl Run<'_> {
@@ -76,6 +79,7 @@ impl Run<'_> {
             Scope::Org(org) => format!("organisation {org}"),
         };
         let listed_at = self.clock.wall();
+        let listed_mark = self.read_mark();
         let result = classifier.list(self.reader, self.store, scope);
         for note in classifier.notes() {
             self.ui.status(&note);
@@ -102,6 +106,7 @@ impl Run<'_> {
                     }
                     progress.pool.push(item.clone());
                     listing.read_times.insert(item.clone(), listed_at);
+                    listing.read_marks.insert(item.clone(), listed_mark);
                     listing.listed.insert(item, entry);
                 }
             }

@@ -19,8 +19,19 @@ pub(super) struct Pending {
     pub(super) plan: Plan,
     /// When it was read, on the monotonic clock: a write long after it re-reads first.
     pub(super) read: Instant,
-    /// When its facts were asked of GitHub, for the check that no other run wrote it since.
+    /// When its facts were asked of GitHub (this host's clock, for GitHub's list of changes).
     pub(super) read_at: DateTime<Utc>,
+    /// The store's clock then, for the check that no other run wrote it since.
+    pub(super) read_mark: i64,
+}
+
+impl Run<'_> {
+    /// The store's clock before a read, for the check that no other run wrote the item since.
+    /// A store that cannot say gives 0, before every write: the item is then left to any other
+    /// run that ever wrote it, never written twice.
+    pub(super) fn read_mark(&self) -> i64 {
+        self.store.read_mark().unwrap_or(0)
+    }
 }
 
 impl Run<'_> {
@@ -70,6 +81,11 @@ impl Run<'_> {
                 .get(item)
                 .copied()
                 .unwrap_or_else(crate::clock::wall);
+            let read_mark = listing
+                .read_marks
+                .get(item)
+                .copied()
+                .unwrap_or_else(|| self.read_mark());
             let listed = listing.listed.get(item);
             match classifier.classify(self.reader, self.store, item, listed, self.now) {
                 Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
@@ -84,6 +100,7 @@ impl Run<'_> {
                     plan,
                     read: Instant::now(),
                     read_at,
+                    read_mark,
                 }),
                 Err(ReadError::Item(reason)) => {
                     failures += 1;

@@ -1,7 +1,8 @@
 //! The write phase: for each confirmed item, in pool order, what the limits allow now (the
 //! write cap, the rate limit, the pacing at GitHub's per-account ceilings, decided by
-//! `policy::pacing`): re-read when the read is old, journal the intent (the item's first write
-//! checks that no other run wrote it since it was read), send once, journal the outcome. The
+//! `policy::pacing`): re-read when the read is old, journal the intent (every write checks that
+//! the run holds its heartbeat and no other run wrote the item since it was read), send once,
+//! journal the outcome. The
 //! items the limits hold are left unfinished, with the reason and when they can go on.
 
 use std::time::Duration;
@@ -108,10 +109,11 @@ impl Run<'_> {
             if self.held(state, &mut pace, &pending.plan)? {
                 continue;
             }
-            let Some((plan, read_at)) = self.recheck(classifier, state, &mut watch, pending) else {
+            let Some((plan, read_mark)) = self.recheck(classifier, state, &mut watch, pending)
+            else {
                 continue;
             };
-            let sent = self.send_item(run_id, state, &mut pace, &mut bar, &plan, read_at)?;
+            let sent = self.send_item(run_id, state, &mut pace, &mut bar, &plan, read_mark)?;
             if let Sent::Held(held) = sent {
                 let account = state.account.clone().unwrap_or_default();
                 if state.stopped.is_none() {
@@ -156,33 +158,33 @@ impl Run<'_> {
 
     /// A maintainer may have taken a while at the prompt: an item read longer ago than
     /// `recheck_after` is read again before writing, unless GitHub's list of changes shows
-    /// it did not move (`recheck`). Returns the plan to write and when its facts were read, or
-    /// `None` when the item is settled otherwise (changed, failed, a stop).
+    /// it did not move (`recheck`). Returns the plan to write and the store's clock when its
+    /// facts were read, or `None` when the item is settled otherwise (changed, failed, a stop).
     fn recheck(
         &mut self,
         classifier: &mut dyn Classifier,
         state: &mut State,
         watch: &mut Watch,
         pending: Pending,
-    ) -> Option<(Plan, DateTime<Utc>)> {
+    ) -> Option<(Plan, i64)> {
         // Only a write to GitHub can act on a stale read: an entry in gh-sweep's own queue
         // (poll's enqueue) is checked again by `sweep`'s guard before any merge.
         let local = pending.plan.writes.iter().all(Write::is_local);
         if local || pending.read.elapsed() <= self.options.recheck_after {
-            return Some((pending.plan, pending.read_at));
+            return Some((pending.plan, pending.read_mark));
         }
         if !self.must_reread(watch, state, &pending)? {
-            return Some((pending.plan, pending.read_at));
+            return Some((pending.plan, pending.read_mark));
         }
         let item = &pending.plan.item;
-        let read_at = self.clock.wall();
+        let read_mark = self.read_mark();
         // Judged at the run's clock like the first read: `--now` holds for the re-read too.
         match classifier.classify(self.reader, self.store, item, None, self.clock.now()) {
             Ok(fresh) if fresh.disposition != pending.plan.disposition => {
                 state.changed(item, &fresh.disposition, &fresh.reason);
                 None
             }
-            Ok(fresh) => Some((fresh, read_at)),
+            Ok(fresh) => Some((fresh, read_mark)),
             Err(ReadError::Item(reason)) => {
                 state.failed(item, Phase::Read, reason);
                 None
@@ -209,7 +211,7 @@ impl Run<'_> {
         pace: &mut Pace,
         bar: &mut crate::ui::Progress,
         plan: &Plan,
-        read_at: DateTime<Utc>,
+        read_mark: i64,
     ) -> anyhow::Result<Sent> {
         let item = &plan.item;
         let remote = pace::remote_writes(&plan.writes);
@@ -224,14 +226,14 @@ impl Run<'_> {
                 continue;
             }
             let step = match first {
-                None => IntentStep::First {
-                    read_at,
-                    now: self.now,
-                    writes: remote,
-                },
+                None => IntentStep::First { writes: remote },
                 Some(first) => IntentStep::Later { first },
             };
-            let journal = match self.admit(run_id, state, pace, bar, item, write, step)? {
+            // Every write checks, atomically, that this run still holds its heartbeat and that
+            // no other run has written to the item since it was read: two overlapping runs
+            // never both write one item, and a run taken over between two writes of an item
+            // never sends the second.
+            let journal = match self.admit(run_id, state, pace, bar, item, write, step, read_mark)? {
                 Admitted::Row(journal) => journal,
                 Admitted::Overtaken => return Ok(Sent::Overtaken),
                 Admitted::Held(held) => return Ok(Sent::Held(held)),
@@ -306,20 +308,16 @@ impl Run<'_> {
         item: &ItemRef,
         write: &Write,
         step: IntentStep,
+        read_mark: i64,
     ) -> anyhow::Result<Admitted> {
         let first = matches!(step, IntentStep::First { .. });
         let action = write.journal();
         let Some(account) = state.account.as_deref() else {
             // No account, no ceilings to count: only the order of the journal matters.
-            return Ok(match step {
-                IntentStep::First { read_at, now, .. } => self
-                    .store
-                    .journal_first_intent(run_id, item, &action, read_at, now)?
-                    .map_or(Admitted::Overtaken, Admitted::Row),
-                IntentStep::Later { .. } => {
-                    Admitted::Row(self.store.journal_intent(run_id, item, &action)?)
-                }
-            });
+            return Ok(self
+                .store
+                .journal_intent_since(run_id, item, &action, read_mark)?
+                .map_or(Admitted::Overtaken, Admitted::Row));
         };
         loop {
             let intent = PacedIntent {
@@ -327,6 +325,7 @@ impl Run<'_> {
                 item,
                 action: &action,
                 step,
+                read_mark,
                 account,
                 interval: pace.limits.interval,
             };

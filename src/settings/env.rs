@@ -43,6 +43,7 @@ const ENV_NAMES: &[&str] = &[
     "GH_SWEEP_CONFIG",
     "GH_SWEEP_DB",
     "GH_SWEEP_TEST_NOW",
+    "GH_SWEEP_TEST_CLOCK_SKEW",
 ];
 
 impl Env {

@@ -194,6 +194,9 @@ pub struct Settings {
     pub db: PathBuf,
     /// The PostgreSQL store, when `--db`, `GH_SWEEP_DB` or the config's `db` names one.
     pub postgres: Option<crate::store::postgres::Target>,
+    /// Who this host's runs are on a SQLite file: `GH_SWEEP_HOST` (else the hostname) and the
+    /// heartbeat settings, as on PostgreSQL.
+    pub runs: crate::store::Runs,
     /// Whether `--db` (or `GH_SWEEP_DB`) named the database, rather than the default.
     pub db_given: bool,
     /// The snapshot to replay, loaded and checked.
@@ -221,6 +224,18 @@ pub struct Settings {
 /// `GH_SWEEP_TEST_NOW`: honoured only by debug builds, which the tests run; a release build
 /// refuses it, so an installed gh-sweep has no clock but the real one and `--now`.
 fn test_clock(env: &Env) -> Result<Option<chrono::DateTime<chrono::Utc>>, String> {
+    if let Some(skew) = env.get("GH_SWEEP_TEST_CLOCK_SKEW") {
+        if !cfg!(debug_assertions) {
+            return Err(
+                "GH_SWEEP_TEST_CLOCK_SKEW is for gh-sweep's own tests (debug builds): unset it"
+                    .to_string(),
+            );
+        }
+        let seconds = skew
+            .parse::<i64>()
+            .map_err(|_| format!("invalid GH_SWEEP_TEST_CLOCK_SKEW `{skew}`: use whole seconds"))?;
+        crate::clock::skew_for_tests(seconds);
+    }
     let Some(text) = env.get("GH_SWEEP_TEST_NOW") else {
         return Ok(None);
     };
@@ -304,16 +319,19 @@ fn resolve_inner(
     }
     let now = given_clock(args)?;
     let (db, postgres) = check_outputs(args, env, file.db.as_deref())?;
-    let postgres = postgres
-        .map(|mut target| {
-            target.liveness = super::store::liveness(
-                file.db_heartbeat_seconds,
-                file.db_dead_after_seconds,
-                Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
-            )?;
-            Ok::<_, String>(target)
-        })
-        .transpose()?;
+    let liveness = super::store::liveness(
+        file.db_heartbeat_seconds,
+        file.db_dead_after_seconds,
+        Duration::from_secs(file.timeout_seconds.unwrap_or(30)),
+    )?;
+    let postgres = postgres.map(|mut target| {
+        target.liveness = liveness;
+        target
+    });
+    let runs = crate::store::Runs {
+        host: super::store::host(env),
+        liveness,
+    };
     let (dry_run, now) = check_run(
         args,
         spec,
@@ -360,6 +378,7 @@ fn resolve_inner(
         db_given: args.db.is_some() || postgres.is_some(),
         db,
         postgres,
+        runs,
         snapshot: args.snapshot.clone().zip(snapshot),
         save_snapshot: args.save_snapshot.clone(),
         config_path,

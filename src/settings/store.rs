@@ -101,13 +101,17 @@ pub fn looked_at(
     }
 }
 
+/// The name this host goes by among those sharing a store: `GH_SWEEP_HOST`, else its
+/// hostname. A label for people: liveness never rests on it.
+pub fn host(env: &Env) -> String {
+    env.get("GH_SWEEP_HOST")
+        .map(str::to_string)
+        .unwrap_or_else(crate::store::sqlite::host_name)
+}
+
 /// The PostgreSQL target of `url`, with the environment's password, passfile, CA and host name.
 pub fn target(url: &str, env: &Env) -> Target {
-    let host = env
-        .get("GH_SWEEP_HOST")
-        .map(str::to_string)
-        .unwrap_or_else(crate::store::sqlite::host_name);
-    let mut target = Target::new(url, host);
+    let mut target = Target::new(url, host(env));
     target.password_env = env
         .get("PGPASSWORD")
         .map(|password| SecretString::from(password.to_string()));

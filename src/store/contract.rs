@@ -181,6 +181,8 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
     let run = store
         .start_run("stale-sweep", "gh-sweep stale-sweep")
         .unwrap();
+    // The store's clock before any of the writes below: a read then is out of date after.
+    let before = store.read_mark().unwrap();
     let item = ItemRef::new(&repo(), 3);
     let other = ItemRef::new(&repo(), 4);
     let label = JournalWrite::AddLabels {
@@ -231,16 +233,37 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
     let next = store
         .start_run("stale-sweep", "gh-sweep stale-sweep")
         .unwrap();
-    let before = crate::clock::wall() - Duration::minutes(5);
     let stale = store
-        .journal_first_intent(next, &item, &label, before, crate::clock::wall())
+        .journal_intent_since(next, &item, &label, before)
         .unwrap();
     assert_eq!(stale, None);
-    let read_at = crate::clock::wall();
+    let read_mark = store.read_mark().unwrap();
     let first = store
-        .journal_first_intent(next, &item, &label, read_at, crate::clock::wall())
+        .journal_intent_since(next, &item, &label, read_mark)
         .unwrap();
     assert!(first.is_some());
+    store
+        .journal_outcome(first.unwrap(), WriteOutcome::Done, "")
+        .unwrap();
+    // Every write checks, not only an item's first: another run's write since the read
+    // stops this run's next one.
+    let third = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let third_mark = store.read_mark().unwrap();
+    let other = store
+        .journal_intent_since(third, &item, &label, third_mark)
+        .unwrap();
+    assert!(other.is_some(), "{other:?}");
+    store
+        .journal_outcome(other.unwrap(), WriteOutcome::Done, "")
+        .unwrap();
+    assert_eq!(
+        store
+            .journal_intent_since(next, &item, &close, read_mark)
+            .unwrap(),
+        None
+    );
 }
 
 /// The writes of every run recorded as one account, since a time, ascending; not another
@@ -450,6 +473,7 @@ fn prune_keeps_what_decisions_need(store: &mut dyn Store) {
     let run = store
         .start_run("stale-sweep", "gh-sweep stale-sweep")
         .unwrap();
+    let read_before = store.read_mark().unwrap();
     let label = JournalWrite::AddLabels {
         labels: vec!["Stale".into()],
     };
@@ -490,10 +514,9 @@ fn prune_keeps_what_decisions_need(store: &mut dyn Store) {
     let next = store
         .start_run("stale-sweep", "gh-sweep stale-sweep")
         .unwrap();
-    let read_before = wall - Duration::minutes(5);
     assert_eq!(
         store
-            .journal_first_intent(next, &item(3), &label, read_before, wall)
+            .journal_intent_since(next, &item(3), &label, read_before)
             .unwrap(),
         None
     );

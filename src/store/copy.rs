@@ -35,6 +35,13 @@ pub const TABLES: &[Table] = &[
             ("pid", Int),
             ("host", Text),
             ("account", Text),
+            ("run_uid", Text),
+            ("boot_id", Text),
+            ("pid_ns", Text),
+            ("start_time", Int),
+            ("heartbeat_at", Time),
+            ("taken_over_at", Time),
+            ("taken_over_by", Text),
         ],
     },
     Table {
@@ -60,6 +67,8 @@ pub const TABLES: &[Table] = &[
             ("outcome", Text),
             ("outcome_at", Time),
             ("detail", Text),
+            ("intent_tick", Int),
+            ("outcome_tick", Int),
         ],
     },
     Table {

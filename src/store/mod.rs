@@ -22,6 +22,7 @@ use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
 pub mod copy;
+pub mod identity;
 pub mod postgres;
 pub mod queue;
 pub mod sqlite;
@@ -43,7 +44,7 @@ pub mod retention {
 
     /// A settled write (done, failed, not sent, acknowledged) is kept this long after its
     /// intent: longer than GitHub's hourly write limit that pacing counts, than [`IN_FLIGHT`]
-    /// (`journal_first_intent` reads only writes that young) and than a run's re-reads.
+    /// (`journal_intent_since` reads only writes that young) and than a run's re-reads.
     /// Writes of unknown outcome, and writes without one, are kept until settled.
     ///
     /// [`IN_FLIGHT`]: super::IN_FLIGHT
@@ -177,10 +178,42 @@ pub enum Location {
     Postgres(Box<postgres::Target>),
 }
 
+/// A run that may no longer write: its heartbeat went past its bound (paused, cut off), or
+/// another run took its work over.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LostLease(pub String);
+
+/// Who this host's runs are recorded as on a SQLite file (a PostgreSQL target carries its
+/// own): the name this host goes by and the heartbeats' settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Runs {
+    pub host: String,
+    pub liveness: postgres::Liveness,
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs {
+            host: sqlite::host_name(),
+            liveness: postgres::Liveness::default(),
+        }
+    }
+}
+
 /// Opens the store at `location`, its schema migrated to this version.
 pub fn open(location: &Location) -> anyhow::Result<Box<dyn Store>> {
+    open_as(location, &Runs::default())
+}
+
+/// Opens the store at `location` for runs recorded as `runs` says (on a SQLite file).
+pub fn open_as(location: &Location, runs: &Runs) -> anyhow::Result<Box<dyn Store>> {
     Ok(match location {
-        Location::File(path) => Box::new(sqlite::SqliteStore::open(path)?),
+        Location::File(path) => Box::new(sqlite::SqliteStore::open_as(
+            path,
+            &runs.host,
+            runs.liveness,
+        )?),
         Location::Memory => Box::new(sqlite::SqliteStore::in_memory()?),
         Location::Postgres(target) => Box::new(postgres::PostgresStore::open(target)?),
     })
@@ -198,7 +231,11 @@ pub fn explain_failure(error: &anyhow::Error) -> Option<String> {
 /// Whether an error came from the store's backend (a full disk, a lock held past the busy
 /// timeout, a dropped database connection, a heartbeat lost), rather than from anything else.
 pub fn is_failure(error: &anyhow::Error) -> bool {
-    sqlite::is_failure(error) || postgres::is_failure(error)
+    sqlite::is_failure(error)
+        || postgres::is_failure(error)
+        || error
+            .chain()
+            .any(|cause| cause.downcast_ref::<LostLease>().is_some())
 }
 
 /// The whole store: each part below, and what concerns the store as one.
@@ -282,6 +319,9 @@ pub struct PacedIntent<'a> {
     pub item: &'a ItemRef,
     pub action: &'a JournalWrite,
     pub step: IntentStep,
+    /// The store's tick when the item was read ([`WriteJournal::read_mark`]): every write of
+    /// the item, not only its first, is refused when another run wrote the item since.
+    pub read_mark: i64,
     /// The account whose writes GitHub's ceilings count (`runs.account`).
     pub account: &'a str,
     /// The least time between two writes of the account.
@@ -291,12 +331,8 @@ pub struct PacedIntent<'a> {
 /// Which of an item's writes an intent is.
 #[derive(Clone, Copy, Debug)]
 pub enum IntentStep {
-    /// The item's first write to GitHub, of `writes` in all; the item was read at `read_at`.
-    First {
-        read_at: DateTime<Utc>,
-        now: DateTime<Utc>,
-        writes: usize,
-    },
+    /// The item's first write to GitHub, of `writes` in all.
+    First { writes: usize },
     /// A later write of the item, whose first write's journal row is `first`.
     Later { first: i64 },
 }
@@ -306,7 +342,7 @@ pub enum IntentStep {
 pub enum Admission {
     /// Journaled: the write may be sent. Its journal row.
     Journaled(i64),
-    /// Another run wrote the item since it was read (only for an item's first write).
+    /// Another run wrote the item since it was read.
     Overtaken,
     /// Nothing journaled: the pacing asks for this wait first, for this rule.
     Wait(Duration, crate::policy::pacing::Rule),
@@ -314,7 +350,8 @@ pub enum Admission {
 
 /// The write journal: each write's intent before it is sent, and its outcome after.
 pub trait WriteJournal {
-    /// Records that a write is about to be sent. Committed before the request leaves.
+    /// Records that a write is about to be sent. Committed before the request leaves, in a
+    /// transaction that first checks the run still holds its heartbeat.
     fn journal_intent(
         &self,
         run_id: i64,
@@ -322,17 +359,24 @@ pub trait WriteJournal {
         action: &JournalWrite,
     ) -> anyhow::Result<i64>;
 
-    /// Records the intent of an item's first write, unless another run was writing to the item
-    /// when this run read it, or has since (then what this run read is out of date, and it
-    /// must not write). The check and the insert are one transaction, so two overlapping runs
-    /// cannot both pass it.
-    fn journal_first_intent(
+    /// The store's clock now, for [`WriteJournal::journal_intent_since`]: a number every
+    /// intent and outcome recorded later exceeds, whichever host records it (a tick of the
+    /// store's own, never a host's clock).
+    fn read_mark(&self) -> anyhow::Result<i64>;
+
+    /// Records the intent of a write to an item read at `read_mark`, unless another run was
+    /// writing to the item when this run read it, or has since (then what this run read is out
+    /// of date, and it must not write). Every write of an item goes through it, not only its
+    /// first. The check, the check that this run still holds its heartbeat (a run taken over
+    /// or past its bound gets [`LostLease`]), and the insert are one transaction, so two
+    /// overlapping runs cannot both pass it; a run whose heartbeat is past the bound and that
+    /// wrote the item is marked taken over in it, so it never writes again.
+    fn journal_intent_since(
         &self,
         run_id: i64,
         item: &ItemRef,
         action: &JournalWrite,
-        read_at: DateTime<Utc>,
-        now: DateTime<Utc>,
+        read_mark: i64,
     ) -> anyhow::Result<Option<i64>>;
 
     /// Journals a write's intent under its account's pacing, in one transaction under the
@@ -340,9 +384,11 @@ pub trait WriteJournal {
     /// the account's writes of the last hour (every run's, every host's) and the room items
     /// whose first write is out have reserved are counted, and the intent is journaled only
     /// when `policy::pacing::admission` says no wait is needed; else nothing is written and
-    /// the wait is returned. An item's first write also checks, in the same transaction, that
-    /// no other run wrote the item since it was read, and reserves room for the item's later
-    /// writes, which each use one of it.
+    /// the wait is returned. In the same transaction every write checks that the run still
+    /// holds its heartbeat ([`LostLease`] if not) and that no other run wrote the item since
+    /// it was read (taking over dead writers of the item, as
+    /// [`WriteJournal::journal_intent_since`] does); an item's first write reserves room for
+    /// its later writes, which each use one of it.
     fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission>;
 
     /// Gives back the room an item reserved (its first write's journal row `first`) for

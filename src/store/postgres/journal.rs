@@ -23,7 +23,7 @@ pub(super) fn life_columns(bound: usize) -> String {
     format!(
         "runs.finished_at IS NOT NULL,
          runs.taken_over_at IS NULL AND runs.heartbeat_at >= now() - make_interval(secs => ${bound}),
-         runs.pid, runs.host, runs.id, runs.heartbeat_at"
+         runs.pid, runs.host, runs.id, runs.heartbeat_at, runs.boot_id, runs.pid_ns, runs.start_time"
     )
 }
 
@@ -35,6 +35,7 @@ pub(super) struct Life {
     pub host: Option<String>,
     pub run_id: i64,
     pub heartbeat_at: DateTime<Utc>,
+    pub process: crate::store::identity::Process,
 }
 
 impl Life {
@@ -46,6 +47,12 @@ impl Life {
             host: row.get(at + 3),
             run_id: row.get(at + 4),
             heartbeat_at: row.get(at + 5),
+            process: crate::store::identity::Process {
+                pid: row.get(at + 2),
+                boot_id: row.get(at + 6),
+                pid_ns: row.get(at + 7),
+                start_time: row.get(at + 8),
+            },
         }
     }
 }
@@ -59,20 +66,11 @@ fn in_flight() -> chrono::Duration {
 }
 
 impl PostgresStore {
-    /// Whether a run may still be at work: not finished, its heartbeat fresh, and (on this
-    /// host) its process there.
+    /// Whether a run may still be at work: not finished, its heartbeat fresh (on the
+    /// database's clock), and its process not known gone (known only on this kernel, in this
+    /// PID namespace: a host name tells nothing).
     pub(super) fn alive(&self, life: &Life) -> bool {
-        if life.finished || !life.fresh {
-            return false;
-        }
-        let this_host = life.host.as_deref() == Some(self.target.host.as_str());
-        match life.pid {
-            Some(pid) if this_host && std::path::Path::new("/proc/self").exists() => {
-                pid == i64::from(std::process::id())
-                    || std::path::Path::new(&format!("/proc/{pid}")).exists()
-            }
-            _ => true,
-        }
+        !life.finished && life.fresh && !life.process.gone(&self.me)
     }
 
     /// Marks another host's run as taken over, once, and notes it for the recap.
@@ -137,8 +135,8 @@ fn insert_intent(
 ) -> anyhow::Result<i64> {
     let row = client
         .query_one(
-            "INSERT INTO journal (run_id, item, repo, action, intent_at, reserved)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO journal (run_id, item, repo, action, intent_at, reserved, intent_tick)
+             VALUES ($1, $2, $3, $4, $5, $6, nextval('journal_ticks')) RETURNING id",
             &[
                 &run_id,
                 &item.to_string(),
@@ -153,16 +151,18 @@ fn insert_intent(
 }
 
 impl PostgresStore {
-    /// Inside a transaction: whether another run was writing to the item when this run read
-    /// it, or has since, unless that run is known to have died. Locks the item's row first: a
-    /// second host's check waits here until this one commits, then sees its intent.
-    fn written_by_others(
+    /// Inside a transaction: whether another run settled a write to the item after
+    /// `read_mark` (on the database's ticks, never a host's clock: what this run read may not
+    /// show it), or has one in flight and may still be sending it. Locks the item's row first:
+    /// a second host's check waits here until this one commits, then sees its intent. A run
+    /// that wrote the item and is known dead is taken over in the same transaction, so it
+    /// never writes again.
+    fn written_since(
         &self,
         transaction: &mut impl GenericClient,
         run_id: i64,
         item: &ItemRef,
-        read_at: DateTime<Utc>,
-        now: DateTime<Utc>,
+        read_mark: i64,
     ) -> anyhow::Result<bool> {
         let name = item.to_string();
         transaction.execute(
@@ -175,25 +175,37 @@ impl PostgresStore {
         )?;
         let others = transaction.query(
             &format!(
-                "SELECT journal.outcome_at IS NOT NULL, {} FROM journal
-                 JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = $1 AND journal.run_id != $2 AND journal.intent_at >= $4
-                   AND (journal.outcome_at IS NULL OR journal.outcome_at >= $3)",
+                "SELECT journal.outcome_at IS NOT NULL, COALESCE(journal.outcome_tick, 0) > $3,
+                        journal.intent_at >= now() - make_interval(secs => $4), {}
+                 FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = $1 AND journal.run_id != $2",
                 life_columns(5)
             ),
             &[
                 &name,
                 &run_id,
-                &read_at,
-                &(now - in_flight()),
+                &read_mark,
+                &IN_FLIGHT.as_secs_f64(),
                 &Self::seconds(self.liveness().takeover_after()),
             ],
         )?;
+        let mut dead = Vec::new();
         for other in &others {
-            let finished: bool = other.get(0);
-            if finished || self.alive(&Life::read(other, 1)) {
+            let settled: bool = other.get(0);
+            let since: bool = other.get(1);
+            let recent: bool = other.get(2);
+            let life = Life::read(other, 3);
+            let alive = self.alive(&life);
+            if (settled && since) || (!settled && recent && alive) {
                 return Ok(true);
             }
+            if !alive {
+                dead.push(life);
+            }
+        }
+        // This run acts on an item a dead run wrote: that run never writes again.
+        for life in &dead {
+            self.take_over(transaction, life)?;
         }
         Ok(false)
     }
@@ -230,9 +242,15 @@ impl WriteJournal for PostgresStore {
         self.hold_run(&mut transaction, run_id)?;
         let row = transaction
             .query_one(
-                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES ($1, $2, $3, $4, $5)
-                 RETURNING id",
-                &[&run_id, &item.to_string(), &item.repo.to_string(), &action, &crate::clock::wall()],
+                "INSERT INTO journal (run_id, item, repo, action, intent_at, intent_tick)
+                 VALUES ($1, $2, $3, $4, $5, nextval('journal_ticks')) RETURNING id",
+                &[
+                    &run_id,
+                    &item.to_string(),
+                    &item.repo.to_string(),
+                    &action,
+                    &crate::clock::wall(),
+                ],
             )
             .context("journaling a write before sending it")?;
         transaction
@@ -241,19 +259,28 @@ impl WriteJournal for PostgresStore {
         Ok(row.get(0))
     }
 
-    fn journal_first_intent(
+    /// A tick of the database's sequence: every intent and outcome stamped after this call
+    /// gets a greater one, whichever host stamps it.
+    fn read_mark(&self) -> anyhow::Result<i64> {
+        Ok(self
+            .client()
+            .query_one("SELECT nextval('journal_ticks')", &[])
+            .context("reading the store's clock")?
+            .get(0))
+    }
+
+    fn journal_intent_since(
         &self,
         run_id: i64,
         item: &ItemRef,
         action: &JournalWrite,
-        read_at: DateTime<Utc>,
-        now: DateTime<Utc>,
+        read_mark: i64,
     ) -> anyhow::Result<Option<i64>> {
         let action = stored(action)?;
         let mut client = self.client();
         let mut transaction = client.transaction()?;
         self.hold_run(&mut transaction, run_id)?;
-        if self.written_by_others(&mut transaction, run_id, item, read_at, now)? {
+        if self.written_since(&mut transaction, run_id, item, read_mark)? {
             return Ok(None);
         }
         let id = insert_intent(&mut transaction, run_id, item, &action, 0)?;
@@ -314,24 +341,16 @@ impl WriteJournal for PostgresStore {
         if let Some(rule) = rule.filter(|_| !wait.is_zero()) {
             return Ok(Admission::Wait(wait, rule));
         }
-        match intent.step {
-            IntentStep::First { read_at, now, .. } => {
-                if self.written_by_others(
-                    &mut transaction,
-                    intent.run_id,
-                    intent.item,
-                    read_at,
-                    now,
-                )? {
-                    return Ok(Admission::Overtaken);
-                }
-            }
-            IntentStep::Later { first } => {
-                transaction.execute(
-                    "UPDATE journal SET reserved = greatest(reserved - 1, 0) WHERE id = $1",
-                    &[&first],
-                )?;
-            }
+        // Every write, not only an item's first: no other run wrote the item since it was
+        // read.
+        if self.written_since(&mut transaction, intent.run_id, intent.item, intent.read_mark)? {
+            return Ok(Admission::Overtaken);
+        }
+        if let IntentStep::Later { first } = intent.step {
+            transaction.execute(
+                "UPDATE journal SET reserved = greatest(reserved - 1, 0) WHERE id = $1",
+                &[&first],
+            )?;
         }
         let reserve = i64::try_from(reserve).unwrap_or(0);
         let id = insert_intent(
@@ -357,7 +376,8 @@ impl WriteJournal for PostgresStore {
     fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
         self.client()
             .execute(
-                "UPDATE journal SET outcome = $2, outcome_at = $3, detail = $4 WHERE id = $1",
+                "UPDATE journal SET outcome = $2, outcome_at = $3, detail = $4,
+                     outcome_tick = nextval('journal_ticks') WHERE id = $1",
                 &[&id, &outcome.journal_word(), &crate::clock::wall(), &detail],
             )
             .context("journaling a write's outcome")?;
@@ -409,7 +429,8 @@ impl WriteJournal for PostgresStore {
 
     fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
         Ok(self.client().execute(
-            "UPDATE journal SET outcome = 'acknowledged', outcome_at = $2
+            "UPDATE journal SET outcome = 'acknowledged', outcome_at = $2,
+                 outcome_tick = nextval('journal_ticks')
              WHERE item = $1 AND (outcome IS NULL OR outcome = 'unknown')",
             &[&item.to_string(), &crate::clock::wall()],
         )? as usize)

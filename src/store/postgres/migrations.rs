@@ -119,6 +119,13 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 2 -> 3: the room an item's first write reserves for its later writes under the
     // account's pacing (issue 21 point 5).
     "ALTER TABLE journal ADD COLUMN reserved BIGINT NOT NULL DEFAULT 0;",
+    // 3 -> 4: a run known by what cannot collide (a random id, the kernel's boot id, its PID
+    // namespace and its process's start time); the journal stamped with ticks of one sequence
+    // of the database, so runs on hosts with different clocks compare on one.
+    "ALTER TABLE runs ADD COLUMN run_uid TEXT, ADD COLUMN boot_id TEXT, ADD COLUMN pid_ns TEXT,
+         ADD COLUMN start_time BIGINT;
+     ALTER TABLE journal ADD COLUMN intent_tick BIGINT, ADD COLUMN outcome_tick BIGINT;
+     CREATE SEQUENCE journal_ticks;",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

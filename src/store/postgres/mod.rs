@@ -44,11 +44,7 @@ pub fn is_failure(error: &anyhow::Error) -> bool {
     })
 }
 
-/// A run that may no longer write: its heartbeat could not be renewed in time, or another
-/// host took its work over.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct LostLease(pub String);
+pub use super::LostLease;
 
 /// What the heartbeat thread shares with the store.
 struct Beat {
@@ -68,6 +64,8 @@ pub struct PostgresStore {
     /// Runs of other hosts whose work this process took over, for the recap.
     took_over: RefCell<Vec<String>>,
     warnings: Vec<String>,
+    /// This process, as its runs are recorded.
+    me: crate::store::identity::Identity,
 }
 
 impl PostgresStore {
@@ -99,6 +97,7 @@ impl PostgresStore {
             _stop: stop,
             took_over: RefCell::new(Vec::new()),
             warnings: Vec::new(),
+            me: crate::store::identity::Identity::this_process(),
         })
     }
 
@@ -162,17 +161,21 @@ fn spawn_heartbeat(target: Target, beat: Arc<Mutex<Beat>>, stopped: mpsc::Receiv
             let Some(connection) = client.as_mut() else {
                 continue;
             };
+            // Only a heartbeat still within the bound is renewed (on the database's clock): a
+            // run paused past it is never revived, and a run taken over never renewed.
             let renewed = connection.execute(
                 "UPDATE runs SET heartbeat_at = now()
-                 WHERE id = ANY($1) AND finished_at IS NULL AND taken_over_at IS NULL",
-                &[&runs],
+                 WHERE id = ANY($1) AND finished_at IS NULL AND taken_over_at IS NULL
+                   AND heartbeat_at >= now() - make_interval(secs => $2)",
+                &[&runs, &target.liveness.bound.as_secs_f64()],
             );
             match renewed {
-                Ok(_) => {
+                Ok(count) if count as usize == runs.len() => {
                     if let Ok(mut beat) = beat.lock() {
                         beat.renewed = Instant::now();
                     }
                 }
+                Ok(_) => {}
                 Err(_) => client = None,
             }
         }
@@ -194,14 +197,18 @@ impl RunLog for PostgresStore {
         let row = self
             .client()
             .query_one(
-                "INSERT INTO runs (command, argv, started_at, pid, host, heartbeat_at)
-                 VALUES ($1, $2, $3, $4, $5, now()) RETURNING id",
+                "INSERT INTO runs (command, argv, started_at, pid, host, heartbeat_at, run_uid, boot_id, pid_ns, start_time)
+                 VALUES ($1, $2, $3, $4, $5, now(), $6, $7, $8, $9) RETURNING id",
                 &[
                     &command,
                     &argv,
                     &crate::clock::wall(),
-                    &i64::from(std::process::id()),
+                    &self.me.pid,
                     &self.target.host,
+                    &self.me.run_uid,
+                    &self.me.boot_id,
+                    &self.me.pid_ns,
+                    &self.me.start_time,
                 ],
             )
             .context("recording the run")?;

@@ -171,10 +171,11 @@ impl PostgresStore {
                 &[],
             )?;
         }
-        // A copied run that had not finished is over: its process never ran against this
-        // database.
+        // The journal's ticks go on after the copied ones. Copied runs keep their heartbeats:
+        // a run at work on the source (copied with --force) is at work here too, until its
+        // heartbeat says otherwise.
         transaction.execute(
-            "UPDATE runs SET heartbeat_at = 'epoch' WHERE finished_at IS NULL",
+            "SELECT setval('journal_ticks', GREATEST(COALESCE((SELECT max(GREATEST(COALESCE(intent_tick, 0), COALESCE(outcome_tick, 0))) FROM journal), 0), 1))",
             &[],
         )?;
         transaction.commit()?;

@@ -79,7 +79,7 @@ fn an_items_first_write_on_another_host_waits_for_the_items_row_and_then_sees_it
         .start_run("stale-sweep", "gh-sweep stale-sweep")
         .unwrap();
     let item = ItemRef::new(&repo(), 3);
-    let read_at = Utc::now();
+    let read_mark = 0;
     // Another host's first write to #3, holding the item's row lock until it commits.
     // (Written before, so the row is there: the lock, not the insert, is what waits.)
     let mut client = raw(&url);
@@ -96,7 +96,7 @@ fn an_items_first_write_on_another_host_waits_for_the_items_row_and_then_sees_it
     let url_for_thread = url.clone();
     let checker = std::thread::spawn(move || {
         let store = PostgresStore::open(&target(&url_for_thread, "a")).unwrap();
-        store.journal_first_intent(run, &item, &label(), read_at, Utc::now())
+        store.journal_intent_since(run, &item, &label(), read_mark)
     });
     std::thread::sleep(Duration::from_millis(300));
     holding
@@ -160,7 +160,7 @@ fn a_run_whose_heartbeat_is_stale_or_taken_over_journals_no_more_intents() {
         )
         .unwrap();
     assert!(store
-        .journal_first_intent(run, &item, &label(), Utc::now(), Utc::now())
+        .journal_intent_since(run, &item, &label(), i64::MAX)
         .is_err());
     let journaled: i64 = client
         .query_one("SELECT count(*) FROM journal", &[])

@@ -4,7 +4,7 @@
 use rusqlite::params_from_iter;
 use rusqlite::types::ValueRef;
 
-use super::{run_alive, SqliteStore};
+use super::{SqliteStore, LIFE_COLUMNS};
 use crate::store::copy::{Cell, Dump, TABLES};
 use crate::store::{LeaseRow, LiveRun, Status};
 
@@ -13,24 +13,29 @@ impl SqliteStore {
         let schema_version: i64 = self
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))?;
-        let mut statement = self.connection.prepare(
-            "SELECT id, command, host, pid, started_at FROM runs WHERE finished_at IS NULL ORDER BY id",
-        )?;
+        let mut statement = self.connection.prepare(&format!(
+            "SELECT command, started_at, {LIFE_COLUMNS} FROM runs
+             WHERE finished_at IS NULL AND taken_over_at IS NULL ORDER BY id"
+        ))?;
         let runs = statement.query_map([], |row| {
-            Ok(LiveRun {
-                id: row.get(0)?,
-                command: row.get(1)?,
-                host: row.get(2)?,
-                pid: row.get(3)?,
-                started_at: row.get(4)?,
-                heartbeat_at: None,
-            })
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                super::Life::read(row, 2)?,
+            ))
         })?;
         let mut live_runs = Vec::new();
         for run in runs {
-            let run = run?;
-            if run_alive(run.pid, run.host.as_deref()) {
-                live_runs.push(run);
+            let (command, started_at, life) = run?;
+            if self.alive(&life) {
+                live_runs.push(LiveRun {
+                    id: life.run_id,
+                    command,
+                    host: life.host.clone(),
+                    pid: life.process.pid,
+                    started_at,
+                    heartbeat_at: life.heartbeat_at.map(crate::store::copy::time_text),
+                });
             }
         }
         let mut statement = self
@@ -116,6 +121,11 @@ impl SqliteStore {
                 insert.execute(params_from_iter(values))?;
             }
         }
+        // The journal's ticks go on after the copied ones.
+        transaction.execute(
+            "UPDATE store_clock SET tick = max(tick, (SELECT COALESCE(max(max(COALESCE(intent_tick, 0)), max(COALESCE(outcome_tick, 0))), 0) FROM journal))",
+            [],
+        )?;
         transaction.commit()?;
         Ok(())
     }

@@ -6,7 +6,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
-use super::{now_text, run_alive, SqliteStore};
+use super::{now_text, SqliteStore, LIFE_COLUMNS};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::pacing;
 use crate::policy::write::{self, JournalWrite, WriteOutcome};
@@ -21,18 +21,8 @@ fn stored(action: &JournalWrite) -> anyhow::Result<String> {
 }
 
 impl SqliteStore {
-    /// `work` in one `BEGIN IMMEDIATE` transaction: committed when it succeeds, rolled back
-    /// when it fails.
-    fn immediate<T>(&self, work: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<T> {
-        self.connection
-            .execute_batch("BEGIN IMMEDIATE")
-            .context("taking the store's write lock")?;
-        let result = work();
-        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        self.connection.execute_batch(end)?;
-        result
-    }
-
+    /// Inside a write transaction: the intent's row, stamped with the store's next tick, with
+    /// the room it reserves for the item's later writes under the account's pacing.
     fn insert_intent(
         &self,
         run_id: i64,
@@ -40,64 +30,69 @@ impl SqliteStore {
         action: &str,
         reserved: i64,
     ) -> anyhow::Result<i64> {
+        let tick = self.tick()?;
         self.connection.execute(
-            "INSERT INTO journal (run_id, item, repo, action, intent_at, reserved)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO journal (run_id, item, repo, action, intent_at, intent_tick, reserved)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
                 run_id,
                 item.to_string(),
                 item.repo.to_string(),
                 action,
                 now_text(),
+                tick,
                 reserved
             ],
         )?;
         Ok(self.connection.last_insert_rowid())
     }
 
-    /// Inside a transaction: whether another run was writing to the item when this run read
-    /// it (what this run read may not show it), or has since, unless that run is known to
-    /// have died.
-    fn written_by_others(
-        &self,
-        run_id: i64,
-        item: &ItemRef,
-        read_at: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
-        let mut statement = self.connection.prepare(
-            "SELECT journal.outcome_at IS NOT NULL, runs.pid, runs.host FROM journal
-             JOIN runs ON runs.id = journal.run_id
-             WHERE journal.item = ?1 AND journal.run_id != ?2 AND journal.intent_at >= ?4
-               AND (journal.outcome_at IS NULL OR journal.outcome_at >= ?3)",
-        )?;
-        let others = statement.query_map(
-            params![
-                item.to_string(),
-                run_id,
-                read_at.to_rfc3339(),
-                (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339()
-            ],
-            |row| {
-                Ok((
-                    row.get::<_, bool>(0)?,
-                    row.get::<_, Option<i64>>(1)?,
-                    row.get::<_, Option<String>>(2)?,
-                ))
-            },
-        )?;
-        for other in others {
-            let (finished, pid, host) = other?;
-            if finished || run_alive(pid, host.as_deref()) {
+    /// Inside a write transaction: whether another run settled a write to the item after
+    /// `read_mark` (on the store's tick, never a host's clock: what this run read may not
+    /// show it), or has one in flight and may still be sending it. A run that wrote the item
+    /// and is known dead is taken over in the same transaction, so it never writes again.
+    fn written_since(&self, run_id: i64, item: &ItemRef, read_mark: i64) -> anyhow::Result<bool> {
+        let in_flight_since =
+            crate::clock::wall() - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default();
+        let others: Vec<(bool, bool, String, i64)> = {
+            let mut statement = self.connection.prepare_cached(
+                "SELECT outcome_at IS NOT NULL, COALESCE(outcome_tick, 0) > ?3, intent_at, run_id
+                 FROM journal WHERE item = ?1 AND run_id != ?2",
+            )?;
+            let rows = statement.query_map(params![item.to_string(), run_id, read_mark], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut dead = Vec::new();
+        for (settled, since, intent_at, other) in others {
+            // Settled after this run read the item: what it read may not show it.
+            if settled && since {
                 return Ok(true);
             }
+            let life = self.life(other)?;
+            let alive = life.as_ref().is_some_and(|life| self.alive(life));
+            // In flight when this run read, and its run may still be sending it.
+            let recent = DateTime::parse_from_rfc3339(&intent_at)
+                .map_or(true, |at| at.with_timezone(&Utc) >= in_flight_since);
+            if !settled && recent && alive {
+                return Ok(true);
+            }
+            if let Some(life) = life.filter(|_| !alive) {
+                dead.push(life);
+            }
+        }
+        // This run acts on an item a dead run wrote: that run never writes again.
+        for life in &dead {
+            self.take_over(life)?;
         }
         Ok(false)
     }
 }
 
 impl WriteJournal for SqliteStore {
-    /// Records that a write is about to be sent. Committed before the request leaves.
+    /// Records that a write is about to be sent. Committed before the request leaves, once
+    /// the run is known to hold its heartbeat.
     fn journal_intent(
         &self,
         run_id: i64,
@@ -105,35 +100,39 @@ impl WriteJournal for SqliteStore {
         action: &JournalWrite,
     ) -> anyhow::Result<i64> {
         let action = stored(action)?;
-        self.connection
-            .execute(
-                "INSERT INTO journal (run_id, item, repo, action, intent_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![run_id, item.to_string(), item.repo.to_string(), action, now_text()],
-            )
-            .context("journaling a write before sending it")?;
-        Ok(self.connection.last_insert_rowid())
+        self.immediate(|| {
+            self.hold_run(run_id)?;
+            self.insert_intent(run_id, item, &action, 0)
+        })
+        .context("journaling a write before sending it")
     }
 
-    /// Records the intent of an item's first write, unless another run was writing to the item
-    /// when this run read it, or has since (then what this run read is out of date, and it
-    /// must not write). The
-    /// check and the insert are one `BEGIN IMMEDIATE` transaction, so two overlapping runs
-    /// cannot both pass it.
-    fn journal_first_intent(
+    fn read_mark(&self) -> anyhow::Result<i64> {
+        Ok(self
+            .connection
+            .query_row("SELECT tick FROM store_clock", [], |row| row.get(0))
+            .context("reading the store's clock")?)
+    }
+
+    /// One `BEGIN IMMEDIATE` transaction: the heartbeat held, the other runs' writes to the
+    /// item since `read_mark` (on the store's tick, never a host's clock), the dead writers
+    /// taken over, the intent inserted.
+    fn journal_intent_since(
         &self,
         run_id: i64,
         item: &ItemRef,
         action: &JournalWrite,
-        read_at: DateTime<Utc>,
-        now: DateTime<Utc>,
+        read_mark: i64,
     ) -> anyhow::Result<Option<i64>> {
         let action = stored(action)?;
         self.immediate(|| {
-            if self.written_by_others(run_id, item, read_at, now)? {
+            self.hold_run(run_id)?;
+            if self.written_since(run_id, item, read_mark)? {
                 return Ok(None);
             }
             self.insert_intent(run_id, item, &action, 0).map(Some)
         })
+        .context("journaling a write before sending it")
     }
 
     /// The account's writes and reservations are read and the intent inserted in one
@@ -141,6 +140,9 @@ impl WriteJournal for SqliteStore {
     fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission> {
         let action = stored(intent.action)?;
         self.immediate(|| {
+            // Every write, not only an item's first: the run still holds its heartbeat, and
+            // no other run wrote the item since it was read.
+            self.hold_run(intent.run_id)?;
             let now = crate::clock::wall();
             let window = chrono::Duration::from_std(pacing::WINDOW).unwrap_or_default();
             let sent = self.account_writes_since(intent.account, now - window)?;
@@ -174,18 +176,16 @@ impl WriteJournal for SqliteStore {
             if let Some(rule) = rule.filter(|_| !wait.is_zero()) {
                 return Ok(Admission::Wait(wait, rule));
             }
-            match intent.step {
-                IntentStep::First { read_at, now, .. } => {
-                    if self.written_by_others(intent.run_id, intent.item, read_at, now)? {
-                        return Ok(Admission::Overtaken);
-                    }
-                }
-                IntentStep::Later { first } => {
-                    self.connection.execute(
-                        "UPDATE journal SET reserved = max(reserved - 1, 0) WHERE id = ?1",
-                        [first],
-                    )?;
-                }
+            // Every write, not only an item's first: no other run wrote the item since it
+            // was read.
+            if self.written_since(intent.run_id, intent.item, intent.read_mark)? {
+                return Ok(Admission::Overtaken);
+            }
+            if let IntentStep::Later { first } = intent.step {
+                self.connection.execute(
+                    "UPDATE journal SET reserved = max(reserved - 1, 0) WHERE id = ?1",
+                    [first],
+                )?;
             }
             let reserve = i64::try_from(reserve).unwrap_or(0);
             self.insert_intent(intent.run_id, intent.item, &action, reserve)
@@ -201,15 +201,17 @@ impl WriteJournal for SqliteStore {
     }
 
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
-    /// or `unknown`.
+    /// or `unknown`, stamped with the store's next tick.
     fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
-        self.connection
-            .execute(
-                "UPDATE journal SET outcome = ?2, outcome_at = ?3, detail = ?4 WHERE id = ?1",
-                params![id, outcome.journal_word(), now_text(), detail],
-            )
-            .context("journaling a write's outcome")?;
-        Ok(())
+        self.immediate(|| {
+            let tick = self.tick()?;
+            self.connection.execute(
+                "UPDATE journal SET outcome = ?2, outcome_at = ?3, detail = ?4, outcome_tick = ?5 WHERE id = ?1",
+                params![id, outcome.journal_word(), now_text(), detail, tick],
+            )?;
+            Ok(())
+        })
+        .context("journaling a write's outcome")
     }
 
     /// Through the index on the runs' accounts and the journal's (run, intent) pairs: the
@@ -250,21 +252,20 @@ impl WriteJournal for SqliteStore {
         repos: &[RepoRef],
         now: DateTime<Utc>,
     ) -> anyhow::Result<Vec<UnknownWrite>> {
-        let mut statement = self.connection.prepare(
+        let mut statement = self.connection.prepare(&format!(
             "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
-                    runs.finished_at IS NOT NULL OR journal.intent_at < ?2, runs.pid, runs.host
+                    runs.finished_at IS NOT NULL OR journal.intent_at < ?2, {LIFE_COLUMNS}
              FROM journal JOIN runs ON runs.id = journal.run_id
              WHERE journal.repo = ?1 AND (journal.outcome IS NULL OR journal.outcome = 'unknown')
-             ORDER BY journal.id",
-        )?;
+             ORDER BY journal.id"
+        ))?;
         let settled_before =
             (now - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default()).to_rfc3339();
         let mut found = Vec::new();
         for repo in repos {
             let rows = statement.query_map(params![repo.to_string(), settled_before], |row| {
                 let over: bool = row.get(5)?;
-                let pid: Option<i64> = row.get(6)?;
-                let host: Option<String> = row.get(7)?;
+                let life = super::Life::read(row, 6)?;
                 let write = UnknownWrite {
                     id: row.get(0)?,
                     run_id: row.get(1)?,
@@ -273,11 +274,16 @@ impl WriteJournal for SqliteStore {
                     intent_at: DateTime::parse_from_rfc3339(&row.get::<_, String>(4)?)
                         .map_or(DateTime::<Utc>::MIN_UTC, |time| time.with_timezone(&Utc)),
                 };
-                Ok((write, over || !run_alive(pid, host.as_deref())))
+                Ok((write, over, life))
             })?;
             for row in rows {
-                let (write, settled) = row?;
-                if settled {
+                let (write, over, life) = row?;
+                let alive = self.alive(&life);
+                if over || !alive {
+                    // Its writes are ours to settle now: the run never writes again.
+                    if !alive {
+                        self.take_over(&life)?;
+                    }
                     found.push(write);
                 }
             }
@@ -287,11 +293,14 @@ impl WriteJournal for SqliteStore {
 
     /// The maintainer checked an item by hand: its unknown writes stop blocking it.
     fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
-        Ok(self.connection.execute(
-            "UPDATE journal SET outcome = 'acknowledged', outcome_at = ?2
-             WHERE item = ?1 AND (outcome IS NULL OR outcome = 'unknown')",
-            params![item.to_string(), now_text()],
-        )?)
+        self.immediate(|| {
+            let tick = self.tick()?;
+            Ok(self.connection.execute(
+                "UPDATE journal SET outcome = 'acknowledged', outcome_at = ?2, outcome_tick = ?3
+                 WHERE item = ?1 AND (outcome IS NULL OR outcome = 'unknown')",
+                params![item.to_string(), now_text(), tick],
+            )?)
+        })
     }
 
     /// Whether gh-sweep's latest stale label on an item was put on by a run that never got to
@@ -304,31 +313,26 @@ impl WriteJournal for SqliteStore {
             marker: write::marker("mark-stale"),
         };
         // An acknowledged write is done: the maintainer checked that it happened.
-        let mut statement = self.connection.prepare(
-            "SELECT journal.action, runs.finished_at IS NOT NULL, runs.pid, runs.host FROM journal
+        let mut statement = self.connection.prepare(&format!(
+            "SELECT journal.action, {LIFE_COLUMNS} FROM journal
              JOIN runs ON runs.id = journal.run_id
              WHERE journal.item = ?1 AND journal.outcome IN ('done', 'acknowledged')
-             ORDER BY journal.id DESC",
-        )?;
+             ORDER BY journal.id DESC"
+        ))?;
         let rows = statement.query_map([item.to_string()], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, bool>(1)?,
-                row.get::<_, Option<i64>>(2)?,
-                row.get::<_, Option<String>>(3)?,
-            ))
+            Ok((row.get::<_, String>(0)?, super::Life::read(row, 1)?))
         })?;
         // Newest first: a stale comment seen before the latest label was posted after it.
         let mut comment_after = false;
         for row in rows {
-            let (action, finished, pid, host) = row?;
+            let (action, life) = row?;
             let action = JournalWrite::from_stored(&action);
             if action == commented {
                 comment_after = true;
             } else if action == labelled {
                 // The latest label gh-sweep put on; a run still at work may be about to
                 // comment.
-                if !finished && run_alive(pid, host.as_deref()) {
+                if self.alive(&life) {
                     return Ok(false);
                 }
                 return Ok(!comment_after);

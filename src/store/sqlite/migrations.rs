@@ -139,6 +139,26 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 11 -> 12: the room an item's first write reserves for its later writes under the
     // account's pacing, so that concurrent runs never take it (issue 21 point 5).
     "ALTER TABLE journal ADD COLUMN reserved INTEGER NOT NULL DEFAULT 0;",
+    // 12 -> 13: a run known by what cannot collide (a random id, the kernel's boot id, its PID
+    // namespace and its process's start time), its heartbeat and who took it over; and the
+    // store's own clock, a tick every intent and outcome is stamped with, so runs on hosts
+    // with different clocks compare on one. A run of an earlier version has beaten last when
+    // it started.
+    "ALTER TABLE runs ADD COLUMN run_uid TEXT;
+     ALTER TABLE runs ADD COLUMN boot_id TEXT;
+     ALTER TABLE runs ADD COLUMN pid_ns TEXT;
+     ALTER TABLE runs ADD COLUMN start_time INTEGER;
+     ALTER TABLE runs ADD COLUMN heartbeat_at TEXT;
+     ALTER TABLE runs ADD COLUMN taken_over_at TEXT;
+     ALTER TABLE runs ADD COLUMN taken_over_by TEXT;
+     UPDATE runs SET heartbeat_at = started_at;
+     ALTER TABLE journal ADD COLUMN intent_tick INTEGER;
+     ALTER TABLE journal ADD COLUMN outcome_tick INTEGER;
+     CREATE TABLE store_clock (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        tick INTEGER NOT NULL
+     );
+     INSERT INTO store_clock (id, tick) VALUES (1, 0);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

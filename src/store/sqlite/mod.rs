@@ -3,13 +3,18 @@
 //! journal and stale marks, the queue, the gate and the HTTP cache in their own files. Every
 //! transaction that must exclude another run is `BEGIN IMMEDIATE`.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
+use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{RunLog, RunRow, Store};
+use super::identity::{Identity, Process};
+use super::postgres::Liveness;
+use super::{LostLease, RunLog, RunRow, Store};
 use crate::exit::Fatal;
 use crate::http_cache::{NoCache, ResponseCache};
 use crate::item::RepoRef;
@@ -39,6 +44,56 @@ pub struct SqliteStore {
     path: PathBuf,
     /// What the maintainer should know about the file (a database others can read).
     warnings: Vec<String>,
+    /// This process, as its runs are recorded.
+    me: Identity,
+    /// The name this host goes by (`GH_SWEEP_HOST`, else its hostname).
+    host: String,
+    liveness: Liveness,
+    /// The runs of this process still at work, whose heartbeat a thread renews.
+    beating: Arc<Mutex<Vec<i64>>>,
+    /// Dropped with the store: the heartbeat thread then stops.
+    _stop: Option<mpsc::Sender<()>>,
+    /// Runs whose work this process took over, for the recap.
+    took_over: RefCell<Vec<String>>,
+}
+
+/// What is known of a run's life, read from its row.
+pub(crate) struct Life {
+    pub run_id: i64,
+    pub finished: bool,
+    pub taken_over: bool,
+    pub heartbeat_at: Option<DateTime<Utc>>,
+    pub host: Option<String>,
+    pub process: Process,
+}
+
+/// The columns [`Life`] is read from, the runs table named `runs`.
+pub(crate) const LIFE_COLUMNS: &str = "runs.id, runs.finished_at IS NOT NULL, runs.taken_over_at IS NOT NULL, runs.heartbeat_at, runs.host, runs.pid, runs.boot_id, runs.pid_ns, runs.start_time";
+
+impl Life {
+    pub(crate) fn read(row: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Life> {
+        let heartbeat: Option<String> = row.get(at + 3)?;
+        Ok(Life {
+            run_id: row.get(at)?,
+            finished: row.get(at + 1)?,
+            taken_over: row.get(at + 2)?,
+            heartbeat_at: heartbeat
+                .and_then(|text| DateTime::parse_from_rfc3339(&text).ok())
+                .map(|time| time.with_timezone(&Utc)),
+            host: row.get(at + 4)?,
+            process: Process {
+                pid: row.get(at + 5)?,
+                boot_id: row.get(at + 6)?,
+                pid_ns: row.get(at + 7)?,
+                start_time: row.get(at + 8)?,
+            },
+        })
+    }
+}
+
+/// A stamp as the runs' heartbeats are kept: RFC 3339 in UTC, to the microsecond.
+pub(crate) fn stamp(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }
 
 /// This machine's name, to tell a run of this machine from one of another sharing the file.
@@ -51,18 +106,6 @@ pub(crate) fn host() -> String {
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .map(|name| name.trim().to_string())
         .unwrap_or_default()
-}
-
-/// Whether the process of a run may still be at work. Only a run of this machine whose process
-/// is gone (Linux's `/proc` says so) is known to be dead; anything else may be alive.
-pub(crate) fn run_alive(pid: Option<i64>, run_host: Option<&str>) -> bool {
-    let (Some(pid), Some(run_host)) = (pid, run_host) else {
-        return true;
-    };
-    if run_host.is_empty() || run_host != host() || !Path::new("/proc/self").exists() {
-        return true;
-    }
-    pid == i64::from(std::process::id()) || Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Retries an operation SQLite refused as busy or locked, for up to ten seconds.
@@ -100,12 +143,23 @@ impl SqliteStore {
             connection,
             path: PathBuf::from(":memory:"),
             warnings: Vec::new(),
+            me: Identity::this_process(),
+            host: host(),
+            liveness: Liveness::default(),
+            beating: Arc::default(),
+            _stop: None,
+            took_over: RefCell::default(),
         };
         store.migrate()?;
         Ok(store)
     }
 
     pub fn open(path: &Path) -> anyhow::Result<Self> {
+        Self::open_as(path, &host(), Liveness::default())
+    }
+
+    /// Opens the file for runs of the host named `host`, whose heartbeats follow `liveness`.
+    pub fn open_as(path: &Path, host: &str, liveness: Liveness) -> anyhow::Result<Self> {
         if let Some(parent) = path
             .parent()
             .filter(|parent| !parent.as_os_str().is_empty())
@@ -166,10 +220,19 @@ impl SqliteStore {
         connection
             .execute_batch("PRAGMA foreign_keys = ON")
             .map_err(unusable)?;
+        let beating: Arc<Mutex<Vec<i64>>> = Arc::default();
+        let (stop, stopped) = mpsc::channel();
+        spawn_heartbeat(path.to_path_buf(), liveness, beating.clone(), stopped);
         let mut store = SqliteStore {
             connection,
             path: path.to_path_buf(),
             warnings,
+            me: Identity::this_process(),
+            host: host.to_string(),
+            liveness,
+            beating,
+            _stop: Some(stop),
+            took_over: RefCell::default(),
         };
         store
             .migrate()
@@ -247,10 +310,17 @@ impl SqliteStore {
             ))
             .into());
         }
+        // Read only: it starts no run, so nothing of it beats.
         let store = SqliteStore {
             connection,
             path: path.to_path_buf(),
             warnings: Vec::new(),
+            me: Identity::this_process(),
+            host: host(),
+            liveness: Liveness::default(),
+            beating: Arc::default(),
+            _stop: None,
+            took_over: RefCell::default(),
         };
         store.check_tables()?;
         Ok(store)
@@ -268,6 +338,160 @@ fn percent_path(path: &str) -> String {
         }
     }
     text
+}
+
+/// Renews the heartbeat of this process's runs every `renew_every`, on a connection of its
+/// own, until the store is dropped. A renewal is conditional on the last heartbeat being within
+/// the bound (on the wall clock recorded in the file): a run paused past it is never revived,
+/// and once taken over it is never renewed.
+fn spawn_heartbeat(
+    path: PathBuf,
+    liveness: Liveness,
+    beating: Arc<Mutex<Vec<i64>>>,
+    stopped: mpsc::Receiver<()>,
+) {
+    std::thread::spawn(move || {
+        let mut connection: Option<Connection> = None;
+        loop {
+            match stopped.recv_timeout(liveness.renew_every) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+            let runs = match beating.lock() {
+                Ok(runs) => runs.clone(),
+                Err(_) => return,
+            };
+            if runs.is_empty() {
+                continue;
+            }
+            if connection.is_none() {
+                connection = Connection::open(&path)
+                    .ok()
+                    .filter(|connection| connection.busy_timeout(Duration::from_secs(2)).is_ok());
+            }
+            let Some(open) = connection.as_ref() else {
+                continue;
+            };
+            let now = crate::clock::wall();
+            let within = now - chrono::Duration::from_std(liveness.bound).unwrap_or_default();
+            for run in runs {
+                let renewed = open.execute(
+                    "UPDATE runs SET heartbeat_at = ?2
+                     WHERE id = ?1 AND finished_at IS NULL AND taken_over_at IS NULL
+                       AND heartbeat_at >= ?3",
+                    params![run, stamp(now), stamp(within)],
+                );
+                if renewed.is_err() {
+                    connection = None;
+                    break;
+                }
+            }
+        }
+    });
+}
+
+impl SqliteStore {
+    /// Whether the file is shared with other processes (an in-memory store is this one's).
+    fn shared(&self) -> bool {
+        self.path != Path::new(":memory:")
+    }
+
+    /// Whether a run may still be at work: not finished, not taken over, its process not known
+    /// gone (this kernel and PID namespace only), and its heartbeat younger than the bound
+    /// plus the write timeout.
+    pub(crate) fn alive(&self, life: &Life) -> bool {
+        if life.finished || life.taken_over || life.process.gone(&self.me) {
+            return false;
+        }
+        if !self.shared() {
+            return true;
+        }
+        let dead_before = crate::clock::wall()
+            - chrono::Duration::from_std(self.liveness.takeover_after()).unwrap_or_default();
+        life.heartbeat_at.is_some_and(|at| at >= dead_before)
+    }
+
+    /// What is known of run `run_id`'s life.
+    pub(crate) fn life(&self, run_id: i64) -> rusqlite::Result<Option<Life>> {
+        self.connection
+            .query_row(
+                &format!("SELECT {LIFE_COLUMNS} FROM runs WHERE id = ?1"),
+                [run_id],
+                |row| Life::read(row, 0),
+            )
+            .optional()
+    }
+
+    /// Marks a run this process acts for as taken over, once, and notes it for the recap.
+    pub(crate) fn take_over(&self, life: &Life) -> rusqlite::Result<()> {
+        if life.finished || life.taken_over {
+            return Ok(());
+        }
+        let now = crate::clock::wall();
+        let taken = self.connection.execute(
+            "UPDATE runs SET taken_over_at = ?2, taken_over_by = ?3
+             WHERE id = ?1 AND taken_over_at IS NULL AND finished_at IS NULL",
+            params![life.run_id, stamp(now), self.host],
+        )?;
+        if taken > 0 {
+            self.took_over.borrow_mut().push(format!(
+                "took over run {} of host {} at {} (its last heartbeat was at {})",
+                life.run_id,
+                life.host.as_deref().unwrap_or("unknown"),
+                now.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                life.heartbeat_at.map_or_else(
+                    || "unknown".to_string(),
+                    |at| at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Inside a write transaction: run `run_id` still holds its heartbeat (not finished, not
+    /// taken over, renewed within the bound), so it may record a write's intent.
+    pub(crate) fn hold_run(&self, run_id: i64) -> anyhow::Result<()> {
+        let life = self.life(run_id)?;
+        let within = crate::clock::wall()
+            - chrono::Duration::from_std(self.liveness.bound).unwrap_or_default();
+        let held = life.as_ref().is_some_and(|life| {
+            !life.finished
+                && !life.taken_over
+                && (!self.shared() || life.heartbeat_at.is_some_and(|at| at >= within))
+        });
+        if !held {
+            return Err(LostLease(format!(
+                "run {run_id} no longer holds its heartbeat in the database {} (it was paused past its bound, or another run took its work over): it starts no more writes",
+                self.path.display()
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Runs `work` inside one `BEGIN IMMEDIATE` transaction, committed when it succeeds.
+    pub(crate) fn immediate<T>(
+        &self,
+        work: impl FnOnce() -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        self.connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .context("taking the store's write lock")?;
+        let result = work();
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        self.connection.execute_batch(end)?;
+        result
+    }
+
+    /// The next tick of the store's clock, inside a write transaction: what stamps the
+    /// journal's intents and outcomes so that runs on hosts with different clocks compare
+    /// them on one.
+    pub(crate) fn tick(&self) -> rusqlite::Result<i64> {
+        self.connection
+            .execute("UPDATE store_clock SET tick = tick + 1", [])?;
+        self.connection
+            .query_row("SELECT tick FROM store_clock", [], |row| row.get(0))
+    }
 }
 
 /// A store path that is a symlink to nothing is made only where the link and the folder it
@@ -306,13 +530,30 @@ fn refuse_foreign_dangling_link(path: &Path) -> anyhow::Result<()> {
 
 impl RunLog for SqliteStore {
     fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
+        let me = &self.me;
         self.connection
             .execute(
-                "INSERT INTO runs (command, argv, started_at, pid, host) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![command, argv, now_text(), std::process::id(), host()],
+                "INSERT INTO runs (command, argv, started_at, pid, host, run_uid, boot_id, pid_ns, start_time, heartbeat_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![
+                    command,
+                    argv,
+                    now_text(),
+                    me.pid,
+                    self.host,
+                    me.run_uid,
+                    me.boot_id,
+                    me.pid_ns,
+                    me.start_time,
+                    stamp(crate::clock::wall())
+                ],
             )
             .context("recording the run")?;
-        Ok(self.connection.last_insert_rowid())
+        let id = self.connection.last_insert_rowid();
+        if let Ok(mut beating) = self.beating.lock() {
+            beating.push(id);
+        }
+        Ok(id)
     }
 
     fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()> {
@@ -379,6 +620,9 @@ impl RunLog for SqliteStore {
             params![recap.run_id, now_text(), stopped, recap.exit_code, serde_json::to_string(recap)?],
         )?;
         transaction.commit().context("recording the recap")?;
+        if let Ok(mut beating) = self.beating.lock() {
+            beating.retain(|run| *run != recap.run_id);
+        }
         Ok(())
     }
 
@@ -500,6 +744,10 @@ impl Store for SqliteStore {
 
     fn import(&mut self, dump: &super::copy::Dump) -> anyhow::Result<()> {
         self.import_rows(dump)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        self.took_over.borrow().clone()
     }
 }
 

@@ -255,20 +255,16 @@ impl MergeQueue for SqliteStore {
                 continue;
             }
             let run_id = owner_run(&owner);
-            let run: Option<(bool, Option<i64>, Option<String>)> = match run_id {
-                Some(id) => self
-                    .connection
-                    .query_row(
-                        "SELECT finished_at IS NOT NULL, pid, host FROM runs WHERE id = ?1",
-                        [id],
-                        |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-                    )
-                    .optional()?,
+            let life = match run_id {
+                Some(id) => self.life(id)?,
                 None => None,
             };
-            let holder = match run {
-                Some((true, _, _)) => Holder::Finished,
-                Some((false, pid, host)) if !super::run_alive(pid, host.as_deref()) => Holder::Dead,
+            let holder = match &life {
+                Some(life) if life.finished => Holder::Finished,
+                Some(life) if !self.alive(life) => {
+                    self.take_over(life)?;
+                    Holder::Dead
+                }
                 _ => Holder::Alive,
             };
             // A damaged time reads as a lease ending now: the row is claimable on the next run.

@@ -341,13 +341,25 @@ fn a_lease_tells_a_dead_or_finished_run_from_one_at_work() {
             i64::from(std::process::id()),
         ), // finished
     ];
+    // Each run as this kernel and PID namespace record it, beating now.
+    let me = crate::store::identity::Identity::this_process();
     for (id, finished, pid) in runs {
+        let start_time = if pid == me.pid { me.start_time } else { None };
         store
             .connection
             .execute(
-                "INSERT INTO runs (id, command, argv, started_at, finished_at, pid, host)
-                 VALUES (?1, 'sweep', 'gh-sweep sweep', '2026-10-12T12:00:00Z', ?2, ?3, ?4)",
-                params![id, finished, pid, host],
+                "INSERT INTO runs (id, command, argv, started_at, finished_at, pid, host, boot_id, pid_ns, start_time, heartbeat_at)
+                 VALUES (?1, 'sweep', 'gh-sweep sweep', '2026-10-12T12:00:00Z', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![
+                    id,
+                    finished,
+                    pid,
+                    host,
+                    me.boot_id,
+                    me.pid_ns,
+                    start_time,
+                    super::super::stamp(crate::clock::wall())
+                ],
             )
             .unwrap();
     }
