@@ -82,9 +82,15 @@ impl Run<'_> {
 
     /// The account's writes of the last hour, this run's and other runs' alike, ascending.
     pub(super) fn recent_writes(&self, account: &str) -> anyhow::Result<Vec<DateTime<Utc>>> {
-        let since =
-            self.clock.wall() - chrono::Duration::from_std(pacing::WINDOW).unwrap_or_default();
-        self.store.account_writes_since(account, since)
+        let now = self.clock.wall();
+        let since = now - chrono::Duration::from_std(pacing::WINDOW).unwrap_or_default();
+        // Another host's clock may be ahead of this one: its writes stamped "later than now"
+        // were sent by now, and count as sent now (never a wait for this clock to catch up).
+        let mut writes = self.store.account_writes_since(account, since)?;
+        for write in &mut writes {
+            *write = (*write).min(now);
+        }
+        Ok(writes)
     }
 
     /// The plan's line when its writes need longer than the hour allows, before the prompt;

@@ -280,3 +280,64 @@ fn sslmode_require_gets_no_plaintext_from_a_server_without_tls_and_says_so_witho
         assert!(!message.contains(super::test_server::PASSWORD), "{message}");
     }
 }
+
+/// A database of every earlier schema version, with a finished run's rows (a label done on #3,
+/// a close of unknown outcome on #4), migrates to this version and keeps working: the old
+/// unknown write is settled by a new run, and the old done write, stamped before any tick,
+/// counts as written before any read.
+#[test]
+fn a_database_of_every_earlier_version_migrates_with_its_rows() {
+    use super::migrations::{self, MIGRATIONS, SCHEMA_VERSION};
+    for version in 0..SCHEMA_VERSION {
+        let url = fresh_database();
+        let mut client = raw(&url);
+        client
+            .batch_execute("CREATE TABLE schema_version (version BIGINT NOT NULL)")
+            .unwrap();
+        for sql in &MIGRATIONS[..version as usize] {
+            client.batch_execute(sql).unwrap();
+        }
+        client
+            .execute(
+                "INSERT INTO schema_version (version) VALUES ($1)",
+                &[&version],
+            )
+            .unwrap();
+        if version >= 1 {
+            client
+                .batch_execute(
+                    "INSERT INTO runs (id, command, argv, started_at, finished_at, pid, host)
+                     VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep', now(), now(), 1, 'old-host');
+                     SELECT setval(pg_get_serial_sequence('runs', 'id'), 1);
+                     INSERT INTO journal (run_id, item, repo, action, intent_at, outcome, outcome_at) VALUES
+                       (1, 'o/r#3', 'o/r', '{\"kind\":\"add-labels\",\"labels\":[\"Stale\"]}', now(), 'done', now()),
+                       (1, 'o/r#4', 'o/r', '{\"kind\":\"close\",\"reason\":null}', now(), NULL, NULL);",
+                )
+                .unwrap();
+        }
+        drop(client);
+        let store = PostgresStore::open(&target(&url, "a")).unwrap();
+        assert_eq!(
+            migrations::version(&mut store.client()).unwrap(),
+            SCHEMA_VERSION
+        );
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        let mark = store.read_mark().unwrap();
+        let unknown = store.unknown_writes(&[repo()], Utc::now()).unwrap();
+        assert_eq!(
+            unknown.len(),
+            usize::from(version >= 1),
+            "version {version}: {unknown:?}"
+        );
+        let item = ItemRef::new(&repo(), 3);
+        assert!(
+            store
+                .journal_intent_since(run, &item, &label(), mark)
+                .unwrap()
+                .is_some(),
+            "version {version}"
+        );
+    }
+}
