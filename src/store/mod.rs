@@ -142,7 +142,7 @@ pub struct LiveRun {
     pub host: Option<String>,
     pub pid: Option<i64>,
     pub started_at: String,
-    /// The database's clock at its last heartbeat (PostgreSQL; SQLite keeps none).
+    /// Its last heartbeat: the database's clock on PostgreSQL, the beating host's wall clock on SQLite.
     pub heartbeat_at: Option<String>,
 }
 

@@ -38,13 +38,24 @@ fn as_text_schema(test: &Test, texts: &[&str]) {
             .unwrap();
     }
     // What version 7 did not have yet: schema 10's accounts of runs (and their indexes), and
-    // schema 12's reservations of an item's later writes.
+    // schema 12's reservations of an item's later writes, and schema 13's identities and
+    // heartbeats of runs, ticks of the journal and the store's clock.
     connection
         .execute_batch(
             "DROP INDEX IF EXISTS runs_account;
              DROP INDEX IF EXISTS journal_run_intent;
              ALTER TABLE runs DROP COLUMN account;
              ALTER TABLE journal DROP COLUMN reserved;
+             ALTER TABLE runs DROP COLUMN run_uid;
+             ALTER TABLE runs DROP COLUMN boot_id;
+             ALTER TABLE runs DROP COLUMN pid_ns;
+             ALTER TABLE runs DROP COLUMN start_time;
+             ALTER TABLE runs DROP COLUMN heartbeat_at;
+             ALTER TABLE runs DROP COLUMN taken_over_at;
+             ALTER TABLE runs DROP COLUMN taken_over_by;
+             ALTER TABLE journal DROP COLUMN intent_tick;
+             ALTER TABLE journal DROP COLUMN outcome_tick;
+             DROP TABLE store_clock;
              PRAGMA user_version = 7",
         )
         .unwrap();

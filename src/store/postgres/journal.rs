@@ -1,8 +1,9 @@
 //! The write journal and stale marks in PostgreSQL. A run is at work while it has not finished,
 //! nobody took it over, and its heartbeat (the database's clock) is younger than the bound
-//! plus the write timeout; on this host, a run whose process is gone is dead at once. Each
-//! intent is journaled in a transaction that first checks this run still holds its heartbeat,
-//! and an item's first write locks the item's row, so two hosts never both pass the check.
+//! plus the write timeout; on this kernel and PID namespace, a run whose process is gone is dead
+//! at once. Each intent is journaled in a transaction that first checks this run still holds
+//! its heartbeat, and every write locks the item's row and compares the other runs' writes with
+//! the read on the database's ticks (`journal_ticks`), so two hosts never both pass the check.
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};

@@ -1,5 +1,5 @@
 //! `store status` and `store copy` on a SQLite file: the status read from its tables and
-//! `/proc` (SQLite keeps no heartbeat), and every table read out or replaced as plain cells.
+//! heartbeats and `/proc`, and every table read out or replaced as plain cells.
 
 use rusqlite::params_from_iter;
 use rusqlite::types::ValueRef;

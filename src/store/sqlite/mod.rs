@@ -1,7 +1,10 @@
 //! The SQLite backend of the store: one file, WAL, a busy timeout, schema versioned and
 //! migrated on open ([`migrations`]), created 0600. Runs and the store as a whole here; the
 //! journal and stale marks, the queue, the gate and the HTTP cache in their own files. Every
-//! transaction that must exclude another run is `BEGIN IMMEDIATE`.
+//! transaction that must exclude another run is `BEGIN IMMEDIATE`. Runs carry a heartbeat as on
+//! PostgreSQL (a file two containers mount is shared as a database is), stamped with the wall
+//! clock and renewed by a thread of this process; the journal's intents and outcomes carry ticks
+//! of the file's own clock (`store_clock`), which is what "written since it was read" compares.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
