@@ -194,6 +194,27 @@ fn wait_for_write(test: &Test, line: &str) {
     );
 }
 
+/// Waits until the store has an outcome for one of the journal's writes: the run that sent it
+/// is between that write and its next.
+#[track_caller]
+fn wait_for_outcome(backend: &str, db: &str) {
+    let sql = "SELECT count(*) FROM journal WHERE outcome = 'done'";
+    for _ in 0..1500 {
+        let done: i64 = if backend == "sqlite" {
+            rusqlite::Connection::open(db)
+                .and_then(|connection| connection.query_row(sql, [], |row| row.get(0)))
+                .unwrap_or(0)
+        } else {
+            pg_count(db, sql)
+        };
+        if done > 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("no write's outcome was recorded");
+}
+
 fn signal(child: &Child, signal: i32) {
     // SAFETY: kill has no memory preconditions; the pid is our own child's, not yet reaped.
     let sent = unsafe { libc::kill(child.id() as i32, signal) };
@@ -223,6 +244,8 @@ fn a_host_paused_past_its_bound_between_two_writes_never_writes_after_another_fi
         ];
         let a = spawn(test.std_command(&args).env("GH_SWEEP_HOST", "host-a"));
         wait_for_write(&test, &format!("POST {}/labels", issue(1)));
+        // Stopped after the label's outcome is recorded, in the wait before the comment.
+        wait_for_outcome(backend, &db);
         signal(&a, libc::SIGSTOP);
         // Past the bound and the write timeout: host A is dead to anyone who looks.
         std::thread::sleep(Duration::from_secs(8));
@@ -238,9 +261,20 @@ fn a_host_paused_past_its_bound_between_two_writes_never_writes_after_another_fi
             a.stderr,
             b.stderr
         );
+        let b_recap = b.json();
+        assert_eq!(
+            test.writes(),
+            marked(1),
+            "{backend}: the item is marked once\nA: {}\nB: {}",
+            a.stderr,
+            b.stderr
+        );
         test.expect_writes(&marked(1));
-        let b = b.json();
-        assert_eq!(items(&b["completed"]), vec![format!("{REPO}#1")], "{b}");
+        assert_eq!(
+            items(&b_recap["completed"]),
+            vec![format!("{REPO}#1")],
+            "{b_recap}"
+        );
         assert_ne!(
             a.code, 0,
             "{backend}: the paused host says it lost its run: {}",
