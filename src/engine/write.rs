@@ -233,23 +233,24 @@ impl Run<'_> {
             // no other run has written to the item since it was read: two overlapping runs
             // never both write one item, and a run taken over between two writes of an item
             // never sends the second.
-            let journal = match self.admit(run_id, state, pace, bar, item, write, step, read_mark)? {
-                Admitted::Row(journal) => journal,
-                Admitted::Overtaken => return Ok(Sent::Overtaken),
-                Admitted::Held(held) => return Ok(Sent::Held(held)),
-                Admitted::Interrupted => {
-                    let Some(first) = first else {
-                        return Ok(Sent::Interrupted);
-                    };
-                    self.store.release_reserved(first)?;
-                    let left = plan.writes[index..]
-                        .iter()
-                        .filter(|write| !write.is_local())
-                        .map(ToString::to_string)
-                        .collect();
-                    return Ok(Sent::Cut { sent, left });
-                }
-            };
+            let journal =
+                match self.admit(run_id, state, pace, bar, item, write, step, read_mark)? {
+                    Admitted::Row(journal) => journal,
+                    Admitted::Overtaken => return Ok(Sent::Overtaken),
+                    Admitted::Held(held) => return Ok(Sent::Held(held)),
+                    Admitted::Interrupted => {
+                        let Some(first) = first else {
+                            return Ok(Sent::Interrupted);
+                        };
+                        self.store.release_reserved(first)?;
+                        let left = plan.writes[index..]
+                            .iter()
+                            .filter(|write| !write.is_local())
+                            .map(ToString::to_string)
+                            .collect();
+                        return Ok(Sent::Cut { sent, left });
+                    }
+                };
             first.get_or_insert(journal);
             state.in_flight = Some(item.clone());
             let result = self.writer.send(item, write);

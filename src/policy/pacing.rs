@@ -80,6 +80,10 @@ pub fn admission(
     room: usize,
     interval: Duration,
 ) -> (Duration, Option<Rule>) {
+    // Another host's clock may be ahead of this one: its writes stamped later than `now` were
+    // sent by now, and count as sent now (never a wait for this clock to catch up). `sent` is
+    // ascending, so it stays so.
+    let sent: Vec<DateTime<Utc>> = sent.iter().map(|time| (*time).min(now)).collect();
     let mut longest = (Duration::ZERO, None);
     let mut consider = |until: DateTime<Utc>, rule: Rule| {
         let wait = (until - now).to_std().unwrap_or_default();

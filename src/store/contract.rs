@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
 use super::queue::{merge_key, NewRow, DEFAULT_LEASE_MINUTES};
-use super::{open, ClaimFacts, Location, Store};
+use super::{open, Admission, ClaimFacts, IntentStep, Location, LostLease, PacedIntent, Store};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::QueueStatus;
 use crate::policy::recap::Recap;
@@ -264,6 +264,105 @@ fn journal_intent_outcome_unknown(store: &mut dyn Store) {
             .unwrap(),
         None
     );
+}
+
+/// Under the account's pacing, every write of an item, not only its first, is refused once
+/// another run wrote the item since this run read it; a run that finished (or was taken over)
+/// holds no heartbeat and journals nothing more.
+fn paced_intent_checks_every_write(store: &mut dyn Store) {
+    let item = ItemRef::new(&repo(), 7);
+    let label = JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    };
+    let comment = JournalWrite::Comment {
+        marker: "<!-- gh-sweep:mark-stale -->".into(),
+    };
+    let paced = |run_id, action, step, read_mark| PacedIntent {
+        run_id,
+        item: &item,
+        action,
+        step,
+        read_mark,
+        account: "github.com/octocat",
+        interval: std::time::Duration::ZERO,
+    };
+    let mut started = || {
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        store.record_account(run, "github.com/octocat").unwrap();
+        run
+    };
+    let (first_run, second_run) = (started(), started());
+    let read = store.read_mark().unwrap();
+    let Admission::Journaled(first) = store
+        .journal_paced_intent(&paced(
+            first_run,
+            &label,
+            IntentStep::First { writes: 2 },
+            read,
+        ))
+        .unwrap()
+    else {
+        panic!("the first write of an item nobody wrote is journaled");
+    };
+    store
+        .journal_outcome(first, WriteOutcome::Done, "")
+        .unwrap();
+    // Nobody else wrote it: the item's later write goes.
+    let Admission::Journaled(later) = store
+        .journal_paced_intent(&paced(
+            first_run,
+            &comment,
+            IntentStep::Later { first },
+            read,
+        ))
+        .unwrap()
+    else {
+        panic!("a later write of an item only this run wrote is journaled");
+    };
+    store
+        .journal_outcome(later, WriteOutcome::Done, "")
+        .unwrap();
+    // Another run reads the item after those writes and writes it.
+    let second_read = store.read_mark().unwrap();
+    let Admission::Journaled(theirs) = store
+        .journal_paced_intent(&paced(
+            second_run,
+            &label,
+            IntentStep::First { writes: 1 },
+            second_read,
+        ))
+        .unwrap()
+    else {
+        panic!("a run that read after the other's writes may write");
+    };
+    store
+        .journal_outcome(theirs, WriteOutcome::Done, "")
+        .unwrap();
+    // The first run's next write of the item, on its old read: refused.
+    assert_eq!(
+        store
+            .journal_paced_intent(&paced(
+                first_run,
+                &comment,
+                IntentStep::Later { first },
+                read
+            ))
+            .unwrap(),
+        Admission::Overtaken
+    );
+    // A finished run journals nothing more.
+    store.finish_run(&recap(second_run, 0)).unwrap();
+    let error = store
+        .journal_paced_intent(&paced(
+            second_run,
+            &comment,
+            IntentStep::Later { first: theirs },
+            store.read_mark().unwrap(),
+        ))
+        .unwrap_err();
+    assert!(error.downcast_ref::<LostLease>().is_some(), "{error:#}");
 }
 
 /// The writes of every run recorded as one account, since a time, ascending; not another
@@ -649,6 +748,7 @@ contract!(
         attempts_used_up_abandon_the_row,
         one_live_lease_per_pr,
         journal_intent_outcome_unknown,
+        paced_intent_checks_every_write,
         account_writes_since,
         stale_mark_record_forget,
         finish_run_recap_round_trip,
@@ -667,6 +767,7 @@ contract!(
         attempts_used_up_abandon_the_row,
         one_live_lease_per_pr,
         journal_intent_outcome_unknown,
+        paced_intent_checks_every_write,
         account_writes_since,
         stale_mark_record_forget,
         finish_run_recap_round_trip,
@@ -685,6 +786,7 @@ contract!(
         attempts_used_up_abandon_the_row,
         one_live_lease_per_pr,
         journal_intent_outcome_unknown,
+        paced_intent_checks_every_write,
         account_writes_since,
         stale_mark_record_forget,
         finish_run_recap_round_trip,

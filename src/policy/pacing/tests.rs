@@ -76,6 +76,24 @@ fn admission_counts_the_room_an_item_asks_and_the_room_other_items_reserved() {
 }
 
 #[test]
+fn writes_stamped_ahead_of_this_clock_count_as_sent_now() {
+    // Another host's clock is 5 minutes ahead: its write of a moment ago is stamped at(300).
+    // With a 1 s interval this run waits 1 s, never 301 s for its own clock to catch up.
+    let now = at(0);
+    let ahead = [at(300)];
+    assert_eq!(
+        admission(&ahead, 0, now, 1, Duration::from_secs(1)),
+        (Duration::from_secs(1), Some(Rule::Interval))
+    );
+    // Eighty of them fill the minute from now, not from five minutes on.
+    let full: Vec<_> = (0..80).map(|_| at(300)).collect();
+    assert_eq!(
+        admission(&full, 0, now, 1, Duration::ZERO),
+        (Duration::from_secs(60), Some(Rule::PerMinute))
+    );
+}
+
+#[test]
 fn eighty_a_minute() {
     // 80 writes in the first 40 seconds: the 81st waits for the first to be a minute old.
     let sent: Vec<_> = (0..80).map(|n| at_millis(n * 500)).collect();

@@ -344,7 +344,12 @@ impl WriteJournal for PostgresStore {
         }
         // Every write, not only an item's first: no other run wrote the item since it was
         // read.
-        if self.written_since(&mut transaction, intent.run_id, intent.item, intent.read_mark)? {
+        if self.written_since(
+            &mut transaction,
+            intent.run_id,
+            intent.item,
+            intent.read_mark,
+        )? {
             return Ok(Admission::Overtaken);
         }
         if let IntentStep::Later { first } = intent.step {

@@ -59,9 +59,10 @@ impl SqliteStore {
                 "SELECT outcome_at IS NOT NULL, COALESCE(outcome_tick, 0) > ?3, intent_at, run_id
                  FROM journal WHERE item = ?1 AND run_id != ?2",
             )?;
-            let rows = statement.query_map(params![item.to_string(), run_id, read_mark], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-            })?;
+            let rows = statement
+                .query_map(params![item.to_string(), run_id, read_mark], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+                })?;
             rows.collect::<Result<_, _>>()?
         };
         let mut dead = Vec::new();
