@@ -286,7 +286,7 @@ fn paced_intent_checks_every_write(store: &mut dyn Store) {
         account: "github.com/octocat",
         interval: std::time::Duration::ZERO,
     };
-    let mut started = || {
+    let started = || {
         let run = store
             .start_run("stale-sweep", "gh-sweep stale-sweep")
             .unwrap();
