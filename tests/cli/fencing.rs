@@ -223,16 +223,31 @@ fn signal(child: &Child, signal: i32) {
 
 #[test]
 fn a_host_paused_past_its_bound_between_two_writes_never_writes_after_another_finished_the_item() {
+    // Short bounds: a heartbeat each second, a run dead 3 s after its last one, 2 s for a
+    // write that may still land; 4 s between two writes, where host A is paused; paused 8 s,
+    // past the bound and the write timeout.
+    paused_between_two_writes(
+        "write_interval = 4\ndb_heartbeat_seconds = 1\ndb_dead_after_seconds = 3\ntimeout_seconds = 2\n",
+        Duration::from_secs(8),
+    );
+}
+
+/// The same with the default bounds (a heartbeat every 5 s, dead 60 s after the last one, 30 s
+/// for a write that may still land) and a 100 s pause: about four minutes, so not part of
+/// `cargo test`; `cargo test --test cli -- --ignored paused_100` runs it.
+#[test]
+#[ignore = "about four minutes: the default bounds and a 100 s pause"]
+fn paused_100_seconds_with_the_default_bounds_never_writes_after_another_finished_the_item() {
+    paused_between_two_writes("write_interval = 4\n", Duration::from_secs(100));
+}
+
+fn paused_between_two_writes(config: &str, pause: Duration) {
     for backend in BACKENDS {
         let test = Test::new(|world| {
             world.open_issue(1, 100);
         });
         let db = db_of(&test, backend);
-        // Short bounds: a heartbeat each second, a run dead 3 s after its last one, 2 s for a
-        // write that may still land; 4 s between two writes, where host A is paused.
-        test.config(
-            "write_interval = 4\ndb_heartbeat_seconds = 1\ndb_dead_after_seconds = 3\ntimeout_seconds = 2\n",
-        );
+        test.config(config);
         let args = [
             "stale-sweep",
             "--repo",
@@ -248,7 +263,7 @@ fn a_host_paused_past_its_bound_between_two_writes_never_writes_after_another_fi
         wait_for_outcome(backend, &db);
         signal(&a, libc::SIGSTOP);
         // Past the bound and the write timeout: host A is dead to anyone who looks.
-        std::thread::sleep(Duration::from_secs(8));
+        std::thread::sleep(pause);
         let b = finish(spawn(
             test.std_command(&args).env("GH_SWEEP_HOST", "host-b"),
         ));
