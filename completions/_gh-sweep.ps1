@@ -212,6 +212,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
         }
         'gh-sweep;recap' {
             [CompletionResult]::new('--acknowledge', '--acknowledge', [CompletionResultType]::ParameterName, 'Mark an item''s writes of unknown outcome as checked by hand, so sweeps write to it again')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file whose `db` names the store [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never')
             [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List recent runs, one line each')
@@ -240,6 +241,7 @@ Register-ArgumentCompleter -Native -CommandName 'gh-sweep' -ScriptBlock {
             break
         }
         'gh-sweep;store;status' {
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Config file whose `db` names the store [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the recap as one JSON object')

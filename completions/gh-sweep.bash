@@ -663,13 +663,17 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__recap)
-            opts="-v -q -h --list --markdown --acknowledge --db --json --verbose --quiet --color --help"
+            opts="-v -q -h --list --markdown --acknowledge --config --db --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --acknowledge)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -867,12 +871,16 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__store__subcmd__status)
-            opts="-v -q -h --db --json --verbose --quiet --color --help"
+            opts="-v -q -h --config --db --json --verbose --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -171,6 +171,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_s
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "merge" -d 'Explain for every open PR why `poll` would or would not enqueue its merge: the first unmet condition, in words. Reads the queue, never changes it'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand classify; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l acknowledge -d 'Mark an item\'s writes of unknown outcome as checked by hand, so sweeps write to it again' -r
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l config -d 'Config file whose `db` names the store [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand recap" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
@@ -191,6 +192,7 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -f -a "status" -d 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -f -a "copy" -d 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and not __fish_seen_subcommand_from status copy help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -l config -d 'Config file whose `db` names the store [default: .github/gh-sweep.toml, then $XDG_CONFIG_HOME/gh-sweep/config.toml]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -l db -d 'State database: a SQLite file, or postgres://USER@HOST/DB?sslmode=verify-full for a store several hosts share [default: $XDG_STATE_HOME/gh-sweep/state.db]' -r -F
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand store; and __fish_seen_subcommand_from status" -l color -d 'Colour: auto (on a terminal, unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''

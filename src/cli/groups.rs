@@ -83,6 +83,24 @@ pub struct DbArgs {
     pub db: Option<PathBuf>,
 }
 
+/// Where a command that only looks at stores (`recap`, `store status`) finds the store: as a
+/// run does, `--db`, else the config file's `db`, else the default file.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LookArgs {
+    /// Config file whose `db` names the store [default: .github/gh-sweep.toml, then
+    /// $XDG_CONFIG_HOME/gh-sweep/config.toml]
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "GH_SWEEP_CONFIG",
+        hide_env_values = true
+    )]
+    pub config: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
 /// `--dry-run`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct DryRunArgs {

@@ -18,7 +18,9 @@ use clap::{CommandFactory, Parser, Subcommand};
 use crate::exit::HELP as AFTER_HELP;
 use examples::*;
 pub use global::{ColorChoice, GlobalArgs};
-pub use groups::{DbArgs, DryRunArgs, OrgArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
+pub use groups::{
+    DbArgs, DryRunArgs, LookArgs, OrgArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs,
+};
 pub use subcommands::{
     ClassifyMergeArgs, ClassifyStaleArgs, ManArgs, PollArgs, RecapArgs, Shell, StaleSweepArgs,
     StoreCopyArgs, StoreStatusArgs, SweepArgs,
@@ -237,6 +239,25 @@ mod tests {
     #[test]
     fn clap_definitions_are_sound() {
         Cli::command().debug_assert();
+    }
+
+    /// The words of each command kind name it once, and are what clap calls it: a rerun line
+    /// or a snapshot's command parses back to the same command.
+    #[test]
+    fn every_command_kind_is_named_by_its_own_words() {
+        use crate::settings::CommandKind;
+        let words: std::collections::BTreeSet<&str> =
+            CommandKind::ALL.iter().map(|kind| kind.words()).collect();
+        assert_eq!(words.len(), CommandKind::ALL.len());
+        for kind in CommandKind::ALL {
+            let mut command = Cli::command();
+            let mut found = &mut command;
+            for word in kind.words().split(' ') {
+                found = found
+                    .find_subcommand_mut(word)
+                    .unwrap_or_else(|| panic!("no subcommand `{}`", kind.words()));
+            }
+        }
     }
 
     fn refused(argv: &[&str]) -> Option<String> {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::groups::{DbArgs, DryRunArgs, OrgArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
+use super::groups::{DryRunArgs, LookArgs, OrgArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
 
 /// `stale-sweep`: reads, writes after confirmation.
 #[derive(Debug, Args, Clone, Default)]
@@ -98,14 +98,14 @@ pub struct RecapArgs {
     pub acknowledge: Option<String>,
 
     #[command(flatten)]
-    pub db: DbArgs,
+    pub store: LookArgs,
 }
 
 /// `store status`: what the store holds right now.
 #[derive(Debug, Args)]
 pub struct StoreStatusArgs {
     #[command(flatten)]
-    pub db: DbArgs,
+    pub store: LookArgs,
 }
 
 /// `store copy`: every run, journal row, queue row, gate entry, budget, stale mark and cached

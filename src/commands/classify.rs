@@ -6,7 +6,7 @@ use crate::cli::{ClassifyCommand, GlobalArgs};
 use crate::engine::merge::MergeClassifier;
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
-use crate::settings::{self, Access, Spec};
+use crate::settings::{self, CommandKind, Spec};
 
 pub fn run(
     context: &Context,
@@ -24,7 +24,7 @@ pub fn run(
             let spec = Spec {
                 workflow: stale.from_workflow.as_deref(),
                 action_inputs: stale.from_action_inputs,
-                ..Spec::new("classify stale", Access::ReadOnly)
+                ..Spec::new(CommandKind::ClassifyStale)
             };
             let settings =
                 settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
@@ -42,7 +42,7 @@ pub fn run(
             let args = &super::flags(global, &given.scope, &given.read, &given.dry_run, None);
             let spec = Spec {
                 orgs: &given.org.orgs,
-                ..Spec::new("classify merge", Access::ReadOnly)
+                ..Spec::new(CommandKind::ClassifyMerge)
             };
             let settings =
                 settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;

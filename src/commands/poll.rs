@@ -4,7 +4,7 @@ use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, PollArgs};
 use crate::engine::merge::MergeClassifier;
 use crate::engine::Mode;
-use crate::settings::{self, Access, Spec};
+use crate::settings::{self, CommandKind, Spec};
 
 pub fn run(
     context: &Context,
@@ -22,7 +22,7 @@ pub fn run(
     let spec = Spec {
         orgs: &poll.org.orgs,
         confirm: poll.confirm,
-        ..Spec::new("poll", Access::LocalWrites)
+        ..Spec::new(CommandKind::Poll)
     };
     let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();

@@ -18,12 +18,16 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         .into());
     }
     let cwd = std::env::current_dir().unwrap_or_default();
-    let (location, source) =
-        crate::settings::store::looked_at(recap.db.db.as_deref(), &context.env, &cwd)
-            .map_err(Fatal::Usage)?;
+    let (location, source) = crate::settings::store::looked_at(
+        recap.store.db.db.as_deref(),
+        recap.store.config.as_deref(),
+        &context.env,
+        &cwd,
+    )
+    .map_err(Fatal::Usage)?;
     if let Location::File(path) = &location {
         if !path.exists() {
-            let hint = if recap.db.db.is_some() {
+            let hint = if recap.store.db.db.is_some() {
                 String::new()
             } else {
                 format!(" ({source}; pass --db PATH if the runs were stored elsewhere)")

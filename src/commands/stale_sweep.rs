@@ -4,7 +4,7 @@ use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, StaleSweepArgs};
 use crate::engine::stale::StaleClassifier;
 use crate::engine::Mode;
-use crate::settings::{self, Access, Spec};
+use crate::settings::{self, CommandKind, Spec};
 
 pub fn run(
     context: &Context,
@@ -26,7 +26,7 @@ pub fn run(
     let spec = Spec {
         workflow: stale.from_workflow.as_deref(),
         action_inputs: stale.from_action_inputs,
-        ..Spec::new("stale-sweep", Access::Writes)
+        ..Spec::new(CommandKind::StaleSweep)
     };
     let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.stale.clone();

@@ -24,13 +24,17 @@ fn shown(text: &str) -> String {
 
 pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let (location, source) =
-        crate::settings::store::looked_at(args.db.db.as_deref(), &context.env, &cwd)
-            .map_err(Fatal::Usage)?;
+    let (location, source) = crate::settings::store::looked_at(
+        args.store.db.db.as_deref(),
+        args.store.config.as_deref(),
+        &context.env,
+        &cwd,
+    )
+    .map_err(Fatal::Usage)?;
     // Looking never makes a store: a mistyped path is not a healthy empty one.
     if let Location::File(path) = &location {
         if !path.exists() {
-            let message = if args.db.db.is_some() {
+            let message = if args.store.db.db.is_some() {
                 format!(
                     "invalid --db {}: no such file (name an existing store; a run makes one)",
                     path.display()

@@ -5,7 +5,7 @@ use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, SweepArgs};
 use crate::engine::sweep::SweepClassifier;
 use crate::engine::Mode;
-use crate::settings::{self, Access, Spec};
+use crate::settings::{self, CommandKind, Spec};
 
 pub fn run(
     context: &Context,
@@ -20,7 +20,7 @@ pub fn run(
         &sweep.dry_run,
         Some(&sweep.write),
     );
-    let spec = Spec::new("sweep", Access::Writes);
+    let spec = Spec::new(CommandKind::Sweep);
     let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let (sweep, poll) = (settings.sweep.clone(), settings.poll.clone());
     let now = settings.now;

@@ -1,5 +1,5 @@
 //! What a subcommand hands settings resolution: the options it was given ([`Flags`]) and what
-//! it is ([`Spec`], [`Access`]). Plain data, below both the pool and the rest of resolution.
+//! it is ([`Spec`], [`CommandKind`], [`Access`]). Plain data, below both the pool and the rest of resolution.
 
 use std::path::{Path, PathBuf};
 
@@ -37,11 +37,60 @@ pub enum Access {
     Writes,
 }
 
+/// Which command a run is: what it reads, whether it writes, and the words that name it.
+/// Every decision about "which command is this" asks this type, never the words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandKind {
+    StaleSweep,
+    ClassifyStale,
+    ClassifyMerge,
+    Poll,
+    Sweep,
+}
+
+impl CommandKind {
+    pub const ALL: [CommandKind; 5] = [
+        CommandKind::StaleSweep,
+        CommandKind::ClassifyStale,
+        CommandKind::ClassifyMerge,
+        CommandKind::Poll,
+        CommandKind::Sweep,
+    ];
+
+    /// The words that name it on the command line (and in a rerun line, and in a snapshot).
+    pub fn words(self) -> &'static str {
+        match self {
+            CommandKind::StaleSweep => "stale-sweep",
+            CommandKind::ClassifyStale => "classify stale",
+            CommandKind::ClassifyMerge => "classify merge",
+            CommandKind::Poll => "poll",
+            CommandKind::Sweep => "sweep",
+        }
+    }
+
+    /// What it does with GitHub.
+    pub fn access(self) -> Access {
+        match self {
+            CommandKind::StaleSweep | CommandKind::Sweep => Access::Writes,
+            CommandKind::Poll => Access::LocalWrites,
+            CommandKind::ClassifyStale | CommandKind::ClassifyMerge => Access::ReadOnly,
+        }
+    }
+
+    /// Whether the `[stale]` rules decide it (`poll` and `sweep` are not moved by them).
+    pub fn stale_rules(self) -> bool {
+        matches!(self, CommandKind::StaleSweep | CommandKind::ClassifyStale)
+    }
+
+    /// Whether its pool may be an organisation's repositories (`--org`).
+    pub fn takes_orgs(self) -> bool {
+        matches!(self, CommandKind::Poll | CommandKind::ClassifyMerge)
+    }
+}
+
 /// The subcommand being resolved, and its own flags.
 pub struct Spec<'a> {
-    /// The words that name it on the command line, e.g. `classify stale`.
-    pub words: &'a str,
-    pub access: Access,
+    pub kind: CommandKind,
     pub orgs: &'a [String],
     pub confirm: bool,
     /// An actions/stale workflow whose inputs replace the `[stale]` table.
@@ -51,13 +100,12 @@ pub struct Spec<'a> {
     pub action_inputs: bool,
 }
 
-impl<'a> Spec<'a> {
-    pub fn new(words: &'a str, access: Access) -> Self {
+impl Spec<'_> {
+    pub fn new(kind: CommandKind) -> Self {
         Spec {
             workflow: None,
             action_inputs: false,
-            words,
-            access,
+            kind,
             orgs: &[],
             confirm: false,
         }

@@ -141,7 +141,7 @@ impl Pool<'_> {
             None => None,
         };
         if let (Some(path), Some(snapshot)) = (&args.snapshot, &snapshot) {
-            snapshot.check_replay(path, self.spec.words, &repos)?;
+            snapshot.check_replay(path, self.spec.kind.words(), &repos)?;
         }
         if repos.is_empty() {
             if let Some(snapshot) = &snapshot {
@@ -151,8 +151,7 @@ impl Pool<'_> {
             }
         }
         if repos.is_empty() && self.orgs.is_empty() {
-            let spec = self.spec;
-            let org = if spec.access == Access::LocalWrites || spec.words == "classify merge" {
+            let org = if self.spec.kind.takes_orgs() {
                 ", or --org ORG"
             } else {
                 ""
@@ -197,7 +196,7 @@ impl Pool<'_> {
         let Some(found) = clone_default(&remotes, &api_host)? else {
             return Ok(None);
         };
-        if self.spec.access != Access::ReadOnly && !self.args.dry_run && !self.interactive {
+        if self.spec.kind.access() != Access::ReadOnly && !self.args.dry_run && !self.interactive {
             return Err(format!(
                 "refusing to take the repository from this clone's git remotes ({}) without a terminal to show it on: a run that writes from cron names its repository; pass --repo {}",
                 found.repo, found.repo

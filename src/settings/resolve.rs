@@ -304,7 +304,7 @@ fn resolve_inner(
         snapshot.as_ref(),
     )?;
     // The `[stale]` table is the stale commands' own: `poll` and `sweep` are not moved by it.
-    let stale_command = spec.words.contains("stale");
+    let stale_command = spec.kind.stale_rules();
     if stale_command
         && snapshot.is_none()
         && read_api == ReadApi::Graphql
@@ -343,7 +343,11 @@ fn resolve_inner(
     let max_wait = args.max_wait.or(file.max_wait_seconds).unwrap_or(600);
     // Under --yes a write that would wait longer than max_wait is left for a later run; when
     // even the interval between two writes is longer, no run could ever write its second one.
-    if spec.access == Access::Writes && !dry_run && args.yes && (max_wait as f64) < write_interval {
+    if spec.kind.access() == Access::Writes
+        && !dry_run
+        && args.yes
+        && (max_wait as f64) < write_interval
+    {
         let named = if args.max_wait.is_some() {
             format!("--max-wait {max_wait}")
         } else {
@@ -536,7 +540,7 @@ fn check_run(
     now: chrono::DateTime<chrono::Utc>,
     debug_only: bool,
 ) -> Result<(bool, chrono::DateTime<chrono::Utc>), String> {
-    let access = spec.access;
+    let access = spec.kind.access();
     // `[stale] debug_only` (actions/stale's `debug-only`) is a dry run.
     let dry_run = args.dry_run || args.snapshot.is_some() || debug_only;
     // A clock of one's choosing would put wrong dates on real writes (and in the journal that
@@ -572,7 +576,7 @@ fn rerun_prefix(
     repos: &[RepoRef],
     orgs: &[String],
 ) -> String {
-    let mut rerun = vec!["gh-sweep".to_string(), spec.words.to_string()];
+    let mut rerun = vec!["gh-sweep".to_string(), spec.kind.words().to_string()];
     for repo in repos {
         rerun.push("--repo".into());
         rerun.push(repo.to_string());

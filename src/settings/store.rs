@@ -49,11 +49,12 @@ pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
 
 /// The store a command that only looks at stores (`recap`, `store status`) opens, resolved as a
 /// run resolves its own: `--db` (or `GH_SWEEP_DB`), else the config file's `db` (the file
-/// `GH_SWEEP_CONFIG` names, else `.github/gh-sweep.toml`, else
+/// `--config` or `GH_SWEEP_CONFIG` names, else `.github/gh-sweep.toml`, else
 /// `$XDG_CONFIG_HOME/gh-sweep/config.toml`), else the default SQLite file. With it, where the
 /// store came from, for messages.
 pub fn looked_at(
     db: Option<&Path>,
+    config: Option<&Path>,
     env: &Env,
     cwd: &Path,
 ) -> Result<(crate::store::Location, String), String> {
@@ -67,8 +68,7 @@ pub fn looked_at(
             },
         ),
         None => {
-            let config =
-                super::file::find_config(env.get("GH_SWEEP_CONFIG").map(Path::new), env, cwd)?;
+            let config = super::file::find_config(config, env, cwd)?;
             let db = match &config {
                 Some(path) => {
                     let text = std::fs::read_to_string(path).map_err(|error| {

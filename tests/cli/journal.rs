@@ -324,6 +324,51 @@ fn recap_and_store_status_read_the_store_the_config_names() {
     test.expect_writes(&crate::support::marked(1));
 }
 
+/// `recap --config PATH` and `store status --config PATH` find the store that file's `db`
+/// names, as a run given `--config PATH` does; without it they would look at the default
+/// store, which here holds nothing.
+#[test]
+fn recap_and_store_status_take_config_like_a_run() {
+    let test = crate::support::Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    test.config("db = 'kept/runs.db'\n");
+    std::fs::create_dir_all(test.dir.path().join("kept")).unwrap();
+    // The config file is not where a run would find it by itself.
+    let moved = test.dir.path().join("sweeps.toml");
+    std::fs::rename(test.config_path(), &moved).unwrap();
+    let moved = moved.display().to_string();
+    let run = test.run(&[
+        "stale-sweep",
+        "--repo",
+        crate::support::REPO,
+        "--yes",
+        "--json",
+        "--config",
+        &moved,
+    ]);
+    run.expect_code(0);
+    let run_id = run.json()["run_id"].clone();
+    assert!(test.dir.path().join("kept/runs.db").exists());
+    let without = test.run(&["recap", "--json"]);
+    assert_eq!(
+        without.code, 2,
+        "no store where nothing says to look: {}",
+        without.stderr
+    );
+    let recap = test.run(&["recap", "--json", "--config", &moved]);
+    recap.expect_code(0);
+    assert_eq!(recap.json()["run_id"], run_id, "{}", recap.stdout);
+    let status = test.run(&["store", "status", "--json", "--config", &moved]);
+    status.expect_code(0);
+    assert!(status.stdout.contains("kept/runs.db"), "{}", status.stdout);
+    // A --config that is not there is named, never taken for "no config".
+    let missing = test.run(&["recap", "--config", "nope.toml"]);
+    assert_eq!(missing.code, 2, "{}", missing.stderr);
+    assert!(missing.stderr.contains("nope.toml"), "{}", missing.stderr);
+    test.expect_writes(&crate::support::marked(1));
+}
+
 /// Issue 22, point 9: `recap --acknowledge` of an item with no write of unknown outcome says so
 /// and exits 2, naming it: acknowledging nothing is a mistyped item, not a success.
 #[test]
