@@ -10,7 +10,7 @@ use crate::github::{ApiError, Reader, WriteError};
 use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::stale::ItemFacts;
-use crate::policy::write::{Settled, Write};
+use crate::policy::write::{LocalWrite, Settled, Write};
 use crate::store::{Store, UnknownWrite};
 
 /// An item of the pool as its listing showed it, for its classification. An entry that did
@@ -31,12 +31,37 @@ pub struct Plan {
     pub title: String,
     pub disposition: Disposition,
     pub reason: String,
-    pub writes: Vec<Write>,
+    /// Its writes to GitHub, in order: journaled, paced, each sent at most once.
+    pub remote: Vec<Write>,
+    /// Its writes to gh-sweep's own store (the merge queue), applied once the writes to
+    /// GitHub went out.
+    pub local: Vec<LocalWrite>,
     /// GitHub's `updated_at` of the item as it was read, for a kind of sweep whose plans
     /// depend on nothing that leaves it unmoved (the stale rules): a long write phase then
     /// reads the item again only when GitHub's list of changes shows it moved. `None` (a
     /// merge, whose check results do not move it) reads the item again in full.
     pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl Plan {
+    /// Whether the disposition needs no write at all.
+    pub fn is_empty(&self) -> bool {
+        self.remote.is_empty() && self.local.is_empty()
+    }
+
+    /// How many writes it needs, to GitHub and to the store.
+    pub fn len(&self) -> usize {
+        self.remote.len() + self.local.len()
+    }
+
+    /// The words of each write, as the plan and the recap name them: GitHub's first.
+    pub fn words(&self) -> Vec<String> {
+        self.remote
+            .iter()
+            .map(ToString::to_string)
+            .chain(self.local.iter().map(ToString::to_string))
+            .collect()
+    }
 }
 
 /// Why reading an item failed.

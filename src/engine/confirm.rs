@@ -6,7 +6,6 @@ use super::read::{writes_text, Pending};
 use super::state::State;
 use super::Run;
 use crate::policy::recap::Stop;
-use crate::policy::write::Write;
 use crate::report::{self, PlanRow};
 use crate::ui::{Choice, Ui};
 
@@ -81,13 +80,10 @@ impl Run<'_> {
                 title: pending.plan.title.clone(),
                 disposition: pending.plan.disposition.to_string(),
                 reason: pending.plan.reason.clone(),
-                writes: writes_text(&pending.plan.writes),
+                writes: writes_text(&pending.plan),
             })
             .collect();
-        let total: usize = pending
-            .iter()
-            .map(|pending| pending.plan.writes.len())
-            .sum();
+        let total: usize = pending.iter().map(|pending| pending.plan.len()).sum();
         let items = report::count(pending.len() as u64, "item");
         if confirm.dry_run() {
             // The recap shows these items with their writes.
@@ -101,9 +97,7 @@ impl Run<'_> {
             return Ok(None);
         }
         // An entry in gh-sweep's own queue is asked about only with `--confirm`.
-        let all_local = pending
-            .iter()
-            .all(|pending| pending.plan.writes.iter().all(Write::is_local));
+        let all_local = pending.iter().all(|pending| pending.plan.remote.is_empty());
         let ask = confirm.asks() && (!all_local || self.options.confirm_local);
         if ask || !all_local {
             self.ui
@@ -116,14 +110,7 @@ impl Run<'_> {
             // Last, right above the prompt: what the plan amounts to, and how long it takes.
             let remote: usize = pending
                 .iter()
-                .map(|pending| {
-                    pending
-                        .plan
-                        .writes
-                        .iter()
-                        .filter(|write| !write.is_local())
-                        .count()
-                })
+                .map(|pending| pending.plan.remote.len())
                 .sum();
             let dispositions: Vec<String> = pending
                 .iter()

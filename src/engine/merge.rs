@@ -20,7 +20,7 @@ use crate::policy::backoff;
 use crate::policy::disposition::{Disposition, Skip};
 use crate::policy::merge::{self, PollRules, Rule};
 use crate::policy::sweep::Gate;
-use crate::policy::write::Write;
+use crate::policy::write::LocalWrite;
 use crate::store::queue::merge_key;
 use crate::store::Store;
 
@@ -263,7 +263,8 @@ impl MergeClassifier<'_> {
                 title,
                 disposition: Disposition::Ineligible(rule),
                 reason: why,
-                writes: Vec::new(),
+                remote: Vec::new(),
+                local: Vec::new(),
                 updated_at: None,
             });
         }
@@ -277,7 +278,8 @@ impl MergeClassifier<'_> {
             title,
             disposition: Disposition::EnqueueMerge,
             reason,
-            writes: vec![Write::Enqueue {
+            remote: Vec::new(),
+            local: vec![LocalWrite::Enqueue {
                 key: merge_key(&item.repo, item.number, &head),
                 head_sha: head,
             }],
@@ -320,7 +322,8 @@ fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
         title: title.to_string(),
         disposition: Disposition::Skip(why),
         reason,
-        writes: Vec::new(),
+        remote: Vec::new(),
+        local: Vec::new(),
         updated_at: None,
     }
 }

@@ -167,12 +167,7 @@ impl Run<'_> {
                 item: pending.plan.item.to_string(),
                 disposition: pending.plan.disposition.to_string(),
                 detail: pending.plan.reason.clone(),
-                writes: pending
-                    .plan
-                    .writes
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
+                writes: pending.plan.words(),
             })
             .collect();
         progress.blocked = !blocked.is_empty();

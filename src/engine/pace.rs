@@ -12,12 +12,6 @@ use super::Run;
 use crate::github::ApiError;
 use crate::policy::pacing;
 use crate::policy::recap::Stop;
-use crate::policy::write::Write;
-
-/// The writes to GitHub (not gh-sweep's own queue) an item's plan holds.
-pub(super) fn remote_writes(writes: &[Write]) -> usize {
-    writes.iter().filter(|write| !write.is_local()).count()
-}
 
 impl Run<'_> {
     /// Learns and records the account the run's writes count against, when some planned write
@@ -30,7 +24,7 @@ impl Run<'_> {
     ) -> anyhow::Result<()> {
         let remote: usize = pending
             .iter()
-            .map(|pending| remote_writes(&pending.plan.writes))
+            .map(|pending| pending.plan.remote.len())
             .sum();
         if remote == 0 {
             return Ok(());
@@ -106,7 +100,7 @@ impl Run<'_> {
         };
         let writes: usize = pending
             .iter()
-            .map(|pending| remote_writes(&pending.plan.writes))
+            .map(|pending| pending.plan.remote.len())
             .sum();
         let recent = self.recent_writes(account)?;
         let interval = self.options.write_interval;
@@ -137,7 +131,7 @@ impl Run<'_> {
     ) -> anyhow::Result<std::time::Duration> {
         let writes: usize = pending
             .iter()
-            .map(|pending| remote_writes(&pending.plan.writes))
+            .map(|pending| pending.plan.remote.len())
             .sum();
         let hourly = match &state.account {
             Some(account) => {

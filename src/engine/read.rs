@@ -12,7 +12,6 @@ use super::state::Progress;
 use super::{Classifier, Mode, Plan, ReadError, Run};
 use crate::item::ItemRef;
 use crate::policy::recap::{Phase, Stop};
-use crate::policy::write::Write;
 
 /// A classified item whose writes wait for the confirmation, with when it was read.
 pub(super) struct Pending {
@@ -88,11 +87,11 @@ impl Run<'_> {
                 .unwrap_or_else(|| self.read_mark());
             let listed = listing.listed.get(item);
             match classifier.classify(self.reader, self.store, item, listed, self.now) {
-                Ok(plan) if plan.writes.is_empty() || self.mode == Mode::Classify => {
-                    let detail = if plan.writes.is_empty() {
+                Ok(plan) if plan.is_empty() || self.mode == Mode::Classify => {
+                    let detail = if plan.is_empty() {
                         plan.reason.clone()
                     } else {
-                        format!("{}; {}", plan.reason, would_text(&plan.writes))
+                        format!("{}; {}", plan.reason, would_text(&plan))
                     };
                     state.completed(item, &plan.disposition, &detail);
                 }
@@ -141,23 +140,19 @@ impl Run<'_> {
 
 /// What a classification would do: `would write: label +Stale; comment` for writes to GitHub,
 /// `would enqueue merge of abc1234` for an entry in gh-sweep's own queue (no write to GitHub).
-fn would_text(writes: &[Write]) -> String {
-    let (local, remote): (Vec<Write>, Vec<Write>) =
-        writes.iter().cloned().partition(Write::is_local);
+fn would_text(plan: &Plan) -> String {
     let mut parts = Vec::new();
-    if !remote.is_empty() {
-        parts.push(format!("would write: {}", writes_text(&remote)));
+    if !plan.remote.is_empty() {
+        let remote: Vec<String> = plan.remote.iter().map(ToString::to_string).collect();
+        parts.push(format!("would write: {}", remote.join("; ")));
     }
-    for write in &local {
+    for write in &plan.local {
         parts.push(format!("would {write}"));
     }
     parts.join("; ")
 }
 
-pub(super) fn writes_text(writes: &[Write]) -> String {
-    writes
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
+/// The plan's writes in one line, as the plan table shows them.
+pub(super) fn writes_text(plan: &Plan) -> String {
+    plan.words().join("; ")
 }

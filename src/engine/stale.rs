@@ -407,19 +407,14 @@ impl Classifier for StaleClassifier<'_> {
                 title: facts.title,
                 disposition: decision.disposition.into(),
                 reason: decision.reason,
-                writes: decision.writes,
+                remote: decision.writes,
+                local: Vec::new(),
                 updated_at,
             });
         }
         // Each write is one operation, as actions/stale counts a label add, a label removal, a
         // comment or a close.
-        self.spend(
-            decision
-                .writes
-                .iter()
-                .filter(|write| !write.is_local())
-                .count() as u64,
-        );
+        self.spend(decision.writes.len() as u64);
         let decision = self.with_branch_deletion(github, item, &facts, decision)?;
         let listed = stale::Listed::of(&facts, &item.repo.to_string());
         match decision.disposition {
@@ -434,7 +429,8 @@ impl Classifier for StaleClassifier<'_> {
             title: facts.title,
             disposition: decision.disposition.into(),
             reason: decision.reason,
-            writes: decision.writes,
+            remote: decision.writes,
+            local: Vec::new(),
             updated_at,
         })
     }
@@ -536,12 +532,12 @@ impl Classifier for StaleClassifier<'_> {
             }
             _ => {}
         }
-        let labelled = plan.writes.iter().position(|write| {
+        let labelled = plan.remote.iter().position(|write| {
             matches!(write, Write::AddLabels { labels } if matches!(plan.disposition, Disposition::Stale(stale::Disposition::MarkStale)) && !labels.is_empty())
         });
-        match (labelled, plan.writes.first()) {
+        match (labelled, plan.remote.first()) {
             (Some(index), _) => {
-                let Write::AddLabels { labels } = &plan.writes[index] else {
+                let Write::AddLabels { labels } = &plan.remote[index] else {
                     return Ok(());
                 };
                 let labeled_at = dates.get(index).copied().unwrap_or_else(crate::clock::wall);

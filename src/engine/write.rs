@@ -10,7 +10,6 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::interrupt;
-use super::pace;
 use super::read::Pending;
 use super::recheck::Watch;
 use super::state::State;
@@ -19,7 +18,7 @@ use crate::github::WriteError;
 use crate::item::ItemRef;
 use crate::policy::pacing;
 use crate::policy::recap::{Phase, Stop};
-use crate::policy::write::{Write, WriteOutcome};
+use crate::policy::write::{LocalWrite, Write, WriteOutcome};
 use crate::store::queue::NewRow;
 use crate::store::{Admission, IntentStep, PacedIntent};
 
@@ -76,10 +75,7 @@ impl Run<'_> {
         chosen: Vec<bool>,
         limits: pacing::Limits,
     ) -> anyhow::Result<()> {
-        let total: usize = pending
-            .iter()
-            .map(|pending| pending.plan.writes.len())
-            .sum();
+        let total: usize = pending.iter().map(|pending| pending.plan.len()).sum();
         let mut pace = Pace {
             sent: 0,
             recent: Vec::new(),
@@ -133,7 +129,7 @@ impl Run<'_> {
     /// order): then it is unfinished with the reason and when it can go on, and the first
     /// time the run stops there. The decision is `pacing::next`'s.
     fn held(&self, state: &mut State, pace: &mut Pace, plan: &Plan) -> anyhow::Result<bool> {
-        let writes = pace::remote_writes(&plan.writes);
+        let writes = plan.remote.len();
         let Some(account) = state.account.clone().filter(|_| writes > 0) else {
             return Ok(false);
         };
@@ -169,7 +165,7 @@ impl Run<'_> {
     ) -> Option<(Plan, i64)> {
         // Only a write to GitHub can act on a stale read: an entry in gh-sweep's own queue
         // (poll's enqueue) is checked again by `sweep`'s guard before any merge.
-        let local = pending.plan.writes.iter().all(Write::is_local);
+        let local = pending.plan.remote.is_empty();
         if local || pending.read.elapsed() <= self.options.recheck_after {
             return Some((pending.plan, pending.read_mark));
         }
@@ -214,19 +210,15 @@ impl Run<'_> {
         read_mark: i64,
     ) -> anyhow::Result<Sent> {
         let item = &plan.item;
-        let remote = pace::remote_writes(&plan.writes);
         let mut dates = Vec::new();
         let mut first: Option<i64> = None;
         let mut sent: Vec<String> = Vec::new();
-        for (index, write) in plan.writes.iter().enumerate() {
+        for (index, write) in plan.remote.iter().enumerate() {
             bar.advance(&format!("{item}: {write}"));
-            if let Write::Enqueue { key, head_sha } = write {
-                self.enqueue(item, key, head_sha)?;
-                dates.push(self.clock.wall());
-                continue;
-            }
             let step = match first {
-                None => IntentStep::First { writes: remote },
+                None => IntentStep::First {
+                    writes: plan.remote.len(),
+                },
                 Some(first) => IntentStep::Later { first },
             };
             // Every write checks, atomically, that this run still holds its heartbeat and that
@@ -243,9 +235,8 @@ impl Run<'_> {
                             return Ok(Sent::Interrupted);
                         };
                         self.store.release_reserved(first)?;
-                        let left = plan.writes[index..]
+                        let left = plan.remote[index..]
                             .iter()
-                            .filter(|write| !write.is_local())
                             .map(ToString::to_string)
                             .collect();
                         return Ok(Sent::Cut { sent, left });
@@ -289,6 +280,13 @@ impl Run<'_> {
                     let reason = format!("{write} failed ({known}): {}", error.message);
                     return Ok(Sent::Failed(reason, error));
                 }
+            }
+        }
+        // gh-sweep's own store last, once GitHub has every write of the item.
+        for write in &plan.local {
+            bar.advance(&format!("{item}: {write}"));
+            match write {
+                LocalWrite::Enqueue { key, head_sha } => self.enqueue(item, key, head_sha)?,
             }
         }
         Ok(Sent::All(dates))
@@ -424,10 +422,7 @@ impl Run<'_> {
             Sent::All(dates) => {
                 classifier.after_writes(self.store, plan, &dates)?;
                 state.completed(item, &plan.disposition, &plan.reason);
-                state.sent.insert(
-                    item.to_string(),
-                    plan.writes.iter().map(ToString::to_string).collect(),
-                );
+                state.sent.insert(item.to_string(), plan.words());
             }
         }
         Ok(())

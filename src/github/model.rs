@@ -229,7 +229,7 @@ pub struct PullFacts {
     /// computing).
     pub merged: bool,
     pub mergeable: Option<bool>,
-    pub mergeable_state: Option<String>,
+    pub mergeable_state: Option<crate::policy::merge::MergeableState>,
     /// The base branch (the single-PR read only).
     pub base_ref: Option<String>,
 }
@@ -253,7 +253,7 @@ pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
         mergeable_state: value
             .get("mergeable_state")
             .and_then(Value::as_str)
-            .map(str::to_string),
+            .and_then(crate::policy::merge::MergeableState::parse),
         base_ref: value
             .get("base")
             .and_then(|base| base.get("ref"))

@@ -390,14 +390,9 @@ fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Written
             .write(
                 Method::PUT,
                 &format!("{}/merge", pull_path(item)),
-                Some(&json!({ "sha": sha, "merge_method": method })),
+                Some(&json!({ "sha": sha, "merge_method": method.word() })),
             )
             .map(Some),
-        Write::Enqueue { .. } => Err(WriteError {
-            status: None,
-            message: "an enqueue is a local write; the engine stores it".into(),
-            outcome_unknown: false,
-        }),
     }
 }
 

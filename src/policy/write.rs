@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 
 use super::stale::CloseReason;
 
-/// One change a run makes: a request to GitHub, or a row in the store's queue.
+/// One change a run makes on GitHub: journaled before it is sent, paced at GitHub's ceilings.
+/// A change to gh-sweep's own store is a [`LocalWrite`], never one of these.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Write {
@@ -32,13 +33,28 @@ pub enum Write {
     /// `PUT /pulls/{n}/merge` with `sha` = the checked head: GitHub refuses if the head moved.
     Merge {
         sha: String,
-        method: String,
+        method: crate::policy::merge::MergeMethod,
     },
-    /// Local: an approved merge of this head into the queue (seed 002). Never sent to GitHub.
-    Enqueue {
-        key: String,
-        head_sha: String,
-    },
+}
+
+/// One change a run makes to gh-sweep's own store: never sent to GitHub, never journaled or
+/// paced, applied after the item's writes to GitHub went out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LocalWrite {
+    /// An approved merge of this head into the queue (seed 002), for `sweep`.
+    Enqueue { key: String, head_sha: String },
+}
+
+impl fmt::Display for LocalWrite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LocalWrite::Enqueue { head_sha, .. } => write!(
+                f,
+                "enqueue merge of {}",
+                crate::policy::merge::short(head_sha)
+            ),
+        }
+    }
 }
 
 /// What the store's journal keeps of a write, as data (JSON of this type), never as its
@@ -70,6 +86,8 @@ pub enum JournalWrite {
         sha: String,
         method: String,
     },
+    /// Kept so that rows of earlier versions still read as what they were; nothing journals
+    /// a [`LocalWrite`] now.
     Enqueue {
         key: String,
         head_sha: String,
@@ -192,14 +210,11 @@ impl Write {
                 reason: reason.map(|reason| reason.word().to_string()),
             },
             Write::DeleteBranch { branch } => JournalWrite::DeleteBranch { branch },
-            Write::Merge { sha, method } => JournalWrite::Merge { sha, method },
-            Write::Enqueue { key, head_sha } => JournalWrite::Enqueue { key, head_sha },
+            Write::Merge { sha, method } => JournalWrite::Merge {
+                sha,
+                method: method.word().to_string(),
+            },
         }
-    }
-
-    /// Whether the write stays in the store rather than going to GitHub.
-    pub fn is_local(&self) -> bool {
-        matches!(self, Write::Enqueue { .. })
     }
 }
 
@@ -289,27 +304,23 @@ mod tests {
             Write::Close { reason: None },
             Write::Merge {
                 sha: "0123456789abcdef0123".into(),
-                method: "squash".into(),
-            },
-            Write::Enqueue {
-                key: "merge:o/r#7@0123456789abcdef0123".into(),
-                head_sha: "0123456789abcdef0123".into(),
+                method: crate::policy::merge::MergeMethod::Squash,
             },
         ]
     }
 
     #[test]
-    fn only_an_enqueue_stays_local() {
-        let enqueue = Write::Enqueue {
-            key: "k".into(),
-            head_sha: "pr-1-head".into(),
+    fn an_enqueue_is_named_as_the_journal_named_it() {
+        let enqueue = LocalWrite::Enqueue {
+            key: "merge:o/r#7@0123456789abcdef0123".into(),
+            head_sha: "0123456789abcdef0123".into(),
         };
-        assert!(enqueue.is_local());
-        assert!(!comment("stale", "mark-stale").is_local());
-        assert!(!Write::RemoveLabel {
-            label: "Stale".into()
-        }
-        .is_local());
+        let journaled = JournalWrite::Enqueue {
+            key: "merge:o/r#7@0123456789abcdef0123".into(),
+            head_sha: "0123456789abcdef0123".into(),
+        };
+        assert_eq!(enqueue.to_string(), "enqueue merge of 0123456789ab");
+        assert_eq!(journaled.to_string(), enqueue.to_string());
     }
 
     #[test]
@@ -325,10 +336,6 @@ mod tests {
             ("close (not_planned)", "close (not_planned)"),
             ("close", "close"),
             ("merge 0123456789ab (squash)", "merge 0123456789ab (squash)"),
-            (
-                "enqueue merge of 0123456789ab",
-                "enqueue merge of 0123456789ab",
-            ),
         ];
         let expected: Vec<(String, String)> = expected
             .iter()

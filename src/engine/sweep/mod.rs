@@ -300,7 +300,8 @@ fn plan(
         title: title.to_string(),
         disposition,
         reason,
-        writes,
+        remote: writes,
+        local: Vec::new(),
         updated_at: None,
     }
 }
@@ -413,7 +414,7 @@ impl Classifier for SweepClassifier<'_> {
             held: merge::held(&pull.title, &pull.labels, self.poll),
             draft: pull.draft,
             mergeable: pull.mergeable,
-            mergeable_state: pull.mergeable_state.as_deref(),
+            mergeable_state: pull.mergeable_state.as_ref(),
         };
         let base = pull.base_ref.clone();
         if let Some(mut route) = budget_policy::guard(&state) {
@@ -422,14 +423,11 @@ impl Classifier for SweepClassifier<'_> {
                 github.start_mergeability(item)?;
             }
             // A blocked PR is deferred with the rules gh-sweep could read, in words.
-            if let Route::Defer { why, .. } = &mut route {
-                if why == budget_policy::BLOCKED {
-                    let rules = match &base {
-                        Some(base) => self.reads.rules(github, &item.repo, base)?.explain(),
-                        None => "GitHub does not say which branch it merges into".into(),
-                    };
-                    why.push_str(&format!("; {rules}"));
-                }
+            if let Route::Blocked { rules } = &mut route {
+                *rules = Some(match &base {
+                    Some(base) => self.reads.rules(github, &item.repo, base)?.explain(),
+                    None => "GitHub does not say which branch it merges into".into(),
+                });
             }
             return self.follow(store, item, &title, &head, gate, route);
         }
@@ -442,7 +440,7 @@ impl Classifier for SweepClassifier<'_> {
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
-        let Some(Write::Merge { sha, .. }) = plan.writes.first() else {
+        let Some(Write::Merge { sha, .. }) = plan.remote.first() else {
             return Ok(());
         };
         let merged_at = dates.first().copied().unwrap_or(self.now);
@@ -493,7 +491,7 @@ impl Classifier for SweepClassifier<'_> {
     }
 
     fn refusal(&self, plan: &Plan, error: &WriteError) -> Option<String> {
-        match (plan.writes.first(), error.status) {
+        match (plan.remote.first(), error.status) {
             (Some(Write::Merge { .. }), Some(405)) => {
                 let next = self.next_method.get(&plan.item).copied().flatten();
                 Some(merge::refusal(&error.message).reason(next))

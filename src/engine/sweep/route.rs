@@ -81,7 +81,7 @@ impl SweepClassifier<'_> {
             reason,
             vec![Write::Merge {
                 sha: head,
-                method: choice.method.to_string(),
+                method: choice.method,
             }],
         ))
     }
@@ -168,6 +168,7 @@ impl SweepClassifier<'_> {
                 self.end(store, item, title, route.disposition(), why, cleared)
             }
             Route::Computing(why) => self.defer_computing(store, item, title, why.clone()),
+            Route::Blocked { .. } => self.defer(store, item, title, why, true),
             Route::Defer {
                 charged, not_green, ..
             } => {

@@ -28,7 +28,7 @@ use crate::policy::merge::{
 };
 use crate::policy::recap::{Phase, Recap, Stop};
 use crate::policy::stale::{Activity, ItemFacts, StaleRules};
-use crate::policy::write::Write;
+use crate::policy::write::{LocalWrite, Write};
 use crate::store::Store;
 use crate::ui::{Choice, Ui};
 
@@ -437,7 +437,8 @@ impl Classifier for Enqueues {
             title: format!("pr {}", item.number),
             disposition: Disposition::EnqueueMerge,
             reason: "green".into(),
-            writes: vec![Write::Enqueue {
+            remote: Vec::new(),
+            local: vec![LocalWrite::Enqueue {
                 key: format!("o/r#{}@h", item.number),
                 head_sha: "h".into(),
             }],

@@ -177,10 +177,11 @@ impl Classifier for Merges {
             title: format!("pr {}", item.number),
             disposition: Disposition::Merge,
             reason: "green".into(),
-            writes: vec![Write::Merge {
+            remote: vec![Write::Merge {
                 sha: "h".into(),
-                method: "squash".into(),
+                method: crate::policy::merge::MergeMethod::Squash,
             }],
+            local: Vec::new(),
             updated_at: None,
         })
     }

@@ -137,7 +137,10 @@ pub fn pull_facts(node: &Value) -> Result<PullFacts, String> {
         head_sha: Some(string(node, "headRefOid")?),
         merged: boolean(node, "merged")?,
         mergeable,
-        mergeable_state: word(node, "mergeStateStatus"),
+        mergeable_state: node
+            .get("mergeStateStatus")
+            .and_then(Value::as_str)
+            .and_then(crate::policy::merge::MergeableState::parse),
         base_ref: Some(string(node, "baseRefName")?),
     })
 }
@@ -290,7 +293,10 @@ mod tests {
         let facts = pull_facts(&pull).unwrap();
         assert!(!facts.open && facts.merged);
         assert_eq!(facts.mergeable, None);
-        assert_eq!(facts.mergeable_state.as_deref(), Some("has_hooks"));
+        assert_eq!(
+            facts.mergeable_state,
+            Some(crate::policy::merge::MergeableState::HasHooks)
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! refusal of a merge (a 405) means.
 
 /// How `sweep` merges: `[sweep] merge_method`, sent as GitHub's `merge_method`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum MergeMethod {
     Merge,
     Squash,

@@ -18,6 +18,7 @@ pub mod docs_only;
 pub mod guard;
 pub mod method;
 pub mod rules;
+pub mod state;
 
 pub use approval::{
     approved_at_head, approved_since, reviewers, verdicts, Access, ApprovalVerdict, Review,
@@ -33,6 +34,7 @@ pub use method::{
     MergeSettings, MethodChoice, NoMethod, Refusal, CLASSIC_NOTE,
 };
 pub use rules::{PollRules, Rule, SkippedCountsAs};
+pub use state::MergeableState;
 
 pub fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]

@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::policy::disposition::{Disposition, Skip};
-use crate::policy::merge::{ApprovalVerdict, MergeMethod};
+use crate::policy::merge::{ApprovalVerdict, MergeMethod, MergeableState};
 
 /// The `[sweep]` table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -222,7 +222,7 @@ pub struct PullState<'a> {
     pub held: Option<String>,
     pub draft: Option<bool>,
     pub mergeable: Option<bool>,
-    pub mergeable_state: Option<&'a str>,
+    pub mergeable_state: Option<&'a MergeableState>,
 }
 
 /// Where the guard sends a PR that must not be merged now. Each mismatch has its own route.
@@ -248,6 +248,9 @@ pub enum Route {
     /// read of the PR) and reads it again on the next sweep; [`computing`] says whether this
     /// deferral is charged.
     Computing(String),
+    /// Blocked by branch protection or a ruleset (`mergeable_state` blocked): deferred and
+    /// charged, with the rules gh-sweep could read (the engine fills them in) in its reason.
+    Blocked { rules: Option<String> },
     /// Not now: tried again after the backoff. `charged` says whether it costs an attempt
     /// (GitHub still computing mergeability does not).
     Defer {
@@ -268,6 +271,7 @@ impl Route {
             Route::MergeQueue(_) => Disposition::Skip(Skip::MergeQueue),
             Route::NoMergeMethod(_) => Disposition::Skip(Skip::NoMergeMethod),
             Route::Computing(_) => Disposition::Defer { charged: false },
+            Route::Blocked { .. } => Disposition::Defer { charged: true },
             Route::Defer { charged, .. } => Disposition::Defer { charged: *charged },
         }
     }
@@ -283,6 +287,8 @@ impl Route {
                     super::merge::short(now)
                 )
             }
+            Route::Blocked { rules: None } => BLOCKED.into(),
+            Route::Blocked { rules: Some(rules) } => format!("{BLOCKED}; {rules}"),
             Route::Held(why)
             | Route::ChangesRequested(why)
             | Route::MergeQueue(why)
@@ -323,33 +329,35 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
     // Only what GitHub itself calls mergeable, and even that is necessary, not sufficient: the
     // checks and reviews are judged after. `blocked` is no 405: an admin's or a bypass actor's
     // token gets the merge anyway, so gh-sweep's own guard is what refuses it.
-    let state = pull.mergeable_state.filter(|state| !state.is_empty());
-    match (pull.mergeable, state) {
-        (None, _) | (_, None) | (_, Some("unknown")) => Some(Route::Computing(
+    use MergeableState as State;
+    match (pull.mergeable, pull.mergeable_state) {
+        (None, _) | (_, None) | (_, Some(State::Unknown)) => Some(Route::Computing(
             "GitHub is still computing whether it can merge (mergeable_state unknown)".into(),
         )),
-        (Some(false), state) | (Some(true), state @ Some("dirty")) => Some(Route::Defer {
+        (Some(false), state) | (Some(true), state @ Some(State::Dirty)) => Some(Route::Defer {
             why: format!(
                 "GitHub cannot merge it (mergeable_state {})",
-                state.unwrap_or("unknown")
+                state.map_or("unknown", MergeableState::word)
             ),
             charged: true,
             not_green: false,
         }),
-        (Some(true), Some("clean")) | (Some(true), Some("has_hooks")) => None,
-        (Some(true), Some("blocked")) => defer(BLOCKED, true),
+        (Some(true), Some(State::Clean | State::HasHooks)) => None,
+        (Some(true), Some(State::Blocked)) => Some(Route::Blocked { rules: None }),
         // The checks ran on the PR head, not on the head merged onto today's base: a
         // repository that requires up-to-date branches says `behind`, and that is respected.
-        (Some(true), Some("behind")) => defer(
+        (Some(true), Some(State::Behind)) => defer(
             "behind its base branch, which requires branches to be up to date",
             true,
         ),
-        (Some(true), Some("draft")) => defer("the PR is a draft (mergeable_state draft)", true),
-        (Some(true), Some("unstable")) => defer(
+        (Some(true), Some(State::Draft)) => {
+            defer("the PR is a draft (mergeable_state draft)", true)
+        }
+        (Some(true), Some(State::Unstable)) => defer(
             "a check or commit status is not passing (mergeable_state unstable)",
             true,
         ),
-        (Some(true), Some(other)) => Some(Route::Defer {
+        (Some(true), Some(State::Other(other))) => Some(Route::Defer {
             why: format!("mergeable_state {other} is not one gh-sweep merges"),
             charged: true,
             not_green: false,
@@ -412,7 +420,7 @@ pub fn computing(
 }
 
 /// The start of a `blocked` PR's reason; the engine adds the rules it could read.
-pub const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
+const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
 
 /// The guard's second part, from the fresh checks and reviews (the same rules as `poll`'s).
 pub fn verdict(green: Result<(), String>, approval: ApprovalVerdict) -> Option<Route> {

@@ -238,6 +238,11 @@ fn the_budget_round_trips_and_damage_reads_as_fresh() {
     }
 }
 
+/// GitHub's word as the guard reads it (leaked: a test's states live as long as it does).
+fn state_of(word: &str) -> Option<&'static MergeableState> {
+    MergeableState::parse(word).map(|state| &*Box::leak(Box::new(state)))
+}
+
 fn pull<'a>(head: &'a str) -> PullState<'a> {
     PullState {
         merged: false,
@@ -247,7 +252,7 @@ fn pull<'a>(head: &'a str) -> PullState<'a> {
         held: None,
         draft: Some(false),
         mergeable: Some(true),
-        mergeable_state: Some("clean"),
+        mergeable_state: state_of("clean"),
     }
 }
 
@@ -287,7 +292,7 @@ fn the_guard_routes_each_mismatch() {
     .unwrap();
     assert_eq!(computing.disposition(), DEFER_FREE);
     let dirty = guard(&PullState {
-        mergeable_state: Some("dirty"),
+        mergeable_state: state_of("dirty"),
         ..pull("pr-7-head")
     })
     .unwrap();
@@ -296,14 +301,14 @@ fn the_guard_routes_each_mismatch() {
         "GitHub cannot merge it (mergeable_state dirty)"
     );
     let behind = guard(&PullState {
-        mergeable_state: Some("behind"),
+        mergeable_state: state_of("behind"),
         ..pull("pr-7-head")
     })
     .unwrap();
     assert_eq!(behind.disposition(), DEFER);
     // `blocked` is never merged, though an admin's token would get it merged.
     let blocked = guard(&PullState {
-        mergeable_state: Some("blocked"),
+        mergeable_state: state_of("blocked"),
         ..pull("pr-7-head")
     })
     .unwrap();
@@ -314,7 +319,7 @@ fn the_guard_routes_each_mismatch() {
     for state in ["unstable", "draft", "something-new"] {
         assert_eq!(
             guard(&PullState {
-                mergeable_state: Some(state),
+                mergeable_state: state_of(state),
                 ..pull("pr-7-head")
             })
             .unwrap()
@@ -325,13 +330,13 @@ fn the_guard_routes_each_mismatch() {
     }
     assert_eq!(
         guard(&PullState {
-            mergeable_state: Some("has_hooks"),
+            mergeable_state: state_of("has_hooks"),
             ..pull("pr-7-head")
         }),
         None
     );
     let unknown = guard(&PullState {
-        mergeable_state: Some("unknown"),
+        mergeable_state: state_of("unknown"),
         ..pull("pr-7-head")
     })
     .unwrap();
@@ -410,7 +415,7 @@ proptest! {
             held: held.then(|| "title has (HELD)".to_string()),
             draft: Some(false),
             mergeable,
-            mergeable_state: Some(state),
+            mergeable_state: state_of(state),
         };
         if merged || !open || held || moved || mergeable != Some(true)
             || !matches!(state, "clean" | "has_hooks")
