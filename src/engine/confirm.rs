@@ -2,7 +2,7 @@
 //! How the answer is had is a [`Confirm`]: the prompt at a terminal, `--yes`, a dry run (which
 //! sends nothing), or a script in tests.
 
-use super::read::{writes_text, Pending};
+use super::read::{writes_text, PendingPlan};
 use super::state::State;
 use super::Run;
 use crate::policy::recap::Stop;
@@ -71,7 +71,7 @@ impl Run<'_> {
         &self,
         confirm: &mut dyn Confirm,
         state: &mut State,
-        pending: &[Pending],
+        pending: &[PendingPlan],
     ) -> anyhow::Result<Option<Vec<bool>>> {
         let rows: Vec<PlanRow> = pending
             .iter()

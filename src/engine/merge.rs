@@ -10,7 +10,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use globset::GlobSet;
 use serde_json::{json, Value};
 
-use super::reads::MergeReads;
+use super::merge_reads::MergeReads;
 use super::{Classifier, Listed, Plan, ReadError};
 use crate::exit::Fatal;
 use crate::github::reader::SearchHit;

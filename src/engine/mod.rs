@@ -5,14 +5,14 @@
 //! [`Classifier`] (`stale`, `merge`, `sweep`), whose decisions come from the pure policies;
 //! GitHub is reached through the reader and writer ports only.
 
+mod account;
 mod classifier;
 mod confirm;
 mod interrupt;
 pub mod merge;
-mod pace;
+pub mod merge_reads;
 mod pool;
 mod read;
-pub mod reads;
 mod recap;
 mod recheck;
 mod reconcile;
@@ -37,11 +37,11 @@ pub use pool::canonicalise_repos;
 use crate::clock::Clock;
 use crate::github::{Reader, Writer};
 use crate::item::{ItemRef, RepoRef};
-use crate::policy::budget::Budget;
+use crate::policy::budget::FailureBudget;
 use crate::policy::recap::{Planned, Recap, Stop};
 use crate::store::Store;
 use crate::ui::Ui;
-use state::{store_failure, Progress, State};
+use state::{store_failure, RunProgress, State};
 
 /// Whether the run may write.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub struct Options {
     pub dry_run: bool,
     /// Ask before local writes too (`poll --confirm`).
     pub confirm_local: bool,
-    pub budget: Budget,
+    pub budget: FailureBudget,
     pub max_writes: Option<u64>,
     /// An item read longer ago than this is read again before its writes.
     pub recheck_after: Duration,
@@ -117,7 +117,7 @@ impl Run<'_> {
     ) -> anyhow::Result<Recap> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
         classifier.started(run_id);
-        let mut progress = Progress {
+        let mut progress = RunProgress {
             run_id,
             state: State {
                 outcomes: BTreeMap::new(),
@@ -150,7 +150,7 @@ impl Run<'_> {
         &mut self,
         classifier: &mut dyn Classifier,
         confirm: &mut dyn Confirm,
-        progress: &mut Progress,
+        progress: &mut RunProgress,
     ) -> anyhow::Result<Recap> {
         let settles_at = if self.mode == Mode::Sweep && !self.options.dry_run {
             self.reconcile(classifier, progress)?
@@ -208,7 +208,7 @@ impl Run<'_> {
         classifier.finish(self.store)?;
         self.store.finish_run(&recap)?;
         // What no decision needs any more goes, a bounded share each run, so the next run
-        // costs no more for this one (issue 13, point 8). The run is recorded: a failure here
+        // costs no more for this one. The run is recorded: a failure here
         // costs space, not correctness.
         if let Err(error) = self.store.prune(self.clock.wall()) {
             self.ui.warn(&format!("{error:#}"));

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
-use super::state::Progress;
+use super::state::RunProgress;
 use super::Options;
 use super::{Classifier, Listed, Run};
 use crate::exit;
@@ -34,7 +34,7 @@ impl Run<'_> {
     pub(super) fn pool(
         &mut self,
         classifier: &mut dyn Classifier,
-        progress: &mut Progress,
+        progress: &mut RunProgress,
     ) -> Listing {
         let mut listing = Listing::default();
         // A snapshot holds its pool's list, not each item's own read: there `--only` picks
@@ -70,7 +70,7 @@ impl Run<'_> {
     fn list_scope(
         &mut self,
         classifier: &mut dyn Classifier,
-        progress: &mut Progress,
+        progress: &mut RunProgress,
         listing: &mut Listing,
         scope: &Scope,
     ) {
@@ -124,7 +124,7 @@ impl Run<'_> {
     pub(super) fn block_unknown(
         &mut self,
         classifier: &mut dyn Classifier,
-        progress: &mut Progress,
+        progress: &mut RunProgress,
         settles_at: &BTreeMap<i64, DateTime<Utc>>,
     ) -> anyhow::Result<BTreeSet<ItemRef>> {
         let mut repos: Vec<RepoRef> = self.options.repos.clone();
@@ -170,7 +170,7 @@ impl Run<'_> {
 
 /// `--only` with a snapshot: the items picked from the saved pool; one the snapshot does not
 /// hold is that item's failure, never read.
-fn pick_from_snapshot(only: &BTreeSet<ItemRef>, progress: &mut Progress, listing: &mut Listing) {
+fn pick_from_snapshot(only: &BTreeSet<ItemRef>, progress: &mut RunProgress, listing: &mut Listing) {
     progress.pool.retain(|item| only.contains(item));
     for item in only {
         if !listing.listed.contains_key(item) && !progress.pool.contains(item) {

@@ -8,13 +8,13 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 
 use super::pool::Listing;
-use super::state::Progress;
+use super::state::RunProgress;
 use super::{Classifier, Mode, Plan, ReadError, Run};
 use crate::item::ItemRef;
 use crate::policy::recap::{Phase, Stop};
 
 /// A classified item whose writes wait for the confirmation, with when it was read.
-pub(super) struct Pending {
+pub(super) struct PendingPlan {
     pub(super) plan: Plan,
     /// When it was read, on the monotonic clock: a write long after it re-reads first.
     pub(super) read: Instant,
@@ -39,15 +39,15 @@ impl Run<'_> {
     pub(super) fn read(
         &mut self,
         classifier: &mut dyn Classifier,
-        progress: &mut Progress,
+        progress: &mut RunProgress,
         listing: &Listing,
         blocked: &BTreeSet<ItemRef>,
-    ) -> Vec<Pending> {
+    ) -> Vec<PendingPlan> {
         let mut pending = Vec::new();
         if progress.state.stopped.is_some() {
             return pending;
         }
-        let Progress {
+        let RunProgress {
             state,
             pool,
             read_capped,
@@ -95,7 +95,7 @@ impl Run<'_> {
                     };
                     state.completed(item, &plan.disposition, &detail);
                 }
-                Ok(plan) => pending.push(Pending {
+                Ok(plan) => pending.push(PendingPlan {
                     plan,
                     read: Instant::now(),
                     read_at,

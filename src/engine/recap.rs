@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::state::{Progress, State};
+use super::state::{RunProgress, State};
 use super::{Classifier, Run};
 use crate::item::ItemRef;
 use crate::policy::disposition::Disposition;
@@ -17,7 +17,7 @@ impl Run<'_> {
     pub(super) fn after_store_failure(
         &mut self,
         classifier: &mut dyn Classifier,
-        progress: Progress,
+        progress: RunProgress,
         error: &anyhow::Error,
     ) -> Recap {
         let mut state = progress.state;

@@ -1,4 +1,4 @@
-//! Rechecks by `since` in a long write phase (issue 13, point 4): for a plan that carries the
+//! Rechecks by `since` in a long write phase: for a plan that carries the
 //! `updated_at` its read saw (the stale rules), the engine asks GitHub at most once per recheck
 //! window and repository which issues and PRs changed since the items were read, and reads
 //! again only those whose `updated_at` moved; `policy::recheck` decides. Cost: one request (one
@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use super::read::Pending;
+use super::read::PendingPlan;
 use super::state::State;
 use super::Run;
 use crate::github::ApiError;
@@ -46,7 +46,7 @@ impl Run<'_> {
         &self,
         watch: &mut Watch,
         state: &mut State,
-        pending: &Pending,
+        pending: &PendingPlan,
     ) -> Option<bool> {
         let Some(seen) = pending.plan.updated_at else {
             return Some(true);

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-use super::state::Progress;
+use super::state::RunProgress;
 use super::{Classifier, ReadError, Run};
 use crate::policy::recap::Stop;
 use crate::policy::write;
@@ -19,7 +19,7 @@ impl Run<'_> {
     pub(super) fn reconcile(
         &mut self,
         classifier: &mut dyn Classifier,
-        progress: &mut Progress,
+        progress: &mut RunProgress,
     ) -> anyhow::Result<BTreeMap<i64, DateTime<Utc>>> {
         let mut settles_at = BTreeMap::new();
         for write in self.store.unknown_writes(&self.options.repos, self.now)? {

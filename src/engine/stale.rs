@@ -38,10 +38,10 @@ pub struct StaleClassifier<'a> {
 /// actions/stale's outputs: the items planned and written, each kind apart.
 #[derive(Default)]
 struct Outputs {
-    planned_staled: Vec<stale::Listed>,
-    planned_closed: Vec<stale::Listed>,
-    staled: Vec<stale::Listed>,
-    closed: Vec<stale::Listed>,
+    planned_staled: Vec<stale::OutputItem>,
+    planned_closed: Vec<stale::OutputItem>,
+    staled: Vec<stale::OutputItem>,
+    closed: Vec<stale::OutputItem>,
 }
 
 impl<'a> StaleClassifier<'a> {
@@ -416,7 +416,7 @@ impl Classifier for StaleClassifier<'_> {
         // comment or a close.
         self.spend(decision.writes.len() as u64);
         let decision = self.with_branch_deletion(github, item, &facts, decision)?;
-        let listed = stale::Listed::of(&facts, &item.repo.to_string());
+        let listed = stale::OutputItem::of(&facts, &item.repo.to_string());
         match decision.disposition {
             stale::Disposition::MarkStale => self.outputs.planned_staled.push(listed),
             stale::Disposition::Close => self.outputs.planned_closed.push(listed),
@@ -510,7 +510,7 @@ impl Classifier for StaleClassifier<'_> {
         plan: &Plan,
         dates: &[DateTime<Utc>],
     ) -> anyhow::Result<()> {
-        let written = |planned: &[stale::Listed]| {
+        let written = |planned: &[stale::OutputItem]| {
             planned
                 .iter()
                 .find(|listed| {

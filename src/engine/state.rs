@@ -30,7 +30,7 @@ pub(super) struct State {
 
 /// What a run has found so far, kept outside its phases so that a store failure in mid-run
 /// (disk full, a lock held past the busy timeout) still ends with the recap of it.
-pub(super) struct Progress {
+pub(super) struct RunProgress {
     pub(super) run_id: i64,
     pub(super) state: State,
     pub(super) pool: Vec<ItemRef>,

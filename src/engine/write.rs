@@ -10,7 +10,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::interrupt;
-use super::read::Pending;
+use super::read::PendingPlan;
 use super::recheck::Watch;
 use super::state::State;
 use super::{Classifier, Plan, ReadError, Run};
@@ -71,7 +71,7 @@ impl Run<'_> {
         run_id: i64,
         classifier: &mut dyn Classifier,
         state: &mut State,
-        pending: Vec<Pending>,
+        pending: Vec<PendingPlan>,
         chosen: Vec<bool>,
         limits: pacing::Limits,
     ) -> anyhow::Result<()> {
@@ -161,7 +161,7 @@ impl Run<'_> {
         classifier: &mut dyn Classifier,
         state: &mut State,
         watch: &mut Watch,
-        pending: Pending,
+        pending: PendingPlan,
     ) -> Option<(Plan, i64)> {
         // Only a write to GitHub can act on a stale read: an entry in gh-sweep's own queue
         // (poll's enqueue) is checked again by `sweep`'s guard before any merge.

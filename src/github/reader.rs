@@ -1,8 +1,8 @@
 //! The ports between the engine and GitHub: a [`Reader`] of the facts each kind of sweep needs,
-//! already in the plain types the policies take, and a [`Writer`] of the writes. Today's REST
-//! client implements both (`rest.rs`), live or replaying a snapshot; a GraphQL reader is the
-//! next implementation. The engine holds them as `&dyn Reader` and `&dyn Writer` and never sees
-//! a URL or GitHub's JSON.
+//! already in the plain types the policies take, and a [`Writer`] of the writes. The REST client
+//! implements both (`rest.rs`), live or replaying a snapshot; the GraphQL reader (`graphql/`,
+//! the default) implements the reader, and writes always go through REST. The engine holds them
+//! as `&dyn Reader` and `&dyn Writer` and never sees a URL or GitHub's JSON.
 //!
 //! Every read answers GitHub's facts or an [`ApiError`]: an answer that does not parse is the
 //! item's own failure (`ApiError::Item` without a status), like a 404.

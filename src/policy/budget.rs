@@ -6,16 +6,16 @@ use std::str::FromStr;
 
 /// `N`, `P%` of the pool (rounded down), or `max(N, P%)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Budget {
+pub enum FailureBudget {
     Count(u64),
     Percent(u8),
     Max(u64, u8),
 }
 
-impl Default for Budget {
+impl Default for FailureBudget {
     /// Unset means `max(3, 10%)`.
     fn default() -> Self {
-        Budget::Max(3, 10)
+        FailureBudget::Max(3, 10)
     }
 }
 
@@ -34,18 +34,20 @@ fn parse_percent(text: &str) -> Option<u8> {
     (value <= 100).then_some(value as u8)
 }
 
-impl FromStr for Budget {
+impl FromStr for FailureBudget {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
         let invalid = |why: &str| format!("invalid item_failure_budget `{text}`: {why}; {FORMS}");
         if let Some(count) = parse_count(text) {
-            return Ok(Budget::Count(count));
+            return Ok(FailureBudget::Count(count));
         }
         if text.ends_with('%') {
-            return parse_percent(text).map(Budget::Percent).ok_or_else(|| {
-                invalid("a percentage is a whole number from 0% to 100%, with no space")
-            });
+            return parse_percent(text)
+                .map(FailureBudget::Percent)
+                .ok_or_else(|| {
+                    invalid("a percentage is a whole number from 0% to 100%, with no space")
+                });
         }
         if let Some(inner) = text
             .strip_prefix("max(")
@@ -55,7 +57,7 @@ impl FromStr for Budget {
             return match (parts.next(), parts.next(), parts.next()) {
                 (Some(count), Some(percent), None) => {
                     match (parse_count(count.trim()), parse_percent(percent.trim())) {
-                        (Some(count), Some(percent)) => Ok(Budget::Max(count, percent)),
+                        (Some(count), Some(percent)) => Ok(FailureBudget::Max(count, percent)),
                         _ => Err(invalid("max() takes a count and a percentage")),
                     }
                 }
@@ -69,14 +71,14 @@ impl FromStr for Budget {
     }
 }
 
-impl Budget {
+impl FailureBudget {
     /// How many item failures a pool of `pool` items tolerates.
     pub fn allowed(self, pool: usize) -> u64 {
         let percent_of = |percent: u8| pool as u64 * u64::from(percent) / 100;
         match self {
-            Budget::Count(count) => count,
-            Budget::Percent(percent) => percent_of(percent),
-            Budget::Max(count, percent) => count.max(percent_of(percent)),
+            FailureBudget::Count(count) => count,
+            FailureBudget::Percent(percent) => percent_of(percent),
+            FailureBudget::Max(count, percent) => count.max(percent_of(percent)),
         }
     }
 
@@ -86,12 +88,12 @@ impl Budget {
     }
 }
 
-impl fmt::Display for Budget {
+impl fmt::Display for FailureBudget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Budget::Count(count) => write!(f, "{count}"),
-            Budget::Percent(percent) => write!(f, "{percent}%"),
-            Budget::Max(count, percent) => write!(f, "max({count}, {percent}%)"),
+            FailureBudget::Count(count) => write!(f, "{count}"),
+            FailureBudget::Percent(percent) => write!(f, "{percent}%"),
+            FailureBudget::Max(count, percent) => write!(f, "max({count}, {percent}%)"),
         }
     }
 }
@@ -103,11 +105,11 @@ mod tests {
 
     #[test]
     fn parses_every_documented_form() {
-        assert_eq!("3".parse(), Ok(Budget::Count(3)));
-        assert_eq!("0".parse(), Ok(Budget::Count(0)));
-        assert_eq!("10%".parse(), Ok(Budget::Percent(10)));
-        assert_eq!("max(3, 10%)".parse(), Ok(Budget::Max(3, 10)));
-        assert_eq!("max(3,10%)".parse(), Ok(Budget::Max(3, 10)));
+        assert_eq!("3".parse(), Ok(FailureBudget::Count(3)));
+        assert_eq!("0".parse(), Ok(FailureBudget::Count(0)));
+        assert_eq!("10%".parse(), Ok(FailureBudget::Percent(10)));
+        assert_eq!("max(3, 10%)".parse(), Ok(FailureBudget::Max(3, 10)));
+        assert_eq!("max(3,10%)".parse(), Ok(FailureBudget::Max(3, 10)));
     }
 
     #[test]
@@ -126,24 +128,24 @@ mod tests {
             "+3",
             "max(+3, 10%)",
         ] {
-            let error = bad.parse::<Budget>().unwrap_err();
+            let error = bad.parse::<FailureBudget>().unwrap_err();
             assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
         }
     }
 
     #[test]
     fn default_is_max_3_or_10_percent() {
-        assert_eq!(Budget::default().allowed(10), 3);
-        assert_eq!(Budget::default().allowed(200), 20);
-        assert_eq!(Budget::default().allowed(39), 3);
+        assert_eq!(FailureBudget::default().allowed(10), 3);
+        assert_eq!(FailureBudget::default().allowed(200), 20);
+        assert_eq!(FailureBudget::default().allowed(39), 3);
     }
 
     #[test]
     fn percent_rounds_down_and_zero_tolerates_nothing() {
-        assert_eq!(Budget::Percent(10).allowed(19), 1);
-        assert!(Budget::Count(0).exhausted(1, 100));
-        assert!(!Budget::Count(2).exhausted(2, 100));
-        assert!(Budget::Count(2).exhausted(3, 100));
+        assert_eq!(FailureBudget::Percent(10).allowed(19), 1);
+        assert!(FailureBudget::Count(0).exhausted(1, 100));
+        assert!(!FailureBudget::Count(2).exhausted(2, 100));
+        assert!(FailureBudget::Count(2).exhausted(3, 100));
     }
 
     proptest! {
@@ -151,8 +153,8 @@ mod tests {
         /// to it, or an error that names the value (seed 004: "an error naming the value").
         #[test]
         fn a_value_is_a_budget_or_an_error_naming_it(text in "[0-9max(), %-]{0,16}") {
-            match text.parse::<Budget>() {
-                Ok(budget) => prop_assert_eq!(budget.to_string().parse::<Budget>(), Ok(budget)),
+            match text.parse::<FailureBudget>() {
+                Ok(budget) => prop_assert_eq!(budget.to_string().parse::<FailureBudget>(), Ok(budget)),
                 Err(error) => prop_assert!(
                     error.starts_with(&format!("invalid item_failure_budget `{text}`")),
                     "{}", error
@@ -162,14 +164,14 @@ mod tests {
 
         #[test]
         fn display_round_trips(count in 0u64..10_000, percent in 0u8..=100) {
-            for budget in [Budget::Count(count), Budget::Percent(percent), Budget::Max(count, percent)] {
-                prop_assert_eq!(budget.to_string().parse::<Budget>(), Ok(budget));
+            for budget in [FailureBudget::Count(count), FailureBudget::Percent(percent), FailureBudget::Max(count, percent)] {
+                prop_assert_eq!(budget.to_string().parse::<FailureBudget>(), Ok(budget));
             }
         }
 
         #[test]
         fn allowed_is_monotone_in_pool(count in 0u64..100, percent in 0u8..=100, pool in 0usize..100_000) {
-            for budget in [Budget::Count(count), Budget::Percent(percent), Budget::Max(count, percent)] {
+            for budget in [FailureBudget::Count(count), FailureBudget::Percent(percent), FailureBudget::Max(count, percent)] {
                 prop_assert!(budget.allowed(pool) <= budget.allowed(pool + 1));
             }
         }

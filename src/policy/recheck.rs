@@ -1,4 +1,4 @@
-//! Which items a long write phase reads again before writing them (issue 13, point 4). Instead
+//! Which items a long write phase reads again before writing them. Instead
 //! of one read per item older than `recheck_after_seconds`, the engine asks GitHub once per
 //! window which issues and PRs of the repository changed since they were read (`updated_at`
 //! at or after `since`), and only the items whose `updated_at` moved since their own read are

@@ -127,7 +127,7 @@ impl Settled {
 /// Whether a finding about a write of unknown outcome is proof yet: `Some(when)` while it is
 /// not. Finding it on GitHub always is; not finding it is proof only once `settle_after` has
 /// passed since it was sent, since GitHub may still be carrying out a request the client gave
-/// up on (issue 10). Times are on the journal's clock.
+/// up on. Times are on the journal's clock.
 pub fn pending_until(
     settled: Settled,
     sent_at: DateTime<Utc>,

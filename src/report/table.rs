@@ -207,7 +207,7 @@ fn recap_unfinished(out: &mut String, recap: &Recap, terminal: bool, color: bool
     }
     out.push('\n');
     // A set, not a scan of the list per planned item: a dry run over 100,000 items has as many
-    // of each (issue 13, point 8).
+    // of each.
     let unfinished: std::collections::HashSet<&str> =
         recap.unfinished.iter().map(String::as_str).collect();
     let planned: Vec<_> = recap

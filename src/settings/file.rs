@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::env::Env;
-use crate::policy::budget::Budget;
+use crate::policy::budget::FailureBudget;
 use crate::policy::merge::PollRules;
 use crate::policy::stale::StaleRules;
 use crate::policy::sweep::SweepRules;
@@ -317,7 +317,7 @@ pub fn check_config_text(text: &str) -> Result<(), String> {
     file.poll.validate()?;
     file.sweep.validate()?;
     if let Some(budget) = &file.item_failure_budget {
-        budget.parse::<Budget>()?;
+        budget.parse::<FailureBudget>()?;
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! What a subcommand hands settings resolution: the options it was given ([`Flags`]) and what
-//! it is ([`Spec`], [`CommandKind`], [`Access`]). Plain data, below both the pool and the rest of resolution.
+//! it is ([`Spec`], [`CommandKind`], [`CommandAccess`]). Plain data, below both the pool and the
+//! rest of resolution.
 
 use std::path::{Path, PathBuf};
 
@@ -28,7 +29,7 @@ pub struct Flags {
 
 /// What the subcommand does with GitHub.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Access {
+pub enum CommandAccess {
     /// Reads and classifies; never writes (classify).
     ReadOnly,
     /// Writes only to the store's queue; asks only with --confirm (poll).
@@ -69,11 +70,11 @@ impl CommandKind {
     }
 
     /// What it does with GitHub.
-    pub fn access(self) -> Access {
+    pub fn access(self) -> CommandAccess {
         match self {
-            CommandKind::StaleSweep | CommandKind::Sweep => Access::Writes,
-            CommandKind::Poll => Access::LocalWrites,
-            CommandKind::ClassifyStale | CommandKind::ClassifyMerge => Access::ReadOnly,
+            CommandKind::StaleSweep | CommandKind::Sweep => CommandAccess::Writes,
+            CommandKind::Poll => CommandAccess::LocalWrites,
+            CommandKind::ClassifyStale | CommandKind::ClassifyMerge => CommandAccess::ReadOnly,
         }
     }
 

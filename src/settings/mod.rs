@@ -22,6 +22,6 @@ pub mod workflow;
 pub use auth::{token, web_url, Token};
 pub use env::Env;
 pub use file::check_config_text;
-pub use flags::{Access, CommandKind, Flags, Spec};
+pub use flags::{CommandAccess, CommandKind, Flags, Spec};
 pub use paths::default_db;
 pub use resolve::{resolve, stale_table_in_effect, ReadApi, Settings};

@@ -7,14 +7,14 @@ use std::path::Path;
 
 use super::auth::host_of;
 use super::env::Env;
-use super::flags::{Access, Flags, Spec};
+use super::flags::{CommandAccess, Flags, Spec};
 use super::paths::{clone_default, git_remote_config};
 use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::selector;
 
 /// What the pool is: its repositories, the `--only` items, and the snapshot it replays.
-pub struct Scope {
+pub struct ResolvedPool {
     pub repos: Vec<RepoRef>,
     pub only: Option<BTreeSet<ItemRef>>,
     pub snapshot: Option<Snapshot>,
@@ -113,7 +113,7 @@ pub struct Pool<'a> {
 impl Pool<'_> {
     /// The repositories, the `--only` items and the loaded snapshot; a note when the clone's
     /// default repository was taken.
-    pub fn resolve(&self, warnings: &mut Vec<String>) -> Result<Scope, String> {
+    pub fn resolve(&self, warnings: &mut Vec<String>) -> Result<ResolvedPool, String> {
         let args = self.args;
         let mut repos = self.given_repos()?;
         let only_text = match &args.only {
@@ -160,7 +160,7 @@ impl Pool<'_> {
                 "no repository given: pass --repo OWNER/NAME{org} (or --only 'OWNER/NAME#N')"
             ));
         }
-        Ok(Scope {
+        Ok(ResolvedPool {
             repos,
             only,
             snapshot,
@@ -196,7 +196,10 @@ impl Pool<'_> {
         let Some(found) = clone_default(&remotes, &api_host)? else {
             return Ok(None);
         };
-        if self.spec.kind.access() != Access::ReadOnly && !self.args.dry_run && !self.interactive {
+        if self.spec.kind.access() != CommandAccess::ReadOnly
+            && !self.args.dry_run
+            && !self.interactive
+        {
             return Err(format!(
                 "refusing to take the repository from this clone's git remotes ({}) without a terminal to show it on: a run that writes from cron names its repository; pass --repo {}",
                 found.repo, found.repo

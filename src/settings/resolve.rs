@@ -9,15 +9,15 @@ use std::time::Duration;
 use super::auth::api_base;
 use super::env::{flag_or_variable, Env};
 use super::file::{check_ranges, find_config, overlay_stale, parse_file, FileConfig};
-use super::flags::{Access, Flags, Spec};
+use super::flags::{CommandAccess, Flags, Spec};
 use super::paths::{check_output_folder, default_db};
-use super::pool::{Pool, Scope};
+use super::pool::{Pool, ResolvedPool};
 use super::workflow;
 use crate::exit::Fatal;
 use crate::github::client::RetryPolicy;
 use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
-use crate::policy::budget::Budget;
+use crate::policy::budget::FailureBudget;
 use crate::policy::merge::PollRules;
 use crate::policy::recap::shell_quote;
 use crate::policy::stale::StaleRules;
@@ -170,7 +170,7 @@ fn check_max_writes(flag: Option<u64>, file: Option<u64>) -> Result<(), String> 
 pub struct Settings {
     pub repos: Vec<RepoRef>,
     pub only: Option<BTreeSet<ItemRef>>,
-    pub budget: Budget,
+    pub budget: FailureBudget,
     pub yes: bool,
     pub dry_run: bool,
     pub write_interval: Duration,
@@ -293,7 +293,7 @@ fn resolve_inner(
         api_base: &api_base,
         orgs: &orgs,
     };
-    let Scope {
+    let ResolvedPool {
         repos,
         only,
         snapshot,
@@ -343,7 +343,7 @@ fn resolve_inner(
     let max_wait = args.max_wait.or(file.max_wait_seconds).unwrap_or(600);
     // Under --yes a write that would wait longer than max_wait is left for a later run; when
     // even the interval between two writes is longer, no run could ever write its second one.
-    if spec.kind.access() == Access::Writes
+    if spec.kind.access() == CommandAccess::Writes
         && !dry_run
         && args.yes
         && (max_wait as f64) < write_interval
@@ -461,9 +461,9 @@ fn check_orgs(given: &[String]) -> Result<Vec<String>, String> {
 
 /// The item-failure budget: the flag (or its variable, named as such in an error), the file,
 /// the default.
-fn resolve_budget(args: &Flags, file: &FileConfig, env: &Env) -> Result<Budget, String> {
+fn resolve_budget(args: &Flags, file: &FileConfig, env: &Env) -> Result<FailureBudget, String> {
     match (&args.item_failure_budget, &file.item_failure_budget) {
-        (Some(flag), _) => flag.parse::<Budget>().map_err(|error| {
+        (Some(flag), _) => flag.parse::<FailureBudget>().map_err(|error| {
             let source = flag_or_variable(
                 "item_failure_budget",
                 "GH_SWEEP_ITEM_FAILURE_BUDGET",
@@ -472,8 +472,8 @@ fn resolve_budget(args: &Flags, file: &FileConfig, env: &Env) -> Result<Budget, 
             );
             error.replacen("item_failure_budget", &source, 1)
         }),
-        (None, Some(value)) => value.parse::<Budget>(),
-        (None, None) => Ok(Budget::default()),
+        (None, Some(value)) => value.parse::<FailureBudget>(),
+        (None, None) => Ok(FailureBudget::default()),
     }
 }
 
@@ -545,7 +545,7 @@ fn check_run(
     let dry_run = args.dry_run || args.snapshot.is_some() || debug_only;
     // A clock of one's choosing would put wrong dates on real writes (and in the journal that
     // settles them): only runs that write nothing take one.
-    if args.now.is_some() && access != Access::ReadOnly && !dry_run {
+    if args.now.is_some() && access != CommandAccess::ReadOnly && !dry_run {
         return Err(
             "--now moves the run's clock, which only classify and dry runs may do: drop --now, or add --dry-run"
                 .to_string(),
@@ -555,7 +555,7 @@ fn check_run(
         Some(clock) => clock,
         None => now,
     };
-    if access == Access::Writes && !dry_run && !args.yes && !interactive {
+    if access == CommandAccess::Writes && !dry_run && !args.yes && !interactive {
         return Err(
             "refusing to write without a terminal to confirm on: pass --yes to write, or --dry-run to preview"
                 .to_string(),

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::reads::MergeReads;
+use super::merge_reads::MergeReads;
 use super::{Classifier, Listed, Plan, ReadError};
 use crate::exit::Fatal;
 use crate::github::{ApiError, Reader, WriteError};

@@ -20,7 +20,7 @@ use crate::github::reader::{
 };
 use crate::item::Scope;
 use crate::item::{ItemRef, RepoRef};
-use crate::policy::budget::Budget;
+use crate::policy::budget::FailureBudget;
 use crate::policy::disposition::Disposition;
 use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, MergeSettings, Review, Statuses,
@@ -317,7 +317,7 @@ fn options(db: &std::path::Path) -> Options {
         from_snapshot: false,
         dry_run: false,
         confirm_local: false,
-        budget: Budget::Count(0),
+        budget: FailureBudget::Count(0),
         max_writes: None,
         recheck_after: Duration::from_secs(3600),
         write_interval: Duration::ZERO,

@@ -22,7 +22,7 @@ fn from_a_snapshot_only_picks_from_its_pool() {
     let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
     let mut harness = Harness::new();
     harness.options.from_snapshot = true;
-    harness.options.budget = Budget::Count(5);
+    harness.options.budget = FailureBudget::Count(5);
     harness.options.only = Some(
         [ItemRef::new(&repo(), 2), ItemRef::new(&repo(), 9)]
             .into_iter()

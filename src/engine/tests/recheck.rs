@@ -1,4 +1,4 @@
-//! The write phase's rechecks by `since` (issue 13, point 4): one list of changes per window
+//! The write phase's rechecks by `since`: one list of changes per window
 //! instead of one read per item, and only the changed items read again.
 
 use super::*;

@@ -39,7 +39,7 @@ fn refusal(status: u16, message: &str) -> WriteError {
 
 #[test]
 fn the_rate_limit_pays_for_the_oldest_items_and_holds_the_rest_until_its_reset() {
-    // Issue 13, point 6: a pool bigger than what the rate limit has left is not stuck at zero
+    // A pool bigger than what the rate limit has left is not stuck at zero
     // writes. Six writes planned, three requests left until the reset: the first item's two
     // are sent, the rest wait for the reset, unfinished (not failed), for the rerun.
     let items = || vec![Ok(issue(1, 100)), Ok(issue(2, 100)), Ok(issue(3, 100))];
@@ -129,7 +129,7 @@ fn earlier_run(store: &dyn Store, account: &str, writes: usize) {
 
 #[test]
 fn an_earlier_run_of_the_same_account_counts_against_the_hour() {
-    // Issue 13, point 5: GitHub's 500 writes an hour are the account's. An earlier run of the
+    // GitHub's 500 writes an hour are the account's. An earlier run of the
     // same account sent 499 in the last hour: one more fits, not an item's two, and the wait
     // for the hour is past max_wait, so nothing is begun.
     let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
@@ -276,7 +276,7 @@ fn a_refusal_for_the_items_own_state_fails_that_item_and_the_run_goes_on() {
 
 #[test]
 fn a_local_write_is_never_a_reason_to_read_again() {
-    // Issue 13, point 7: an entry in gh-sweep's own queue is no GitHub write, so however long
+    // An entry in gh-sweep's own queue is no GitHub write, so however long
     // ago the PR was read, it is not read again before it is queued.
     let github = Scripted::new(Vec::new());
     let mut harness = Harness::new();

@@ -3,7 +3,7 @@
 //! closed: a missing, truncated or unreadable fact means "not eligible", with that reason.
 //! Pure: facts in, the first unmet condition out, in words.
 //!
-//! Issue 9 made these rules GitHub's: checks are judged per (app, workflow) and name, with the
+//! These rules are GitHub's: checks are judged per (app, workflow) and name, with the
 //! head's check suites (a suite waiting for approval, or one queued with no runs, which an app
 //! may leave forever); commit statuses by their combined state; approvals only from accounts
 //! with write access; the branch's rules (required checks, the merge queue, merge methods).

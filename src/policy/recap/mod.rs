@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::budget::Budget;
+use super::budget::FailureBudget;
 use super::disposition::{self, Disposition};
 use super::selector;
 use crate::item::ItemRef;
@@ -155,7 +155,7 @@ pub struct RunFacts<'a> {
     pub outcomes: &'a BTreeMap<ItemRef, Outcome>,
     pub stopped: Option<Stop>,
     pub stop_detail: Option<String>,
-    pub budget: Budget,
+    pub budget: FailureBudget,
     pub planned: Vec<Planned>,
     /// The command line without `--only`, e.g. `gh-sweep stale-sweep --repo o/r`.
     pub rerun_prefix: &'a str,

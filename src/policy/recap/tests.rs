@@ -27,7 +27,7 @@ fn facts<'a>(
         outcomes,
         stopped,
         stop_detail: None,
-        budget: Budget::default(),
+        budget: FailureBudget::default(),
         planned: vec![],
         rerun_prefix: "gh-sweep stale-sweep --repo o/r",
         rerun_file_path: "/state/rerun/run-1.txt",

@@ -14,7 +14,7 @@ pub const OUTPUTS_LIMIT: usize = 1_000_000 - 4_096;
 
 /// One item of an output list.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Listed {
+pub struct OutputItem {
     pub number: u64,
     pub title: String,
     /// `owner/name`.
@@ -22,9 +22,9 @@ pub struct Listed {
     pub pull_request: bool,
 }
 
-impl Listed {
-    pub fn of(facts: &ItemFacts, repository: &str) -> Listed {
-        Listed {
+impl OutputItem {
+    pub fn of(facts: &ItemFacts, repository: &str) -> OutputItem {
+        OutputItem {
             number: facts.number,
             title: facts.title.clone(),
             repository: repository.to_string(),
@@ -36,10 +36,10 @@ impl Listed {
 /// The two outputs, as JSON text each (the form `$GITHUB_OUTPUT` takes), under
 /// [`OUTPUTS_LIMIT`] together: past it, the last entries of the longer list are left out and
 /// `truncated` says how many.
-pub fn outputs(staled: &[Listed], closed: &[Listed]) -> Value {
-    let text = |list: &[Listed]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
+pub fn outputs(staled: &[OutputItem], closed: &[OutputItem]) -> Value {
+    let text = |list: &[OutputItem]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
     // Each entry's share of its list's JSON: itself and a comma.
-    let sizes = |list: &[Listed]| -> Vec<usize> {
+    let sizes = |list: &[OutputItem]| -> Vec<usize> {
         list.iter()
             .map(|entry| serde_json::to_string(entry).map_or(0, |json| json.len() + 1))
             .collect()
@@ -79,8 +79,8 @@ pub fn outputs(staled: &[Listed], closed: &[Listed]) -> Value {
 mod tests {
     use super::*;
 
-    fn listed(number: u64, title: &str) -> Listed {
-        Listed {
+    fn listed(number: u64, title: &str) -> OutputItem {
+        OutputItem {
             number,
             title: title.into(),
             repository: "o/r".into(),
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn outputs_stay_under_githubs_limit() {
         let long = "x".repeat(1_000);
-        let many: Vec<Listed> = (1..=2_000).map(|n| listed(n, &long)).collect();
+        let many: Vec<OutputItem> = (1..=2_000).map(|n| listed(n, &long)).collect();
         let value = outputs(&many, &many[..10]);
         let size = value["staled-issues-prs"].as_str().unwrap().len()
             + value["closed-issues-prs"].as_str().unwrap().len();

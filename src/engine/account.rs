@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::read::Pending;
+use super::read::PendingPlan;
 use super::state::State;
 use super::Run;
 use crate::github::ApiError;
@@ -20,7 +20,7 @@ impl Run<'_> {
         &mut self,
         run_id: i64,
         state: &mut State,
-        pending: &[Pending],
+        pending: &[PendingPlan],
     ) -> anyhow::Result<()> {
         let remote: usize = pending
             .iter()
@@ -92,7 +92,7 @@ impl Run<'_> {
     pub(super) fn estimate_lines(
         &self,
         state: &State,
-        pending: &[Pending],
+        pending: &[PendingPlan],
         asks: bool,
     ) -> anyhow::Result<Vec<String>> {
         let Some(account) = &state.account else {
@@ -127,7 +127,7 @@ impl Run<'_> {
     pub(super) fn plan_duration(
         &self,
         state: &State,
-        pending: &[Pending],
+        pending: &[PendingPlan],
     ) -> anyhow::Result<std::time::Duration> {
         let writes: usize = pending
             .iter()

@@ -1,5 +1,5 @@
 //! What `poll`, `classify merge` and `sweep` read to judge a merge, beyond the PR itself, with
-//! the per-run memory issue 9 asks for: a reviewer's permission is read once per run, a
+//! a memory per run: a reviewer's permission is read once per run, a
 //! repository's merge settings once, a branch's rules once. A 403 where GitHub documents one
 //! for a token without the access (a collaborator's permission, Actions' workflow runs, a
 //! branch's rules) is the PR's reason not to merge, never a stop of the run.
