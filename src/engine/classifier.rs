@@ -54,6 +54,16 @@ impl Plan {
         self.remote.len() + self.local.len()
     }
 
+    /// The recap's entry for it: what it would write, and why.
+    pub fn planned(&self) -> crate::policy::recap::Planned {
+        crate::policy::recap::Planned {
+            item: self.item.to_string(),
+            disposition: self.disposition.to_string(),
+            detail: self.reason.clone(),
+            writes: self.words(),
+        }
+    }
+
     /// The words of each write, as the plan and the recap name them: GitHub's first.
     pub fn words(&self) -> Vec<String> {
         self.remote

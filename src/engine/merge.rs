@@ -27,8 +27,9 @@ use crate::store::Store;
 pub struct MergeClassifier<'a> {
     rules: &'a PollRules,
     globs: GlobSet,
-    /// `classify merge` lists drafts too, to say why they are not merged.
-    include_drafts: bool,
+    /// `classify merge`: drafts are listed too, to say why they are not merged, and what poll
+    /// would enqueue is counted as `eligible`, not `enqueued` (nothing was).
+    classify: bool,
     /// `poll` records what it saw in the merge gate; `classify merge` and dry runs do not.
     record: bool,
     /// What this run saw of each PR, for the merge gate; stored in one transaction at the end.
@@ -43,11 +44,11 @@ pub struct MergeClassifier<'a> {
 }
 
 impl<'a> MergeClassifier<'a> {
-    pub fn new(rules: &'a PollRules, include_drafts: bool, record: bool) -> Result<Self, Fatal> {
+    pub fn new(rules: &'a PollRules, classify: bool, record: bool) -> Result<Self, Fatal> {
         Ok(MergeClassifier {
             rules,
             globs: rules.globs().map_err(Fatal::Usage)?,
-            include_drafts,
+            classify,
             record,
             observed: Vec::new(),
             candidates: 0,
@@ -59,11 +60,7 @@ impl<'a> MergeClassifier<'a> {
     }
 
     fn query(&self, scope: &Scope) -> String {
-        let draft = if self.include_drafts {
-            ""
-        } else {
-            " draft:false"
-        };
+        let draft = if self.classify { "" } else { " draft:false" };
         let scope = match scope {
             Scope::Repo(repo) => format!("repo:{repo}"),
             Scope::Org(org) => format!("org:{org}"),
@@ -358,7 +355,7 @@ impl Classifier for MergeClassifier<'_> {
             }
             self.candidates += 1;
             // The query asked for non-drafts; drop any that is still marked one (seed 000).
-            if !self.include_drafts && hit.draft == Some(true) {
+            if !self.classify && hit.draft == Some(true) {
                 self.drafts_dropped += 1;
                 continue;
             }
@@ -441,7 +438,7 @@ impl Classifier for MergeClassifier<'_> {
             "in_flight": count(Disposition::Skip(Skip::InFlight)),
             "backed_off": count(Disposition::Skip(Skip::BackedOff)),
             "ineligible": ineligible,
-            "enqueued": count(Disposition::EnqueueMerge),
+            if self.classify { "eligible" } else { "enqueued" }: count(Disposition::EnqueueMerge),
             "failed": failed,
         }))
     }
@@ -487,6 +484,13 @@ mod tests {
                 "enqueued": 1,
                 "failed": 2,
             }))
+        );
+        // `classify merge` enqueues nothing: what poll would enqueue is eligible.
+        let classify = MergeClassifier::new(&rules, true, false).unwrap();
+        let counters = classify.counters(&completed, 2).unwrap();
+        assert_eq!(
+            (&counters["eligible"], counters.get("enqueued")),
+            (&json!(1), None)
         );
     }
 }

@@ -129,6 +129,7 @@ impl Run<'_> {
                 started_at: self.clock.wall(),
                 account: None,
                 overtaken: false,
+                classified: Vec::new(),
             },
             pool: Vec::new(),
             pool_complete: true,
@@ -161,14 +162,10 @@ impl Run<'_> {
         let blocked = self.block_unknown(classifier, progress, &settles_at)?;
         let pending = self.read(classifier, progress, &listing, &blocked);
         drop(listing);
-        let planned: Vec<Planned> = pending
-            .iter()
-            .map(|pending| Planned {
-                item: pending.plan.item.to_string(),
-                disposition: pending.plan.disposition.to_string(),
-                detail: pending.plan.reason.clone(),
-                writes: pending.plan.words(),
-            })
+        let classified = std::mem::take(&mut progress.state.classified);
+        let planned: Vec<Planned> = classified
+            .into_iter()
+            .chain(pending.iter().map(|pending| pending.plan.planned()))
             .collect();
         progress.blocked = !blocked.is_empty();
         let writes = self.mode == Mode::Sweep && !self.options.dry_run && !confirm.dry_run();

@@ -91,6 +91,7 @@ impl Run<'_> {
                     let detail = if plan.is_empty() {
                         plan.reason.clone()
                     } else {
+                        state.classified.push(plan.planned());
                         format!("{}; {}", plan.reason, would_text(&plan))
                     };
                     state.completed(item, &plan.disposition, &detail);

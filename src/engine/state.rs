@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::item::ItemRef;
 use crate::policy::disposition::Disposition;
-use crate::policy::recap::{Outcome, Phase, Stop};
+use crate::policy::recap::{Outcome, Phase, Planned, Stop};
 
 pub(super) struct State {
     pub(super) outcomes: BTreeMap<ItemRef, Outcome>,
@@ -26,6 +26,9 @@ pub(super) struct State {
     /// Whether an item was left unfinished because another run wrote it since this run read
     /// it: unfinished work, for the exit code.
     pub(super) overtaken: bool,
+    /// What `classify` would write, item by item: the JSON recap's `planned`, as a dry run's
+    /// (a classified item is completed, so the phases never hold it as pending).
+    pub(super) classified: Vec<Planned>,
 }
 
 /// What a run has found so far, kept outside its phases so that a store failure in mid-run

@@ -81,6 +81,7 @@ pub fn counters_line(counters: &serde_json::Value) -> String {
         "in_flight",
         "backed_off",
         "ineligible",
+        "eligible",
         "enqueued",
         "failed",
     ];

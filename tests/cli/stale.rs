@@ -609,3 +609,28 @@ stale_pr_message = \"\"
         bad.stderr
     );
 }
+
+/// `classify stale --json` carries what it would write in `planned`, as a dry run does: the
+/// items are completed (classify writes nothing), and `planned` says what a sweep would send.
+#[test]
+fn classify_stale_json_carries_its_planned_writes() {
+    let test = Test::new(|world| {
+        world.open_issue(1, 100);
+        world.open_issue(2, 3);
+    });
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    let recap = outcome.json();
+    assert_eq!(
+        recap["planned"],
+        serde_json::json!([{
+            "item": "octo/demo#1",
+            "disposition": "mark-stale",
+            "detail": "idle 100 days >= 60",
+            "writes": ["label +Stale", "comment"],
+        }]),
+        "{recap}"
+    );
+    assert_eq!(items(&recap["completed"]), ["octo/demo#1", "octo/demo#2"]);
+    test.expect_no_writes();
+}
