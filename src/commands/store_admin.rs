@@ -5,7 +5,7 @@ use super::Context;
 use crate::cli::{StoreCopyArgs, StoreStatusArgs};
 use crate::exit::Fatal;
 use crate::settings::store::{named, Named};
-use crate::store::{self, Location, Status};
+use crate::store::{self, retention, Location, RunRow, Status};
 
 /// The store `text` names (a path, `sqlite:PATH` or a `postgres://` URL); `what` is the option.
 fn location(context: &Context, text: &str, what: &str) -> Result<Location, Fatal> {
@@ -53,16 +53,31 @@ pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> 
         context.ui.warn(warning);
     }
     let status = store.status()?;
+    // The newest run that finished, with its exit: what cron or CI last made of it.
+    let last_run = store
+        .runs(retention::RUNS_KEPT)?
+        .into_iter()
+        .find(|run| run.exit_code.is_some());
+    let view = StatusView { status, last_run };
     if context.ui.json {
         // One line, as `recap --json` is: a log of JSON lines stays one record a line.
-        context.ui.data(&serde_json::to_string(&status)?);
+        context.ui.data(&serde_json::to_string(&view)?);
     } else {
-        context.ui.data(&render(&status));
+        context.ui.data(&render(&view));
     }
     Ok(crate::exit::SUCCESS)
 }
 
-fn render(status: &Status) -> String {
+/// What `store status` prints: the store's own status and its last finished run.
+#[derive(serde::Serialize)]
+struct StatusView {
+    #[serde(flatten)]
+    status: Status,
+    last_run: Option<RunRow>,
+}
+
+fn render(view: &StatusView) -> String {
+    let status = &view.status;
     let mut lines = vec![
         format!("backend: {} ({})", status.backend, status.location),
         format!("schema version: {}", status.schema_version),
@@ -102,6 +117,35 @@ fn render(status: &Status) -> String {
             lease.key, lease.owner, lease.leased_until
         ));
     }
+    lines.push(format!(
+        "writes of unknown outcome: {}",
+        status.unknown_writes.len()
+    ));
+    for write in &status.unknown_writes {
+        lines.push(format!(
+            "  {} {} (run {}, sent {}): the next `gh-sweep {}` settles it by asking GitHub, or `gh-sweep recap --acknowledge {}` once checked by hand",
+            crate::report::clean(&write.item),
+            crate::report::clean(&write.write),
+            write.run_id,
+            write.intent_at,
+            write.settled_by,
+            crate::report::clean(&write.item)
+        ));
+    }
+    lines.push(match &view.last_run {
+        Some(run) => format!(
+            "last run: {} at {}, exit {}{} ({})",
+            run.id,
+            run.started_at,
+            run.exit_code.unwrap_or_default(),
+            run.stopped
+                .as_deref()
+                .map(|stopped| format!(", stopped: {stopped}"))
+                .unwrap_or_default(),
+            crate::report::clean(&run.argv)
+        ),
+        None => "last run: none finished yet".to_string(),
+    });
     lines.join("\n")
 }
 

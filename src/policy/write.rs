@@ -165,6 +165,15 @@ impl WriteOutcome {
 }
 
 impl JournalWrite {
+    /// The subcommand that settles it, when its outcome is unknown, by asking GitHub.
+    pub fn settled_by(&self) -> &'static str {
+        if matches!(self, JournalWrite::Merge { .. }) {
+            "sweep"
+        } else {
+            "stale-sweep"
+        }
+    }
+
     /// Reads a journal row: its JSON, or, when that is not this type, the row as it is.
     pub fn from_stored(text: &str) -> JournalWrite {
         serde_json::from_str(text).unwrap_or_else(|_| JournalWrite::Unrecognised {

@@ -103,16 +103,12 @@ impl UnknownWrite {
 
     /// The subcommand that settles it by asking GitHub.
     pub fn settled_by(&self) -> &'static str {
-        if self.is_merge() {
-            "sweep"
-        } else {
-            "stale-sweep"
-        }
+        self.action.settled_by()
     }
 }
 
 /// A past run, as `recap --list` shows it.
-#[derive(serde::Serialize)]
+#[derive(Debug, serde::Serialize)]
 pub struct RunRow {
     pub id: i64,
     pub started_at: String,
@@ -132,6 +128,23 @@ pub struct Status {
     pub live_runs: Vec<LiveRun>,
     pub queue: Vec<(String, i64)>,
     pub leases: Vec<LeaseRow>,
+    /// Writes whose outcome nobody knows and that no run at work will settle (answered with
+    /// a timeout or a 5xx, or left without an outcome by a run that is gone), oldest first:
+    /// they block their items until a run settles them by asking GitHub, or a maintainer
+    /// acknowledges them.
+    pub unknown_writes: Vec<UnknownRow>,
+}
+
+/// A write of unknown outcome, as `store status` shows it.
+#[derive(Debug, serde::Serialize)]
+pub struct UnknownRow {
+    pub run_id: i64,
+    pub item: String,
+    /// The write in the recap's words (`label +Stale`, `comment <!-- gh-sweep:mark-stale -->`).
+    pub write: String,
+    /// The subcommand whose next run settles it by asking GitHub.
+    pub settled_by: &'static str,
+    pub intent_at: String,
 }
 
 /// A run still at work, as `store status` shows it.

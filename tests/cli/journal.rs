@@ -422,3 +422,61 @@ fn a_lost_answer_says_the_next_run_settles_it() {
     assert!(!reason.contains("by hand"), "{reason}");
     test.expect_writes(&crate::support::marked(1));
 }
+
+/// `store status` shows the writes of unknown outcome (what blocks their items, and what
+/// settles them) and the last finished run with its exit, in text and in its JSON line.
+#[test]
+fn store_status_shows_unknown_writes_and_the_last_run() {
+    let test = crate::support::Test::new(|world| {
+        world.open_issue(1, 100);
+    });
+    let before = test.run(&["store", "status", "--json"]);
+    assert_eq!(before.code, 2, "no store yet: {}", before.stderr);
+    test.fail(
+        "POST",
+        "/issues/1/comments",
+        crate::support::Fault::ApplyThenDrop,
+        1,
+    );
+    let run = test.run(&[
+        "stale-sweep",
+        "--repo",
+        crate::support::REPO,
+        "--yes",
+        "--json",
+    ]);
+    run.expect_code(11);
+    let run_id = run.json()["run_id"].clone();
+    let status = test.run(&["store", "status", "--json"]);
+    status.expect_code(0);
+    assert_eq!(status.stdout.trim().lines().count(), 1, "{}", status.stdout);
+    let json: serde_json::Value = serde_json::from_str(&status.stdout).unwrap();
+    let unknown = json["unknown_writes"].as_array().unwrap();
+    assert_eq!(unknown.len(), 1, "{json}");
+    assert_eq!(unknown[0]["item"], "octo/demo#1");
+    assert_eq!(unknown[0]["write"], "comment <!-- gh-sweep:mark-stale -->");
+    assert_eq!(unknown[0]["settled_by"], "stale-sweep");
+    assert_eq!(unknown[0]["run_id"], run_id);
+    assert_eq!(json["last_run"]["id"], run_id, "{json}");
+    assert_eq!(json["last_run"]["exit_code"], 11, "{json}");
+    let text = test.run(&["store", "status"]);
+    text.expect_code(0);
+    assert!(
+        text.stdout.contains(
+            "writes of unknown outcome: 1\n  octo/demo#1 comment <!-- gh-sweep:mark-stale -->"
+        ) && text
+            .stdout
+            .contains("the next `gh-sweep stale-sweep` settles it")
+            && text.stdout.contains(&format!("last run: {run_id} at "))
+            && text.stdout.contains(", exit 11"),
+        "{}",
+        text.stdout
+    );
+    // Acknowledged, it is no longer unknown.
+    test.run(&["recap", "--acknowledge", "octo/demo#1"])
+        .expect_code(0);
+    let after = test.run(&["store", "status", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&after.stdout).unwrap();
+    assert_eq!(json["unknown_writes"], serde_json::json!([]), "{json}");
+    test.expect_writes(&crate::support::marked(1));
+}

@@ -6,8 +6,9 @@ use postgres::types::ToSql;
 
 use super::journal::{life_columns, Life};
 use super::{migrations, PostgresStore};
+use crate::policy::write::JournalWrite;
 use crate::store::copy::{time_text, Cell, Dump, Kind, TABLES};
-use crate::store::{LeaseRow, LiveRun, Status};
+use crate::store::{LeaseRow, LiveRun, Status, UnknownRow};
 
 /// A column as the copy reads it.
 fn select(name: &str, kind: Kind) -> String {
@@ -69,6 +70,32 @@ impl PostgresStore {
                 leased_until: time_text(row.get(2)),
             })
             .collect();
+        let rows = self.client().query(
+            &format!(
+                "SELECT journal.run_id, journal.item, journal.action, journal.intent_at,
+                        journal.outcome IS NULL, {}
+                 FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.outcome = 'unknown' OR journal.outcome IS NULL ORDER BY journal.id",
+                life_columns(1)
+            ),
+            &[&Self::seconds(self.liveness().takeover_after())],
+        )?;
+        let mut unknown_writes = Vec::new();
+        for row in &rows {
+            // Without an outcome, a run at work may still be sending it: that run's to settle.
+            let no_outcome: bool = row.get(4);
+            if no_outcome && self.alive(&Life::read(row, 5)) {
+                continue;
+            }
+            let action = JournalWrite::from_stored(&row.get::<_, String>(2));
+            unknown_writes.push(UnknownRow {
+                run_id: row.get(0),
+                item: row.get(1),
+                write: action.to_string(),
+                settled_by: action.settled_by(),
+                intent_at: time_text(row.get(3)),
+            });
+        }
         Ok(Status {
             backend: "postgres",
             location: self.target.shown.clone(),
@@ -76,6 +103,7 @@ impl PostgresStore {
             live_runs,
             queue,
             leases,
+            unknown_writes,
         })
     }
 

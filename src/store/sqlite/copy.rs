@@ -5,8 +5,9 @@ use rusqlite::params_from_iter;
 use rusqlite::types::ValueRef;
 
 use super::{SqliteStore, LIFE_COLUMNS};
+use crate::policy::write::JournalWrite;
 use crate::store::copy::{Cell, Dump, TABLES};
-use crate::store::{LeaseRow, LiveRun, Status};
+use crate::store::{LeaseRow, LiveRun, Status, UnknownRow};
 
 impl SqliteStore {
     pub(super) fn read_status(&self) -> anyhow::Result<Status> {
@@ -58,6 +59,36 @@ impl SqliteStore {
                 })
             })?
             .collect::<Result<_, _>>()?;
+        let mut statement = self.connection.prepare(&format!(
+            "SELECT journal.run_id, journal.item, journal.action, journal.intent_at,
+                    journal.outcome IS NULL, {LIFE_COLUMNS}
+             FROM journal JOIN runs ON runs.id = journal.run_id
+             WHERE journal.outcome = 'unknown' OR journal.outcome IS NULL ORDER BY journal.id"
+        ))?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                {
+                    let action = JournalWrite::from_stored(&row.get::<_, String>(2)?);
+                    UnknownRow {
+                        run_id: row.get(0)?,
+                        item: row.get(1)?,
+                        write: action.to_string(),
+                        settled_by: action.settled_by(),
+                        intent_at: row.get(3)?,
+                    }
+                },
+                row.get::<_, bool>(4)?,
+                super::Life::read(row, 5)?,
+            ))
+        })?;
+        let mut unknown_writes = Vec::new();
+        for row in rows {
+            let (write, no_outcome, life) = row?;
+            // Without an outcome, a run at work may still be sending it: that run's to settle.
+            if !no_outcome || !self.alive(&life) {
+                unknown_writes.push(write);
+            }
+        }
         Ok(Status {
             backend: "sqlite",
             location: self.path.display().to_string(),
@@ -65,6 +96,7 @@ impl SqliteStore {
             live_runs,
             queue,
             leases,
+            unknown_writes,
         })
     }
 
