@@ -1,3 +1,18 @@
+_gh_sweep_files() {
+    local IFS=$'\n' entry
+    COMPREPLY=()
+    for entry in $(compgen -f -- "$1"); do
+        if [[ -d "$entry" ]]; then
+            COMPREPLY+=("$entry/")
+        else
+            COMPREPLY+=("$entry")
+        fi
+    done
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
+        compopt -o nospace 2>/dev/null
+    fi
+    return 0
+}
 _gh__sweep() {
     local i cur prev opts cmd
     COMPREPLY=()
@@ -224,27 +239,27 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --org)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --read-api)
@@ -252,23 +267,23 @@ _gh__sweep() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -290,23 +305,23 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --read-api)
@@ -314,27 +329,27 @@ _gh__sweep() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --from-workflow)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -563,14 +578,14 @@ _gh__sweep() {
             return 0
             ;;
         gh__sweep__subcmd__man)
-            opts="-v -q -h --out-dir --json --verbose --quiet --color --help"
+            opts="-v -q -h --out-dir --json --verbose --quiet --color --help stale-sweep classify stale merge poll sweep recap store status copy completions man"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --out-dir)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -592,39 +607,39 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --org)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --max-wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --read-api)
@@ -632,23 +647,23 @@ _gh__sweep() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -670,15 +685,15 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --acknowledge)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -700,35 +715,35 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --max-wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --read-api)
@@ -736,27 +751,27 @@ _gh__sweep() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --from-workflow)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -796,11 +811,11 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --to)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -878,11 +893,11 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)
@@ -904,35 +919,35 @@ _gh__sweep() {
             fi
             case "${prev}" in
                 --repo)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 -R)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --only)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --write-interval)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --max-writes)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --max-wait)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --item-failure-budget)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --api-url)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --read-api)
@@ -940,23 +955,23 @@ _gh__sweep() {
                     return 0
                     ;;
                 --config)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --db)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --save-snapshot)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --now)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    _gh_sweep_files "${cur}"
                     return 0
                     ;;
                 --color)

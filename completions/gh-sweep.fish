@@ -243,3 +243,4 @@ complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from store" -f -a "status" -d 'Print the backend, its schema version, the runs at work (host, pid, last heartbeat), the queue by status and the live leases'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand help; and __fish_seen_subcommand_from store" -f -a "copy" -d 'Copy a store into another: SQLite into PostgreSQL when a second host joins, or back'
 complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand completions" -f -a "bash zsh fish powershell"
+complete -c gh-sweep -n "__fish_gh_sweep_using_subcommand man" -f -a "stale-sweep classify stale merge poll sweep recap store status copy completions man"

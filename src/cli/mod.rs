@@ -241,6 +241,27 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// `man`'s completion offers exactly the words subcommands are named by.
+    #[test]
+    fn man_completes_every_subcommand_word() {
+        fn words(command: &clap::Command, into: &mut std::collections::BTreeSet<String>) {
+            for sub in command
+                .get_subcommands()
+                .filter(|sub| sub.get_name() != "help")
+            {
+                into.insert(sub.get_name().to_string());
+                words(sub, into);
+            }
+        }
+        let mut named = std::collections::BTreeSet::new();
+        words(&Cli::command(), &mut named);
+        let offered: std::collections::BTreeSet<String> = subcommands::MAN_WORDS
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        assert_eq!(offered, named);
+    }
+
     /// The words of each command kind name it once, and are what clap calls it: a rerun line
     /// or a snapshot's command parses back to the same command.
     #[test]

@@ -125,11 +125,61 @@ pub struct StoreCopyArgs {
     pub force: bool,
 }
 
+/// Every word of a subcommand's name, for `man`'s completion (`man <TAB>`); a test checks it
+/// against the subcommands there are.
+pub const MAN_WORDS: &[&str] = &[
+    "stale-sweep",
+    "classify",
+    "stale",
+    "merge",
+    "poll",
+    "sweep",
+    "recap",
+    "store",
+    "status",
+    "copy",
+    "completions",
+    "man",
+];
+
+/// A word of `man`'s SUBCOMMAND: any text is taken (`man` itself says which pages there are,
+/// naming the one it has no page for), and the completions offer [`MAN_WORDS`].
+#[derive(Clone, Copy, Debug)]
+pub struct ManWord;
+
+impl clap::builder::TypedValueParser for ManWord {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        _command: &clap::Command,
+        _argument: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        Ok(value.to_string_lossy().into_owned())
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            MAN_WORDS
+                .iter()
+                .map(|word| clap::builder::PossibleValue::new(*word)),
+        ))
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ManArgs {
     /// The subcommand whose page to print, e.g. `stale-sweep` or `classify stale` [default: the
     /// main page]
-    #[arg(value_name = "SUBCOMMAND", conflicts_with = "out_dir")]
+    #[arg(
+        value_name = "SUBCOMMAND",
+        conflicts_with = "out_dir",
+        value_parser = ManWord,
+        hide_possible_values = true
+    )]
     pub subcommand: Vec<String>,
 
     /// Write every page (gh-sweep.1, gh-sweep-stale-sweep.1, ...) into DIR, e.g.

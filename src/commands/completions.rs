@@ -200,7 +200,7 @@ pub fn render(shell: Shell) -> Vec<u8> {
         Shell::Powershell => generate(shells::PowerShell, &mut command, "gh-sweep", &mut out),
     }
     match shell {
-        Shell::Bash => bash_hyphenated_name(&out),
+        Shell::Bash => bash_folders(bash_hyphenated_name(&out)),
         Shell::Fish => fish_positional_values(out, &command),
         Shell::Zsh | Shell::Powershell => out,
     }
@@ -214,6 +214,35 @@ fn bash_hyphenated_name(script: &[u8]) -> Vec<u8> {
     String::from_utf8_lossy(script)
         .replace("gh__subcmd__sweep", "gh__sweep")
         .into_bytes()
+}
+
+/// A path's completion in clap_complete's bash script is `compgen -f`: a folder comes back as
+/// a finished word (`.github ` with a space), so Tab never goes on into it. Folders end with
+/// `/`, and when the one match is a folder no space follows it, as bash's own file completion
+/// does.
+fn bash_folders(script: Vec<u8>) -> Vec<u8> {
+    const FILES: &str = r#"
+_gh_sweep_files() {
+    local IFS=$'\n' entry
+    COMPREPLY=()
+    for entry in $(compgen -f -- "$1"); do
+        if [[ -d "$entry" ]]; then
+            COMPREPLY+=("$entry/")
+        else
+            COMPREPLY+=("$entry")
+        fi
+    done
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == */ ]]; then
+        compopt -o nospace 2>/dev/null
+    fi
+    return 0
+}
+"#;
+    let text = String::from_utf8_lossy(&script).replace(
+        r#"COMPREPLY=($(compgen -f "${cur}"))"#,
+        r#"_gh_sweep_files "${cur}""#,
+    );
+    format!("{}{text}", FILES.trim_start()).into_bytes()
 }
 
 /// clap_complete's fish script offers no values for a subcommand's positional argument (the

@@ -27,6 +27,8 @@ const CASES: &[(&str, &[&str])] = &[
         "gh-sweep completions ",
         &["bash", "zsh", "fish", "powershell"],
     ),
+    ("gh-sweep man cl", &["classify"]),
+    ("gh-sweep man classify ", &["stale", "merge"]),
 ];
 
 fn installed(shell: &str) -> bool {
@@ -55,6 +57,11 @@ fn script(test: &Test, shell: &str, dir: &Path, name: &str) -> std::path::PathBu
 /// What bash's completion for gh-sweep offers for `line`, called as bash calls it: the
 /// function `complete -p gh-sweep` names, with the command, the current and the previous word.
 fn bash_offers(script: &Path, line: &str) -> Vec<String> {
+    bash_offers_in(script, line, None)
+}
+
+/// [`bash_offers`] with bash run in `cwd`, where a path's completion looks.
+fn bash_offers_in(script: &Path, line: &str, cwd: Option<&Path>) -> Vec<String> {
     const DRIVER: &str = r#"
 source "$1"; shift
 function=$(complete -p gh-sweep | sed -E 's/.*-F ([^ ]+).*/\1/')
@@ -69,7 +76,11 @@ printf '%s\n' "${COMPREPLY[@]}"
         words.pop();
         words.push(String::new());
     }
-    let output = std::process::Command::new("bash")
+    let mut bash = std::process::Command::new("bash");
+    if let Some(dir) = cwd {
+        bash.current_dir(dir);
+    }
+    let output = bash
         .args(["--norc", "--noprofile", "-c", DRIVER, "bash"])
         .arg(script)
         .args(&words)
@@ -102,6 +113,32 @@ fn bash_completes_subcommands_their_flags_and_flag_values() {
             );
         }
     }
+}
+
+/// A path's completion goes on into folders: `--config .git<TAB>` offers `.github/` (no space
+/// after it, so the next Tab lists what is inside), and `.github/<TAB>` the file there.
+#[test]
+fn bash_completes_paths_into_folders() {
+    if !installed("bash") {
+        return;
+    }
+    let test = Test::new(|_| {});
+    let script = script(
+        &test,
+        "bash",
+        &test.dir.path().join("home"),
+        "gh-sweep.bash",
+    );
+    let offers = |line: &str| bash_offers_in(&script, line, Some(test.dir.path()));
+    assert_eq!(offers("gh-sweep stale-sweep --config .git"), [".github/"]);
+    assert_eq!(
+        offers("gh-sweep stale-sweep --config .github/"),
+        [".github/gh-sweep.toml"]
+    );
+    assert_eq!(
+        offers("gh-sweep recap --db .github/gh"),
+        [".github/gh-sweep.toml"]
+    );
 }
 
 #[test]
