@@ -63,6 +63,7 @@ fn main() -> ExitCode {
             // A `TERM=dumb` terminal (Emacs' shell, some CI logs) draws no escape sequences:
             // no progress bar redrawn in place, no colour unless asked for.
             ci: std::env::var_os("CI").is_some() || dumb_terminal(),
+            pager: ui::pager_of(env.get("GH_SWEEP_PAGER"), env.get("PAGER")),
             color: match cli.global.color {
                 cli::ColorChoice::Always => true,
                 cli::ColorChoice::Never => false,

@@ -39,7 +39,21 @@ pub struct Ui {
     pub ci: bool,
     /// Colour on stdout, resolved once from --color, NO_COLOR and the terminal.
     pub color: bool,
+    /// The pager a plan taller than the terminal goes through, as gh's: `GH_SWEEP_PAGER`, else
+    /// `PAGER`; `None` when unset, empty or `cat`.
+    pub pager: Option<String>,
 }
+
+/// The pager the environment names (`GH_SWEEP_PAGER`, else `PAGER`), as gh reads `GH_PAGER`
+/// and `PAGER`: empty or `cat` means none.
+pub fn pager_of(gh_sweep_pager: Option<&str>, pager: Option<&str>) -> Option<String> {
+    let named = gh_sweep_pager.or(pager)?.trim();
+    (!named.is_empty() && named != "cat").then(|| named.to_string())
+}
+
+/// Lines a plan leaves for what follows it on the screen: its totals, the estimate and the
+/// prompt's three choices.
+const BELOW_THE_PLAN: usize = 8;
 
 /// What the maintainer chose at the confirmation prompt.
 pub enum Choice {
@@ -65,6 +79,31 @@ impl Ui {
     pub fn always(&self, message: &str) {
         let lines: Vec<String> = message.lines().map(crate::report::clean).collect();
         eprintln!("{}", lines.join("\n"));
+    }
+
+    /// The plan table, on stderr as [`Ui::status`] prints it; at a terminal, a plan taller than
+    /// the screen goes through the pager (`LESS=FRX` when `LESS` is unset, as gh and git set
+    /// it: quit when it fits, keep colours, leave the screen as it was), so its first rows are
+    /// not scrolled away before the prompt. A pager that cannot be started prints it as usual.
+    pub fn show_plan(&self, table: &str) {
+        if self.quiet {
+            return;
+        }
+        let rows = console::Term::stderr()
+            .size_checked()
+            .map(|(rows, _)| usize::from(rows));
+        let tall = rows.is_some_and(|rows| table.lines().count() + BELOW_THE_PLAN > rows);
+        match &self.pager {
+            Some(pager) if self.stderr_terminal && tall => {
+                if let Err(error) = page(pager, &crate::report::clean_lines(table)) {
+                    self.warn(&format!(
+                        "the pager `{pager}` did not run ({error}); the plan follows"
+                    ));
+                    self.status(table);
+                }
+            }
+            _ => self.status(table),
+        }
     }
 
     pub fn warn(&self, message: &str) {
@@ -274,6 +313,41 @@ impl Progress {
     pub fn finish(self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// Runs `pager` through the shell (as git and gh do, so it may carry options) with `text` on its
+/// standard input and stderr's terminal as its output, and waits for it.
+#[cfg(unix)]
+fn page(pager: &str, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::fd::AsFd;
+    let terminal = std::io::stderr().as_fd().try_clone_to_owned()?;
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(pager)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::from(terminal));
+    if std::env::var_os("LESS").is_none() {
+        command.env("LESS", "FRX");
+    }
+    let mut child = command.spawn()?;
+    if let Some(mut input) = child.stdin.take() {
+        // A pager quit before the end (`q` in less) closes its input: not an error.
+        let _ = input.write_all(text.as_bytes());
+        let _ = input.write_all(b"\n");
+    }
+    // Any exit of its own is the pager's business (less quit with `q`); the shell's 126 and
+    // 127 (not executable, not found) and a signal mean the plan was not shown.
+    match child.wait()? {
+        status if matches!(status.code(), Some(code) if code != 126 && code != 127) => Ok(()),
+        status => Err(std::io::Error::other(format!("it ended with {status}"))),
+    }
+}
+
+#[cfg(not(unix))]
+fn page(_pager: &str, _text: &str) -> std::io::Result<()> {
+    Err(std::io::Error::other("paging needs a Unix terminal"))
 }
 
 /// The process's controlling terminal, for reading and writing, when it has one.

@@ -103,7 +103,7 @@ impl Run<'_> {
             self.ui
                 .status(&format!("Planned writes ({total} on {items}):"));
             self.ui
-                .status(&report::plan(&rows, self.ui.stderr_terminal));
+                .show_plan(&report::plan(&rows, self.ui.stderr_terminal));
             for line in self.estimate_lines(state, pending, ask)? {
                 self.ui.status(&line);
             }

@@ -34,20 +34,45 @@ impl State {
 /// Sleeps `wait` (the pacing between writes). When `stoppable` (nothing of the item is
 /// written yet, or the wait is longer than a short grace), wakes early if a signal arrives and
 /// returns true; otherwise the whole wait is kept, so an item's writes end whole.
-pub(super) fn sleep(wait: Duration, stoppable: bool) -> bool {
-    if !stoppable {
-        std::thread::sleep(wait);
-        return false;
-    }
+///
+/// `left` is told the whole seconds still to wait (rounded up) each time they change: a wait's
+/// countdown on the progress bar.
+pub(super) fn sleep(wait: Duration, stoppable: bool, mut left: impl FnMut(u64)) -> bool {
     let until = Instant::now() + wait;
+    let mut shown = None;
     loop {
-        if crate::signals::received().is_some() {
+        if stoppable && crate::signals::received().is_some() {
             return true;
         }
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        let rest = until.saturating_duration_since(Instant::now());
+        if rest.is_zero() {
             return false;
         }
-        std::thread::sleep(left.min(Duration::from_millis(50)));
+        let seconds = seconds_left(rest);
+        if shown != Some(seconds) {
+            shown = Some(seconds);
+            left(seconds);
+        }
+        std::thread::sleep(rest.min(Duration::from_millis(50)));
+    }
+}
+
+/// The whole seconds of `rest`, rounded up: a wait of 0.2 s still shows "1s".
+fn seconds_left(rest: Duration) -> u64 {
+    rest.as_secs() + u64::from(rest.subsec_nanos() > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_counts_down_in_whole_seconds_rounded_up() {
+        assert_eq!(seconds_left(Duration::from_millis(40_200)), 41);
+        assert_eq!(seconds_left(Duration::from_secs(40)), 40);
+        assert_eq!(seconds_left(Duration::from_millis(1)), 1);
+        let mut told = Vec::new();
+        assert!(!sleep(Duration::from_millis(300), false, |left| told.push(left)));
+        assert_eq!(told, [1], "told once per second left, never 0");
     }
 }

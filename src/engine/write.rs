@@ -84,6 +84,8 @@ impl Run<'_> {
         };
         let mut bar = self.ui.progress(total, "writing");
         let mut watch = Watch::default();
+        let began = std::time::Instant::now();
+        let mut written_items = 0usize;
         for (pending, chosen) in pending.into_iter().zip(chosen) {
             let item = pending.plan.item.clone();
             if !chosen {
@@ -109,7 +111,9 @@ impl Run<'_> {
             else {
                 continue;
             };
+            let before = pace.sent;
             let sent = self.send_item(run_id, state, &mut pace, &mut bar, &plan, read_mark)?;
+            written_items += usize::from(pace.sent > before);
             if let Sent::Held(held) = sent {
                 let account = state.account.clone().unwrap_or_default();
                 if state.stopped.is_none() {
@@ -122,6 +126,15 @@ impl Run<'_> {
             self.settle_item(classifier, state, &plan, sent)?;
         }
         bar.finish();
+        // The last line on stderr: what the write phase sent to GitHub, and how long it took.
+        if pace.sent > 0 {
+            self.ui.status(&format!(
+                "Sent {} on {} in {}.",
+                crate::report::count(pace.sent, "write"),
+                crate::report::count(written_items as u64, "item"),
+                pacing::duration_text(began.elapsed())
+            ));
+        }
         Ok(())
     }
 
@@ -344,16 +357,20 @@ impl Run<'_> {
                     }));
                 }
             }
-            if wait >= Duration::from_secs(2) {
-                let note = format!("waiting {}s for {rule}", wait.as_secs());
-                bar.note(&note);
-                // Without a bar (cron, CI) a long silence deserves a line.
-                if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
-                    self.ui.status(&format!("{item}: {note}"));
-                }
+            // Without a bar (cron, CI) a long silence deserves a line.
+            if !self.ui.stderr_terminal && wait >= Duration::from_secs(10) {
+                self.ui
+                    .status(&format!("{item}: waiting {}s for {rule}", wait.as_secs()));
             }
+            // On the bar, a countdown: the seconds left, each second.
             let stoppable = first || wait > GRACE;
-            if interrupt::sleep(wait, stoppable) {
+            let counting = wait >= Duration::from_secs(2);
+            let interrupted = interrupt::sleep(wait, stoppable, |left| {
+                if counting {
+                    bar.note(&format!("{item}: waiting {left}s for {rule}"));
+                }
+            });
+            if interrupted {
                 return Ok(Admitted::Interrupted);
             }
         }

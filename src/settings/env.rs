@@ -37,6 +37,9 @@ const ENV_NAMES: &[&str] = &[
     "GH_SWEEP_HOST",
     "GITHUB_STEP_SUMMARY",
     "GITHUB_OUTPUT",
+    // The pager a tall plan goes through, as gh's.
+    "GH_SWEEP_PAGER",
+    "PAGER",
     // Read by clap for the flags they stand for; captured too, so that an error about a value
     // can say it came from the variable.
     "GH_SWEEP_ITEM_FAILURE_BUDGET",

@@ -55,7 +55,9 @@ const BOTH_APIS: [bool; 2] = [false, true];
 ///   command (a recap printed again shows the times of a run earlier in the same test) to
 ///   just after it is replaced, so a run that crosses a second reads the same;
 /// - the version (`[version]`), where the recap names the gh-sweep that ran it: a release
-///   changes it and nothing else.
+///   changes it and nothing else;
+/// - how long the write phase took (`in [duration].`, the closing stderr line): the machine's
+///   clock again, and a busy machine's.
 struct Scrubber {
     replacements: Vec<(String, String)>,
 }
@@ -84,6 +86,12 @@ impl Scrubber {
             (format!("gh-sweep {version} "), "gh-sweep [version] "),
         ] {
             replacements.push((from, to.to_string()));
+        }
+        for seconds in 0..60 {
+            replacements.push((format!(" in {seconds} s."), " in [duration].".to_string()));
+        }
+        for minutes in 1..60 {
+            replacements.push((format!(" in {minutes} min."), " in [duration].".to_string()));
         }
         Scrubber { replacements }
     }

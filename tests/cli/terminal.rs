@@ -26,8 +26,20 @@ pub(crate) fn on_terminal_of(
     args: &[&str],
     steps: &[(&str, &[&[u8]])],
 ) -> Outcome {
+    on_terminal_with(columns, test, args, &[], steps)
+}
+
+/// [`on_terminal_of`] with these variables in the environment too.
+pub(crate) fn on_terminal_with(
+    columns: u16,
+    test: &Test,
+    args: &[&str],
+    env: &[(&str, &str)],
+    steps: &[(&str, &[&[u8]])],
+) -> Outcome {
     let (mut master, slave) = crate::support::open_pty(columns);
     let mut command = test.std_command(args);
+    command.envs(env.iter().copied());
     let child = command
         .env("TERM", "xterm")
         .stdin(Stdio::from(slave.try_clone().unwrap()))
@@ -315,5 +327,60 @@ fn the_picker_rows_fit_an_80_column_terminal() {
             row.chars().count()
         );
     }
+    test.expect_no_writes();
+}
+
+/// A plan taller than the terminal (40 rows here) goes through the pager, as gh's output does:
+/// `GH_SWEEP_PAGER` (here a shell line that keeps what it was given), with `LESS=FRX` when
+/// `LESS` is unset; a plan that fits is printed as it is, and `cat` means no pager.
+#[test]
+fn a_plan_taller_than_the_terminal_goes_through_the_pager() {
+    let test = Test::new(|world| {
+        for number in 1..=45 {
+            world.open_issue(number, 100);
+        }
+    });
+    let pager = r#"echo "LESS=$LESS" > less.txt; cat > paged.txt"#;
+    let args = ["stale-sweep", "--repo", REPO];
+    let outcome = on_terminal_with(
+        120,
+        &test,
+        &args,
+        &[("GH_SWEEP_PAGER", pager), ("PAGER", "more")],
+        &[("Send these writes?", &[ENTER])],
+    );
+    assert_eq!(outcome.code, 3, "nothing chosen: {}", outcome.stderr);
+    let paged = std::fs::read_to_string(test.dir.path().join("paged.txt"))
+        .unwrap_or_else(|error| panic!("nothing paged ({error}): {}", outcome.stderr));
+    for number in [1, 23, 45] {
+        assert!(
+            paged.contains(&format!("octo/demo#{number} ")),
+            "#{number} paged: {paged}"
+        );
+    }
+    let less = std::fs::read_to_string(test.dir.path().join("less.txt")).unwrap();
+    assert_eq!(less.trim(), "LESS=FRX");
+    // The totals and the prompt are still on the terminal, after the pager.
+    assert!(
+        outcome.stderr.contains("Plan: 45 mark-stale"),
+        "{}",
+        outcome.stderr
+    );
+    // `cat`, or a plan that fits: no pager.
+    std::fs::remove_file(test.dir.path().join("paged.txt")).unwrap();
+    let outcome = on_terminal_with(
+        120,
+        &test,
+        &args,
+        &[("GH_SWEEP_PAGER", "cat"), ("PAGER", pager)],
+        &[("Send these writes?", &[ENTER])],
+    );
+    assert_eq!(outcome.code, 3, "{}", outcome.stderr);
+    assert!(!test.dir.path().join("paged.txt").exists());
+    assert!(
+        outcome.stderr.contains("octo/demo#45 "),
+        "{}",
+        outcome.stderr
+    );
     test.expect_no_writes();
 }

@@ -126,7 +126,19 @@ fn classify_completes_every_item_with_what_it_would_write() {
     let mut classifier = StaleClassifier::new(&rules, false);
     let recap = harness.run_with(&github, &mut classifier, Mode::Classify, &mut NobodyAsked);
     assert_eq!(github.take_sent(), [] as [u64; 0]);
-    assert!(recap.planned.is_empty());
+    // What it would write is in `planned` too, as a dry run's: only the item with writes.
+    let planned: Vec<(&str, &[String])> = recap
+        .planned
+        .iter()
+        .map(|planned| (planned.item.as_str(), planned.writes.as_slice()))
+        .collect();
+    assert_eq!(
+        planned,
+        [(
+            "o/r#1",
+            &["label +Stale".to_string(), "comment".to_string()][..]
+        )]
+    );
     let details: Vec<&str> = recap.completed.iter().map(|c| c.detail.as_str()).collect();
     assert!(
         details[0] == "idle 100 days >= 60; would write: label +Stale; comment",

@@ -306,6 +306,7 @@ fn quiet() -> Ui {
         json: false,
         ci: false,
         color: false,
+        pager: None,
     }
 }
 
