@@ -278,19 +278,7 @@ impl Run<'_> {
                     if let Some(first) = first {
                         self.store.release_reserved(first)?;
                     }
-                    let settles_at = crate::clock::wall()
-                        + chrono::Duration::from_std(self.options.settle_after).unwrap_or_default();
-                    let known = if error.outcome_unknown {
-                        format!(
-                            "outcome unknown: the next run settles it by asking GitHub (after {})",
-                            settles_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-                        )
-                    } else if error.moved() {
-                        "not sent: the item moved".to_string()
-                    } else {
-                        "refused, nothing written by it".to_string()
-                    };
-                    let reason = format!("{write} failed ({known}): {}", error.message);
+                    let reason = self.failure_reason(write, &error);
                     return Ok(Sent::Failed(reason, error));
                 }
             }
@@ -303,6 +291,24 @@ impl Run<'_> {
             }
         }
         Ok(Sent::All(dates))
+    }
+
+    /// The recap's reason for a write GitHub did not take: what is known of its outcome, and
+    /// what happens next.
+    fn failure_reason(&self, write: &Write, error: &WriteError) -> String {
+        let known = if error.outcome_unknown {
+            let settles_at = crate::clock::wall()
+                + chrono::Duration::from_std(self.options.settle_after).unwrap_or_default();
+            format!(
+                "outcome unknown: the next run settles it by asking GitHub (after {})",
+                settles_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )
+        } else if error.moved() {
+            "not sent: the item moved".to_string()
+        } else {
+            "refused, nothing written by it".to_string()
+        };
+        format!("{write} failed ({known}): {}", error.message)
     }
 
     /// Journals a write's intent once the store's count of the account's writes admits it,
