@@ -408,11 +408,12 @@ fn big_pool(size: u64, latency: u64) {
 fn history(runs: u64) {
     let size = 1000;
     println!("\n{runs} runs of the same {size}-item `stale-sweep --yes` on one store.\n");
-    println!("| run | requests | writes | wall | CPU | peak memory | exit | store |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| run | requests | writes | wall | CPU | peak memory | exit | page reads of a run's look-ups | store |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let test = Test::new(|_| {});
     let start = test.world().world.now;
     let mut cpu = Vec::new();
+    let mut pages = Vec::new();
     for run in 1..=runs {
         {
             let mut world = WorldState::new();
@@ -423,10 +424,18 @@ fn history(runs: u64) {
         let args = ["stale-sweep", "--repo", REPO, "--yes", "--read-api", "rest"];
         let measured = measure(&test, &args);
         let writes = test.all_requests().iter().filter(|r| r.is_write()).count();
+        // The same 60 writes a run would otherwise wait for the account's limits across runs
+        // (80 a minute, 500 an hour) and then stop: this case measures the store's history,
+        // not the pacing, so a finished run's account is forgotten (every row stays).
+        rusqlite::Connection::open(test.db_path())
+            .and_then(|store| store.execute("UPDATE runs SET account = NULL", []))
+            .expect("the store opens");
         cpu.push(measured.cpu.as_secs_f64());
+        let read = lookup_pages(&test, size);
+        pages.push(read);
         if run == 1 || run == runs || run % 10 == 0 {
             println!(
-                "| {run} | {} | {writes} | {:.2} s | {:.3} s | {:.1} MiB | {} | {} |",
+                "| {run} | {} | {writes} | {:.2} s | {:.3} s | {:.1} MiB | {} | {read} | {} |",
                 measured.requests,
                 measured.wall.as_secs_f64(),
                 measured.cpu.as_secs_f64(),
@@ -446,6 +455,59 @@ fn history(runs: u64) {
         "\nMean CPU of the first {five} runs {first:.3} s, of the last {five} {last:.3} s: {:.2}x.",
         last / first.max(f64::MIN_POSITIVE)
     );
+    let pages: Vec<f64> = pages.into_iter().map(|read| read as f64).collect();
+    let (first, last) = (mean(&pages[..five]), mean(&pages[pages.len() - five..]));
+    println!(
+        "Mean page reads of a run's look-ups, the first {five} runs {first:.0}, the last {five} {last:.0}: {:.2}x.",
+        last / first.max(f64::MIN_POSITIVE)
+    );
+}
+
+/// The pages a run's store look-ups read on the store as the last run left it, counted by
+/// SQLite (`SqliteStore::page_reads`), on a copy of the file so the next run is not changed:
+/// a new run journals a label on each issue the case marks (each intent checks the other
+/// runs' writes to the item and reads each writer's run), then asks what a run asks at its
+/// start and end (unknown writes, unfinished marks, the latest recap, the runs list).
+fn lookup_pages(test: &Test, size: u64) -> i64 {
+    use gh_sweep::item::ItemRef;
+    use gh_sweep::policy::write::JournalWrite;
+    use gh_sweep::store::sqlite::SqliteStore;
+    use gh_sweep::store::{RunLog, WriteJournal};
+    let copy = test.dir.path().join("lookups.db");
+    for suffix in ["", "-wal"] {
+        let from = format!("{}{suffix}", test.db_path().display());
+        let to = format!("{}{suffix}", copy.display());
+        let _ = std::fs::remove_file(&to);
+        if std::path::Path::new(&from).exists() {
+            std::fs::copy(&from, &to).expect("a copy of the store");
+        }
+    }
+    let store = SqliteStore::open(&copy).expect("the copied store opens");
+    let before = store.page_reads();
+    let repo: gh_sweep::item::RepoRef = REPO.parse().unwrap();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let mark = store.read_mark().unwrap();
+    let label = JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    };
+    let marked: Vec<ItemRef> = (1..=size)
+        .filter(|number| number % 100 <= 2)
+        .map(|number| ItemRef::new(&repo, number))
+        .collect();
+    for item in &marked {
+        store.journal_intent_since(run, item, &label, mark).unwrap();
+    }
+    for item in &marked {
+        store.mark_unfinished(item, "Stale").unwrap();
+    }
+    store
+        .unknown_writes(std::slice::from_ref(&repo), gh_sweep::clock::wall())
+        .unwrap();
+    store.recap(None).unwrap();
+    store.runs(20).unwrap();
+    store.page_reads() - before
 }
 
 /// What the store holds after a run: rows per table, the HTTP cache's body bytes, the file's

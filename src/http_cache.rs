@@ -22,6 +22,19 @@ pub trait ResponseCache {
     fn keep(&self, url: &str, cached: &Cached);
 }
 
+/// Whether an answer to `url` is worth keeping for a later run: not a list of what changed in a
+/// repository since an instant (`GET /repos/{o}/{r}/issues?since=…`, the recheck before
+/// writes), whose URL names a moment that never comes again, so no later read asks for it
+/// (issue 24: each was kept for a week). An item's comments since its stale label do repeat,
+/// run after run, and are kept.
+pub fn worth_keeping(url: &str) -> bool {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let repository_list = path
+        .rsplit_once("/repos/")
+        .is_some_and(|(_, rest)| rest.split('/').count() == 3 && rest.ends_with("/issues"));
+    !(repository_list && query.split('&').any(|pair| pair.starts_with("since=")))
+}
+
 /// A cache that keeps nothing: every read is a full one.
 pub struct NoCache;
 
@@ -31,4 +44,27 @@ impl ResponseCache for NoCache {
     }
 
     fn keep(&self, _url: &str, _cached: &Cached) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worth_keeping;
+
+    #[test]
+    fn a_list_of_changes_since_an_instant_is_not_kept_but_an_items_comments_since_are() {
+        let base = "https://api.github.com/repos/o/r";
+        assert!(!worth_keeping(&format!(
+            "{base}/issues?state=all&since=2026-12-01T10:00:00Z&sort=created&direction=asc&per_page=100"
+        )));
+        assert!(!worth_keeping(&format!(
+            "{base}/issues?page=2&since=2026-12-01T10:00:00Z"
+        )));
+        assert!(worth_keeping(&format!(
+            "{base}/issues/3/comments?since=2026-12-01T10:00:00Z&per_page=100"
+        )));
+        assert!(worth_keeping(&format!(
+            "{base}/issues?state=open&per_page=100"
+        )));
+        assert!(worth_keeping(&format!("{base}/issues/3")));
+    }
 }

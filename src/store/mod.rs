@@ -62,8 +62,10 @@ pub mod retention {
     /// stored or renewed: a validator nobody asked with for a week is worth less than its body.
     pub const CACHE_KEPT: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
-    /// At most this many rows of each kind are pruned by one call, so a run's share of the
-    /// work is bounded: a store with a long backlog catches up over a few runs.
+    /// At most this many rows of a kind are pruned in one transaction, so no prune holds the
+    /// store's write lock for long. SQLite repeats the batches until nothing past the
+    /// retention is left (a 1,000-item sweep adds more than one batch a run: issue 24);
+    /// PostgreSQL still prunes one batch of each kind a call, catching up over a few runs.
     pub const PRUNE_BATCH: usize = 1000;
 }
 
@@ -267,7 +269,8 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
     fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>>;
 
     /// Forgets what no decision needs any more, as of `now` (the wall clock, which the stamps
-    /// are on), in one transaction, at most [`retention::PRUNE_BATCH`] rows of each kind:
+    /// are on), in transactions of at most [`retention::PRUNE_BATCH`] rows of a kind (see
+    /// there for how many a call runs):
     ///
     /// - journal rows with a settled outcome whose intent is older than
     ///   [`retention::JOURNAL_KEPT`], except a done or acknowledged `add-labels` with no done

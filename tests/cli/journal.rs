@@ -39,10 +39,14 @@ fn as_text_schema(test: &Test, texts: &[&str]) {
     }
     // What version 7 did not have yet: schema 10's accounts of runs (and their indexes), and
     // schema 12's reservations of an item's later writes, and schema 13's identities and
-    // heartbeats of runs, ticks of the journal and the store's clock.
+    // heartbeats of runs, ticks of the journal and the store's clock; and version 7 kept each
+    // run's recap in its row, which schema 14 keeps apart.
     connection
         .execute_batch(
-            "DROP INDEX IF EXISTS runs_account;
+            "ALTER TABLE runs ADD COLUMN recap TEXT;
+             UPDATE runs SET recap = (SELECT recap FROM run_recaps WHERE run_id = runs.id);
+             DROP TABLE run_recaps;
+             DROP INDEX IF EXISTS runs_account;
              DROP INDEX IF EXISTS journal_run_intent;
              ALTER TABLE runs DROP COLUMN account;
              ALTER TABLE journal DROP COLUMN reserved;

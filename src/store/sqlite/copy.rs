@@ -101,12 +101,22 @@ impl SqliteStore {
     }
 
     pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+        self.flush_caches();
         let mut dump = Dump::default();
         for table in TABLES {
             let columns: Vec<&str> = table.columns.iter().map(|(name, _)| *name).collect();
+            // A run's recap is kept apart from its row here (schema 14), as a column of it in
+            // the copy.
+            let read: Vec<&str> = columns
+                .iter()
+                .map(|column| match (table.name, *column) {
+                    ("runs", "recap") => RECAP_OF_RUN,
+                    _ => column,
+                })
+                .collect();
             let mut statement = self.connection.prepare(&format!(
                 "SELECT {} FROM {} ORDER BY rowid",
-                columns.join(", "),
+                read.join(", "),
                 table.name
             ))?;
             let rows = statement.query_map([], |row| {
@@ -132,11 +142,16 @@ impl SqliteStore {
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        transaction.execute("DELETE FROM run_recaps", [])?;
         for table in TABLES.iter().rev() {
             transaction.execute(&format!("DELETE FROM {}", table.name), [])?;
         }
         for (table, rows) in TABLES.iter().zip(&dump.tables) {
             let columns: Vec<&str> = table.columns.iter().map(|(name, _)| *name).collect();
+            if table.name == "runs" {
+                import_runs(&transaction, &columns, rows)?;
+                continue;
+            }
             let marks: Vec<String> = (1..=columns.len()).map(|at| format!("?{at}")).collect();
             let mut insert = transaction.prepare(&format!(
                 "INSERT INTO {} ({}) VALUES ({})",
@@ -161,4 +176,51 @@ impl SqliteStore {
         transaction.commit()?;
         Ok(())
     }
+}
+
+/// A run's recap, read as a column of its row.
+const RECAP_OF_RUN: &str = "(SELECT recap FROM run_recaps WHERE run_recaps.run_id = runs.id)";
+
+fn cell_value(cell: &Cell) -> rusqlite::types::Value {
+    match cell {
+        Cell::Null => rusqlite::types::Value::Null,
+        Cell::Int(value) => rusqlite::types::Value::Integer(*value),
+        Cell::Text(text) => rusqlite::types::Value::Text(text.clone()),
+    }
+}
+
+/// The runs of a copy: each row without its recap, and the recap apart.
+fn import_runs(
+    transaction: &rusqlite::Transaction<'_>,
+    columns: &[&str],
+    rows: &[Vec<Cell>],
+) -> anyhow::Result<()> {
+    let recap_at = columns.iter().position(|column| *column == "recap");
+    let id_at = columns.iter().position(|column| *column == "id");
+    let kept: Vec<(usize, &str)> = columns
+        .iter()
+        .copied()
+        .enumerate()
+        .filter(|(at, _)| Some(*at) != recap_at)
+        .collect();
+    let marks: Vec<String> = (1..=kept.len()).map(|at| format!("?{at}")).collect();
+    let names: Vec<&str> = kept.iter().map(|(_, name)| *name).collect();
+    let mut insert = transaction.prepare(&format!(
+        "INSERT INTO runs ({}) VALUES ({})",
+        names.join(", "),
+        marks.join(", ")
+    ))?;
+    let mut recap =
+        transaction.prepare("INSERT INTO run_recaps (run_id, recap) VALUES (?1, ?2)")?;
+    for row in rows {
+        insert.execute(params_from_iter(
+            kept.iter().map(|(at, _)| cell_value(&row[*at])),
+        ))?;
+        if let (Some(recap_at), Some(id_at)) = (recap_at, id_at) {
+            if let (Cell::Text(text), Cell::Int(id)) = (&row[recap_at], &row[id_at]) {
+                recap.execute(rusqlite::params![id, text])?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use super::Prepared;
 use super::SqliteStore;
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::sweep::{self, Budget, Gate};
@@ -23,7 +24,7 @@ fn text(time: Option<DateTime<Utc>>) -> Option<String> {
 /// A PR's gate entry, read on any connection (a claim reads it inside its transaction).
 pub fn gate_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Result<Option<Gate>> {
     connection
-        .query_row(
+        .query_row_cached(
             "SELECT head_sha, approved_at, ci_passed_at, blocked, merged_at FROM merge_gate WHERE repo = ?1 AND pr = ?2",
             params![repo, pr as i64],
             |row| {
@@ -42,7 +43,7 @@ pub fn gate_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Result
 /// A PR's sweep budget on any connection; missing or damaged reads as fresh.
 pub fn budget_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Result<Budget> {
     let stored: Option<String> = connection
-        .query_row(
+        .query_row_cached(
             "SELECT budget FROM sweep_budget WHERE repo = ?1 AND pr = ?2",
             params![repo, pr as i64],
             |row| row.get(0),
@@ -87,7 +88,7 @@ impl MergeGate for SqliteStore {
         gate: &Gate,
         observed_at: DateTime<Utc>,
     ) -> anyhow::Result<()> {
-        self.connection.execute(
+        self.connection.execute_cached(
             "INSERT INTO merge_gate (repo, pr, head_sha, approved_at, ci_passed_at, blocked, observed_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (repo, pr) DO UPDATE SET head_sha = ?3, approved_at = ?4, ci_passed_at = ?5,
@@ -126,7 +127,7 @@ impl MergeGate for SqliteStore {
         head_sha: &str,
         at: DateTime<Utc>,
     ) -> anyhow::Result<()> {
-        self.connection.execute(
+        self.connection.execute_cached(
             "INSERT INTO merge_gate (repo, pr, head_sha, merged_at, observed_at) VALUES (?1, ?2, ?3, ?4, ?4)
              ON CONFLICT (repo, pr) DO UPDATE SET merged_at = ?4, blocked = 'merged'",
             params![item.repo.to_string(), item.number as i64, head_sha, at.to_rfc3339()],
@@ -145,7 +146,7 @@ impl MergeGate for SqliteStore {
     /// After a merge was found on GitHub: the PR's waiting and claimed merge rows are done,
     /// whoever held them.
     fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
-        Ok(self.connection.execute(
+        Ok(self.connection.execute_cached(
             "UPDATE queue SET status = 'done', owner = NULL, leased_until = NULL, updated_at = ?3
              WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status IN ('pending', 'claimed')",
             params![item.repo.to_string(), item.number as i64, now.to_rfc3339()],
@@ -155,7 +156,7 @@ impl MergeGate for SqliteStore {
     /// After a merge was found not to have happened: the PR's claimed rows go back to pending
     /// (their lease belonged to a run that is over).
     fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
-        Ok(self.connection.execute(
+        Ok(self.connection.execute_cached(
             "UPDATE queue SET status = 'pending', owner = NULL, leased_until = NULL, updated_at = ?3
              WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status = 'claimed'",
             params![item.repo.to_string(), item.number as i64, now.to_rfc3339()],
@@ -163,7 +164,7 @@ impl MergeGate for SqliteStore {
     }
 
     fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()> {
-        self.connection.execute(
+        self.connection.execute_cached(
             "INSERT INTO sweep_budget (repo, pr, budget) VALUES (?1, ?2, ?3)
              ON CONFLICT (repo, pr) DO UPDATE SET budget = ?3",
             params![

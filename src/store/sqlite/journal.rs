@@ -6,6 +6,7 @@ use anyhow::Context;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
+use super::Prepared;
 use super::{now_text, SqliteStore, LIFE_COLUMNS};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::pacing;
@@ -31,7 +32,7 @@ impl SqliteStore {
         reserved: i64,
     ) -> anyhow::Result<i64> {
         let tick = self.tick()?;
-        self.connection.execute(
+        self.connection.execute_cached(
             "INSERT INTO journal (run_id, item, repo, action, intent_at, intent_tick, reserved)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             params![
@@ -101,6 +102,7 @@ impl WriteJournal for SqliteStore {
         action: &JournalWrite,
     ) -> anyhow::Result<i64> {
         let action = stored(action)?;
+        self.flush_caches();
         self.immediate(|| {
             self.hold_run(run_id)?;
             self.insert_intent(run_id, item, &action, 0)
@@ -110,7 +112,7 @@ impl WriteJournal for SqliteStore {
 
     fn read_mark(&self) -> anyhow::Result<i64> {
         self.connection
-            .query_row("SELECT tick FROM store_clock", [], |row| row.get(0))
+            .query_row_cached("SELECT tick FROM store_clock", [], |row| row.get(0))
             .context("reading the store's clock")
     }
 
@@ -125,6 +127,7 @@ impl WriteJournal for SqliteStore {
         read_mark: i64,
     ) -> anyhow::Result<Option<i64>> {
         let action = stored(action)?;
+        self.flush_caches();
         self.immediate(|| {
             self.hold_run(run_id)?;
             if self.written_since(run_id, item, read_mark)? {
@@ -139,6 +142,7 @@ impl WriteJournal for SqliteStore {
     /// `BEGIN IMMEDIATE` transaction: SQLite's one writer at a time is the account's lock.
     fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission> {
         let action = stored(intent.action)?;
+        self.flush_caches();
         self.immediate(|| {
             // Every write, not only an item's first: the run still holds its heartbeat, and
             // no other run wrote the item since it was read.
@@ -148,7 +152,7 @@ impl WriteJournal for SqliteStore {
             let sent = self.account_writes_since(intent.account, now - window)?;
             let life = chrono::Duration::from_std(RESERVATION_LIFE).unwrap_or_default();
             let cutoff = (now - life).to_rfc3339();
-            let reserved: i64 = self.connection.query_row(
+            let reserved: i64 = self.connection.query_row_cached(
                 "SELECT coalesce(sum(journal.reserved), 0) FROM runs
                  JOIN journal ON journal.run_id = runs.id
                  WHERE runs.account = ?1 AND journal.intent_at >= ?2 AND journal.reserved > 0",
@@ -161,7 +165,7 @@ impl WriteJournal for SqliteStore {
                     // Its room was reserved with the item's first write, while that lasts.
                     let held: bool = self
                         .connection
-                        .query_row(
+                        .query_row_cached(
                             "SELECT reserved > 0 AND intent_at >= ?2 FROM journal WHERE id = ?1",
                             params![first, cutoff],
                             |row| row.get(0),
@@ -182,7 +186,7 @@ impl WriteJournal for SqliteStore {
                 return Ok(Admission::Overtaken);
             }
             if let IntentStep::Later { first } = intent.step {
-                self.connection.execute(
+                self.connection.execute_cached(
                     "UPDATE journal SET reserved = max(reserved - 1, 0) WHERE id = ?1",
                     [first],
                 )?;
@@ -195,7 +199,7 @@ impl WriteJournal for SqliteStore {
 
     fn release_reserved(&self, first: i64) -> anyhow::Result<()> {
         self.connection
-            .execute("UPDATE journal SET reserved = 0 WHERE id = ?1", [first])
+            .execute_cached("UPDATE journal SET reserved = 0 WHERE id = ?1", [first])
             .context("giving back an item's reserved writes")?;
         Ok(())
     }
@@ -205,7 +209,7 @@ impl WriteJournal for SqliteStore {
     fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
         self.immediate(|| {
             let tick = self.tick()?;
-            self.connection.execute(
+            self.connection.execute_cached(
                 "UPDATE journal SET outcome = ?2, outcome_at = ?3, detail = ?4, outcome_tick = ?5 WHERE id = ?1",
                 params![id, outcome.journal_word(), now_text(), detail, tick],
             )?;
@@ -252,7 +256,7 @@ impl WriteJournal for SqliteStore {
         repos: &[RepoRef],
         now: DateTime<Utc>,
     ) -> anyhow::Result<Vec<UnknownWrite>> {
-        let mut statement = self.connection.prepare(&format!(
+        let mut statement = self.connection.prepare_cached(&format!(
             "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
                     runs.finished_at IS NOT NULL OR journal.intent_at < ?2, {LIFE_COLUMNS}
              FROM journal JOIN runs ON runs.id = journal.run_id
@@ -295,7 +299,7 @@ impl WriteJournal for SqliteStore {
     fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
         self.immediate(|| {
             let tick = self.tick()?;
-            Ok(self.connection.execute(
+            Ok(self.connection.execute_cached(
                 "UPDATE journal SET outcome = 'acknowledged', outcome_at = ?2, outcome_tick = ?3
                  WHERE item = ?1 AND (outcome IS NULL OR outcome = 'unknown')",
                 params![item.to_string(), now_text(), tick],
@@ -313,7 +317,7 @@ impl WriteJournal for SqliteStore {
             marker: write::marker("mark-stale"),
         };
         // An acknowledged write is done: the maintainer checked that it happened.
-        let mut statement = self.connection.prepare(&format!(
+        let mut statement = self.connection.prepare_cached(&format!(
             "SELECT journal.action, {LIFE_COLUMNS} FROM journal
              JOIN runs ON runs.id = journal.run_id
              WHERE journal.item = ?1 AND journal.outcome IN ('done', 'acknowledged')
@@ -351,7 +355,7 @@ impl StaleMarks for SqliteStore {
     ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
         let row: Option<(String, String)> = self
             .connection
-            .query_row(
+            .query_row_cached(
                 "SELECT labeled_at, last_write_at FROM stale_marks WHERE item = ?1 AND label = ?2 COLLATE NOCASE",
                 params![item.to_string(), label],
                 |row| Ok((row.get(0)?, row.get(1)?)),
@@ -376,7 +380,7 @@ impl StaleMarks for SqliteStore {
         labeled_at: DateTime<Utc>,
         last_write_at: DateTime<Utc>,
     ) -> anyhow::Result<()> {
-        self.connection.execute(
+        self.connection.execute_cached(
             "INSERT OR REPLACE INTO stale_marks (item, label, labeled_at, last_write_at) VALUES (?1, ?2, ?3, ?4)",
             params![item.to_string(), label, labeled_at.to_rfc3339(), last_write_at.to_rfc3339()],
         )?;
@@ -384,7 +388,7 @@ impl StaleMarks for SqliteStore {
     }
 
     fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
-        self.connection.execute(
+        self.connection.execute_cached(
             "DELETE FROM stale_marks WHERE item = ?1",
             [item.to_string()],
         )?;

@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -34,6 +34,39 @@ pub mod queue;
 
 pub use migrations::SCHEMA_VERSION;
 
+/// Statements kept prepared on their connection (rusqlite's statement cache): a hot path's SQL
+/// is parsed once per connection, not once per call (issue 24: re-parsing was an eighth of a
+/// REST run's CPU). `Connection::execute` and `query_row` prepare and finalize each time.
+pub(crate) trait Prepared {
+    fn execute_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
+
+    fn query_row_cached<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Prepared for Connection {
+    fn execute_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+
+    fn query_row_cached<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        read: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, read)
+    }
+}
+
+/// How many statements a connection keeps prepared: more than its hot paths use, so none of
+/// them is evicted by another (rusqlite keeps 16 by default).
+pub(crate) const PREPARED_KEPT: usize = 64;
+
 /// Whether an error came from SQLite.
 pub fn is_failure(error: &anyhow::Error) -> bool {
     error
@@ -58,6 +91,9 @@ pub struct SqliteStore {
     _stop: Option<mpsc::Sender<()>>,
     /// Runs whose work this process took over, for the recap.
     took_over: RefCell<Vec<String>>,
+    /// The HTTP caches this store made, whose waiting answers it writes before a write is
+    /// journaled and before it prunes ([`http_cache`]).
+    caches: RefCell<Vec<Weak<Mutex<http_cache::Writer>>>>,
 }
 
 /// What is known of a run's life, read from its row.
@@ -139,6 +175,7 @@ impl SqliteStore {
     /// nothing in the maintainer's own state (no run in `recap --list`, no journal).
     pub fn in_memory() -> anyhow::Result<Self> {
         let connection = Connection::open_in_memory().context("opening an in-memory store")?;
+        connection.set_prepared_statement_cache_capacity(PREPARED_KEPT);
         connection
             .execute_batch("PRAGMA foreign_keys = ON")
             .context("opening an in-memory store")?;
@@ -152,6 +189,7 @@ impl SqliteStore {
             beating: Arc::default(),
             _stop: None,
             took_over: RefCell::default(),
+            caches: RefCell::default(),
         };
         store.migrate()?;
         Ok(store)
@@ -213,6 +251,7 @@ impl SqliteStore {
             ))
         };
         let connection = Connection::open(path).map_err(unusable)?;
+        connection.set_prepared_statement_cache_capacity(PREPARED_KEPT);
         connection
             .busy_timeout(Duration::from_secs(10))
             .map_err(unusable)?;
@@ -236,6 +275,7 @@ impl SqliteStore {
             beating,
             _stop: Some(stop),
             took_over: RefCell::default(),
+            caches: RefCell::default(),
         };
         store
             .migrate()
@@ -302,6 +342,7 @@ impl SqliteStore {
                 Connection::open_with_flags(uri, flags).map_err(unusable)?
             }
         };
+        connection.set_prepared_statement_cache_capacity(PREPARED_KEPT);
         let version: i64 = connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))
             .map_err(unusable)?;
@@ -324,6 +365,7 @@ impl SqliteStore {
             beating: Arc::default(),
             _stop: None,
             took_over: RefCell::default(),
+            caches: RefCell::default(),
         };
         store.check_tables()?;
         Ok(store)
@@ -378,7 +420,7 @@ fn spawn_heartbeat(
             let now = crate::clock::wall();
             let within = now - chrono::Duration::from_std(liveness.bound).unwrap_or_default();
             for run in runs {
-                let renewed = open.execute(
+                let renewed = open.execute_cached(
                     "UPDATE runs SET heartbeat_at = ?2
                      WHERE id = ?1 AND finished_at IS NULL AND taken_over_at IS NULL
                        AND heartbeat_at >= ?3",
@@ -391,6 +433,36 @@ fn spawn_heartbeat(
             }
         }
     });
+}
+
+impl SqliteStore {
+    /// The pages this store's connection has asked SQLite's pager for since it was opened
+    /// (found in its page cache or read from the file): what its look-ups cost, counted
+    /// rather than timed (issue 24).
+    pub fn page_reads(&self) -> i64 {
+        page_reads(&self.connection)
+    }
+}
+
+/// The pages `connection` has asked its pager for since it was opened: its page cache's hits
+/// and misses (`SQLITE_DBSTATUS_CACHE_HIT` and `_MISS`).
+pub(crate) fn page_reads(connection: &Connection) -> i64 {
+    let status = |which| {
+        let (mut current, mut highest) = (0, 0);
+        // SAFETY: the handle is this open connection's; the call only reads its counters.
+        unsafe {
+            rusqlite::ffi::sqlite3_db_status(
+                connection.handle(),
+                which,
+                &mut current,
+                &mut highest,
+                0,
+            )
+        };
+        i64::from(current)
+    };
+    status(rusqlite::ffi::SQLITE_DBSTATUS_CACHE_HIT)
+        + status(rusqlite::ffi::SQLITE_DBSTATUS_CACHE_MISS)
 }
 
 impl SqliteStore {
@@ -417,7 +489,7 @@ impl SqliteStore {
     /// What is known of run `run_id`'s life.
     pub(crate) fn life(&self, run_id: i64) -> rusqlite::Result<Option<Life>> {
         self.connection
-            .query_row(
+            .query_row_cached(
                 &format!("SELECT {LIFE_COLUMNS} FROM runs WHERE id = ?1"),
                 [run_id],
                 |row| Life::read(row, 0),
@@ -431,7 +503,7 @@ impl SqliteStore {
             return Ok(());
         }
         let now = crate::clock::wall();
-        let taken = self.connection.execute(
+        let taken = self.connection.execute_cached(
             "UPDATE runs SET taken_over_at = ?2, taken_over_by = ?3
              WHERE id = ?1 AND taken_over_at IS NULL AND finished_at IS NULL",
             params![life.run_id, stamp(now), self.host],
@@ -472,6 +544,19 @@ impl SqliteStore {
         Ok(())
     }
 
+    /// Writes the answers the HTTP caches it made hold in memory: before a write is
+    /// journaled (what was read before it is on disk before anything is sent) and before
+    /// pruning or copying the store (which then see every answer).
+    pub(crate) fn flush_caches(&self) {
+        for cache in self.caches.borrow().iter() {
+            if let Some(writer) = cache.upgrade() {
+                if let Ok(mut writer) = writer.lock() {
+                    writer.flush();
+                }
+            }
+        }
+    }
+
     /// Runs `work` inside one `BEGIN IMMEDIATE` transaction, committed when it succeeds.
     pub(crate) fn immediate<T>(
         &self,
@@ -491,9 +576,9 @@ impl SqliteStore {
     /// them on one.
     pub(crate) fn tick(&self) -> rusqlite::Result<i64> {
         self.connection
-            .execute("UPDATE store_clock SET tick = tick + 1", [])?;
+            .execute_cached("UPDATE store_clock SET tick = tick + 1", [])?;
         self.connection
-            .query_row("SELECT tick FROM store_clock", [], |row| row.get(0))
+            .query_row_cached("SELECT tick FROM store_clock", [], |row| row.get(0))
     }
 }
 
@@ -535,7 +620,7 @@ impl RunLog for SqliteStore {
     fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
         let me = &self.me;
         self.connection
-            .execute(
+            .execute_cached(
                 "INSERT INTO runs (command, argv, started_at, pid, host, run_uid, boot_id, pid_ns, start_time, heartbeat_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
@@ -561,7 +646,7 @@ impl RunLog for SqliteStore {
 
     fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()> {
         self.connection
-            .execute(
+            .execute_cached(
                 "UPDATE runs SET account = ?2 WHERE id = ?1",
                 params![run_id, account],
             )
@@ -573,7 +658,7 @@ impl RunLog for SqliteStore {
     fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()> {
         let transaction = self.connection.transaction()?;
         {
-            let mut insert = transaction.prepare(
+            let mut insert = transaction.prepare_cached(
                 "INSERT OR REPLACE INTO run_items (run_id, item, outcome, phase, disposition, detail)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
@@ -618,9 +703,13 @@ impl RunLog for SqliteStore {
                     .map(|value| value.as_str().unwrap_or_default().to_string())
             })
             .transpose()?;
-        transaction.execute(
-            "UPDATE runs SET finished_at = ?2, stopped = ?3, exit_code = ?4, recap = ?5 WHERE id = ?1",
-            params![recap.run_id, now_text(), stopped, recap.exit_code, serde_json::to_string(recap)?],
+        transaction.execute_cached(
+            "UPDATE runs SET finished_at = ?2, stopped = ?3, exit_code = ?4 WHERE id = ?1",
+            params![recap.run_id, now_text(), stopped, recap.exit_code],
+        )?;
+        transaction.execute_cached(
+            "INSERT OR REPLACE INTO run_recaps (run_id, recap) VALUES (?1, ?2)",
+            params![recap.run_id, serde_json::to_string(recap)?],
         )?;
         transaction.commit().context("recording the recap")?;
         if let Ok(mut beating) = self.beating.lock() {
@@ -633,16 +722,16 @@ impl RunLog for SqliteStore {
         let text: Option<String> = match run_id {
             Some(id) => self
                 .connection
-                .query_row(
-                    "SELECT recap FROM runs WHERE id = ?1 AND recap IS NOT NULL",
+                .query_row_cached(
+                    "SELECT recap FROM run_recaps WHERE run_id = ?1",
                     [id],
                     |row| row.get(0),
                 )
                 .optional()?,
             None => self
                 .connection
-                .query_row(
-                    "SELECT recap FROM runs WHERE recap IS NOT NULL ORDER BY id DESC LIMIT 1",
+                .query_row_cached(
+                    "SELECT recap FROM run_recaps ORDER BY run_id DESC LIMIT 1",
                     [],
                     |row| row.get(0),
                 )
@@ -654,7 +743,7 @@ impl RunLog for SqliteStore {
 
     /// Recent runs, newest first.
     fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>> {
-        let mut statement = self.connection.prepare(
+        let mut statement = self.connection.prepare_cached(
             "SELECT id, started_at, stopped, exit_code, argv FROM runs ORDER BY id DESC LIMIT ?1",
         )?;
         let rows = statement.query_map([limit as i64], |row| {
@@ -730,7 +819,11 @@ impl Store for SqliteStore {
         if self.path == Path::new(":memory:") {
             return Ok(Box::new(NoCache));
         }
-        Ok(Box::new(http_cache::SqliteCache::open(&self.path)?))
+        let cache = http_cache::SqliteCache::open(&self.path)?;
+        let mut caches = self.caches.borrow_mut();
+        caches.retain(|made| made.strong_count() > 0);
+        caches.push(cache.handle());
+        Ok(Box::new(cache))
     }
 
     fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<super::Pruned> {
@@ -820,6 +913,168 @@ mod tests {
             rows("SELECT item FROM journal ORDER BY id"),
             vec!["o/renamed#3", "o/r_10#4"]
         );
+    }
+
+    /// A recap of `items` completed items, some 300 bytes each: 1,000 make the ~300 KB of a
+    /// real 1,000-item sweep's.
+    fn big_recap(run_id: i64, items: usize) -> Recap {
+        let completed: Vec<serde_json::Value> = (0..items)
+            .map(|n| {
+                serde_json::json!({
+                    "item": format!("o/r#{n}"),
+                    "disposition": "keep",
+                    "detail": format!("updated {n} days ago, under the 60 days of `days_before_stale`; {}", "x".repeat(200)),
+                })
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "schema": 1, "run_id": run_id, "command": "stale-sweep", "dry_run": false,
+            "stopped": null, "stop_detail": null, "completed": completed, "failed": [],
+            "unfinished": [], "unfinished_reason": null, "budget": null, "planned": [],
+            "rerun": null, "exit_code": 0,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_journal_row_s_run_is_read_without_its_recap() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+        let item: ItemRef = "o/r#3".parse().unwrap();
+        let runs = 20;
+        for _ in 0..runs {
+            let run = store
+                .start_run("stale-sweep", "gh-sweep stale-sweep")
+                .unwrap();
+            let id = store.journal_intent(run, &item, &close()).unwrap();
+            store
+                .journal_outcome(id, crate::policy::write::WriteOutcome::Done, "")
+                .unwrap();
+            store.finish_run(&big_recap(run, 1000)).unwrap();
+        }
+        let recap: i64 = store
+            .connection
+            .query_row("SELECT length(recap) FROM run_recaps LIMIT 1", [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert!(recap > 250_000, "{recap} bytes");
+        // A new run's write to the item reads every other run's write to it and each writer's
+        // run (`written_since`): a few pages a run, not the recap's ~75 overflow pages.
+        let run = store
+            .start_run("stale-sweep", "gh-sweep stale-sweep")
+            .unwrap();
+        let mark = store.read_mark().unwrap();
+        let before = store.page_reads();
+        assert!(store
+            .journal_intent_since(run, &item, &close(), mark)
+            .unwrap()
+            .is_some());
+        let read = store.page_reads() - before;
+        assert!(read < 8 * runs, "{read} page reads for {runs} runs' writes");
+        let before = store.page_reads();
+        for id in 1..=runs {
+            assert!(store.life(id).unwrap().is_some());
+        }
+        let read = store.page_reads() - before;
+        assert!(read <= 3 * runs, "{read} page reads for {runs} runs");
+    }
+
+    /// The statements a connection holds prepared, with how often each has run
+    /// (`sqlite3_next_stmt`, `SQLITE_STMTSTATUS_RUN`).
+    fn prepared(connection: &Connection) -> Vec<(String, i32)> {
+        let mut found = Vec::new();
+        // SAFETY: the connection is open and used by this thread alone; each statement handle
+        // comes from it and is only read.
+        unsafe {
+            let db = connection.handle();
+            let mut statement = rusqlite::ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+            while !statement.is_null() {
+                let sql = std::ffi::CStr::from_ptr(rusqlite::ffi::sqlite3_sql(statement))
+                    .to_string_lossy()
+                    .into_owned();
+                let runs = rusqlite::ffi::sqlite3_stmt_status(
+                    statement,
+                    rusqlite::ffi::SQLITE_STMTSTATUS_RUN,
+                    0,
+                );
+                found.push((sql, runs));
+                statement = rusqlite::ffi::sqlite3_next_stmt(db, statement);
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn the_hot_paths_statements_stay_prepared_and_are_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+        let repo: RepoRef = "o/r".parse().unwrap();
+        let round = |n: u64| {
+            let run = store
+                .start_run("stale-sweep", "gh-sweep stale-sweep")
+                .unwrap();
+            let item = ItemRef::new(&repo, n);
+            let mark = store.read_mark().unwrap();
+            let id = store
+                .journal_intent_since(run, &item, &close(), mark)
+                .unwrap()
+                .unwrap();
+            store
+                .journal_outcome(id, crate::policy::write::WriteOutcome::Done, "")
+                .unwrap();
+            store.mark_unfinished(&item, "Stale").unwrap();
+            store
+                .unknown_writes(std::slice::from_ref(&repo), crate::clock::wall())
+                .unwrap();
+            let key = crate::store::queue::merge_key(&repo, n, "sha");
+            store
+                .enqueue(
+                    &crate::store::queue::NewRow {
+                        key: &key,
+                        kind: "merge",
+                        repo: &repo,
+                        pr: n,
+                        head_sha: Some("sha"),
+                        max_attempts: 3,
+                    },
+                    crate::clock::wall(),
+                )
+                .unwrap();
+            store.queue_rows(&repo, n).unwrap();
+            store.life(run).unwrap();
+        };
+        round(1);
+        let kept = prepared(&store.connection);
+        let rounds = 20;
+        for n in 2..=rounds {
+            round(n);
+        }
+        let after = prepared(&store.connection);
+        // The same statements, none prepared anew: each hot one ran once a round.
+        assert_eq!(
+            after.iter().map(|(sql, _)| sql).collect::<Vec<_>>(),
+            kept.iter().map(|(sql, _)| sql).collect::<Vec<_>>()
+        );
+        for needle in [
+            "INSERT INTO journal",
+            "UPDATE journal SET outcome",
+            "UPDATE store_clock",
+            "FROM runs WHERE id = ?1",
+            "INSERT INTO runs",
+            "INSERT OR IGNORE INTO queue",
+            "journal.outcome IN ('done', 'acknowledged')",
+        ] {
+            let runs: Vec<i32> = after
+                .iter()
+                .filter(|(sql, _)| sql.contains(needle))
+                .map(|(_, runs)| *runs)
+                .collect();
+            assert!(
+                runs.iter().any(|runs| *runs >= rounds as i32),
+                "{needle}: {runs:?} of {after:#?}"
+            );
+        }
     }
 
     #[cfg(unix)]

@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, OptionalExtension, Transaction, TransactionBehavior};
 
 use super::gate::{budget_on, gate_on};
+use super::Prepared;
 use super::SqliteStore;
 use crate::item::RepoRef;
 use crate::policy::backoff::Failure;
@@ -40,7 +41,7 @@ impl MergeQueue for SqliteStore {
     /// Enqueues a trigger once. Returns whether the row is new. A merge that failed for this
     /// same key and whose backoff has passed is made pending again, keeping its attempts.
     fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> anyhow::Result<bool> {
-        let inserted = self.connection.execute(
+        let inserted = self.connection.execute_cached(
             "INSERT OR IGNORE INTO queue (key, kind, repo, pr, head_sha, status, max_attempts, enqueued_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?7)",
             params![row.key, row.kind, row.repo.to_string(), row.pr as i64, row.head_sha, row.max_attempts, text(now)],
@@ -48,7 +49,7 @@ impl MergeQueue for SqliteStore {
         if inserted == 1 {
             return Ok(true);
         }
-        let retried = self.connection.execute(
+        let retried = self.connection.execute_cached(
             "UPDATE queue SET status = 'pending', owner = NULL, leased_until = NULL, updated_at = ?2
              WHERE key = ?1 AND status = 'failed'",
             params![row.key, text(now)],
@@ -126,14 +127,14 @@ impl MergeQueue for SqliteStore {
                 continue;
             }
             if claim.attempts >= max_attempts {
-                transaction.execute(
+                transaction.execute_cached(
                     "UPDATE queue SET status = 'abandoned', owner = NULL, leased_until = NULL, updated_at = ?2 WHERE key = ?1",
                     params![claim.key, now_text],
                 )?;
                 continue;
             }
             let busy: Option<String> = transaction
-                .query_row(
+                .query_row_cached(
                     "SELECT key FROM queue WHERE repo = ?1 AND pr = ?2 AND key != ?3
                      AND status = 'claimed' AND leased_until >= ?4 LIMIT 1",
                     params![claim.repo, claim.pr as i64, claim.key, now_text],
@@ -152,7 +153,7 @@ impl MergeQueue for SqliteStore {
             if !admit(&claim, &facts, now) {
                 continue;
             }
-            transaction.execute(
+            transaction.execute_cached(
                 "UPDATE queue SET status = 'claimed', owner = ?2, leased_until = ?3, attempts = attempts + 1, updated_at = ?4
                  WHERE key = ?1",
                 params![claim.key, owner, text(leased_until), now_text],
@@ -184,7 +185,7 @@ impl MergeQueue for SqliteStore {
     ) -> anyhow::Result<bool> {
         let released = self.close_row(key, owner, QueueStatus::Pending, None, now)?;
         if released {
-            self.connection.execute(
+            self.connection.execute_cached(
                 "UPDATE queue SET attempts = MAX(attempts - 1, 0) WHERE key = ?1",
                 [key],
             )?;
@@ -308,7 +309,7 @@ impl MergeQueue for SqliteStore {
         started: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<usize> {
-        Ok(self.connection.execute(
+        Ok(self.connection.execute_cached(
             "UPDATE queue SET status = 'done', updated_at = ?3
              WHERE key != ?1 AND status = 'pending' AND enqueued_at <= ?2
                AND (repo, pr, kind) = (SELECT repo, pr, kind FROM queue WHERE key = ?1)
@@ -326,7 +327,7 @@ fn candidates(
     owner: &str,
     leased_until: DateTime<Utc>,
 ) -> anyhow::Result<Vec<(Claim, u32)>> {
-    let mut statement = transaction.prepare(
+    let mut statement = transaction.prepare_cached(
         "SELECT key, kind, repo, pr, head_sha, attempts, max_attempts FROM queue
              WHERE status = 'pending' OR (status = 'claimed' AND leased_until < ?1)
              ORDER BY enqueued_at, key",
@@ -357,7 +358,7 @@ impl SqliteStore {
         now: DateTime<Utc>,
     ) -> anyhow::Result<bool> {
         let failed_at = (status == QueueStatus::Failed).then(|| text(now));
-        let changed = self.connection.execute(
+        let changed = self.connection.execute_cached(
             "UPDATE queue SET status = ?3, owner = CASE WHEN ?3 = 'pending' THEN NULL ELSE owner END,
                  leased_until = NULL, updated_at = ?4, failed_at = COALESCE(?5, failed_at),
                  last_error = COALESCE(?6, last_error)
@@ -372,7 +373,7 @@ impl SqliteStore {
     pub fn queue_status(&self, key: &str) -> anyhow::Result<Option<(QueueStatus, u32)>> {
         Ok(self
             .connection
-            .query_row(
+            .query_row_cached(
                 "SELECT status, attempts FROM queue WHERE key = ?1",
                 [key],
                 |row| Ok((row.get(0)?, row.get(1)?)),
