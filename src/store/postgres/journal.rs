@@ -179,7 +179,8 @@ impl PostgresStore {
                 "SELECT journal.outcome_at IS NOT NULL, COALESCE(journal.outcome_tick, 0) > $3,
                         journal.intent_at >= now() - make_interval(secs => $4), {}
                  FROM journal JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = $1 AND journal.run_id != $2",
+                 WHERE journal.item = $1 AND journal.run_id != $2
+                   AND (journal.outcome_at IS NULL OR COALESCE(journal.outcome_tick, 0) > $3)",
                 life_columns(5)
             ),
             &[

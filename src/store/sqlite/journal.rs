@@ -50,15 +50,20 @@ impl SqliteStore {
 
     /// Inside a write transaction: whether another run settled a write to the item after
     /// `read_mark` (on the store's tick, never a host's clock: what this run read may not
-    /// show it), or has one in flight and may still be sending it. A run that wrote the item
-    /// and is known dead is taken over in the same transaction, so it never writes again.
+    /// show it), or has one in flight and may still be sending it. A run with a write of the
+    /// item in flight that is known dead is taken over in the same transaction, so it never
+    /// writes again. Writes settled before the read are not read at all: they cannot make what
+    /// this run read out of date, and a run past its bound cannot write again anyway (its
+    /// heartbeat is never renewed, and every intent checks it), so a run's cost stays flat
+    /// however often earlier runs wrote the item.
     fn written_since(&self, run_id: i64, item: &ItemRef, read_mark: i64) -> anyhow::Result<bool> {
         let in_flight_since =
             crate::clock::wall() - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default();
         let others: Vec<(bool, bool, String, i64)> = {
             let mut statement = self.connection.prepare_cached(
                 "SELECT outcome_at IS NOT NULL, COALESCE(outcome_tick, 0) > ?3, intent_at, run_id
-                 FROM journal WHERE item = ?1 AND run_id != ?2",
+                 FROM journal WHERE item = ?1 AND run_id != ?2
+                   AND (outcome_at IS NULL OR COALESCE(outcome_tick, 0) > ?3)",
             )?;
             let rows = statement
                 .query_map(params![item.to_string(), run_id, read_mark], |row| {
