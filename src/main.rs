@@ -139,7 +139,7 @@ fn report_error(error: &anyhow::Error) -> i32 {
 /// the `--db` value (a URL, or libpq's `keyword = value` string) without its password; a URL
 /// anywhere else loses its password too.
 fn shown_argv(words: impl Iterator<Item = String>) -> String {
-    use gh_sweep::store::postgres::connect::{shown, without_password};
+    use gh_sweep::store::location::{shown, without_password};
     let mut after_db = false;
     let mut out = Vec::new();
     for word in words {

@@ -19,7 +19,7 @@ fn location(context: &Context, text: &str, what: &str) -> Result<Location, Fatal
 
 /// How a store is named in output: a URL without its password.
 fn shown(text: &str) -> String {
-    store::postgres::connect::without_password(text)
+    store::location::without_password(text)
 }
 
 pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> {

@@ -193,7 +193,7 @@ pub struct Settings {
     /// the rerun files.
     pub db: PathBuf,
     /// The PostgreSQL store, when `--db`, `GH_SWEEP_DB` or the config's `db` names one.
-    pub postgres: Option<crate::store::postgres::Target>,
+    pub postgres: Option<crate::store::Target>,
     /// Who this host's runs are on a SQLite file: `GH_SWEEP_HOST` (else the hostname) and the
     /// heartbeat settings, as on PostgreSQL.
     pub runs: crate::store::Runs,
@@ -495,7 +495,7 @@ fn check_outputs(
     args: &Flags,
     env: &Env,
     file_db: Option<&str>,
-) -> Result<(PathBuf, Option<crate::store::postgres::Target>), String> {
+) -> Result<(PathBuf, Option<crate::store::Target>), String> {
     let given = args
         .db
         .as_ref()
@@ -610,7 +610,7 @@ fn rerun_prefix(
         "GH_SWEEP_DB",
         args.db.as_ref().map(|path| path.display().to_string()),
     )
-    .map(|db| crate::store::postgres::connect::shown(&db));
+    .map(|db| crate::store::location::shown(&db));
     let budget_flag = from_flag(
         "--item-failure-budget",
         "GH_SWEEP_ITEM_FAILURE_BUDGET",

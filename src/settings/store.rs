@@ -10,7 +10,7 @@ use std::time::Duration;
 use secrecy::SecretString;
 
 use super::env::Env;
-use crate::store::postgres::connect::{conninfo_pairs, is_postgres, Liveness, Target};
+use crate::store::location::{conninfo_pairs, is_postgres, Liveness, Target};
 
 /// The store named by `text`: a PostgreSQL target, or a SQLite file's path.
 pub enum Named {
@@ -24,7 +24,7 @@ pub enum Named {
 /// SQLite file named after it.
 pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
     if is_postgres(text) && text.contains("://") {
-        return Ok(Named::Postgres(target(text, env)));
+        return postgres(text, env, what);
     }
     if let Some((scheme, _)) = text.split_once("://") {
         let looks_like_a_scheme = !scheme.is_empty()
@@ -40,11 +40,24 @@ pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
     if is_postgres(text) {
         // A libpq `keyword = value` string: refused here, naming the form, when it is none.
         conninfo_pairs(text).map_err(|why| format!("invalid {what}: {why}"))?;
-        return Ok(Named::Postgres(target(text, env)));
+        return postgres(text, env, what);
     }
     Ok(Named::File(PathBuf::from(
         text.strip_prefix("sqlite:").unwrap_or(text),
     )))
+}
+
+/// The PostgreSQL store `text` names, in a build with the `postgres` feature; refused by name
+/// in one without, never taken for a SQLite file's path.
+fn postgres(text: &str, env: &Env, what: &str) -> Result<Named, String> {
+    if cfg!(feature = "postgres") {
+        Ok(Named::Postgres(target(text, env)))
+    } else {
+        Err(format!(
+            "invalid {what}: {}",
+            crate::store::WITHOUT_POSTGRES
+        ))
+    }
 }
 
 /// The store a command that only looks at stores (`recap`, `store status`) opens, resolved as a
@@ -164,10 +177,6 @@ mod tests {
         assert!(!refused.contains("SECRETPW"), "{refused}");
         assert!(named("postgress://u:pw@h/db", &env, "--db").is_err());
         assert!(matches!(
-            named("postgres://u@h/db", &env, "--db"),
-            Ok(Named::Postgres(_))
-        ));
-        assert!(matches!(
             named("sqlite:/tmp/x.db", &env, "--db"),
             Ok(Named::File(path)) if path == Path::new("/tmp/x.db")
         ));
@@ -175,17 +184,52 @@ mod tests {
             named("state/x.db", &env, "--db"),
             Ok(Named::File(_))
         ));
-        // libpq's keyword/value form selects PostgreSQL; one that is not well formed is
-        // refused without its password.
-        assert!(matches!(
-            named("host=db user=u password=SECRETPW dbname=q", &env, "--db"),
-            Ok(Named::Postgres(target)) if !target.shown.contains("SECRETPW")
-                && target.shown.contains("dbname='q'")
-        ));
+        // A libpq keyword/value string that is not well formed is refused without its
+        // password, with or without PostgreSQL.
         let refused = named("host=db password='SECRETPW", &env, "--db")
             .err()
             .unwrap();
         assert!(refused.contains("keyword = value"), "{refused}");
         assert!(!refused.contains("SECRETPW"), "{refused}");
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn a_url_or_a_keyword_value_string_names_postgres() {
+        let env = Env::default();
+        assert!(matches!(
+            named("postgres://u@h/db", &env, "--db"),
+            Ok(Named::Postgres(_))
+        ));
+        assert!(matches!(
+            named("host=db user=u password=SECRETPW dbname=q", &env, "--db"),
+            Ok(Named::Postgres(target)) if !target.shown.contains("SECRETPW")
+                && target.shown.contains("dbname='q'")
+        ));
+    }
+
+    /// Without the `postgres` feature a PostgreSQL store is refused by name: never a SQLite
+    /// file named after the URL, never the password in the message.
+    #[cfg(not(feature = "postgres"))]
+    #[test]
+    fn without_the_feature_a_postgres_store_is_refused_naming_the_feature() {
+        let env = Env::default();
+        for text in [
+            "postgres://u:SECRETPW@h/db",
+            "postgresql://u@h/db",
+            "host=db user=u password=SECRETPW dbname=q",
+        ] {
+            let refused = named(text, &env, "db in gh-sweep.toml").err().unwrap();
+            assert!(
+                refused.starts_with("invalid db in gh-sweep.toml: this gh-sweep was built without PostgreSQL support (cargo feature `postgres`)"),
+                "{refused}"
+            );
+            assert!(!refused.contains("SECRETPW"), "{refused}");
+        }
+        // A SQLite file is still a SQLite file.
+        assert!(matches!(
+            named("sqlite:/tmp/x.db", &env, "--db"),
+            Ok(Named::File(path)) if path == Path::new("/tmp/x.db")
+        ));
     }
 }

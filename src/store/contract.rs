@@ -778,6 +778,7 @@ contract!(
     ]
 );
 
+#[cfg(feature = "postgres")]
 contract!(
     postgres,
     ((), super::open(&super::postgres_database()).unwrap()),
@@ -798,10 +799,8 @@ contract!(
 );
 
 /// A new database on the tests' throwaway PostgreSQL.
+#[cfg(feature = "postgres")]
 fn postgres_database() -> Location {
     let url = super::postgres::test_server::fresh_database();
-    Location::Postgres(Box::new(super::postgres::Target::new(
-        &url,
-        "test-host".into(),
-    )))
+    Location::Postgres(Box::new(super::Target::new(&url, "test-host".into())))
 }

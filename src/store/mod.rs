@@ -1,15 +1,14 @@
 //! The store port: what the engine and the commands keep between runs (runs and their recaps,
 //! the write journal, the merge queue and its leases, the merge gate and sweep budgets, stale
 //! marks, repositories by id, HTTP validators), as traits over plain data. A backend lives
-//! behind it ([`sqlite`], the default, and [`postgres`] for several hosts); [`open`] is the
-//! one place that picks it.
+//! behind it ([`sqlite`], the default, and `postgres` for several hosts, built with the cargo
+//! feature `postgres`, on by default); [`open`] is the one place that picks it.
 //!
 //! Every method that must be atomic says so and is one transaction in the backend: a caller
 //! never holds a transaction or a connection. The claim's `admit` gets the facts the backend
 //! read inside the claim's own transaction ([`ClaimFacts`]), so its decision and the lease
 //! commit together. It holds no secrets: the token never reaches it.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -23,6 +22,8 @@ use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
 pub mod copy;
 pub mod identity;
+pub mod location;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod queue;
 pub mod sqlite;
@@ -30,6 +31,7 @@ pub mod sqlite;
 #[cfg(test)]
 mod contract;
 
+pub use location::{Liveness, Location, Runs, Target};
 use queue::{Claim, Lease, NewRow, Pending, Row};
 
 /// How long a write without an outcome may belong to a run that is still at work. Past this
@@ -182,39 +184,11 @@ pub struct ClaimFacts {
 /// counted), the facts read with it, and the claim's `now`.
 pub type Admit<'a> = dyn FnMut(&Claim, &ClaimFacts, DateTime<Utc>) -> bool + 'a;
 
-/// Where the store lives.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Location {
-    /// A SQLite file (created 0600, migrated on open).
-    File(PathBuf),
-    /// Nothing kept past the process: replaying a snapshot leaves the maintainer's state alone.
-    Memory,
-    /// A PostgreSQL database that several hosts share (`--db postgres://...`).
-    Postgres(Box<postgres::Target>),
-}
-
 /// A run that may no longer write: its heartbeat went past its bound (paused, cut off), or
 /// another run took its work over.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct LostLease(pub String);
-
-/// Who this host's runs are recorded as on a SQLite file (a PostgreSQL target carries its
-/// own): the name this host goes by and the heartbeats' settings.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Runs {
-    pub host: String,
-    pub liveness: postgres::Liveness,
-}
-
-impl Default for Runs {
-    fn default() -> Self {
-        Runs {
-            host: sqlite::host_name(),
-            liveness: postgres::Liveness::default(),
-        }
-    }
-}
 
 /// Opens the store at `location`, its schema migrated to this version.
 pub fn open(location: &Location) -> anyhow::Result<Box<dyn Store>> {
@@ -230,12 +204,23 @@ pub fn open_as(location: &Location, runs: &Runs) -> anyhow::Result<Box<dyn Store
             runs.liveness,
         )?),
         Location::Memory => Box::new(sqlite::SqliteStore::in_memory()?),
+        #[cfg(feature = "postgres")]
         Location::Postgres(target) => Box::new(postgres::PostgresStore::open(target)?),
+        #[cfg(not(feature = "postgres"))]
+        Location::Postgres(target) => {
+            let why = format!("cannot open {}: {WITHOUT_POSTGRES}", target.shown);
+            return Err(crate::exit::Fatal::Usage(why).into());
+        }
     })
 }
 
+/// Why a build without the `postgres` feature refuses a PostgreSQL store, after what named it
+/// (never the value itself, which may hold a password).
+pub const WITHOUT_POSTGRES: &str = "this gh-sweep was built without PostgreSQL support (cargo feature `postgres`); name a SQLite file (a path or `sqlite:PATH`), or use a build with the feature (it is on by default)";
+
 /// What a store failure means beyond the database's words, when that is known (a pooler in
 /// transaction mode that loses prepared statements).
+#[cfg(feature = "postgres")]
 pub fn explain_failure(error: &anyhow::Error) -> Option<String> {
     error
         .chain()
@@ -243,11 +228,20 @@ pub fn explain_failure(error: &anyhow::Error) -> Option<String> {
         .find_map(|cause| postgres::explain(cause, "(PostgreSQL)"))
 }
 
+/// Without PostgreSQL, SQLite's failures speak for themselves.
+#[cfg(not(feature = "postgres"))]
+pub fn explain_failure(_error: &anyhow::Error) -> Option<String> {
+    None
+}
+
 /// Whether an error came from the store's backend (a full disk, a lock held past the busy
 /// timeout, a dropped database connection, a heartbeat lost), rather than from anything else.
 pub fn is_failure(error: &anyhow::Error) -> bool {
+    #[cfg(feature = "postgres")]
+    if postgres::is_failure(error) {
+        return true;
+    }
     sqlite::is_failure(error)
-        || postgres::is_failure(error)
         || error
             .chain()
             .any(|cause| cause.downcast_ref::<LostLease>().is_some())

@@ -3,7 +3,8 @@
 //! bound while another finishes its item, a host whose clock is behind, and `store copy`
 //! while a run is at work. Each test counts the writes in the fake GitHub's request log and
 //! asserts that none was sent twice, on a SQLite file and on a PostgreSQL database (the
-//! tests' throwaway server, never a mock).
+//! tests' throwaway server, never a mock; SQLite alone in a build without the `postgres`
+//! feature).
 
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
@@ -11,22 +12,29 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+#[cfg(feature = "postgres")]
 use super::support::pg::fresh_database;
 use super::support::server::Parking;
 use super::support::{issue, items, marked, Fault, Outcome, Test, REPO};
 
 /// The backends each test runs against.
-const BACKENDS: [&str; 2] = ["sqlite", "postgres"];
+#[cfg(feature = "postgres")]
+const BACKENDS: &[&str] = &["sqlite", "postgres"];
+#[cfg(not(feature = "postgres"))]
+const BACKENDS: &[&str] = &["sqlite"];
 
 /// The store of `backend` for a test: its SQLite file (the folder made), or a fresh
 /// PostgreSQL database.
 fn db_of(test: &Test, backend: &str) -> String {
-    if backend == "sqlite" {
-        let path = test.db_path();
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        path.display().to_string()
-    } else {
-        fresh_database()
+    match backend {
+        "sqlite" => {
+            let path = test.db_path();
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            path.display().to_string()
+        }
+        #[cfg(feature = "postgres")]
+        "postgres" => fresh_database(),
+        _ => unreachable!("no backend {backend}"),
     }
 }
 
@@ -129,7 +137,7 @@ fn two_runs_under_one_host_name_in_separate_pid_namespaces_write_each_item_once(
     if !pid_namespaces() {
         return;
     }
-    for backend in BACKENDS {
+    for &backend in BACKENDS {
         let test = Test::new(|world| {
             for number in 1..=6 {
                 world.open_issue(number, 100);
@@ -200,12 +208,13 @@ fn wait_for_write(test: &Test, line: &str) {
 fn wait_for_outcome(backend: &str, db: &str) {
     let sql = "SELECT count(*) FROM journal WHERE outcome = 'done'";
     for _ in 0..1500 {
-        let done: i64 = if backend == "sqlite" {
-            rusqlite::Connection::open(db)
+        let done: i64 = match backend {
+            "sqlite" => rusqlite::Connection::open(db)
                 .and_then(|connection| connection.query_row(sql, [], |row| row.get(0)))
-                .unwrap_or(0)
-        } else {
-            pg_count(db, sql)
+                .unwrap_or(0),
+            #[cfg(feature = "postgres")]
+            "postgres" => pg_count(db, sql),
+            _ => unreachable!("no backend {backend}"),
         };
         if done > 0 {
             return;
@@ -242,7 +251,7 @@ fn paused_100_seconds_with_the_default_bounds_never_writes_after_another_finishe
 }
 
 fn paused_between_two_writes(config: &str, pause: Duration) {
-    for backend in BACKENDS {
+    for &backend in BACKENDS {
         let test = Test::new(|world| {
             world.open_issue(1, 100);
         });
@@ -301,7 +310,7 @@ fn paused_between_two_writes(config: &str, pause: Duration) {
 #[test]
 fn a_host_whose_clock_is_behind_never_makes_another_write_an_item_it_wrote() {
     for skew in ["-10", "-300"] {
-        for backend in BACKENDS {
+        for &backend in BACKENDS {
             let test = Test::new(|world| {
                 world.open_issue(1, 100);
                 world.open_issue(2, 100);
@@ -348,11 +357,13 @@ fn a_host_whose_clock_is_behind_never_makes_another_write_an_item_it_wrote() {
     }
 }
 
+#[cfg(feature = "postgres")]
 fn pg_count(url: &str, sql: &str) -> i64 {
     let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
     client.query_one(sql, &[]).unwrap().get(0)
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn store_copy_refuses_a_source_or_target_with_a_run_at_work_and_keeps_what_it_copies() {
     let test = Test::new(|world| {

@@ -1,18 +1,26 @@
 //! Several hosts on one PostgreSQL store: `--db postgres://...` (and `GH_SWEEP_DB`, the
 //! config's `db`) selects it, its password never shows, and separate processes standing for
 //! separate hosts (`GH_SWEEP_HOST`) share one database and one fake GitHub without writing
-//! anything twice. The server is the tests' throwaway one (`support::pg`), never a mock.
+//! anything twice. The server is the tests' throwaway one (`support::pg`), never a mock. A
+//! build without the `postgres` feature runs only the tests that need no server: what `--db`
+//! refuses, and how.
 
+#[cfg(feature = "postgres")]
 use std::process::{Command, Stdio};
 
+#[cfg(feature = "postgres")]
 use super::support::pg::{fresh_database, PASSWORD};
-use super::support::{marked, Outcome, Test, REPO};
+#[cfg(feature = "postgres")]
+use super::support::{marked, Outcome};
+use super::support::{Test, REPO};
 
+#[cfg(feature = "postgres")]
 fn merge(number: u64) -> String {
     format!("PUT /repos/{REPO}/pulls/{number}/merge")
 }
 
 /// Everything a run printed, searched for the database's password.
+#[cfg(feature = "postgres")]
 #[track_caller]
 fn no_password(outcome: &Outcome) {
     for (stream, text) in [("stdout", &outcome.stdout), ("stderr", &outcome.stderr)] {
@@ -23,6 +31,7 @@ fn no_password(outcome: &Outcome) {
     }
 }
 
+#[cfg(feature = "postgres")]
 fn output(command: &mut Command) -> Outcome {
     let output = command.output().unwrap();
     let outcome = Outcome {
@@ -36,15 +45,18 @@ fn output(command: &mut Command) -> Outcome {
 }
 
 /// The URL without its password, as a maintainer writes it when the password is elsewhere.
+#[cfg(feature = "postgres")]
 fn bare(url: &str) -> String {
     url.replace(&format!(":{PASSWORD}@"), "@")
 }
 
+#[cfg(feature = "postgres")]
 fn rows(url: &str, sql: &str) -> i64 {
     let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
     client.query_one(sql, &[]).unwrap().get(0)
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn a_postgres_url_keeps_the_runs_in_postgres_and_its_password_never_shows() {
     let test = Test::new(|world| {
@@ -113,6 +125,7 @@ fn a_postgres_url_keeps_the_runs_in_postgres_and_its_password_never_shows() {
     assert!(!test.db_path().exists());
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn gh_sweep_db_with_pgpassword_and_the_configs_db_with_a_passfile_select_it_too() {
     let test = Test::new(|world| {
@@ -175,6 +188,7 @@ fn gh_sweep_db_with_pgpassword_and_the_configs_db_with_a_passfile_select_it_too(
     );
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn a_wrong_password_is_a_usage_error_that_names_the_database_without_it() {
     let test = Test::new(|_| {});
@@ -196,6 +210,7 @@ fn a_wrong_password_is_a_usage_error_that_names_the_database_without_it() {
 }
 
 /// `count` processes at once, each a host of its own, all on `url`; their outcomes.
+#[cfg(feature = "postgres")]
 fn on_hosts(test: &Test, url: &str, count: usize, args: &[&str]) -> Vec<Outcome> {
     let children: Vec<_> = (0..count)
         .map(|host| {
@@ -225,6 +240,7 @@ fn on_hosts(test: &Test, url: &str, count: usize, args: &[&str]) -> Vec<Outcome>
         .collect()
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn four_overlapping_stale_sweeps_on_four_hosts_mark_each_issue_once() {
     let test = Test::new(|world| {
@@ -257,6 +273,7 @@ fn four_overlapping_stale_sweeps_on_four_hosts_mark_each_issue_once() {
     assert_eq!(rows(&url, "SELECT count(DISTINCT host) FROM runs"), 4);
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn four_overlapping_sweeps_on_four_hosts_merge_each_pr_once() {
     let test = Test::new(|world| {
@@ -283,6 +300,7 @@ fn four_overlapping_sweeps_on_four_hosts_merge_each_pr_once() {
     );
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn poll_on_two_hosts_keeps_one_queue_row_per_pr_and_head() {
     let test = Test::new(|world| {
@@ -302,6 +320,7 @@ fn poll_on_two_hosts_keeps_one_queue_row_per_pr_and_head() {
     );
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn store_copy_moves_a_sqlite_store_into_postgres_and_back_and_refuses_a_target_with_rows() {
     let test = Test::new(|world| {
@@ -350,6 +369,7 @@ fn store_copy_moves_a_sqlite_store_into_postgres_and_back_and_refuses_a_target_w
     test.expect_writes(&marked(1));
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn store_status_names_the_backend_its_schema_the_queue_and_no_password() {
     let test = Test::new(|world| {
@@ -377,6 +397,7 @@ fn store_status_names_the_backend_its_schema_the_queue_and_no_password() {
 
 /// Runs whose heartbeat stopped on `host` (killed) are aged past the bound and the write
 /// timeout, as if that much time had passed: the clock is an input, no test sleeps for it.
+#[cfg(feature = "postgres")]
 fn age_heartbeats(url: &str, host: &str) {
     let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
     client
@@ -387,6 +408,7 @@ fn age_heartbeats(url: &str, host: &str) {
         .unwrap();
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn a_host_killed_in_its_write_phase_is_settled_and_finished_by_another_20_times_without_a_duplicate(
 ) {
@@ -451,6 +473,7 @@ fn a_host_killed_in_its_write_phase_is_settled_and_finished_by_another_20_times_
     assert_eq!(took_over, 20, "each recap of host B says it took over");
 }
 
+#[cfg(feature = "postgres")]
 #[test]
 fn a_host_whose_database_connection_drops_mid_run_stops_as_an_outage_with_nothing_half_written() {
     use super::support::server::Parking;
@@ -555,10 +578,76 @@ fn an_unknown_db_scheme_is_refused_without_its_password_and_status_makes_no_stor
     assert!(test.all_requests().is_empty());
 }
 
+/// A build without the `postgres` feature refuses every way of naming a PostgreSQL store
+/// (`--db`, `GH_SWEEP_DB`, the config's `db`, `store status`, `store copy --from` and `--to`,
+/// a URL or libpq's `keyword = value` string) with exit 2 and a message naming the feature:
+/// never a panic, never a SQLite file made under the URL's name, nothing asked of GitHub, and
+/// never the password.
+#[cfg(not(feature = "postgres"))]
+#[test]
+fn without_the_postgres_feature_a_postgres_db_is_refused_naming_the_feature() {
+    const REFUSAL: &str =
+        "this gh-sweep was built without PostgreSQL support (cargo feature `postgres`)";
+    let test = Test::new(|world| {
+        world.open_issue(1, 74);
+    });
+    // An existing SQLite store, for `store copy` to name as the other side.
+    let sqlite = test.db_path();
+    std::fs::create_dir_all(sqlite.parent().unwrap()).unwrap();
+    drop(gh_sweep::store::open(&gh_sweep::store::Location::File(sqlite.clone())).unwrap());
+    let sqlite = sqlite.display().to_string();
+    let url = "postgres://u:SECRETPW@127.0.0.1:1/gh_sweep";
+    let conninfo = "host=127.0.0.1 port=1 user=u password=SECRETPW dbname=gh_sweep";
+    let check = |what: &str, outcome: &crate::support::Outcome, option: &str| {
+        outcome.expect_code(2);
+        assert!(
+            outcome
+                .stderr
+                .contains(&format!("error: invalid {option}: {REFUSAL}")),
+            "{what}: {}",
+            outcome.stderr
+        );
+        assert!(
+            !outcome.stdout.contains("SECRETPW") && !outcome.stderr.contains("SECRETPW"),
+            "{what}: the password was printed"
+        );
+    };
+    for db in [url, conninfo] {
+        for args in [
+            &["stale-sweep", "--repo", REPO, "--dry-run", "--db", db][..],
+            &["recap", "--db", db][..],
+            &["store", "status", "--db", db][..],
+        ] {
+            check(&format!("{args:?}"), &test.run(args), "--db");
+        }
+        let copy = ["store", "copy", "--from", db, "--to", &sqlite];
+        check(&format!("{copy:?}"), &test.run(&copy), "--from");
+        let copy = ["store", "copy", "--from", &sqlite, "--to", db];
+        check(&format!("{copy:?}"), &test.run(&copy), "--to");
+        let mut command = test.command(&["stale-sweep", "--repo", REPO, "--dry-run"]);
+        let output = command.env("GH_SWEEP_DB", db).output().unwrap();
+        let outcome = crate::support::Outcome {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).to_string(),
+        };
+        check("GH_SWEEP_DB", &outcome, "GH_SWEEP_DB");
+    }
+    test.config(&format!("db = \"{url}\"\n"));
+    let sweep = test.run(&["stale-sweep", "--repo", REPO, "--dry-run"]);
+    check("the config's db", &sweep, "db in the config");
+    let status = test.run(&["store", "status"]);
+    check("the config's db", &status, "db in .github/gh-sweep.toml");
+    assert!(!test.dir.path().join("postgres:").exists());
+    assert!(!test.dir.path().join(conninfo).exists());
+    assert!(test.all_requests().is_empty());
+}
+
 /// Issue 21, point 4: `--db` takes what PostgreSQL users type. libpq accepts `keyword = value`
 /// strings as well as URIs (libpq, "Connection Strings"); such a string selects PostgreSQL,
 /// its password never reaches a file name, the stored command line or any output, and no
 /// SQLite file is made.
+#[cfg(feature = "postgres")]
 #[test]
 fn a_libpq_keyword_value_string_selects_postgres_without_showing_its_password() {
     let test = Test::new(|world| {

@@ -131,6 +131,7 @@ fn seed_writes(db: &str, count: usize, seconds_ago: i64) -> String {
     let at = chrono::Utc::now() - chrono::Duration::seconds(seconds_ago);
     let insert = "INSERT INTO journal (run_id, item, repo, action, intent_at, outcome, outcome_at)
                   VALUES ($1, 'octo/demo#1000', 'octo/demo', '{\"kind\":\"close\",\"reason\":null}', $2, 'done', $2)";
+    #[cfg(feature = "postgres")]
     if db.starts_with("postgres") {
         let mut client = postgres::Client::connect(db, postgres::NoTls).unwrap();
         let row = client
@@ -140,22 +141,21 @@ fn seed_writes(db: &str, count: usize, seconds_ago: i64) -> String {
         for _ in 0..count {
             client.execute(insert, &[&run, &at]).unwrap();
         }
-        account
-    } else {
-        let connection = rusqlite::Connection::open(db).unwrap();
-        let (run, account): (i64, String) = connection
-            .query_row("SELECT id, account FROM runs", [], |row| {
-                Ok((row.get(0)?, row.get(1)?))
-            })
-            .unwrap();
-        let insert = insert.replace('$', "?");
-        for _ in 0..count {
-            connection
-                .execute(&insert, rusqlite::params![run, at.to_rfc3339()])
-                .unwrap();
-        }
-        account
+        return account;
     }
+    let connection = rusqlite::Connection::open(db).unwrap();
+    let (run, account): (i64, String) = connection
+        .query_row("SELECT id, account FROM runs", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    let insert = insert.replace('$', "?");
+    for _ in 0..count {
+        connection
+            .execute(&insert, rusqlite::params![run, at.to_rfc3339()])
+            .unwrap();
+    }
+    account
 }
 
 /// `processes` runs of one account started at once on the store `db` (each its own host
@@ -308,6 +308,7 @@ fn four_concurrent_runs_of_one_account_never_pass_80_writes_a_minute() {
 }
 
 /// Point 5 on PostgreSQL: eight hosts sharing one account, the minute with room for 5 writes.
+#[cfg(feature = "postgres")]
 #[test]
 fn eight_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
     let test = forty_idle_issues();
@@ -319,6 +320,7 @@ fn eight_hosts_of_one_account_on_postgres_never_pass_80_writes_a_minute() {
 }
 
 /// Point 5 on PostgreSQL: four hosts sharing one account, the hour with room for 5 writes.
+#[cfg(feature = "postgres")]
 #[test]
 fn four_hosts_of_one_account_on_postgres_never_pass_500_writes_an_hour() {
     let test = forty_idle_issues();
@@ -330,6 +332,7 @@ fn four_hosts_of_one_account_on_postgres_never_pass_500_writes_an_hour() {
 }
 
 /// `store status --db url` (a command that only connects and reads), with HOME the test's.
+#[cfg(feature = "postgres")]
 fn status(test: &Test, url: &str) -> Outcome {
     let mut command = test.std_command(&["store", "status", "--db", url, "--json"]);
     command.stdin(Stdio::null());
@@ -350,6 +353,7 @@ fn status(test: &Test, url: &str) -> Outcome {
 
 /// Whether `psql` connects to `url` with the same HOME (no `~/.postgresql/root.crt`); `None`
 /// without `psql`.
+#[cfg(feature = "postgres")]
 fn psql_connects(test: &Test, url: &str) -> Option<bool> {
     let output = Command::new("psql")
         .env_clear()
@@ -369,6 +373,7 @@ fn psql_connects(test: &Test, url: &str) -> Option<bool> {
 /// certificate; `require` with a root certificate file checks the chain and not the name, as
 /// `verify-ca` does; `verify-ca` and `verify-full` without one, and `verify-full` on the wrong
 /// name, are refused with a TLS message. `psql` on the same URL agrees, case by case.
+#[cfg(feature = "postgres")]
 #[test]
 fn each_sslmode_connects_or_refuses_as_libpq_does_on_a_self_signed_certificate() {
     let test = Test::new(|_| {});
@@ -424,6 +429,7 @@ fn each_sslmode_connects_or_refuses_as_libpq_does_on_a_self_signed_certificate()
 
 /// Point 12: a wrong password, a missing database and a `.pgpass` ignored for its
 /// permissions each get their own message.
+#[cfg(feature = "postgres")]
 #[test]
 fn a_wrong_password_a_missing_database_and_an_ignored_pgpass_each_say_so() {
     let test = Test::new(|_| {});
@@ -478,6 +484,7 @@ fn a_wrong_password_a_missing_database_and_an_ignored_pgpass_each_say_so() {
 /// connection is free, so a statement prepared on one is not there on the next: the server's
 /// own answer to a missing prepared statement (asked for here on the throwaway server, as
 /// PgBouncer's pool would make it happen) is refused with what to change, not shown raw.
+#[cfg(feature = "postgres")]
 #[test]
 fn a_missing_prepared_statement_is_named_as_transaction_pooling() {
     let url = crate::support::pg::fresh_database();
@@ -637,6 +644,7 @@ fn a_file_size_limit_reached_by_stdout_exits_non_zero_with_the_run_stored() {
 /// the root certificate every mode connects, `verify-full` included (the name matches);
 /// without it `verify-ca` and `verify-full` are refused, and the modes that check nothing
 /// connect. `psql` agrees, case by case.
+#[cfg(feature = "postgres")]
 #[test]
 fn each_sslmode_on_a_ca_signed_certificate_is_as_libpq_has_it() {
     let test = Test::new(|_| {});

@@ -6,7 +6,8 @@ use std::sync::Mutex;
 
 use postgres::Client;
 
-use super::connect::{connect, Target};
+use super::connect::connect;
+use super::Target;
 use crate::http_cache::{Cached, ResponseCache};
 
 pub struct PostgresCache {

@@ -32,7 +32,7 @@ pub mod test_server;
 #[cfg(test)]
 mod tests;
 
-pub use connect::{Liveness, Target};
+pub use super::location::{Liveness, Target};
 pub use migrations::SCHEMA_VERSION;
 
 /// Whether an error came from PostgreSQL (a dropped connection, a refused statement) or from

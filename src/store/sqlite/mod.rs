@@ -16,7 +16,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::identity::{Identity, Process};
-use super::postgres::Liveness;
+use super::Liveness;
 use super::{LostLease, RunLog, RunRow, Store};
 use crate::exit::Fatal;
 use crate::http_cache::{NoCache, ResponseCache};

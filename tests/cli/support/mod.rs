@@ -4,6 +4,7 @@
 pub mod graphql;
 pub mod graphql_world;
 /// The throwaway PostgreSQL the store's unit tests use too.
+#[cfg(feature = "postgres")]
 #[path = "../../../src/store/postgres/test_server.rs"]
 pub mod pg;
 pub mod schema;
