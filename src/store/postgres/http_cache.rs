@@ -8,7 +8,7 @@ use postgres::Client;
 
 use super::connect::connect;
 use super::Target;
-use crate::http_cache::{Cached, ResponseCache};
+use crate::http_cache::{worth_keeping, Cached, ResponseCache};
 
 pub struct PostgresCache {
     client: Mutex<Client>,
@@ -24,6 +24,10 @@ impl PostgresCache {
 
 impl ResponseCache for PostgresCache {
     fn lookup(&self, url: &str) -> Option<Cached> {
+        // A list of changes since an instant is never asked for again: not kept, not looked up.
+        if !worth_keeping(url) {
+            return None;
+        }
         let mut client = self.client.lock().ok()?;
         let row = client
             .query_opt(
@@ -41,6 +45,9 @@ impl ResponseCache for PostgresCache {
     }
 
     fn keep(&self, url: &str, cached: &Cached) {
+        if !worth_keeping(url) {
+            return;
+        }
         let Ok(mut client) = self.client.lock() else {
             return;
         };

@@ -341,3 +341,31 @@ fn a_database_of_every_earlier_version_migrates_with_its_rows() {
         );
     }
 }
+
+/// As on SQLite, a list of what changed since an instant (the recheck's `issues?since=`) is
+/// neither kept nor looked up: its URL never comes again. An item's own answer is kept.
+#[test]
+fn the_shared_cache_keeps_no_list_of_changes() {
+    use crate::http_cache::{Cached, ResponseCache};
+    let url = fresh_database();
+    let cache = super::http_cache::PostgresCache::open(&target(&url, "host-a")).unwrap();
+    let answer = Cached {
+        etag: Some("\"abc\"".into()),
+        last_modified: None,
+        body: "[]".into(),
+        next: None,
+        token: None,
+    };
+    let base = "https://api.github.com/repos/o/r";
+    let changes = format!("{base}/issues?since=2026-12-01T10:00:00Z&state=all");
+    let item = format!("{base}/issues/3");
+    cache.keep(&changes, &answer);
+    cache.keep(&item, &answer);
+    assert!(cache.lookup(&changes).is_none());
+    assert_eq!(cache.lookup(&item).map(|kept| kept.body), Some("[]".into()));
+    let rows: i64 = raw(&url)
+        .query_one("SELECT count(*) FROM http_cache", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 1, "only the item's answer is stored");
+}
