@@ -348,6 +348,8 @@ fn a_database_of_every_earlier_version_migrates_with_its_rows() {
 fn the_shared_cache_keeps_no_list_of_changes() {
     use crate::http_cache::{Cached, ResponseCache};
     let url = fresh_database();
+    // The store makes the schema; the cache is its own connection to it.
+    let _store = PostgresStore::open(&target(&url, "host-a")).unwrap();
     let cache = super::http_cache::PostgresCache::open(&target(&url, "host-a")).unwrap();
     let answer = Cached {
         etag: Some("\"abc\"".into()),
