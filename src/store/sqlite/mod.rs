@@ -179,9 +179,17 @@ impl SqliteStore {
         connection
             .execute_batch("PRAGMA foreign_keys = ON")
             .context("opening an in-memory store")?;
-        let mut store = SqliteStore {
+        let mut store = SqliteStore::unbeating(connection, PathBuf::from(":memory:"));
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// A store on `connection` whose runs no thread beats for: one in memory (no other process
+    /// sees it) or one opened only to be read (it starts no run).
+    fn unbeating(connection: Connection, path: PathBuf) -> Self {
+        SqliteStore {
             connection,
-            path: PathBuf::from(":memory:"),
+            path,
             warnings: Vec::new(),
             me: Identity::this_process(),
             host: host(),
@@ -190,9 +198,7 @@ impl SqliteStore {
             _stop: None,
             took_over: RefCell::default(),
             caches: RefCell::default(),
-        };
-        store.migrate()?;
-        Ok(store)
+        }
     }
 
     pub fn open(path: &Path) -> anyhow::Result<Self> {
@@ -355,18 +361,7 @@ impl SqliteStore {
             .into());
         }
         // Read only: it starts no run, so nothing of it beats.
-        let store = SqliteStore {
-            connection,
-            path: path.to_path_buf(),
-            warnings: Vec::new(),
-            me: Identity::this_process(),
-            host: host(),
-            liveness: Liveness::default(),
-            beating: Arc::default(),
-            _stop: None,
-            took_over: RefCell::default(),
-            caches: RefCell::default(),
-        };
+        let store = SqliteStore::unbeating(connection, path.to_path_buf());
         store.check_tables()?;
         Ok(store)
     }
