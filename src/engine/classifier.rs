@@ -192,12 +192,13 @@ pub trait Classifier {
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError>;
 
-    /// Bookkeeping after all of an item's writes succeeded. `dates` holds GitHub's clock at
-    /// each write, where it said.
+    /// What the store should keep once all of an item's writes succeeded, as effects the
+    /// engine applies ([`super::settle::apply`]); the store is only read here. `dates` holds
+    /// GitHub's clock at each write, where it said.
     fn after_writes(
         &mut self,
         store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<()>;
+    ) -> anyhow::Result<Vec<super::settle::Effect>>;
 }

@@ -419,8 +419,8 @@ impl Classifier for MergeClassifier<'_> {
         _store: &dyn Store,
         _plan: &Plan,
         _dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<()> {
-        Ok(())
+    ) -> anyhow::Result<Vec<super::settle::Effect>> {
+        Ok(Vec::new())
     }
 
     fn counters(&self, completed: &[&Disposition], failed: usize) -> Option<Value> {

@@ -16,6 +16,7 @@ mod read;
 mod recap;
 mod recheck;
 mod reconcile;
+mod settle;
 pub mod stale;
 mod state;
 pub mod sweep;

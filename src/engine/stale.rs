@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
 
+use super::settle::Effect;
 use super::{Classifier, Listed, Plan, ReadError};
 use crate::github::{self, model, ApiError, Reader};
 use crate::item::{ItemRef, Scope};
@@ -506,10 +507,10 @@ impl Classifier for StaleClassifier<'_> {
 
     fn after_writes(
         &mut self,
-        store: &dyn Store,
+        _store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Vec<Effect>> {
         let written = |planned: &[stale::OutputItem]| {
             planned
                 .iter()
@@ -538,20 +539,27 @@ impl Classifier for StaleClassifier<'_> {
         match (labelled, plan.remote.first()) {
             (Some(index), _) => {
                 let Write::AddLabels { labels } = &plan.remote[index] else {
-                    return Ok(());
+                    return Ok(Vec::new());
                 };
                 let labeled_at = dates.get(index).copied().unwrap_or_else(crate::clock::wall);
-                let last = dates.last().copied().unwrap_or(labeled_at);
-                store.record_stale_mark(&plan.item, &labels[0], labeled_at, last)
+                let last_write_at = dates.last().copied().unwrap_or(labeled_at);
+                Ok(vec![Effect::RecordStaleMark {
+                    item: plan.item.clone(),
+                    label: labels[0].clone(),
+                    labeled_at,
+                    last_write_at,
+                }])
             }
             _ if matches!(
                 plan.disposition,
                 Disposition::Stale(stale::Disposition::Unmark | stale::Disposition::Close)
             ) =>
             {
-                store.forget_stale_mark(&plan.item)
+                Ok(vec![Effect::ForgetStaleMark {
+                    item: plan.item.clone(),
+                }])
             }
-            _ => Ok(()),
+            _ => Ok(Vec::new()),
         }
     }
 }

@@ -443,7 +443,8 @@ impl Run<'_> {
                 }
             }
             Sent::All(dates) => {
-                classifier.after_writes(self.store, plan, &dates)?;
+                let effects = classifier.after_writes(self.store, plan, &dates)?;
+                super::settle::apply(self.store, &effects)?;
                 state.completed(item, &plan.disposition, &plan.reason);
                 state.sent.insert(item.to_string(), plan.words());
             }

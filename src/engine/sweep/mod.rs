@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 
 use super::merge_reads::MergeReads;
+use super::settle::Effect;
 use super::{Classifier, Listed, Plan, ReadError};
 use crate::exit::Fatal;
 use crate::github::{ApiError, Reader, WriteError};
@@ -439,19 +440,33 @@ impl Classifier for SweepClassifier<'_> {
         store: &dyn Store,
         plan: &Plan,
         dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<Vec<Effect>> {
         let Some(Write::Merge { sha, .. }) = plan.remote.first() else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        let merged_at = dates.first().copied().unwrap_or(self.now);
-        store.record_merged(&plan.item, sha, merged_at)?;
-        self.charge(store, &plan.item)?;
-        if let Some(claim) = self.claims.remove(&plan.item) {
-            store.complete(&claim.key, &self.owner, self.now)?;
-            let started = self.started.get(&plan.item).copied().unwrap_or(self.now);
-            store.fold(&claim.key, started, self.now)?;
+        let item = &plan.item;
+        let stamp = store.gate(item)?.and_then(|gate| gate.stamp());
+        let budget = budget_policy::after(&store.budget(item)?, stamp, self.now);
+        let mut effects = vec![
+            Effect::RecordMerged {
+                item: item.clone(),
+                head_sha: sha.clone(),
+                at: dates.first().copied().unwrap_or(self.now),
+            },
+            Effect::RecordBudget {
+                item: item.clone(),
+                budget,
+            },
+        ];
+        if let Some(claim) = self.claims.remove(item) {
+            effects.push(Effect::CompleteLease {
+                key: claim.key,
+                owner: self.owner.clone(),
+                started: self.started.get(item).copied().unwrap_or(self.now),
+                now: self.now,
+            });
         }
-        Ok(())
+        Ok(effects)
     }
 
     fn after_refused_write(

@@ -212,3 +212,63 @@ fn classify_settles_nothing_and_writes_nothing() {
         .reason
         .starts_with("outcome unknown: check by hand"));
 }
+
+/// A stale sweep's bookkeeping after an item's writes is data the engine applies: the mark with
+/// the label's own date (the close clock starts there) and the last write's, or the mark
+/// forgotten once the item is un-staled; the kind writes nothing to the store itself.
+#[test]
+fn a_stale_items_writes_become_effects_the_engine_applies() {
+    use crate::engine::settle::Effect;
+    use crate::policy::stale;
+    let store = crate::store::open(&crate::store::Location::Memory).unwrap();
+    let rules = StaleRules::default();
+    let mut classifier = StaleClassifier::new(&rules, false);
+    let item = ItemRef::new(&repo(), 7);
+    let at = |seconds: i64| chrono::DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap();
+    let plan = |disposition, remote| Plan {
+        item: item.clone(),
+        title: "t".into(),
+        disposition: Disposition::Stale(disposition),
+        reason: "r".into(),
+        remote,
+        local: Vec::new(),
+        updated_at: None,
+    };
+    let marked = plan(
+        stale::Disposition::MarkStale,
+        vec![
+            Write::AddLabels {
+                labels: vec!["Stale".into()],
+            },
+            crate::policy::write::comment("stale", "mark-stale"),
+        ],
+    );
+    assert_eq!(
+        classifier
+            .after_writes(store.as_ref(), &marked, &[at(0), at(2)])
+            .unwrap(),
+        [Effect::RecordStaleMark {
+            item: item.clone(),
+            label: "Stale".into(),
+            labeled_at: at(0),
+            last_write_at: at(2),
+        }]
+    );
+    let unmarked = plan(
+        stale::Disposition::Unmark,
+        vec![Write::RemoveLabel {
+            label: "Stale".into(),
+        }],
+    );
+    assert_eq!(
+        classifier
+            .after_writes(store.as_ref(), &unmarked, &[at(5)])
+            .unwrap(),
+        [Effect::ForgetStaleMark { item: item.clone() }]
+    );
+    assert_eq!(
+        store.stale_mark(&item, "Stale").unwrap(),
+        None,
+        "nothing written by the kind"
+    );
+}

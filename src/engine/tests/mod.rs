@@ -447,8 +447,13 @@ impl Classifier for Enqueues {
         })
     }
 
-    fn after_writes(&mut self, _: &dyn Store, _: &Plan, _: &[DateTime<Utc>]) -> anyhow::Result<()> {
-        Ok(())
+    fn after_writes(
+        &mut self,
+        _: &dyn Store,
+        _: &Plan,
+        _: &[DateTime<Utc>],
+    ) -> anyhow::Result<Vec<crate::engine::settle::Effect>> {
+        Ok(Vec::new())
     }
 }
 

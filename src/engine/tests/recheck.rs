@@ -191,8 +191,8 @@ impl Classifier for Merges {
         _store: &dyn Store,
         _plan: &Plan,
         _dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<()> {
-        Ok(())
+    ) -> anyhow::Result<Vec<crate::engine::settle::Effect>> {
+        Ok(Vec::new())
     }
 }
 
