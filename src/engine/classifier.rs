@@ -121,15 +121,16 @@ pub trait Classifier {
         Ok(None)
     }
 
-    /// Bookkeeping after GitHub refused one of an item's writes for that item's own state.
-    /// Returns whether the run goes on (a refused merge is that PR's failed attempt).
+    /// After GitHub refused one of an item's writes for that item's own state: `Some(effects)`
+    /// when the run goes on (a refused merge is that PR's failed attempt), with what the store
+    /// should keep of it, which the engine applies; `None` stops the run.
     fn after_refused_write(
         &mut self,
         _store: &dyn Store,
         _plan: &Plan,
         _error: &WriteError,
-    ) -> anyhow::Result<bool> {
-        Ok(false)
+    ) -> anyhow::Result<Option<Vec<super::settle::Effect>>> {
+        Ok(None)
     }
 
     /// What GitHub's refusal of one of the item's writes means, in words, for its recap line.

@@ -38,6 +38,13 @@ pub enum Effect {
         started: DateTime<Utc>,
         now: DateTime<Utc>,
     },
+    /// The queue row `key`, leased by `owner`, failed this attempt with `error`.
+    FailLease {
+        key: String,
+        owner: String,
+        error: String,
+        now: DateTime<Utc>,
+    },
 }
 
 /// Applies an item's effects to the store, in the order given.
@@ -63,6 +70,14 @@ pub(super) fn apply(store: &dyn Store, effects: &[Effect]) -> anyhow::Result<()>
             } => {
                 store.complete(key, owner, *now)?;
                 store.fold(key, *started, *now)?;
+            }
+            Effect::FailLease {
+                key,
+                owner,
+                error,
+                now,
+            } => {
+                store.fail(key, owner, error, *now)?;
             }
         }
     }

@@ -492,8 +492,8 @@ impl Classifier for StaleClassifier<'_> {
         _store: &dyn Store,
         _plan: &Plan,
         error: &github::WriteError,
-    ) -> anyhow::Result<bool> {
-        Ok(github::refused_as_locked(error))
+    ) -> anyhow::Result<Option<Vec<Effect>>> {
+        Ok(github::refused_as_locked(error).then(Vec::new))
     }
 
     fn outputs(&self, dry_run: bool) -> Option<serde_json::Value> {

@@ -437,7 +437,13 @@ impl Run<'_> {
                 // A redirected write (the item moved) wrote nothing anywhere: its own failure.
                 let goes_on = error.moved()
                     || (!error.outcome_unknown
-                        && classifier.after_refused_write(self.store, plan, &error)?);
+                        && match classifier.after_refused_write(self.store, plan, &error)? {
+                            Some(effects) => {
+                                super::settle::apply(self.store, &effects)?;
+                                true
+                            }
+                            None => false,
+                        });
                 if !goes_on {
                     state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
                 }

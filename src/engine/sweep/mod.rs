@@ -474,11 +474,11 @@ impl Classifier for SweepClassifier<'_> {
         store: &dyn Store,
         plan: &Plan,
         error: &WriteError,
-    ) -> anyhow::Result<bool> {
+    ) -> anyhow::Result<Option<Vec<Effect>>> {
         // 405 (not mergeable) and 409 (head moved) are GitHub refusing this PR's merge: nothing
         // was written. It is the trigger's failed attempt, and the run goes on.
         if !matches!(error.status, Some(405) | Some(409)) {
-            return Ok(false);
+            return Ok(None);
         }
         // A 405 is not one thing: the merge queue or a merge method the repository does not
         // allow will not change by trying again, so the rest of the budget is spent. A refused
@@ -498,11 +498,19 @@ impl Classifier for SweepClassifier<'_> {
             }
             Some(_) => budget_policy::spent(&budget, stamp, self.rules, self.now),
         };
-        store.record_budget(&plan.item, &after)?;
+        let mut effects = vec![Effect::RecordBudget {
+            item: plan.item.clone(),
+            budget: after,
+        }];
         if let Some(claim) = self.claims.remove(&plan.item) {
-            store.fail(&claim.key, &self.owner, &error.message, self.now)?;
+            effects.push(Effect::FailLease {
+                key: claim.key,
+                owner: self.owner.clone(),
+                error: error.message.clone(),
+                now: self.now,
+            });
         }
-        Ok(true)
+        Ok(Some(effects))
     }
 
     fn refusal(&self, plan: &Plan, error: &WriteError) -> Option<String> {
