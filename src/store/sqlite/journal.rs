@@ -59,33 +59,35 @@ impl SqliteStore {
     fn written_since(&self, run_id: i64, item: &ItemRef, read_mark: i64) -> anyhow::Result<bool> {
         let in_flight_since =
             crate::clock::wall() - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default();
-        let others: Vec<(bool, bool, String, i64)> = {
-            let mut statement = self.connection.prepare_cached(
-                "SELECT outcome_at IS NOT NULL, COALESCE(outcome_tick, 0) > ?3, intent_at, run_id
-                 FROM journal WHERE item = ?1 AND run_id != ?2
-                   AND (outcome_at IS NULL OR COALESCE(outcome_tick, 0) > ?3)",
-            )?;
+        // Each write with its run's life in one query (the journal keeps every run it names).
+        let others: Vec<(bool, bool, String, super::Life)> = {
+            let mut statement = self.connection.prepare_cached(&format!(
+                "SELECT journal.outcome_at IS NOT NULL, COALESCE(journal.outcome_tick, 0) > ?3,
+                        journal.intent_at, {LIFE_COLUMNS}
+                 FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = ?1 AND journal.run_id != ?2
+                   AND (journal.outcome_at IS NULL OR COALESCE(journal.outcome_tick, 0) > ?3)"
+            ))?;
             let rows = statement
                 .query_map(params![item.to_string(), run_id, read_mark], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, super::Life::read(row, 3)?))
                 })?;
             rows.collect::<Result<_, _>>()?
         };
         let mut dead = Vec::new();
-        for (settled, since, intent_at, other) in others {
+        for (settled, since, intent_at, life) in others {
             // Settled after this run read the item: what it read may not show it.
             if settled && since {
                 return Ok(true);
             }
-            let life = self.life(other)?;
-            let alive = life.as_ref().is_some_and(|life| self.alive(life));
+            let alive = self.alive(&life);
             // In flight when this run read, and its run may still be sending it.
             let recent = DateTime::parse_from_rfc3339(&intent_at)
                 .map_or(true, |at| at.with_timezone(&Utc) >= in_flight_since);
             if !settled && recent && alive {
                 return Ok(true);
             }
-            if let Some(life) = life.filter(|_| !alive) {
+            if !alive {
                 dead.push(life);
             }
         }
