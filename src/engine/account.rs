@@ -78,13 +78,8 @@ impl Run<'_> {
     pub(super) fn recent_writes(&self, account: &str) -> anyhow::Result<Vec<DateTime<Utc>>> {
         let now = self.clock.wall();
         let since = now - chrono::Duration::from_std(pacing::WINDOW).unwrap_or_default();
-        // Another host's clock may be ahead of this one: its writes stamped "later than now"
-        // were sent by now, and count as sent now (never a wait for this clock to catch up).
-        let mut writes = self.store.account_writes_since(account, since)?;
-        for write in &mut writes {
-            *write = (*write).min(now);
-        }
-        Ok(writes)
+        let writes = self.store.account_writes_since(account, since)?;
+        Ok(pacing::sent_by(&writes, now))
     }
 
     /// The plan's line when its writes need longer than the hour allows, before the prompt;

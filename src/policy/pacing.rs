@@ -66,6 +66,13 @@ pub fn wait(
     longest
 }
 
+/// The account's writes as sent by `now`: another host's clock may be ahead of this one, and
+/// its writes stamped later than `now` were sent by now (never a wait for this clock to catch
+/// up). Ascending stays ascending.
+pub fn sent_by(sent: &[DateTime<Utc>], now: DateTime<Utc>) -> Vec<DateTime<Utc>> {
+    sent.iter().map(|time| (*time).min(now)).collect()
+}
+
 /// How long a run must wait before the store may admit a write of the account, when the
 /// account's journaled writes were sent at `sent` (ascending), `reserved` writes are promised
 /// to items whose first write is out (counted as sent `now`: they go out soon, and no other
@@ -80,10 +87,7 @@ pub fn admission(
     room: usize,
     interval: Duration,
 ) -> (Duration, Option<Rule>) {
-    // Another host's clock may be ahead of this one: its writes stamped later than `now` were
-    // sent by now, and count as sent now (never a wait for this clock to catch up). `sent` is
-    // ascending, so it stays so.
-    let sent: Vec<DateTime<Utc>> = sent.iter().map(|time| (*time).min(now)).collect();
+    let sent = sent_by(sent, now);
     let mut longest = (Duration::ZERO, None);
     let mut consider = |until: DateTime<Utc>, rule: Rule| {
         let wait = (until - now).to_std().unwrap_or_default();
