@@ -68,9 +68,14 @@ impl SqliteStore {
                  WHERE journal.item = ?1 AND journal.run_id != ?2
                    AND (journal.outcome_at IS NULL OR COALESCE(journal.outcome_tick, 0) > ?3)"
             ))?;
-            let rows = statement
-                .query_map(params![item.to_string(), run_id, read_mark], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?, super::Life::read(row, 3)?))
+            let rows =
+                statement.query_map(params![item.to_string(), run_id, read_mark], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        super::Life::read(row, 3)?,
+                    ))
                 })?;
             rows.collect::<Result<_, _>>()?
         };
