@@ -120,23 +120,39 @@ pub fn of_run(
     }
 }
 
-/// An error whose kind decides the exit code. Everything else exits 1.
+/// An error whose kind decides the exit code (nextest's `ExpectedError`): raised anywhere,
+/// carried through `anyhow` (context and all), and mapped to its code here, in
+/// [`ExpectedError::exit_code`]. Every other error exits 1.
 #[derive(Debug, thiserror::Error)]
-pub enum Fatal {
+pub enum ExpectedError {
+    /// What the maintainer wrote (flags, variables, the config file, a store's name) cannot
+    /// be used: exit 2, nothing was read.
     #[error("{0}")]
     Usage(String),
+    /// GitHub refused the token, or there is none for the host: exit 4.
     #[error("{0}")]
     Auth(String),
+}
+
+/// The name most of the code raises an [`ExpectedError`] by.
+pub type Fatal = ExpectedError;
+
+impl ExpectedError {
+    /// The one place an expected error becomes an exit code.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ExpectedError::Usage(_) => USAGE,
+            ExpectedError::Auth(_) => AUTH,
+        }
+    }
 }
 
 /// The code an error that ended a command exits with: its kind decides, anything else is
 /// unexpected.
 pub fn of_error(error: &anyhow::Error) -> i32 {
-    match error.downcast_ref::<Fatal>() {
-        Some(Fatal::Usage(_)) => USAGE,
-        Some(Fatal::Auth(_)) => AUTH,
-        None => UNEXPECTED,
-    }
+    error
+        .downcast_ref::<ExpectedError>()
+        .map_or(UNEXPECTED, ExpectedError::exit_code)
 }
 
 /// The code of a command line clap did not take: `--help` and `--version` are answers (0),

@@ -10,74 +10,19 @@ use gh_sweep::exit::{self, Fatal};
 use gh_sweep::{report, settings, ui};
 
 fn main() -> ExitCode {
-    let parsed = <Cli as clap::CommandFactory>::command()
-        .try_get_matches()
-        .and_then(|matches| {
-            <Cli as clap::FromArgMatches>::from_arg_matches(&matches).map(|cli| (cli, matches))
-        });
-    let cli = match parsed {
-        Ok((_, matches)) if cli::unused_option(&matches).is_some() => {
-            let message = cli::unused_option(&matches).unwrap_or_default();
-            eprintln!("error: {message}");
-            return ExitCode::from(exit::process_code(exit::USAGE));
-        }
-        Ok((cli, _)) => cli,
-        Err(error) => {
-            let argv: Vec<String> = std::env::args().collect();
-            // Bare `gh-sweep`: a short usage, not the whole help.
-            if argv.len() == 1 {
-                eprintln!("{}", cli::SHORT_USAGE);
-                return ExitCode::from(exit::process_code(exit::USAGE));
-            }
-            // `gh-sweep help --help` asks for help, as `git help --help` does: it gets it.
-            if argv.len() == 3 && argv[1] == "help" && matches!(argv[2].as_str(), "--help" | "-h") {
-                let _ = <Cli as clap::CommandFactory>::command().print_long_help();
-                return ExitCode::from(exit::process_code(exit::SUCCESS));
-            }
-            if let Some(message) = cli::misplaced_flag(&error, &argv) {
-                eprintln!("error: {message}");
-                return ExitCode::from(exit::process_code(exit::USAGE));
-            }
-            let _ = error.print();
-            return ExitCode::from(exit::process_code(exit::of_clap(&error)));
-        }
+    let (cli, matches) = match parse() {
+        Ok(parsed) => parsed,
+        Err(code) => return ExitCode::from(exit::process_code(code)),
     };
     let env = settings::Env::capture();
-    let stdin_terminal = std::io::stdin().is_terminal();
-    let stderr_terminal = std::io::stderr().is_terminal();
-    // At a terminal with stderr redirected (`2>log`) a maintainer is still there to ask.
-    let prompt_on_tty = stdin_terminal
-        && !stderr_terminal
-        && std::io::stdout().is_terminal()
-        && ui::tty_available();
     let context = Context {
         clock: gh_sweep::clock::Clock::system(),
-        ui: ui::Ui {
-            interactive: stdin_terminal && (stderr_terminal || prompt_on_tty),
-            prompt_on_tty,
-            stderr_terminal,
-            stdout_terminal: std::io::stdout().is_terminal(),
-            quiet: cli.global.quiet,
-            verbose: cli.global.verbose,
-            json: cli.global.json,
-            // A `TERM=dumb` terminal (Emacs' shell, some CI logs) draws no escape sequences:
-            // no progress bar redrawn in place, no colour unless asked for.
-            ci: std::env::var_os("CI").is_some() || dumb_terminal(),
-            pager: ui::pager_of(env.get("GH_SWEEP_PAGER"), env.get("PAGER")),
-            color: match cli.global.color {
-                cli::ColorChoice::Always => true,
-                cli::ColorChoice::Never => false,
-                cli::ColorChoice::Auto => {
-                    std::io::stdout().is_terminal()
-                        && !dumb_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-                }
-            },
-        },
+        ui: ui_of(&cli.global, &env),
         env,
         // Each word quoted for the shell as needed, so `recap --list` shows a line to paste; a
         // database URL's password is left out (the runs are kept in that database).
         argv: shown_argv(std::env::args()),
+        sources: settings::Sources::new(cli::from_environment(&matches)),
     };
     let mut code = match dispatch(&cli, &context) {
         Ok(code) => code,
@@ -100,16 +45,85 @@ fn main() -> ExitCode {
     ExitCode::from(exit::process_code(code))
 }
 
+/// The command line, parsed; else what was printed instead (help, a usage error) and the code
+/// it exits with.
+fn parse() -> Result<(Cli, clap::ArgMatches), i32> {
+    let parsed = <Cli as clap::CommandFactory>::command()
+        .try_get_matches()
+        .and_then(|matches| {
+            <Cli as clap::FromArgMatches>::from_arg_matches(&matches).map(|cli| (cli, matches))
+        });
+    let error = match parsed {
+        Ok((cli, matches)) => {
+            return match cli::unused_option(&matches) {
+                Some(message) => Err(report_error(&Fatal::Usage(message).into())),
+                None => Ok((cli, matches)),
+            }
+        }
+        Err(error) => error,
+    };
+    let argv: Vec<String> = std::env::args().collect();
+    // Bare `gh-sweep`: a short usage, not the whole help.
+    if argv.len() == 1 {
+        eprintln!("{}", cli::SHORT_USAGE);
+        return Err(exit::USAGE);
+    }
+    // `gh-sweep help --help` asks for help, as `git help --help` does: it gets it.
+    if argv.len() == 3 && argv[1] == "help" && matches!(argv[2].as_str(), "--help" | "-h") {
+        let _ = <Cli as clap::CommandFactory>::command().print_long_help();
+        return Err(exit::SUCCESS);
+    }
+    if let Some(message) = cli::misplaced_flag(&error, &argv) {
+        return Err(report_error(&Fatal::Usage(message).into()));
+    }
+    let _ = error.print();
+    Err(exit::of_clap(&error))
+}
+
+/// The terminal and the output options, resolved once.
+fn ui_of(global: &cli::GlobalArgs, env: &settings::Env) -> ui::Ui {
+    let stdin_terminal = std::io::stdin().is_terminal();
+    let stderr_terminal = std::io::stderr().is_terminal();
+    // At a terminal with stderr redirected (`2>log`) a maintainer is still there to ask.
+    let prompt_on_tty = stdin_terminal
+        && !stderr_terminal
+        && std::io::stdout().is_terminal()
+        && ui::tty_available();
+    ui::Ui {
+        interactive: stdin_terminal && (stderr_terminal || prompt_on_tty),
+        prompt_on_tty,
+        stderr_terminal,
+        stdout_terminal: std::io::stdout().is_terminal(),
+        quiet: global.quiet,
+        verbose: global.verbose,
+        json: global.json,
+        // A `TERM=dumb` terminal (Emacs' shell, some CI logs) draws no escape sequences:
+        // no progress bar redrawn in place, no colour unless asked for.
+        ci: std::env::var_os("CI").is_some() || dumb_terminal(),
+        pager: ui::pager_of(env.get("GH_SWEEP_PAGER"), env.get("PAGER")),
+        color: match global.color {
+            cli::ColorChoice::Always => true,
+            cli::ColorChoice::Never => false,
+            cli::ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && !dumb_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+            }
+        },
+    }
+}
+
 fn dispatch(cli: &Cli, context: &Context) -> anyhow::Result<i32> {
     let cwd = std::env::current_dir()?;
+    let global = &cli.global;
     match &cli.command {
-        Command::StaleSweep(stale) => commands::stale_sweep::run(context, stale, &cli.global, &cwd),
-        Command::Poll(poll) => commands::poll::run(context, poll, &cli.global, &cwd),
-        Command::Sweep(sweep) => commands::sweep::run(context, sweep, &cli.global, &cwd),
-        Command::Classify(command) => commands::classify::run(context, command, &cli.global, &cwd),
-        Command::Recap(args) => commands::recap::run(context, args, &cli.global),
+        Command::StaleSweep(stale) => commands::stale_sweep::run(context, stale, global, &cwd),
+        Command::Poll(poll) => commands::poll::run(context, poll, global, &cwd),
+        Command::Sweep(sweep) => commands::sweep::run(context, sweep, global, &cwd),
+        Command::Classify(command) => commands::classify::run(context, command, global, &cwd),
+        Command::Recap(args) => commands::recap::run(context, args, global, &cwd),
         Command::Store(cli::StoreCommand::Status(args)) => {
-            commands::store_admin::status(context, args)
+            commands::store_admin::status(context, args, global, &cwd)
         }
         Command::Store(cli::StoreCommand::Copy(args)) => commands::store_admin::copy(context, args),
         Command::Man(args) => commands::completions::run_man(context, args),

@@ -101,6 +101,17 @@ pub struct LookArgs {
     pub db: DbArgs,
 }
 
+impl LookArgs {
+    /// The same options as a run's, for the common layer: `--config` and `--db`, nothing else.
+    pub fn as_read(&self) -> ReadArgs {
+        ReadArgs {
+            config: self.config.clone(),
+            db: self.db.clone(),
+            ..ReadArgs::default()
+        }
+    }
+}
+
 /// `--dry-run`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct DryRunArgs {

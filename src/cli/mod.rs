@@ -155,6 +155,31 @@ pub fn unused_option(matches: &clap::ArgMatches) -> Option<String> {
     None
 }
 
+/// The options of the subcommand that was run whose values clap took from an environment
+/// variable (`ValueSource::EnvVariable`) rather than the command line, by id, with the
+/// variable's name: for the settings layer's `Sources`.
+pub fn from_environment(matches: &clap::ArgMatches) -> Vec<(String, String)> {
+    let root = Cli::command();
+    let (mut command, mut matches) = (&root, matches);
+    while let Some((name, sub)) = matches.subcommand() {
+        let Some(found) = command.find_subcommand(name) else {
+            break;
+        };
+        (command, matches) = (found, sub);
+    }
+    command
+        .get_arguments()
+        .filter_map(|argument| {
+            let id = argument.get_id().as_str();
+            let variable = argument.get_env()?.to_string_lossy().into_owned();
+            let from_env = matches.try_get_raw(id).is_ok_and(|_| {
+                matches.value_source(id) == Some(clap::parser::ValueSource::EnvVariable)
+            });
+            from_env.then(|| (id.to_string(), variable))
+        })
+        .collect()
+}
+
 fn does_nothing(flag: &str, name: &str) -> String {
     format!("`{flag}` does nothing with `gh-sweep {name}`: drop it (see `gh-sweep {name} --help`)")
 }

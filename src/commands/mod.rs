@@ -9,13 +9,12 @@ pub mod stale_sweep;
 pub mod store_admin;
 pub mod sweep;
 
-use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
+use crate::cli::{GlobalArgs, ReadArgs, StaleArgs, WriteArgs};
 use crate::clock::Clock;
 use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Prompt, Run};
-use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions, Log};
 use crate::report;
-use crate::settings::{self, Env, Flags, Settings};
+use crate::settings::{self, CommandAccess, CommandKind, CommonArgs, Env, Settings, Sources};
 use crate::store::{self, Location};
 use crate::ui::Ui;
 
@@ -27,35 +26,27 @@ pub struct Context {
     /// The system's clock; a run whose decisions are fixed in time (`--now`, a snapshot) gets
     /// its own.
     pub clock: Clock,
+    /// Which of the command's options clap took from the environment.
+    pub sources: Sources,
 }
 
-/// The options a subcommand was given, as settings resolution reads them: the global ones,
-/// its pool, how it reads, and (for the subcommands that write) how it writes.
-pub fn flags(
-    global: &GlobalArgs,
-    scope: &ScopeArgs,
-    read: &ReadArgs,
-    dry_run: &DryRunArgs,
-    write: Option<&WriteArgs>,
-) -> Flags {
-    let write = write.cloned().unwrap_or_default();
-    Flags {
-        repos: scope.repos.clone(),
-        only: scope.only.clone(),
-        item_failure_budget: read.item_failure_budget.clone(),
-        yes: write.yes,
-        dry_run: dry_run.dry_run,
-        json: global.json,
-        write_interval: write.write_interval,
-        max_writes: write.max_writes,
-        max_wait: write.max_wait,
-        api_url: read.api_url.clone(),
-        read_api: read.read_api.clone(),
-        config: read.config.clone(),
-        db: read.db.db.clone(),
-        snapshot: read.snapshot.clone(),
-        save_snapshot: read.save_snapshot.clone(),
-        now: read.now.clone(),
+impl Context {
+    /// The common layer's options of a command: how it reads, how it writes (the defaults
+    /// for one that does not), and `--json`.
+    pub fn common_args<'a>(
+        &'a self,
+        kind: CommandKind,
+        global: &GlobalArgs,
+        read: &'a ReadArgs,
+        write: &'a WriteArgs,
+    ) -> CommonArgs<'a> {
+        CommonArgs {
+            kind,
+            read,
+            write,
+            json: global.json,
+            sources: &self.sources,
+        }
     }
 }
 
@@ -63,8 +54,6 @@ pub fn flags(
 pub fn run_engine(
     context: &Context,
     mut settings: Settings,
-    command: &str,
-    mode: Mode,
     classifier: &mut dyn Classifier,
 ) -> anyhow::Result<i32> {
     let ui = &context.ui;
@@ -80,32 +69,7 @@ pub fn run_engine(
     let (mut client, now) = match open_client(context, &mut settings) {
         Ok(opened) => opened,
         Err(error) => {
-            // A run with `--json` that cannot start for want of a token still leaves its one
-            // JSON line (`stopped: "auth"`, exit 4): a cron log of JSON lines says why the
-            // night was empty. Nothing was read or stored (run id 0).
-            if ui.json {
-                if let Some(Fatal::Auth(message)) = error.downcast_ref::<Fatal>() {
-                    let outcomes = std::collections::BTreeMap::new();
-                    let recap = crate::policy::recap::build(crate::policy::recap::RunFacts {
-                        run_id: 0,
-                        command,
-                        dry_run: settings.dry_run,
-                        pool: &[],
-                        pool_complete: false,
-                        outcomes: &outcomes,
-                        stopped: Some(crate::exit::Stop::Auth),
-                        stop_detail: Some(message.clone()),
-                        budget: settings.budget,
-                        planned: Vec::new(),
-                        rerun_prefix: &settings.rerun_prefix,
-                        rerun_file_path: "",
-                        exit_override: Some(crate::exit::AUTH),
-                        unknown_writes: false,
-                        overtaken: false,
-                    });
-                    ui.data(&report::recap_json(&recap));
-                }
-            }
+            print_unstarted(ui, &settings, &error);
             return Err(error);
         }
     };
@@ -137,6 +101,7 @@ pub fn run_engine(
         settings::ReadApi::Graphql => &graphql,
         settings::ReadApi::Rest => &client,
     };
+    let command = settings.kind.words();
     let recap = Run {
         reader,
         writer: &client,
@@ -146,19 +111,12 @@ pub fn run_engine(
         clock,
         now,
         command,
-        mode,
+        mode: mode_of(settings.kind),
         argv: context.argv.clone(),
         notes,
     }
     .execute(classifier, confirm.as_mut())?;
-
-    if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
-        recording.repos = options.repos.iter().map(ToString::to_string).collect();
-        recording.command = Some(command.to_string());
-        recording.read_api = Some(settings.read_api.name().to_string());
-        recording.save(path)?;
-        ui.status(&format!("Saved what this run read to {}.", path.display()));
-    }
+    save_recording(ui, &settings, &options, &client)?;
     if ui.verbose {
         print_costs(&client, &graphql);
     }
@@ -167,6 +125,62 @@ pub fn run_engine(
     append_job_summary(context, &recap);
     write_step_outputs(context, &recap);
     Ok(recap.exit_code)
+}
+
+/// `--save-snapshot FILE`: every GitHub answer the run read, with what it was read for.
+fn save_recording(
+    ui: &Ui,
+    settings: &Settings,
+    options: &Options,
+    client: &Client,
+) -> anyhow::Result<()> {
+    if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
+        recording.repos = options.repos.iter().map(ToString::to_string).collect();
+        recording.command = Some(settings.kind.words().to_string());
+        recording.read_api = Some(settings.read_api.name().to_string());
+        recording.save(path)?;
+        ui.status(&format!("Saved what this run read to {}.", path.display()));
+    }
+    Ok(())
+}
+
+/// How the engine runs a kind: `classify` is the read phase alone.
+fn mode_of(kind: CommandKind) -> Mode {
+    match kind.access() {
+        CommandAccess::ReadOnly => Mode::Classify,
+        CommandAccess::LocalWrites | CommandAccess::Writes => Mode::Sweep,
+    }
+}
+
+/// A run with `--json` that cannot start for want of a token still leaves its one JSON line
+/// (`stopped: "auth"`, exit 4, the code of that stop): a cron log of JSON lines says why the
+/// night was empty. Nothing was read or stored (run id 0).
+fn print_unstarted(ui: &Ui, settings: &Settings, error: &anyhow::Error) {
+    let Some(crate::exit::ExpectedError::Auth(message)) = error.downcast_ref() else {
+        return;
+    };
+    if !ui.json {
+        return;
+    }
+    let outcomes = std::collections::BTreeMap::new();
+    let recap = crate::policy::recap::build(crate::policy::recap::RunFacts {
+        run_id: 0,
+        command: settings.kind.words(),
+        dry_run: settings.dry_run,
+        pool: &[],
+        pool_complete: false,
+        outcomes: &outcomes,
+        stopped: Some(crate::exit::Stop::Auth),
+        stop_detail: Some(message.clone()),
+        budget: settings.common.budget,
+        planned: Vec::new(),
+        rerun_prefix: &settings.rerun_prefix,
+        rerun_file_path: "",
+        exit_override: None,
+        unknown_writes: false,
+        overtaken: false,
+    });
+    ui.data(&report::recap_json(&recap));
 }
 
 /// The store the run keeps its state in. A snapshot replay leaves the maintainer's state alone
@@ -179,7 +193,7 @@ fn open_store(ui: &Ui, settings: &Settings) -> anyhow::Result<Box<dyn store::Sto
     } else {
         Location::File(settings.db.clone())
     };
-    let store = store::open_as(&location, &settings.runs)?;
+    let store = store::open_as(&location, &settings.common.runs)?;
     for warning in store.warnings() {
         ui.warn(warning);
     }
@@ -218,19 +232,20 @@ fn open_client(
             (Client::replay(answers), now)
         }
         None => {
-            let token = settings::token(&context.env, &settings.api_base).map_err(Fatal::Auth)?;
+            let common = &settings.common;
+            let token = settings::token(&context.env, &common.api_base)?;
             if ui.verbose {
                 eprintln!(
                     "Using the token from {} for {}.",
-                    token.source, settings.api_base
+                    token.source, common.api_base
                 );
             }
             let client = Client::live(LiveOptions {
-                search_interval: settings.search_interval,
-                base: settings.api_base.clone(),
+                search_interval: common.timing.search_interval,
+                base: common.api_base.clone(),
                 token: token.secret,
-                timeout: settings.timeout,
-                retry: settings.retry.clone(),
+                timeout: common.timing.timeout,
+                retry: common.timing.retry.clone(),
                 log: request_log(ui.verbose),
                 record: settings.save_snapshot.is_some(),
             })?;
@@ -302,16 +317,16 @@ fn engine_options(settings: &Settings) -> Options {
         from_snapshot: settings.snapshot.is_some(),
         dry_run: settings.dry_run,
         confirm_local: settings.confirm,
-        budget: settings.budget,
-        max_writes: settings.max_writes,
-        recheck_after: settings.recheck_after,
-        write_interval: settings.write_interval,
-        max_wait: settings.max_wait,
-        settle_after: settings.settle_after,
+        budget: settings.common.budget,
+        max_writes: settings.common.limits.max_writes,
+        recheck_after: settings.common.timing.recheck_after,
+        write_interval: settings.write_interval(),
+        max_wait: settings.max_wait(),
+        settle_after: settings.common.timing.settle_after,
         attempts_per_trigger: settings.sweep.attempts_per_trigger,
         db: settings.db.clone(),
         rerun_prefix: settings.rerun_prefix.clone(),
-        web_url: settings::web_url(&settings.api_base),
+        web_url: settings::web_url(&settings.common.api_base),
     }
 }
 
@@ -345,11 +360,11 @@ fn peak_memory_kib() -> Option<u64> {
 pub fn print_stale_config(
     context: &Context,
     stale: &StaleArgs,
-    args: &Flags,
+    read: &ReadArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
     let (text, warnings) = settings::stale_table_in_effect(
-        args,
+        read.config.as_deref(),
         stale.from_workflow.as_deref(),
         stale.from_action_inputs,
         &context.env,

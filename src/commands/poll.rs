@@ -3,8 +3,7 @@
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, PollArgs};
 use crate::engine::merge::MergeClassifier;
-use crate::engine::Mode;
-use crate::settings::{self, CommandKind, Spec};
+use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
     context: &Context,
@@ -12,20 +11,19 @@ pub fn run(
     global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
-    let args = &super::flags(
-        global,
-        &poll.scope,
-        &poll.read,
-        &poll.dry_run,
-        Some(&poll.write),
-    );
-    let spec = Spec {
-        orgs: &poll.org.orgs,
-        confirm: poll.confirm,
-        ..Spec::new(CommandKind::Poll)
+    let kind = CommandKind::Poll;
+    let args = RunArgs {
+        common: context.common_args(kind, global, &poll.read, &poll.write),
+        scope: &poll.scope,
+        dry_run: poll.dry_run.dry_run,
+        spec: Spec {
+            orgs: &poll.org.orgs,
+            confirm: poll.confirm,
+            ..Spec::new(kind)
+        },
     };
-    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(&args, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();
     let mut classifier = MergeClassifier::new(&rules, false, !settings.dry_run)?;
-    run_engine(context, settings, "poll", Mode::Sweep, &mut classifier)
+    run_engine(context, settings, &mut classifier)
 }

@@ -2,29 +2,30 @@
 //! outcome was unknown once it has been checked by hand.
 
 use super::{print_recap, Context};
-use crate::cli::{GlobalArgs, RecapArgs};
+use crate::cli::{GlobalArgs, RecapArgs, WriteArgs};
 use crate::exit::Fatal;
 use crate::item::ItemRef;
 use crate::report;
+use crate::settings::{self, CommandKind};
 use crate::store::{self, Location};
 
-pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::Result<i32> {
+pub fn run(
+    context: &Context,
+    recap: &RecapArgs,
+    global: &GlobalArgs,
+    cwd: &std::path::Path,
+) -> anyhow::Result<i32> {
     // clap sees the conflict when `--json` follows `recap`; a global `--json` before it
     // reaches here as a plain value, so the same refusal is made here.
-    if recap.markdown && args.json {
+    if recap.markdown && global.json {
         return Err(Fatal::Usage(
             "the argument '--json' cannot be used with '--markdown': pick one".to_string(),
         )
         .into());
     }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let (location, source) = crate::settings::store::looked_at(
-        recap.store.db.db.as_deref(),
-        recap.store.config.as_deref(),
-        &context.env,
-        &cwd,
-    )
-    .map_err(Fatal::Usage)?;
+    let (read, write) = (recap.store.as_read(), WriteArgs::default());
+    let common = context.common_args(CommandKind::Recap, global, &read, &write);
+    let (location, source) = settings::looked_at(&common, &context.env, cwd)?;
     if let Location::File(path) = &location {
         if !path.exists() {
             let hint = if recap.store.db.db.is_some() {
@@ -50,32 +51,12 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         }
         other => store::open(other)?,
     };
-    let path = match &location {
-        Location::File(path) => path.display().to_string(),
-        Location::Postgres(target) => target.shown.clone(),
-        Location::Memory => "memory".to_string(),
-    };
     for warning in store.warnings() {
         context.ui.warn(warning);
     }
+    let path = shown(&location);
     if let Some(item) = &recap.acknowledge {
-        let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
-        let count = store.acknowledge(&item)?;
-        if count == 0 {
-            return Err(Fatal::Usage(format!(
-                "nothing to acknowledge on {item}: it has no write of unknown outcome in {}",
-                match &location {
-                    Location::File(path) => path.display().to_string(),
-                    Location::Postgres(target) => target.shown.clone(),
-                    Location::Memory => "memory".to_string(),
-                }
-            ))
-            .into());
-        }
-        context.ui.status(&format!(
-            "Acknowledged {count} write(s) of unknown outcome on {item}."
-        ));
-        return Ok(crate::exit::SUCCESS);
+        return acknowledge(context, store.as_ref(), item, &path);
     }
     if recap.list {
         let runs = store.runs(20)?;
@@ -106,4 +87,34 @@ pub fn run(context: &Context, recap: &RecapArgs, args: &GlobalArgs) -> anyhow::R
         })
         .into()),
     }
+}
+
+/// How the store is named in messages: a URL without its password.
+fn shown(location: &Location) -> String {
+    match location {
+        Location::File(path) => path.display().to_string(),
+        Location::Postgres(target) => target.shown.clone(),
+        Location::Memory => "memory".to_string(),
+    }
+}
+
+/// `--acknowledge ITEM`: its writes of unknown outcome checked by hand.
+fn acknowledge(
+    context: &Context,
+    store: &dyn store::Store,
+    item: &str,
+    path: &str,
+) -> anyhow::Result<i32> {
+    let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
+    let count = store.acknowledge(&item)?;
+    if count == 0 {
+        return Err(Fatal::Usage(format!(
+            "nothing to acknowledge on {item}: it has no write of unknown outcome in {path}"
+        ))
+        .into());
+    }
+    context.ui.status(&format!(
+        "Acknowledged {count} write(s) of unknown outcome on {item}."
+    ));
+    Ok(crate::exit::SUCCESS)
 }

@@ -3,8 +3,7 @@
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, StaleSweepArgs};
 use crate::engine::stale::StaleClassifier;
-use crate::engine::Mode;
-use crate::settings::{self, CommandKind, Spec};
+use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
     context: &Context,
@@ -12,30 +11,23 @@ pub fn run(
     global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
-    let args = &super::flags(
-        global,
-        &given.scope,
-        &given.read,
-        &given.dry_run,
-        Some(&given.write),
-    );
     let stale = &given.stale;
     if stale.print_config {
-        return super::print_stale_config(context, stale, args, cwd);
+        return super::print_stale_config(context, stale, &given.read, cwd);
     }
-    let spec = Spec {
-        workflow: stale.from_workflow.as_deref(),
-        action_inputs: stale.from_action_inputs,
-        ..Spec::new(CommandKind::StaleSweep)
+    let kind = CommandKind::StaleSweep;
+    let args = RunArgs {
+        common: context.common_args(kind, global, &given.read, &given.write),
+        scope: &given.scope,
+        dry_run: given.dry_run.dry_run,
+        spec: Spec {
+            workflow: stale.from_workflow.as_deref(),
+            action_inputs: stale.from_action_inputs,
+            ..Spec::new(kind)
+        },
     };
-    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let settings = settings::resolve(&args, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.stale.clone();
     let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
-    run_engine(
-        context,
-        settings,
-        "stale-sweep",
-        Mode::Sweep,
-        &mut classifier,
-    )
+    run_engine(context, settings, &mut classifier)
 }

@@ -2,35 +2,25 @@
 //! between SQLite and PostgreSQL. Wiring only: the stores read and write their own rows.
 
 use super::Context;
-use crate::cli::{StoreCopyArgs, StoreStatusArgs};
+use crate::cli::{GlobalArgs, StoreCopyArgs, StoreStatusArgs, WriteArgs};
 use crate::exit::Fatal;
-use crate::settings::store::{named, Named};
+use crate::settings::{self, CommandKind};
 use crate::store::{self, retention, Location, RunRow, Status};
-
-/// The store `text` names (a path, `sqlite:PATH` or a `postgres://` URL); `what` is the option.
-fn location(context: &Context, text: &str, what: &str) -> Result<Location, Fatal> {
-    Ok(
-        match named(text, &context.env, what).map_err(Fatal::Usage)? {
-            Named::Postgres(target) => Location::Postgres(Box::new(target)),
-            Named::File(path) => Location::File(path),
-        },
-    )
-}
 
 /// How a store is named in output: a URL without its password.
 fn shown(text: &str) -> String {
     store::location::without_password(text)
 }
 
-pub fn status(context: &Context, args: &StoreStatusArgs) -> anyhow::Result<i32> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let (location, source) = crate::settings::store::looked_at(
-        args.store.db.db.as_deref(),
-        args.store.config.as_deref(),
-        &context.env,
-        &cwd,
-    )
-    .map_err(Fatal::Usage)?;
+pub fn status(
+    context: &Context,
+    args: &StoreStatusArgs,
+    global: &GlobalArgs,
+    cwd: &std::path::Path,
+) -> anyhow::Result<i32> {
+    let (read, write) = (args.store.as_read(), WriteArgs::default());
+    let common = context.common_args(CommandKind::StoreStatus, global, &read, &write);
+    let (location, source) = settings::looked_at(&common, &context.env, cwd)?;
     // Looking never makes a store: a mistyped path is not a healthy empty one.
     if let Location::File(path) = &location {
         if !path.exists() {
@@ -150,7 +140,8 @@ fn render(view: &StatusView) -> String {
 }
 
 pub fn copy(context: &Context, args: &StoreCopyArgs) -> anyhow::Result<i32> {
-    if let Named::File(path) = named(&args.from, &context.env, "--from").map_err(Fatal::Usage)? {
+    let from = settings::store_named(&args.from, &context.env, "--from")?;
+    if let Location::File(path) = &from {
         if !path.exists() {
             return Err(Fatal::Usage(format!(
                 "invalid --from {}: no such file (name an existing store)",
@@ -159,8 +150,8 @@ pub fn copy(context: &Context, args: &StoreCopyArgs) -> anyhow::Result<i32> {
             .into());
         }
     }
-    let source = store::open(&location(context, &args.from, "--from")?)?;
-    let mut target = store::open(&location(context, &args.to, "--to")?)?;
+    let source = store::open(&from)?;
+    let mut target = store::open(&settings::store_named(&args.to, &context.env, "--to")?)?;
     // A run at work on either side would go on writing where the copy no longer looks, or be
     // taken for dead on the copy: copied runs keep their heartbeats, so with --force a run at
     // work is at work on the copy too, until its heartbeat stops.

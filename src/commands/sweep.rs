@@ -4,8 +4,7 @@
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, SweepArgs};
 use crate::engine::sweep::SweepClassifier;
-use crate::engine::Mode;
-use crate::settings::{self, CommandKind, Spec};
+use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
     context: &Context,
@@ -13,15 +12,14 @@ pub fn run(
     global: &GlobalArgs,
     cwd: &std::path::Path,
 ) -> anyhow::Result<i32> {
-    let args = &super::flags(
-        global,
-        &sweep.scope,
-        &sweep.read,
-        &sweep.dry_run,
-        Some(&sweep.write),
-    );
-    let spec = Spec::new(CommandKind::Sweep);
-    let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
+    let kind = CommandKind::Sweep;
+    let args = RunArgs {
+        common: context.common_args(kind, global, &sweep.read, &sweep.write),
+        scope: &sweep.scope,
+        dry_run: sweep.dry_run.dry_run,
+        spec: Spec::new(kind),
+    };
+    let settings = settings::resolve(&args, context.ui.interactive, &context.env, cwd)?;
     let (sweep, poll) = (settings.sweep.clone(), settings.poll.clone());
     let now = settings.now;
     // The lease owner until the run is recorded; then its leases name the run (`run-N`), which
@@ -29,5 +27,5 @@ pub fn run(
     // tell whether we are still at work.
     let owner = format!("sweep-{}-{}", std::process::id(), now.timestamp_micros());
     let mut classifier = SweepClassifier::new(&sweep, &poll, !settings.dry_run, owner, now)?;
-    run_engine(context, settings, "sweep", Mode::Sweep, &mut classifier)
+    run_engine(context, settings, &mut classifier)
 }

@@ -5,9 +5,10 @@
 use secrecy::SecretString;
 
 use super::env::Env;
+use super::error::SettingsError;
 
 /// The API base URL, from the flag, `GITHUB_API_URL`, `GH_HOST`, or github.com.
-pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
+pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, SettingsError> {
     let (base, source) = if let Some(flag) = flag {
         (flag.to_string(), "--api-url")
     } else if let Some(url) = env.get("GITHUB_API_URL") {
@@ -17,22 +18,24 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, String> {
     } else {
         return Ok("https://api.github.com".to_string());
     };
-    let url = reqwest::Url::parse(&base)
-        .map_err(|error| format!("invalid {source} `{base}`: {error}; write a URL such as https://ghe.example.com/api/v3"))?;
+    let invalid = |fix: &str| SettingsError::value(source, &base, fix);
+    let url = reqwest::Url::parse(&base).map_err(|error| {
+        invalid(&format!(
+            "{error}; write a URL such as https://ghe.example.com/api/v3"
+        ))
+    })?;
     match (url.scheme(), url.host_str()) {
         ("https", Some(_)) => {}
         ("http", Some(host)) if is_loopback(host) => {}
         ("http", Some(_)) => {
-            return Err(format!(
-                "invalid {source} `{base}`: plain http:// is allowed only for loopback hosts; use https://"
+            return Err(invalid(
+                "plain http:// is allowed only for loopback hosts; use https://",
             ))
         }
-        _ => return Err(format!("invalid {source} `{base}`: use an https:// URL")),
+        _ => return Err(invalid("use an https:// URL")),
     }
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!(
-            "invalid {source} `{base}`: a base URL has no query or fragment"
-        ));
+        return Err(invalid("a base URL has no query or fragment"));
     }
     Ok(base.trim_end_matches('/').to_string())
 }
@@ -145,7 +148,7 @@ pub struct Token {
 /// `GITHUB_TOKEN` only for github.com and `*.ghe.com`; `GH_ENTERPRISE_TOKEN`,
 /// `GITHUB_ENTERPRISE_TOKEN` only for an Enterprise Server; else `gh auth token --hostname`
 /// of the web host. A token meant for one host is never sent to another.
-pub fn token(env: &Env, base: &str) -> Result<Token, String> {
+pub fn token(env: &Env, base: &str) -> Result<Token, SettingsError> {
     let host = host_of(base);
     let names = host.token_variables();
     for name in &names {
@@ -153,9 +156,9 @@ pub fn token(env: &Env, base: &str) -> Result<Token, String> {
             let value = value.trim();
             // Never echo the value: name the variable and what is wrong with it.
             if !value.chars().all(|c| c.is_ascii_graphic()) {
-                return Err(format!(
+                return Err(SettingsError::Token(format!(
                     "{name} holds characters a GitHub token never has (a space, a line break or a non-ASCII letter): set it to the token alone"
-                ));
+                )));
             }
             return Ok(Token {
                 secret: SecretString::from(value.to_string()),
@@ -183,10 +186,10 @@ pub fn token(env: &Env, base: &str) -> Result<Token, String> {
     }
     let looked = names.join(", ");
     let web_host = host.web_host();
-    Err(format!(
+    Err(SettingsError::Token(format!(
         "no GitHub token for {web_host}: looked in {looked} and `gh auth token --hostname {web_host}`; set {} or run `gh auth login --hostname {web_host}`",
         names[0]
-    ))
+    )))
 }
 
 /// `gh auth token` for the web host's own token: always by name, so gh never answers with
@@ -212,10 +215,15 @@ mod tests {
         );
         assert!(api_base(Some("http://127.0.0.1:8080"), &env).is_ok());
         assert!(api_base(Some("http://[::1]:8080/"), &env).is_ok());
-        let error = api_base(Some("http://ghe.example.com"), &env).unwrap_err();
+        let error = api_base(Some("http://ghe.example.com"), &env)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("loopback"), "{error}");
         let env = Env::from_pairs(&[("GITHUB_API_URL", "ftp://x")]);
-        assert!(api_base(None, &env).unwrap_err().contains("GITHUB_API_URL"));
+        assert!(api_base(None, &env)
+            .unwrap_err()
+            .to_string()
+            .contains("GITHUB_API_URL"));
     }
 
     #[test]
@@ -289,7 +297,8 @@ mod tests {
         let cloud_only = Env::from_pairs(&[("GITHUB_TOKEN", "cloud"), ("PATH", "/nonexistent")]);
         let error = token(&cloud_only, "https://ghe.example.com/api/v3")
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(
             error.contains("GH_ENTERPRISE_TOKEN, GITHUB_ENTERPRISE_TOKEN"),
             "{error}"
@@ -326,7 +335,8 @@ mod tests {
             "https://api.github.com",
         )
         .err()
-        .unwrap();
+        .unwrap()
+        .to_string();
         assert!(
             error.contains("GH_TOKEN, GITHUB_TOKEN") && error.contains("gh auth token"),
             "{error}"

@@ -1,5 +1,5 @@
 //! The environment variables gh-sweep reads, captured once in `main`: nothing else reads the
-//! process environment. Also where a value came from when a flag and a variable both name it.
+//! process environment.
 
 use std::collections::BTreeMap;
 
@@ -40,8 +40,8 @@ const ENV_NAMES: &[&str] = &[
     // The pager a tall plan goes through, as gh's.
     "GH_SWEEP_PAGER",
     "PAGER",
-    // Read by clap for the flags they stand for; captured too, so that an error about a value
-    // can say it came from the variable.
+    // Read by clap for the flags they stand for (`Sources` says when clap took one); captured
+    // too, for `recap` to say where its store came from.
     "GH_SWEEP_ITEM_FAILURE_BUDGET",
     "GH_SWEEP_CONFIG",
     "GH_SWEEP_DB",
@@ -86,16 +86,5 @@ impl Env {
             .get(name)
             .map(String::as_str)
             .filter(|value| !value.trim().is_empty())
-    }
-}
-
-/// Where a value given as a flag that clap also reads from a variable came from: the variable
-/// when it holds exactly this value (flags beat the environment, so a flag with another value
-/// would have won), else the flag.
-pub fn flag_or_variable(flag: &str, variable: &str, value: &str, env: &Env) -> String {
-    if env.get(variable) == Some(value) {
-        variable.to_string()
-    } else {
-        flag.to_string()
     }
 }

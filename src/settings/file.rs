@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::env::Env;
+use super::error::SettingsError;
 use crate::policy::budget::FailureBudget;
 use crate::policy::merge::PollRules;
 use crate::policy::stale::StaleRules;
@@ -194,7 +195,11 @@ fn check_keys(
     Ok(())
 }
 
-pub(super) fn parse_file(text: &str, path: &Path) -> Result<FileConfig, String> {
+pub(super) fn parse_file(text: &str, path: &Path) -> Result<FileConfig, SettingsError> {
+    parse_text(text, path).map_err(SettingsError::Config)
+}
+
+fn parse_text(text: &str, path: &Path) -> Result<FileConfig, String> {
     // The parser's own report (line, column, the line with a caret under the fault) keeps its
     // line breaks: `main` prints a usage error's lines as lines.
     let table: toml::Table = text.parse().map_err(|error: toml::de::Error| {
@@ -300,26 +305,39 @@ fn plain_type_error(message: &str) -> String {
 }
 
 /// The `[stale]` table with `table`'s keys put over `rules`.
-pub fn overlay_stale(rules: &StaleRules, table: toml::Table) -> Result<StaleRules, String> {
+/// An error names the bad key, and `source`, where the table came from.
+pub fn overlay_stale(
+    rules: &StaleRules,
+    table: toml::Table,
+    source: &str,
+) -> Result<StaleRules, SettingsError> {
     let mut merged = match toml::Value::try_from(rules) {
         Ok(toml::Value::Table(merged)) => merged,
         _ => toml::Table::new(),
     };
     merged.extend(table);
-    StaleRules::deserialize(merged).map_err(|error| error.message().trim().to_string())
+    StaleRules::deserialize(merged).map_err(|error| {
+        SettingsError::StaleInputs(format!(
+            "invalid actions/stale inputs in {source}: {}",
+            error.message().trim()
+        ))
+    })
 }
 
 /// Parses and validates a config file's text as a run would, for the fuzz target: any input
 /// gives a value or an error message, never a panic.
-pub fn check_config_text(text: &str) -> Result<(), String> {
+pub fn check_config_text(text: &str) -> Result<(), SettingsError> {
     let file = parse_file(text, Path::new("config.toml"))?;
-    file.stale.validate()?;
-    file.poll.validate()?;
-    file.sweep.validate()?;
-    if let Some(budget) = &file.item_failure_budget {
-        budget.parse::<FailureBudget>()?;
-    }
-    Ok(())
+    let checked = || -> Result<(), String> {
+        file.stale.validate()?;
+        file.poll.validate()?;
+        file.sweep.validate()?;
+        if let Some(budget) = &file.item_failure_budget {
+            budget.parse::<FailureBudget>()?;
+        }
+        Ok(())
+    };
+    checked().map_err(SettingsError::Config)
 }
 
 /// Whether a config file is there. Only "not found" means no config: any other error (a folder
@@ -345,7 +363,11 @@ pub(super) fn find_config(
     flag: Option<&Path>,
     env: &Env,
     cwd: &Path,
-) -> Result<Option<PathBuf>, String> {
+) -> Result<Option<PathBuf>, SettingsError> {
+    locate(flag, env, cwd).map_err(SettingsError::Config)
+}
+
+fn locate(flag: Option<&Path>, env: &Env, cwd: &Path) -> Result<Option<PathBuf>, String> {
     if let Some(path) = flag {
         if !config_present(path)? {
             return Err(format!("config file {} does not exist", path.display()));
@@ -366,84 +388,51 @@ pub(super) fn find_config(
     }
 }
 
-/// The documented range of every numeric top-level setting, checked before anything is read:
-/// a huge timeout panics in the HTTP library, huge retries or backoffs hang a run or burn the
-/// rate limit.
-pub(super) fn check_ranges(file: &FileConfig) -> Result<(), String> {
-    let ranges: [(&str, Option<u64>, u64, u64, &str); 10] = [
-        (
-            "db_heartbeat_seconds",
-            file.db_heartbeat_seconds,
-            1,
-            60,
-            "seconds",
-        ),
-        (
-            "db_dead_after_seconds",
-            file.db_dead_after_seconds,
-            3,
-            3600,
-            "seconds",
-        ),
-        // A day at most: past it the hour's ceiling has long let everything through.
-        (
-            "max_wait_seconds",
-            file.max_wait_seconds,
-            0,
-            86_400,
-            "seconds",
-        ),
-        (
-            "settle_after_seconds",
-            file.settle_after_seconds,
-            0,
-            86_400,
-            "seconds",
-        ),
-        ("timeout_seconds", file.timeout_seconds, 1, 600, "seconds"),
-        (
-            "retry_backoff_ms",
-            file.retry_backoff_ms,
-            0,
-            60_000,
-            "milliseconds",
-        ),
-        (
-            "read_retries",
-            file.read_retries.map(u64::from),
-            0,
-            10,
-            "a count",
-        ),
-        (
-            "max_retry_wait_seconds",
-            file.max_retry_wait_seconds,
-            0,
-            3_600,
-            "seconds",
-        ),
-        (
-            "search_interval_ms",
-            file.search_interval_ms,
-            0,
-            60_000,
-            "milliseconds",
-        ),
-        (
-            "recheck_after_seconds",
-            file.recheck_after_seconds,
-            0,
-            86_400,
-            "seconds",
-        ),
-    ];
-    for (key, value, low, high, unit) in ranges {
-        if let Some(value) = value {
-            if !(low..=high).contains(&value) {
-                return Err(format!(
-                    "invalid {key} = {value}: use {unit} from {low} to {high}"
-                ));
-            }
+/// The documented range of every numeric top-level setting, as (key, low, high, unit), in the
+/// order of [`range_values`].
+const RANGES: [(&str, u64, u64, &str); 10] = [
+    ("db_heartbeat_seconds", 1, 60, "seconds"),
+    ("db_dead_after_seconds", 3, 3600, "seconds"),
+    // A day at most: past it the hour's ceiling has long let everything through.
+    ("max_wait_seconds", 0, 86_400, "seconds"),
+    ("settle_after_seconds", 0, 86_400, "seconds"),
+    ("timeout_seconds", 1, 600, "seconds"),
+    ("retry_backoff_ms", 0, 60_000, "milliseconds"),
+    ("read_retries", 0, 10, "a count"),
+    ("max_retry_wait_seconds", 0, 3_600, "seconds"),
+    ("search_interval_ms", 0, 60_000, "milliseconds"),
+    ("recheck_after_seconds", 0, 86_400, "seconds"),
+];
+
+/// The file's values of the keys in [`RANGES`], in its order.
+fn range_values(file: &FileConfig) -> [Option<u64>; 10] {
+    [
+        file.db_heartbeat_seconds,
+        file.db_dead_after_seconds,
+        file.max_wait_seconds,
+        file.settle_after_seconds,
+        file.timeout_seconds,
+        file.retry_backoff_ms,
+        file.read_retries.map(u64::from),
+        file.max_retry_wait_seconds,
+        file.search_interval_ms,
+        file.recheck_after_seconds,
+    ]
+}
+
+/// Every numeric top-level setting checked against its documented range before anything is
+/// read: a huge timeout panics in the HTTP library, huge retries or backoffs hang a run or
+/// burn the rate limit.
+pub(super) fn check_ranges(file: &FileConfig) -> Result<(), SettingsError> {
+    for ((key, low, high, unit), value) in RANGES.into_iter().zip(range_values(file)) {
+        if let Some(value) = value.filter(|value| !(low..=high).contains(value)) {
+            return Err(SettingsError::OutOfRange {
+                key,
+                value,
+                unit,
+                low,
+                high,
+            });
         }
     }
     Ok(())
@@ -454,7 +443,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<FileConfig, String> {
-        parse_file(text, Path::new("gh-sweep.toml"))
+        parse_file(text, Path::new("gh-sweep.toml")).map_err(|error| error.to_string())
     }
 
     /// The keys of a table as the struct serializes them, sorted.

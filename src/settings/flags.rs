@@ -1,36 +1,14 @@
-//! What a subcommand hands settings resolution: the options it was given ([`Flags`]) and what
-//! it is ([`Spec`], [`CommandKind`], [`CommandAccess`]). Plain data, below both the pool and the
-//! rest of resolution.
+//! What a subcommand is ([`CommandKind`], [`CommandAccess`]), its own options ([`Spec`]), and
+//! which of its values clap took from the environment ([`Sources`]). Plain data, below both the
+//! pool and the rest of resolution.
 
-use std::path::{Path, PathBuf};
-
-/// What the command line gave, as resolution reads it; each subcommand fills in the options
-/// it takes and leaves the rest unset.
-#[derive(Debug, Default, Clone)]
-pub struct Flags {
-    pub repos: Vec<String>,
-    pub only: Option<String>,
-    pub item_failure_budget: Option<String>,
-    pub yes: bool,
-    pub dry_run: bool,
-    pub json: bool,
-    pub write_interval: Option<f64>,
-    pub max_writes: Option<u64>,
-    /// `--max-wait SECONDS`.
-    pub max_wait: Option<u64>,
-    pub api_url: Option<String>,
-    pub read_api: Option<String>,
-    pub config: Option<PathBuf>,
-    pub db: Option<PathBuf>,
-    pub snapshot: Option<PathBuf>,
-    pub save_snapshot: Option<PathBuf>,
-    pub now: Option<String>,
-}
+use std::collections::BTreeMap;
+use std::path::Path;
 
 /// What the subcommand does with GitHub.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CommandAccess {
-    /// Reads and classifies; never writes (classify).
+    /// Reads and classifies, or only looks at the store; never writes (classify, recap, store).
     ReadOnly,
     /// Writes only to the store's queue; asks only with --confirm (poll).
     LocalWrites,
@@ -47,15 +25,21 @@ pub enum CommandKind {
     ClassifyMerge,
     Poll,
     Sweep,
+    /// `recap`: a stored run, read back from the store.
+    Recap,
+    /// `store status`: what the store holds.
+    StoreStatus,
 }
 
 impl CommandKind {
-    pub const ALL: [CommandKind; 5] = [
+    pub const ALL: [CommandKind; 7] = [
         CommandKind::StaleSweep,
         CommandKind::ClassifyStale,
         CommandKind::ClassifyMerge,
         CommandKind::Poll,
         CommandKind::Sweep,
+        CommandKind::Recap,
+        CommandKind::StoreStatus,
     ];
 
     /// The words that name it on the command line (and in a rerun line, and in a snapshot).
@@ -66,6 +50,8 @@ impl CommandKind {
             CommandKind::ClassifyMerge => "classify merge",
             CommandKind::Poll => "poll",
             CommandKind::Sweep => "sweep",
+            CommandKind::Recap => "recap",
+            CommandKind::StoreStatus => "store status",
         }
     }
 
@@ -74,8 +60,18 @@ impl CommandKind {
         match self {
             CommandKind::StaleSweep | CommandKind::Sweep => CommandAccess::Writes,
             CommandKind::Poll => CommandAccess::LocalWrites,
-            CommandKind::ClassifyStale | CommandKind::ClassifyMerge => CommandAccess::ReadOnly,
+            CommandKind::ClassifyStale
+            | CommandKind::ClassifyMerge
+            | CommandKind::Recap
+            | CommandKind::StoreStatus => CommandAccess::ReadOnly,
         }
+    }
+
+    /// Whether it reads GitHub (a run), rather than only looking at the store: only a run
+    /// resolves the API, the clock, the budget and the limits on writes, and checks the config
+    /// file's values as well as its shape.
+    pub fn reads_github(self) -> bool {
+        !matches!(self, CommandKind::Recap | CommandKind::StoreStatus)
     }
 
     /// Whether the `[stale]` rules decide it (`poll` and `sweep` are not moved by them).
@@ -110,5 +106,32 @@ impl Spec<'_> {
             orgs: &[],
             confirm: false,
         }
+    }
+}
+
+/// Which options clap took from an environment variable rather than the command line (clap's
+/// `ValueSource::EnvVariable`), by the option's id, with the variable's name: an error about
+/// the value names the variable, and a rerun line leaves the value to the environment.
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    from_env: BTreeMap<String, String>,
+}
+
+impl Sources {
+    /// From `(option id, variable)` pairs, as `cli::from_environment` finds them.
+    pub fn new(pairs: impl IntoIterator<Item = (String, String)>) -> Self {
+        Sources {
+            from_env: pairs.into_iter().collect(),
+        }
+    }
+
+    /// The variable the option's value came from, when it came from one.
+    pub fn variable(&self, id: &str) -> Option<&str> {
+        self.from_env.get(id).map(String::as_str)
+    }
+
+    /// `flag` when the option's value was given on the command line, else its variable.
+    pub fn name<'a>(&'a self, id: &str, flag: &'a str) -> &'a str {
+        self.variable(id).unwrap_or(flag)
     }
 }

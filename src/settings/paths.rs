@@ -5,13 +5,18 @@
 use std::path::{Path, PathBuf};
 
 use super::env::Env;
+use super::error::SettingsError;
 use crate::item::RepoRef;
 use crate::policy::recap::shell_quote;
 
 /// A file gh-sweep will write (the database, a snapshot, the job summary) must have a folder to
 /// go in, checked before anything is read: a typo in a path is not found after the writes were
 /// sent, and no folder is made up for it. `name` is where the path came from.
-pub(super) fn check_output_folder(path: &Path, name: &str) -> Result<(), String> {
+pub(super) fn check_output_folder(path: &Path, name: &str) -> Result<(), SettingsError> {
+    output_folder_problem(path, name).map_err(SettingsError::Place)
+}
+
+fn output_folder_problem(path: &Path, name: &str) -> Result<(), String> {
     if path.is_dir() {
         return Err(format!(
             "invalid {name} {}: it is a folder; name a file in it",
@@ -42,7 +47,7 @@ pub(super) fn check_output_folder(path: &Path, name: &str) -> Result<(), String>
     ))
 }
 
-pub fn default_db(env: &Env) -> Result<PathBuf, String> {
+pub fn default_db(env: &Env) -> Result<PathBuf, SettingsError> {
     let state_home = env
         .get("XDG_STATE_HOME")
         .map(PathBuf::from)
@@ -50,7 +55,12 @@ pub fn default_db(env: &Env) -> Result<PathBuf, String> {
             env.get("HOME")
                 .map(|home| Path::new(home).join(".local/state"))
         })
-        .ok_or("no place for the state database: set HOME or XDG_STATE_HOME, or pass --db PATH")?;
+        .ok_or_else(|| {
+            SettingsError::Place(
+                "no place for the state database: set HOME or XDG_STATE_HOME, or pass --db PATH"
+                    .to_string(),
+            )
+        })?;
     Ok(state_home.join("gh-sweep/state.db"))
 }
 
@@ -81,14 +91,60 @@ pub(super) fn git_remote_config(cwd: &Path, env: &Env) -> Option<String> {
         .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// A remote of the clone: its name, the repository its URL names on the API's host, and its
+/// `gh-resolved` mark.
+type Remote = (String, Option<RepoRef>, Option<String>);
+
 /// Picks the repository gh would use from a clone's remotes (pure). gh's rule (cli/cli
 /// context/remote.go, `BaseRepo`): a remote marked by `gh repo set-default`
 /// (`remote.NAME.gh-resolved`: `base` for the remote's own repository, or `OWNER/REPO`) wins;
 /// else, where gh would ask, we take the only repository the remotes on the API's host name,
 /// and refuse when there are several (a fork clone's `origin` and `upstream`), naming them.
 /// Remotes on other hosts are not this run's.
-pub fn clone_default(git_config: &str, web_host: &str) -> Result<Option<CloneDefault>, String> {
-    let mut remotes: Vec<(String, Option<RepoRef>, Option<String>)> = Vec::new();
+pub fn clone_default(
+    git_config: &str,
+    web_host: &str,
+) -> Result<Option<CloneDefault>, SettingsError> {
+    let remotes = remotes(git_config, web_host);
+    let on_host: Vec<(&String, &RepoRef, &Option<String>)> = remotes
+        .iter()
+        .filter_map(|(name, repo, mark)| repo.as_ref().map(|repo| (name, repo, mark)))
+        .collect();
+    let marked = marked(&on_host)?;
+    let candidates = if marked.is_empty() {
+        let mut found: Vec<CloneDefault> = Vec::new();
+        for (name, repo, _) in &on_host {
+            if !found.iter().any(|known| &known.repo == *repo) {
+                found.push(CloneDefault {
+                    repo: (*repo).clone(),
+                    remote: (*name).clone(),
+                });
+            }
+        }
+        found
+    } else {
+        marked
+    };
+    match candidates.len() {
+        0 => Ok(None),
+        1 => Ok(candidates.into_iter().next()),
+        _ => {
+            let named: Vec<String> = on_host
+                .iter()
+                .map(|(name, repo, _)| format!("{name} ({repo})"))
+                .collect();
+            Err(SettingsError::Pool(format!(
+                "no repository given, and this clone's remotes on {web_host} name several: {}; pass --repo OWNER/NAME, or run `gh repo set-default` to mark the one gh and gh-sweep use",
+                named.join(", ")
+            )))
+        }
+    }
+}
+
+/// The remotes `git config --get-regexp` printed, in order, each with its repository when its
+/// URL is on `web_host`.
+fn remotes(git_config: &str, web_host: &str) -> Vec<Remote> {
+    let mut remotes: Vec<Remote> = Vec::new();
     for line in git_config.lines() {
         let Some((key, value)) = line.split_once(' ') else {
             continue;
@@ -118,18 +174,21 @@ pub fn clone_default(git_config: &str, web_host: &str) -> Result<Option<CloneDef
             _ => {}
         }
     }
-    let on_host: Vec<(&String, &RepoRef, &Option<String>)> = remotes
-        .iter()
-        .filter_map(|(name, repo, mark)| repo.as_ref().map(|repo| (name, repo, mark)))
-        .collect();
+    remotes
+}
+
+/// The repositories `gh repo set-default` marked, each once.
+fn marked(
+    on_host: &[(&String, &RepoRef, &Option<String>)],
+) -> Result<Vec<CloneDefault>, SettingsError> {
     let mut marked: Vec<CloneDefault> = Vec::new();
-    for (name, repo, mark) in &on_host {
+    for (name, repo, mark) in on_host {
         let Some(mark) = mark else { continue };
         let repo = if mark == "base" {
             (*repo).clone()
         } else {
             mark.parse::<RepoRef>().map_err(|error| {
-                format!("remote `{name}`'s gh-resolved `{mark}`: {error}; run `gh repo set-default` again")
+                SettingsError::Pool(format!("remote `{name}`'s gh-resolved `{mark}`: {error}; run `gh repo set-default` again"))
             })?
         };
         if !marked.iter().any(|found| found.repo == repo) {
@@ -139,34 +198,7 @@ pub fn clone_default(git_config: &str, web_host: &str) -> Result<Option<CloneDef
             });
         }
     }
-    let candidates = if marked.is_empty() {
-        let mut found: Vec<CloneDefault> = Vec::new();
-        for (name, repo, _) in &on_host {
-            if !found.iter().any(|known| &known.repo == *repo) {
-                found.push(CloneDefault {
-                    repo: (*repo).clone(),
-                    remote: (*name).clone(),
-                });
-            }
-        }
-        found
-    } else {
-        marked
-    };
-    match candidates.len() {
-        0 => Ok(None),
-        1 => Ok(candidates.into_iter().next()),
-        _ => {
-            let named: Vec<String> = on_host
-                .iter()
-                .map(|(name, repo, _)| format!("{name} ({repo})"))
-                .collect();
-            Err(format!(
-                "no repository given, and this clone's remotes on {web_host} name several: {}; pass --repo OWNER/NAME, or run `gh repo set-default` to mark the one gh and gh-sweep use",
-                named.join(", ")
-            ))
-        }
-    }
+    Ok(marked)
 }
 
 #[cfg(test)]
@@ -194,7 +226,7 @@ mod tests {
         );
         // `gh repo set-default` wrote `base`, or an OWNER/REPO of its own.
         let fork = "remote.origin.url https://github.com/me/demo.git\nremote.up.stream.url https://github.com/octo/demo.git\n";
-        let error = pick(fork).unwrap_err();
+        let error = pick(fork).unwrap_err().to_string();
         assert!(
             error.contains("origin (me/demo), up.stream (octo/demo)"),
             "{error}"

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use super::auth::host_of;
 use super::env::Env;
-use super::flags::{CommandAccess, Flags, Spec};
+use super::error::SettingsError;
+use super::flags::{CommandAccess, Spec};
 use super::paths::{clone_default, git_remote_config};
 use crate::github::snapshot::Snapshot;
 use crate::item::{ItemRef, RepoRef};
@@ -101,7 +102,14 @@ fn only_list(text: &str) -> Result<String, String> {
 
 /// What the pool is made from: `--repo`, `--only`, `--org`, a snapshot, or the clone's default.
 pub struct Pool<'a> {
-    pub args: &'a Flags,
+    /// `--repo` values, as given.
+    pub repos: &'a [String],
+    /// `--only`, as given.
+    pub only: Option<&'a str>,
+    /// `--snapshot`.
+    pub snapshot: Option<&'a Path>,
+    /// `--dry-run`.
+    pub dry_run: bool,
     pub spec: &'a Spec<'a>,
     pub interactive: bool,
     pub env: &'a Env,
@@ -113,17 +121,23 @@ pub struct Pool<'a> {
 impl Pool<'_> {
     /// The repositories, the `--only` items and the loaded snapshot; a note when the clone's
     /// default repository was taken.
-    pub fn resolve(&self, warnings: &mut Vec<String>) -> Result<ResolvedPool, String> {
-        let args = self.args;
+    pub fn resolve(&self, warnings: &mut Vec<String>) -> Result<ResolvedPool, SettingsError> {
+        self.resolved(warnings).map_err(|error| match error {
+            Pooled::Message(message) => SettingsError::Pool(message),
+            Pooled::Settings(error) => error,
+        })
+    }
+
+    fn resolved(&self, warnings: &mut Vec<String>) -> Result<ResolvedPool, Pooled> {
         let mut repos = self.given_repos()?;
-        let only_text = match &args.only {
+        let only_text = match self.only {
             Some(text) => Some(only_list(text)?),
             None => None,
         };
         // No repository named: inside a git clone, the one gh itself would use.
         let wants_clone_default = repos.is_empty()
             && self.orgs.is_empty()
-            && args.snapshot.is_none()
+            && self.snapshot.is_none()
             && only_text
                 .as_deref()
                 .is_none_or(selector::needs_default_repo);
@@ -136,11 +150,11 @@ impl Pool<'_> {
             Some(text) => Some(only_items(text, &mut repos)?),
             None => None,
         };
-        let snapshot = match &args.snapshot {
+        let snapshot = match self.snapshot {
             Some(path) => Some(Snapshot::load(path).map_err(|error| format!("{error:#}"))?),
             None => None,
         };
-        if let (Some(path), Some(snapshot)) = (&args.snapshot, &snapshot) {
+        if let (Some(path), Some(snapshot)) = (self.snapshot, &snapshot) {
             snapshot.check_replay(path, self.spec.kind.words(), &repos)?;
         }
         if repos.is_empty() {
@@ -156,9 +170,9 @@ impl Pool<'_> {
             } else {
                 ""
             };
-            return Err(format!(
+            return Err(Pooled::Message(format!(
                 "no repository given: pass --repo OWNER/NAME{org} (or --only 'OWNER/NAME#N')"
-            ));
+            )));
         }
         Ok(ResolvedPool {
             repos,
@@ -172,7 +186,7 @@ impl Pool<'_> {
         let api_base = self.api_base;
         let api_host = host_of(api_base).web_host().to_string();
         let mut repos = Vec::new();
-        for text in &self.args.repos {
+        for text in self.repos {
             let (host, repo) = crate::item::parse_repo_arg(text)?;
             // gh's `-R [HOST/]OWNER/REPO` may name a host; one run talks to one API, so a host
             // that is not that API's is a mistake, not a second place to read from.
@@ -190,26 +204,43 @@ impl Pool<'_> {
 
     /// The clone's default repository, refused for a run that may write with no terminal to
     /// show it on.
-    fn clone_default(&self, warnings: &mut Vec<String>) -> Result<Option<RepoRef>, String> {
+    fn clone_default(&self, warnings: &mut Vec<String>) -> Result<Option<RepoRef>, Pooled> {
         let api_host = host_of(self.api_base).web_host().to_string();
         let remotes = git_remote_config(self.cwd, self.env).unwrap_or_default();
         let Some(found) = clone_default(&remotes, &api_host)? else {
             return Ok(None);
         };
-        if self.spec.kind.access() != CommandAccess::ReadOnly
-            && !self.args.dry_run
-            && !self.interactive
+        if self.spec.kind.access() != CommandAccess::ReadOnly && !self.dry_run && !self.interactive
         {
-            return Err(format!(
+            return Err(Pooled::Message(format!(
                 "refusing to take the repository from this clone's git remotes ({}) without a terminal to show it on: a run that writes from cron names its repository; pass --repo {}",
                 found.repo, found.repo
-            ));
+            )));
         }
         warnings.push(format!(
             "using {}, the gh default of this clone (remote `{}`); pass --repo to choose another",
             found.repo, found.remote
         ));
         Ok(Some(found.repo))
+    }
+}
+
+/// Why the pool could not be made: a message of the pool's own (or a policy's), or a settings
+/// error from below (the clone's remotes).
+enum Pooled {
+    Message(String),
+    Settings(SettingsError),
+}
+
+impl From<String> for Pooled {
+    fn from(message: String) -> Self {
+        Pooled::Message(message)
+    }
+}
+
+impl From<SettingsError> for Pooled {
+    fn from(error: SettingsError) -> Self {
+        Pooled::Settings(error)
     }
 }
 

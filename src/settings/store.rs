@@ -10,7 +10,9 @@ use std::time::Duration;
 use secrecy::SecretString;
 
 use super::env::Env;
+use super::error::SettingsError;
 use crate::store::location::{conninfo_pairs, is_postgres, Liveness, Target};
+use crate::store::Location;
 
 /// The store named by `text`: a PostgreSQL target, or a SQLite file's path.
 pub enum Named {
@@ -22,7 +24,7 @@ pub enum Named {
 /// A URL of another scheme (`mysql://`, a mistyped `postgress://`) is refused by its scheme
 /// alone, never echoed whole: it may carry a password, and taken as a path it would make a
 /// SQLite file named after it.
-pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
+pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, SettingsError> {
     if is_postgres(text) && text.contains("://") {
         return postgres(text, env, what);
     }
@@ -32,14 +34,15 @@ pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
         if looks_like_a_scheme {
-            return Err(format!(
+            return Err(SettingsError::Place(format!(
                 "invalid {what}: `{scheme}://` is not a store gh-sweep knows; use a path, `sqlite:PATH` or `postgres://USER@HOST/DATABASE`"
-            ));
+            )));
         }
     }
     if is_postgres(text) {
         // A libpq `keyword = value` string: refused here, naming the form, when it is none.
-        conninfo_pairs(text).map_err(|why| format!("invalid {what}: {why}"))?;
+        conninfo_pairs(text)
+            .map_err(|why| SettingsError::Place(format!("invalid {what}: {why}")))?;
         return postgres(text, env, what);
     }
     Ok(Named::File(PathBuf::from(
@@ -49,68 +52,132 @@ pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, String> {
 
 /// The PostgreSQL store `text` names, in a build with the `postgres` feature; refused by name
 /// in one without, never taken for a SQLite file's path.
-fn postgres(text: &str, env: &Env, what: &str) -> Result<Named, String> {
+fn postgres(text: &str, env: &Env, what: &str) -> Result<Named, SettingsError> {
     if cfg!(feature = "postgres") {
         Ok(Named::Postgres(target(text, env)))
     } else {
-        Err(format!(
+        Err(SettingsError::Place(format!(
             "invalid {what}: {}",
             crate::store::WITHOUT_POSTGRES
-        ))
+        )))
     }
 }
 
-/// The store a command that only looks at stores (`recap`, `store status`) opens, resolved as a
-/// run resolves its own: `--db` (or `GH_SWEEP_DB`), else the config file's `db` (the file
-/// `--config` or `GH_SWEEP_CONFIG` names, else `.github/gh-sweep.toml`, else
-/// `$XDG_CONFIG_HOME/gh-sweep/config.toml`), else the default SQLite file. With it, where the
-/// store came from, for messages.
-pub fn looked_at(
-    db: Option<&Path>,
-    config: Option<&Path>,
-    env: &Env,
-    cwd: &Path,
-) -> Result<(crate::store::Location, String), String> {
-    let (text, source) = match db {
-        Some(db) => (
-            Some(db.display().to_string()),
-            if env.get("GH_SWEEP_DB").is_some() {
-                "--db (or GH_SWEEP_DB)".to_string()
-            } else {
-                "--db".to_string()
-            },
-        ),
-        None => {
-            let config = super::file::find_config(config, env, cwd)?;
-            let db = match &config {
-                Some(path) => {
-                    let text = std::fs::read_to_string(path).map_err(|error| {
-                        format!("cannot read config file {}: {error}", path.display())
-                    })?;
-                    super::file::parse_file(&text, path.strip_prefix(cwd).unwrap_or(path))?.db
-                }
-                None => None,
-            };
-            let source = config.map_or_else(String::new, |path| {
-                format!(
-                    "db in {}",
-                    path.strip_prefix(cwd).unwrap_or(&path).display()
-                )
-            });
-            (db, source)
+/// Which store the command uses, as the common layer found it: `--db` (or `GH_SWEEP_DB`),
+/// else the config file's `db`, else the default SQLite file. A run and a command that only
+/// looks at a store (`recap`, `store status`) open it each in their own way
+/// ([`StoreChoice::for_run`], [`StoreChoice::looked_at`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreChoice {
+    /// The text naming the store, and where it came from; `None`: the default file.
+    pub given: Option<(String, StoreOrigin)>,
+    /// The config file, as messages name it (from the working directory), when there is one.
+    config_shown: Option<String>,
+}
+
+/// Where the store's name came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoreOrigin {
+    /// `--db`.
+    Flag,
+    /// `--db`'s variable, taken by clap (`GH_SWEEP_DB`).
+    Variable(String),
+    /// The config file's `db`.
+    File,
+}
+
+impl StoreChoice {
+    /// `--db` (its value's source in `sources`), else the config's `db`.
+    pub(super) fn of(
+        db: Option<&Path>,
+        sources: &super::Sources,
+        file: &super::file::FileConfig,
+        config: &Option<PathBuf>,
+        cwd: &Path,
+    ) -> Self {
+        let given = match db {
+            Some(db) => Some((
+                db.display().to_string(),
+                match sources.variable("db") {
+                    Some(variable) => StoreOrigin::Variable(variable.to_string()),
+                    None => StoreOrigin::Flag,
+                },
+            )),
+            None => file.db.clone().map(|text| (text, StoreOrigin::File)),
+        };
+        StoreChoice {
+            given,
+            config_shown: config
+                .as_ref()
+                .map(|path| path.strip_prefix(cwd).unwrap_or(path).display().to_string()),
         }
-    };
-    match text {
-        Some(text) => match named(&text, env, &source)? {
-            Named::Postgres(target) => {
-                Ok((crate::store::Location::Postgres(Box::new(target)), source))
+    }
+
+    /// Whether `--db` (or its variable) named the store.
+    pub fn named_by_db(&self) -> bool {
+        matches!(
+            self.given,
+            Some((_, StoreOrigin::Flag | StoreOrigin::Variable(_)))
+        )
+    }
+
+    /// A run's store: the SQLite file's path (a PostgreSQL store's too: the local state file
+    /// whose folder keeps the rerun files), checked for a folder to go in, and the PostgreSQL
+    /// target when one is named.
+    pub fn for_run(&self, env: &Env) -> Result<(PathBuf, Option<Target>), SettingsError> {
+        let Some((text, origin)) = &self.given else {
+            return Ok((super::default_db(env)?, None));
+        };
+        let name = match origin {
+            StoreOrigin::Flag => "--db",
+            StoreOrigin::Variable(variable) => variable,
+            StoreOrigin::File => "db in the config",
+        };
+        Ok(match named(text, env, name)? {
+            Named::Postgres(target) => (
+                super::default_db(env).unwrap_or_else(|_| PathBuf::from("state.db")),
+                Some(target),
+            ),
+            Named::File(path) => {
+                super::paths::check_output_folder(&path, name)?;
+                (path, None)
             }
-            Named::File(path) => Ok((crate::store::Location::File(path), source)),
-        },
-        None => Ok((
-            crate::store::Location::File(super::default_db(env)?),
-            "the default store".to_string(),
-        )),
+        })
+    }
+
+    /// The store a command that only looks at stores opens, and where it came from, for
+    /// messages.
+    pub fn looked_at(&self, env: &Env) -> Result<(Location, String), SettingsError> {
+        let source = match &self.given {
+            Some((_, StoreOrigin::Flag | StoreOrigin::Variable(_))) => {
+                if env.get("GH_SWEEP_DB").is_some() {
+                    "--db (or GH_SWEEP_DB)".to_string()
+                } else {
+                    "--db".to_string()
+                }
+            }
+            _ => self
+                .config_shown
+                .as_ref()
+                .map_or_else(String::new, |path| format!("db in {path}")),
+        };
+        match &self.given {
+            Some((text, _)) => Ok((named(text, env, &source)?.location(), source)),
+            None => Ok((
+                Location::File(super::default_db(env)?),
+                "the default store".to_string(),
+            )),
+        }
+    }
+}
+
+impl Named {
+    /// Where the store is, as `store::open` takes it.
+    pub fn location(self) -> Location {
+        match self {
+            Named::Postgres(target) => Location::Postgres(Box::new(target)),
+            Named::File(path) => Location::File(path),
+        }
     }
 }
 
@@ -145,15 +212,18 @@ pub fn liveness(
     heartbeat_seconds: Option<u64>,
     dead_after_seconds: Option<u64>,
     write_timeout: Duration,
-) -> Result<Liveness, String> {
+) -> Result<Liveness, SettingsError> {
     let defaults = Liveness::default();
     let renew_every = heartbeat_seconds.map_or(defaults.renew_every, Duration::from_secs);
     let bound = dead_after_seconds.map_or(defaults.bound, Duration::from_secs);
     if bound < renew_every * 3 {
-        return Err(format!(
-            "invalid db_dead_after_seconds `{}`: make it at least three heartbeats ({} s), so a run that renews on time is never counted dead",
-            bound.as_secs(),
-            renew_every.as_secs() * 3
+        return Err(SettingsError::value(
+            "db_dead_after_seconds",
+            bound.as_secs().to_string(),
+            format!(
+                "make it at least three heartbeats ({} s), so a run that renews on time is never counted dead",
+                renew_every.as_secs() * 3
+            ),
         ));
     }
     Ok(Liveness {
@@ -172,7 +242,8 @@ mod tests {
         let env = Env::default();
         let refused = named("mysql://u:SECRETPW@h/db", &env, "--db")
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(refused.contains("`mysql://`"), "{refused}");
         assert!(!refused.contains("SECRETPW"), "{refused}");
         assert!(named("postgress://u:pw@h/db", &env, "--db").is_err());
@@ -188,7 +259,8 @@ mod tests {
         // password, with or without PostgreSQL.
         let refused = named("host=db password='SECRETPW", &env, "--db")
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(refused.contains("keyword = value"), "{refused}");
         assert!(!refused.contains("SECRETPW"), "{refused}");
     }
@@ -219,7 +291,10 @@ mod tests {
             "postgresql://u@h/db",
             "host=db user=u password=SECRETPW dbname=q",
         ] {
-            let refused = named(text, &env, "db in gh-sweep.toml").err().unwrap();
+            let refused = named(text, &env, "db in gh-sweep.toml")
+                .err()
+                .unwrap()
+                .to_string();
             assert!(
                 refused.starts_with("invalid db in gh-sweep.toml: this gh-sweep was built without PostgreSQL support (cargo feature `postgres`)"),
                 "{refused}"

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use yaml_rust2::{Yaml, YamlLoader};
 
+use super::error::SettingsError;
 use crate::policy::stale::StaleRules;
 
 /// Every input of actions/stale with its default (its `action.yml`, v10): a name outside this
@@ -110,14 +111,14 @@ pub fn input_variable(name: &str) -> String {
 /// variables: the same conversion as a workflow's `with:` block ([`inputs_table`]).
 pub fn action_table(
     lookup: impl Fn(&str) -> Option<String>,
-) -> Result<(toml::Table, Vec<String>), String> {
+) -> Result<(toml::Table, Vec<String>), SettingsError> {
     let given: Vec<(String, String)> = ACTIONS_STALE_INPUTS
         .iter()
         .filter_map(|(name, _)| {
             lookup(&input_variable(name)).map(|value| (name.to_string(), value))
         })
         .collect();
-    inputs_table(&given, &Source("the action's inputs".into()))
+    inputs_table(&given, &Source("the action's inputs".into())).map_err(SettingsError::StaleInputs)
 }
 
 /// A name that is no input of actions/stale, with the closest one that is.
@@ -137,7 +138,11 @@ fn unknown_input(name: &str, source: &Source) -> String {
 
 /// The `[stale]` table the workflow's actions/stale step asks for, and warnings for what was
 /// not carried over.
-pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), String> {
+pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), SettingsError> {
+    workflow_table(path).map_err(SettingsError::StaleInputs)
+}
+
+fn workflow_table(path: &Path) -> Result<(toml::Table, Vec<String>), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read workflow {}: {error}", path.display()))?;
     let documents = YamlLoader::load_from_str(&text)
@@ -183,7 +188,7 @@ pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), String> {
 /// The one conversion of actions/stale's inputs (a workflow's `with:` block, or the action's
 /// step) into a `[stale]` table: every input, given or at actions/stale's default, typed as
 /// actions/stale reads it. Returns the table and notes on what was not carried over.
-pub fn inputs_table(
+fn inputs_table(
     given: &[(String, String)],
     source: &Source,
 ) -> Result<(toml::Table, Vec<String>), String> {
