@@ -2,7 +2,7 @@
 //! the same bounded steps as SQLite's, in one transaction. Which rows a decision still needs is
 //! said once, at the port ([`crate::store::retention`]); this file only puts it in SQL.
 
-use anyhow::Context;
+use crate::store::error::Doing;
 use chrono::{DateTime, Utc};
 
 use super::PostgresStore;
@@ -16,12 +16,12 @@ fn before(now: DateTime<Utc>, kept: std::time::Duration) -> DateTime<Utc> {
 }
 
 impl PostgresStore {
-    pub(super) fn prune_rows(&mut self, now: DateTime<Utc>) -> anyhow::Result<Pruned> {
+    pub(super) fn prune_rows(&mut self, now: DateTime<Utc>) -> crate::store::Result<Pruned> {
         let journal_before = before(now, JOURNAL_KEPT);
         let batch = PRUNE_BATCH as i64;
         let marker = write::marker("mark-stale");
         let mut client = self.client();
-        let mut transaction = client.transaction().context("pruning the store")?;
+        let mut transaction = client.transaction().doing("pruning the store")?;
         // Settled writes past the window, but a stale label whose stale comment never followed
         // (`mark_unfinished` reads it, however old).
         let journal = transaction.execute(
@@ -73,7 +73,7 @@ impl PostgresStore {
                 SELECT url FROM http_cache WHERE stored_at < $1 LIMIT $2)",
             &[&before(now, CACHE_KEPT), &batch],
         )?;
-        transaction.commit().context("pruning the store")?;
+        transaction.commit().doing("pruning the store")?;
         let count = |rows: u64| rows as usize;
         Ok(Pruned {
             journal: count(journal),

@@ -16,9 +16,10 @@ use crate::store::queue::{owner_run, Claim, Holder, Lease, NewRow, Pending, Row}
 use crate::store::{Admit, ClaimFacts, MergeQueue};
 
 /// A row's status column; one gh-sweep does not know is an error naming it.
-fn status(text: &str) -> anyhow::Result<QueueStatus> {
-    text.parse()
-        .map_err(|why: String| anyhow::anyhow!("the queue holds a row with {why}"))
+fn status(text: &str) -> crate::store::Result<QueueStatus> {
+    text.parse().map_err(|why: String| {
+        crate::store::StoreError::Damaged(format!("the queue holds a row with {why}"))
+    })
 }
 
 /// The advisory lock of one PR's rows (hashed: advisory locks take numbers).
@@ -26,7 +27,7 @@ const PR_LOCK: &str =
     "SELECT pg_try_advisory_xact_lock(hashtextextended('gh-sweep queue ' || $1 || '#' || $2, 0))";
 
 impl MergeQueue for PostgresStore {
-    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> crate::store::Result<bool> {
         let mut client = self.client();
         let inserted = client.execute(
             "INSERT INTO queue (key, kind, repo, pr, head_sha, status, max_attempts, enqueued_at, updated_at)
@@ -44,7 +45,7 @@ impl MergeQueue for PostgresStore {
         Ok(retried == 1)
     }
 
-    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> anyhow::Result<Vec<Row>> {
+    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> crate::store::Result<Vec<Row>> {
         let rows = self.client().query(
             "SELECT key, status, head_sha FROM queue WHERE repo = $1 AND pr = $2 ORDER BY enqueued_at DESC",
             &[&repo.to_string(), &(pr as i64)],
@@ -65,7 +66,7 @@ impl MergeQueue for PostgresStore {
         repo: &RepoRef,
         pr: u64,
         since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<Failure>> {
+    ) -> crate::store::Result<Vec<Failure>> {
         let rows = self.client().query(
             "SELECT head_sha, failed_at FROM queue
              WHERE repo = $1 AND pr = $2 AND failed_at IS NOT NULL AND failed_at >= $3",
@@ -87,7 +88,7 @@ impl MergeQueue for PostgresStore {
         repos: &[RepoRef],
         lease: Duration,
         admit: &mut Admit<'_>,
-    ) -> anyhow::Result<Option<Claim>> {
+    ) -> crate::store::Result<Option<Claim>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         let leased_until = now + lease;
         let mut client = self.client();
@@ -163,11 +164,11 @@ impl MergeQueue for PostgresStore {
         Ok(chosen)
     }
 
-    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Done, None, now)
     }
 
-    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Pending, None, now)
     }
 
@@ -176,7 +177,7 @@ impl MergeQueue for PostgresStore {
         key: &str,
         owner: &str,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let released = self.close_row(key, owner, QueueStatus::Pending, None, now)?;
         if released {
             self.client().execute(
@@ -187,7 +188,7 @@ impl MergeQueue for PostgresStore {
         Ok(released)
     }
 
-    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Abandoned, None, now)
     }
 
@@ -197,11 +198,11 @@ impl MergeQueue for PostgresStore {
         owner: &str,
         error: &str,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Failed, Some(error), now)
     }
 
-    fn held_by(&self, owner: &str) -> anyhow::Result<Vec<String>> {
+    fn held_by(&self, owner: &str) -> crate::store::Result<Vec<String>> {
         let rows = self.client().query(
             "SELECT key FROM queue WHERE owner = $1 AND status = 'claimed' ORDER BY key",
             &[&owner],
@@ -209,7 +210,7 @@ impl MergeQueue for PostgresStore {
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
-    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Pending>> {
+    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Pending>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         let rows = self.client().query(
             "SELECT key, repo, pr, head_sha FROM queue
@@ -232,7 +233,7 @@ impl MergeQueue for PostgresStore {
     /// Claimed merge rows whose lease has not run out, each with what is known of the run
     /// holding it: dead once its heartbeat is older than the bound plus the write timeout (or,
     /// on this host, once its process is gone); then taken over by this host.
-    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Lease>> {
+    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Lease>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         let mut client = self.client();
         let rows = client.query(
@@ -282,7 +283,7 @@ impl MergeQueue for PostgresStore {
         done_key: &str,
         started: DateTime<Utc>,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<usize> {
+    ) -> crate::store::Result<usize> {
         Ok(self.client().execute(
             "UPDATE queue SET status = 'done', updated_at = $3
              WHERE key != $1 AND status = 'pending' AND enqueued_at <= $2
@@ -301,7 +302,7 @@ impl PostgresStore {
         status: QueueStatus,
         error: Option<&str>,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let failed_at = (status == QueueStatus::Failed).then_some(now);
         let changed = self.client().execute(
             "UPDATE queue SET status = $3, owner = CASE WHEN $3 = 'pending' THEN NULL ELSE owner END,

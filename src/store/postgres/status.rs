@@ -22,7 +22,7 @@ fn select(name: &str, kind: Kind) -> String {
 }
 
 impl PostgresStore {
-    pub(super) fn read_status(&self) -> anyhow::Result<Status> {
+    pub(super) fn read_status(&self) -> crate::store::Result<Status> {
         let schema_version = migrations::version(&mut self.client())?;
         let rows = self.client().query(
             &format!(
@@ -107,7 +107,7 @@ impl PostgresStore {
         })
     }
 
-    pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+    pub(super) fn export_rows(&self) -> crate::store::Result<Dump> {
         let mut dump = Dump::default();
         for table in TABLES {
             let columns: Vec<String> = table
@@ -147,7 +147,7 @@ impl PostgresStore {
         Ok(dump)
     }
 
-    pub(super) fn import_rows(&mut self, dump: &Dump) -> anyhow::Result<()> {
+    pub(super) fn import_rows(&mut self, dump: &Dump) -> crate::store::Result<()> {
         let mut client = self.client();
         let mut transaction = client.transaction()?;
         for table in TABLES.iter().rev() {

@@ -151,6 +151,7 @@ fn a_run_whose_heartbeat_is_stale_or_taken_over_journals_no_more_intents() {
         )
         .unwrap();
     let stale = store.journal_intent(run, &item, &label()).unwrap_err();
+    let stale = anyhow::Error::from(stale);
     assert!(is_failure(&stale), "{stale:#}");
     assert!(format!("{stale:#}").contains("no longer holds its heartbeat"));
     client
@@ -187,6 +188,7 @@ fn a_run_that_cannot_renew_its_heartbeat_stops_writing_at_its_local_deadline() {
     store.journal_intent(run, &item, &label()).unwrap();
     std::thread::sleep(Duration::from_millis(1100));
     let error = store.journal_intent(run, &item, &label()).unwrap_err();
+    let error = anyhow::Error::from(error);
     assert!(is_failure(&error));
     assert!(
         format!("{error:#}").contains("could not renew its heartbeat"),

@@ -10,7 +10,7 @@ use crate::store::copy::{Cell, Dump, TABLES};
 use crate::store::{LeaseRow, LiveRun, Status, UnknownRow};
 
 impl SqliteStore {
-    pub(super) fn read_status(&self) -> anyhow::Result<Status> {
+    pub(super) fn read_status(&self) -> crate::store::Result<Status> {
         let schema_version: i64 = self
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))?;
@@ -100,7 +100,7 @@ impl SqliteStore {
         })
     }
 
-    pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+    pub(super) fn export_rows(&self) -> crate::store::Result<Dump> {
         self.flush_caches();
         let mut dump = Dump::default();
         for table in TABLES {
@@ -138,7 +138,7 @@ impl SqliteStore {
         Ok(dump)
     }
 
-    pub(super) fn import_rows(&mut self, dump: &Dump) -> anyhow::Result<()> {
+    pub(super) fn import_rows(&mut self, dump: &Dump) -> crate::store::Result<()> {
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -194,7 +194,7 @@ fn import_runs(
     transaction: &rusqlite::Transaction<'_>,
     columns: &[&str],
     rows: &[Vec<Cell>],
-) -> anyhow::Result<()> {
+) -> crate::store::Result<()> {
     let recap_at = columns.iter().position(|column| *column == "recap");
     let id_at = columns.iter().position(|column| *column == "id");
     let kept: Vec<(usize, &str)> = columns

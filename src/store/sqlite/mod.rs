@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex, Weak};
 use std::time::Duration;
 
-use anyhow::Context;
+use crate::store::error::Doing;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -69,9 +69,12 @@ pub(crate) const PREPARED_KEPT: usize = 64;
 
 /// Whether an error came from SQLite.
 pub fn is_failure(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|cause| cause.downcast_ref::<rusqlite::Error>().is_some())
+    error.chain().any(|cause| {
+        cause.downcast_ref::<rusqlite::Error>().is_some()
+            || cause
+                .downcast_ref::<super::StoreError>()
+                .is_some_and(|error| matches!(error.root(), super::StoreError::Sqlite(_)))
+    })
 }
 
 /// The store in one SQLite file (or in memory, for a snapshot replay).
@@ -174,11 +177,11 @@ impl SqliteStore {
     /// A store that lives as long as the process: for replaying a snapshot, which must leave
     /// nothing in the maintainer's own state (no run in `recap --list`, no journal).
     pub fn in_memory() -> anyhow::Result<Self> {
-        let connection = Connection::open_in_memory().context("opening an in-memory store")?;
+        let connection = Connection::open_in_memory().doing("opening an in-memory store")?;
         connection.set_prepared_statement_cache_capacity(PREPARED_KEPT);
         connection
             .execute_batch("PRAGMA foreign_keys = ON")
-            .context("opening an in-memory store")?;
+            .doing("opening an in-memory store")?;
         let mut store = SqliteStore::unbeating(connection, PathBuf::from(":memory:"));
         store.migrate()?;
         Ok(store)
@@ -520,7 +523,7 @@ impl SqliteStore {
 
     /// Inside a write transaction: run `run_id` still holds its heartbeat (not finished, not
     /// taken over, renewed within the bound), so it may record a write's intent.
-    pub(crate) fn hold_run(&self, run_id: i64) -> anyhow::Result<()> {
+    pub(crate) fn hold_run(&self, run_id: i64) -> crate::store::Result<()> {
         let life = self.life(run_id)?;
         let within = crate::clock::wall()
             - chrono::Duration::from_std(self.liveness.bound).unwrap_or_default();
@@ -555,11 +558,11 @@ impl SqliteStore {
     /// Runs `work` inside one `BEGIN IMMEDIATE` transaction, committed when it succeeds.
     pub(crate) fn immediate<T>(
         &self,
-        work: impl FnOnce() -> anyhow::Result<T>,
-    ) -> anyhow::Result<T> {
+        work: impl FnOnce() -> crate::store::Result<T>,
+    ) -> crate::store::Result<T> {
         self.connection
             .execute_batch("BEGIN IMMEDIATE")
-            .context("taking the store's write lock")?;
+            .doing("taking the store's write lock")?;
         let result = work();
         let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
         self.connection.execute_batch(end)?;
@@ -612,7 +615,7 @@ fn refuse_foreign_dangling_link(path: &Path) -> anyhow::Result<()> {
 }
 
 impl RunLog for SqliteStore {
-    fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
+    fn start_run(&self, command: &str, argv: &str) -> crate::store::Result<i64> {
         let me = &self.me;
         self.connection
             .execute_cached(
@@ -631,7 +634,7 @@ impl RunLog for SqliteStore {
                     stamp(crate::clock::wall())
                 ],
             )
-            .context("recording the run")?;
+            .doing("recording the run")?;
         let id = self.connection.last_insert_rowid();
         if let Ok(mut beating) = self.beating.lock() {
             beating.push(id);
@@ -639,18 +642,18 @@ impl RunLog for SqliteStore {
         Ok(id)
     }
 
-    fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()> {
+    fn record_account(&self, run_id: i64, account: &str) -> crate::store::Result<()> {
         self.connection
             .execute_cached(
                 "UPDATE runs SET account = ?2 WHERE id = ?1",
                 params![run_id, account],
             )
-            .context("recording the account the run acts as")?;
+            .doing("recording the account the run acts as")?;
         Ok(())
     }
 
     /// Stores the recap and every item's outcome in one transaction.
-    fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()> {
+    fn finish_run(&mut self, recap: &Recap) -> crate::store::Result<()> {
         let transaction = self.connection.transaction()?;
         {
             let mut insert = transaction.prepare_cached(
@@ -706,14 +709,14 @@ impl RunLog for SqliteStore {
             "INSERT OR REPLACE INTO run_recaps (run_id, recap) VALUES (?1, ?2)",
             params![recap.run_id, serde_json::to_string(recap)?],
         )?;
-        transaction.commit().context("recording the recap")?;
+        transaction.commit().doing("recording the recap")?;
         if let Ok(mut beating) = self.beating.lock() {
             beating.retain(|run| *run != recap.run_id);
         }
         Ok(())
     }
 
-    fn recap(&self, run_id: Option<i64>) -> anyhow::Result<Option<Recap>> {
+    fn recap(&self, run_id: Option<i64>) -> crate::store::Result<Option<Recap>> {
         let text: Option<String> = match run_id {
             Some(id) => self
                 .connection
@@ -732,12 +735,12 @@ impl RunLog for SqliteStore {
                 )
                 .optional()?,
         };
-        text.map(|text| serde_json::from_str(&text).context("the stored recap is damaged"))
+        text.map(|text| serde_json::from_str(&text).doing("the stored recap is damaged"))
             .transpose()
     }
 
     /// Recent runs, newest first.
-    fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>> {
+    fn runs(&self, limit: usize) -> crate::store::Result<Vec<RunRow>> {
         let mut statement = self.connection.prepare_cached(
             "SELECT id, started_at, stopped, exit_code, argv FROM runs ORDER BY id DESC LIMIT ?1",
         )?;
@@ -760,12 +763,16 @@ impl Store for SqliteStore {
     }
 
     /// (Rows are keyed by name; the id is what tells a new name from another repository.)
-    fn follow_repository(&mut self, id: u64, name: &RepoRef) -> anyhow::Result<Option<String>> {
+    fn follow_repository(
+        &mut self,
+        id: u64,
+        name: &RepoRef,
+    ) -> crate::store::Result<Option<String>> {
         let new = name.to_string();
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .context("following a renamed repository")?;
+            .doing("following a renamed repository")?;
         let old: Option<String> = transaction
             .query_row(
                 "SELECT full_name FROM repositories WHERE id = ?1",
@@ -810,7 +817,7 @@ impl Store for SqliteStore {
 
     /// A second connection to the same file, so the client's best-effort cache writes never
     /// share the run's transactions. An in-memory store keeps no answers.
-    fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>> {
+    fn response_cache(&self) -> crate::store::Result<Box<dyn ResponseCache>> {
         if self.path == Path::new(":memory:") {
             return Ok(Box::new(NoCache));
         }
@@ -821,19 +828,19 @@ impl Store for SqliteStore {
         Ok(Box::new(cache))
     }
 
-    fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<super::Pruned> {
-        self.prune_rows(now).context("pruning the store")
+    fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> crate::store::Result<super::Pruned> {
+        self.prune_rows(now).doing("pruning the store")
     }
 
-    fn status(&self) -> anyhow::Result<super::Status> {
+    fn status(&self) -> crate::store::Result<super::Status> {
         self.read_status()
     }
 
-    fn export(&self) -> anyhow::Result<super::copy::Dump> {
+    fn export(&self) -> crate::store::Result<super::copy::Dump> {
         self.export_rows()
     }
 
-    fn import(&mut self, dump: &super::copy::Dump) -> anyhow::Result<()> {
+    fn import(&mut self, dump: &super::copy::Dump) -> crate::store::Result<()> {
         self.import_rows(dump)
     }
 
