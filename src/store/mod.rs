@@ -67,9 +67,9 @@ pub mod retention {
     pub const CACHE_KEPT: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
     /// At most this many rows of a kind are pruned in one transaction, so no prune holds the
-    /// store's write lock for long. SQLite repeats the batches until nothing past the
-    /// retention is left (a 1,000-item sweep adds more than one batch a run: issue 24);
-    /// PostgreSQL still prunes one batch of each kind a call, catching up over a few runs.
+    /// store's write lock (or a PostgreSQL transaction its row locks) for long. Both backends
+    /// repeat the batches until nothing past the retention is left (a 1,000-item sweep adds
+    /// more than one batch a run: issue 24).
     pub const PRUNE_BATCH: usize = 1000;
 }
 

@@ -7,17 +7,19 @@
 //! files; URLs, TLS and passwords in [`connect`].
 
 use std::cell::{RefCell, RefMut};
+use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::store::error::Doing;
-use postgres::Client;
+use postgres::{Client, Statement};
 
 use super::{RunLog, RunRow, Store, StoreError};
 use crate::http_cache::ResponseCache;
 use crate::item::RepoRef;
 use crate::policy::recap::Recap;
 
+mod claim;
 pub mod connect;
 pub use connect::explain;
 mod gate;
@@ -26,6 +28,8 @@ mod journal;
 mod migrations;
 mod prune;
 mod queue;
+#[cfg(test)]
+mod round_trips;
 mod status;
 #[cfg(test)]
 pub mod test_server;
@@ -63,6 +67,8 @@ struct Beat {
 /// The store in a PostgreSQL database.
 pub struct PostgresStore {
     client: RefCell<Client>,
+    /// The statements prepared on `client`, by their SQL ([`PostgresStore::prepared`]).
+    statements: RefCell<HashMap<&'static str, Statement>>,
     target: Target,
     beat: Arc<Mutex<Beat>>,
     /// Dropped with the store: the heartbeat thread then stops.
@@ -98,6 +104,7 @@ impl PostgresStore {
         spawn_heartbeat(target.clone(), beat.clone(), stopped);
         Ok(PostgresStore {
             client: RefCell::new(client),
+            statements: RefCell::default(),
             target: target.clone(),
             beat,
             _stop: stop,
@@ -109,6 +116,32 @@ impl PostgresStore {
 
     fn client(&self) -> RefMut<'_, Client> {
         self.client.borrow_mut()
+    }
+
+    /// `sqls` as statements prepared on this store's connection, each prepared the first time
+    /// it is asked for and kept (issue 24: a claim prepared, ran and closed each of its
+    /// statements, three round trips where one does).
+    fn prepared<const N: usize>(
+        &self,
+        sqls: [&'static str; N],
+    ) -> crate::store::Result<[Statement; N]> {
+        let mut kept = self.statements.borrow_mut();
+        let mut client = self.client();
+        let mut found = Vec::with_capacity(N);
+        for sql in sqls {
+            let statement = match kept.get(sql) {
+                Some(statement) => statement.clone(),
+                None => {
+                    let statement = client.prepare(sql)?;
+                    kept.insert(sql, statement.clone());
+                    statement
+                }
+            };
+            found.push(statement);
+        }
+        Ok(found
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("one statement per SQL text")))
     }
 
     fn liveness(&self) -> Liveness {
