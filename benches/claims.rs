@@ -5,7 +5,7 @@
 //! completes rows until none is left, and the run checks that every row was leased once.
 //!
 //! `cargo bench --bench claims` prints a Markdown table. `GH_SWEEP_BENCH_ROWS=2000` changes the
-//! queue's size. Timings are measurements of this machine, never assertions.
+//! queue's size; `GH_SWEEP_BENCH_BACKENDS=postgres` (or `sqlite`) measures one backend only. Timings are measurements of this machine, never assertions.
 
 #[cfg(feature = "postgres")]
 #[allow(dead_code)]
@@ -78,16 +78,20 @@ fn main() {
         .ok()
         .and_then(|text| text.parse().ok())
         .unwrap_or(1000);
+    let backends = std::env::var("GH_SWEEP_BENCH_BACKENDS").unwrap_or_default();
+    let measured = |backend: &str| backends.is_empty() || backends.split(',').any(|b| b == backend);
     println!("| backend | workers | rows | claims / s | leased twice |");
     println!("|---|---|---|---|---|");
     for workers in [1, 4, 8] {
-        let dir = tempfile::tempdir().unwrap();
-        let sqlite = Location::File(dir.path().join("state.db"));
-        let (rate, twice) = measure(&sqlite, rows, workers);
-        println!("| SQLite | {workers} | {rows} | {rate:.0} | {twice} |");
+        if measured("sqlite") {
+            let dir = tempfile::tempdir().unwrap();
+            let sqlite = Location::File(dir.path().join("state.db"));
+            let (rate, twice) = measure(&sqlite, rows, workers);
+            println!("| SQLite | {workers} | {rows} | {rate:.0} | {twice} |");
+        }
         // A build without the `postgres` feature measures SQLite alone.
         #[cfg(feature = "postgres")]
-        {
+        if measured("postgres") {
             let url = pg::fresh_database();
             let target = gh_sweep::store::Target::new(&url, "bench".into());
             let (rate, twice) = measure(&Location::Postgres(Box::new(target)), rows, workers);

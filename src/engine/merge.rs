@@ -117,8 +117,9 @@ impl<'a> MergeClassifier<'a> {
         why: &str,
         now: DateTime<Utc>,
     ) -> Result<(), ReadError> {
-        let failed =
-            |error: anyhow::Error| ReadError::Harness(format!("recording the merge gate: {error}"));
+        let failed = |error: crate::store::StoreError| {
+            ReadError::Harness(format!("recording the merge gate: {error}"))
+        };
         if let Some(mut gate) = store.gate(item).map_err(failed)? {
             gate.blocked = Some(why.to_string());
             self.observed.push((item.clone(), gate, now));
@@ -411,7 +412,7 @@ impl Classifier for MergeClassifier<'_> {
     }
 
     fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
-        store.record_gates(&std::mem::take(&mut self.observed))
+        Ok(store.record_gates(&std::mem::take(&mut self.observed))?)
     }
 
     fn after_writes(

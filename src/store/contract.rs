@@ -6,7 +6,7 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 
 use super::queue::{merge_key, NewRow, DEFAULT_LEASE_MINUTES};
-use super::{open, Admission, ClaimFacts, IntentStep, Location, LostLease, PacedIntent, Store};
+use super::{open, Admission, ClaimFacts, IntentStep, Location, PacedIntent, Store};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::QueueStatus;
 use crate::policy::recap::Recap;
@@ -362,7 +362,10 @@ fn paced_intent_checks_every_write(store: &mut dyn Store) {
             store.read_mark().unwrap(),
         ))
         .unwrap_err();
-    assert!(error.downcast_ref::<LostLease>().is_some(), "{error:#}");
+    assert!(
+        matches!(error.root(), crate::store::StoreError::LostLease(_)),
+        "{error:#}"
+    );
 }
 
 /// The writes of every run recorded as one account, since a time, ascending; not another

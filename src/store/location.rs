@@ -50,11 +50,21 @@ pub fn is_postgres(text: &str) -> bool {
     is_url(text) || text.contains('=')
 }
 
+/// Why a string is no libpq connection string; it never quotes the string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotConninfo {
+    /// Neither form.
+    #[error("it is neither a URL (postgres://USER@HOST/DATABASE) nor a libpq `keyword = value` string (host=HOST user=USER dbname=DATABASE)")]
+    Form,
+    /// A `keyword = 'value'` whose quote is not closed.
+    #[error("{}: a quoted value is not closed", NotConninfo::Form)]
+    Unclosed,
+}
+
 /// A libpq `keyword = value` string, pair by pair: spaces around `=` are optional, a value
 /// with spaces (or an empty one) is in single quotes, and `\'` and `\\` escape within it.
 /// The error names the form and never quotes the string (it may hold a password).
-pub fn conninfo_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
-    const FORM: &str = "it is neither a URL (postgres://USER@HOST/DATABASE) nor a libpq `keyword = value` string (host=HOST user=USER dbname=DATABASE)";
+pub fn conninfo_pairs(text: &str) -> Result<Vec<(String, String)>, NotConninfo> {
     let mut pairs = Vec::new();
     let mut chars = text.chars().peekable();
     loop {
@@ -76,7 +86,7 @@ pub fn conninfo_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
             chars.next();
         }
         if key.is_empty() || chars.next() != Some('=') {
-            return Err(FORM.to_string());
+            return Err(NotConninfo::Form);
         }
         while chars.peek().is_some_and(|c| c.is_whitespace()) {
             chars.next();
@@ -86,11 +96,11 @@ pub fn conninfo_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
             chars.next();
             loop {
                 match chars.next() {
-                    None => return Err(format!("{FORM}: a quoted value is not closed")),
+                    None => return Err(NotConninfo::Unclosed),
                     Some('\'') => break,
                     Some('\\') => match chars.next() {
                         Some(escaped) => value.push(escaped),
-                        None => return Err(format!("{FORM}: a quoted value is not closed")),
+                        None => return Err(NotConninfo::Unclosed),
                     },
                     Some(c) => value.push(c),
                 }
@@ -113,7 +123,7 @@ pub fn conninfo_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
         pairs.push((key, value));
     }
     if pairs.is_empty() {
-        return Err(FORM.to_string());
+        return Err(NotConninfo::Form);
     }
     Ok(pairs)
 }

@@ -21,6 +21,7 @@ use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
 pub mod copy;
+pub mod error;
 pub mod identity;
 pub mod location;
 #[cfg(feature = "postgres")]
@@ -31,6 +32,7 @@ pub mod sqlite;
 #[cfg(test)]
 mod contract;
 
+pub use error::{Result, StoreError};
 pub use location::{Liveness, Location, Runs, Target};
 use queue::{Claim, Lease, NewRow, Pending, Row};
 
@@ -65,9 +67,9 @@ pub mod retention {
     pub const CACHE_KEPT: Duration = Duration::from_secs(7 * 24 * 60 * 60);
 
     /// At most this many rows of a kind are pruned in one transaction, so no prune holds the
-    /// store's write lock for long. SQLite repeats the batches until nothing past the
-    /// retention is left (a 1,000-item sweep adds more than one batch a run: issue 24);
-    /// PostgreSQL still prunes one batch of each kind a call, catching up over a few runs.
+    /// store's write lock (or a PostgreSQL transaction its row locks) for long. Both backends
+    /// repeat the batches until nothing past the retention is left (a 1,000-item sweep adds
+    /// more than one batch a run: issue 24).
     pub const PRUNE_BATCH: usize = 1000;
 }
 
@@ -224,7 +226,13 @@ pub const WITHOUT_POSTGRES: &str = "this gh-sweep was built without PostgreSQL s
 pub fn explain_failure(error: &anyhow::Error) -> Option<String> {
     error
         .chain()
-        .filter_map(|cause| cause.downcast_ref::<::postgres::Error>())
+        .filter_map(|cause| {
+            cause.downcast_ref::<::postgres::Error>().or_else(|| {
+                cause
+                    .downcast_ref::<StoreError>()
+                    .and_then(StoreError::postgres)
+            })
+        })
         .find_map(|cause| postgres::explain(cause, "(PostgreSQL)"))
 }
 
@@ -242,9 +250,12 @@ pub fn is_failure(error: &anyhow::Error) -> bool {
         return true;
     }
     sqlite::is_failure(error)
-        || error
-            .chain()
-            .any(|cause| cause.downcast_ref::<LostLease>().is_some())
+        || error.chain().any(|cause| {
+            cause.downcast_ref::<LostLease>().is_some()
+                || cause
+                    .downcast_ref::<StoreError>()
+                    .is_some_and(StoreError::is_backend)
+        })
 }
 
 /// The whole store: each part below, and what concerns the store as one.
@@ -257,10 +268,10 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
     /// merge gate, sweep budgets, the journal, stale marks) moves to the new one in one
     /// transaction, so nothing waits forever under a name GitHub no longer answers to. Past
     /// runs' recaps keep the names they had. Returns the old name when rows moved.
-    fn follow_repository(&mut self, id: u64, name: &RepoRef) -> anyhow::Result<Option<String>>;
+    fn follow_repository(&mut self, id: u64, name: &RepoRef) -> Result<Option<String>>;
 
     /// The HTTP validators kept beside the rest, for the client's conditional requests.
-    fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>>;
+    fn response_cache(&self) -> Result<Box<dyn ResponseCache>>;
 
     /// Forgets what no decision needs any more, as of `now` (the wall clock, which the stamps
     /// are on), in transactions of at most [`retention::PRUNE_BATCH`] rows of a kind (see
@@ -279,16 +290,16 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
     /// Every answer of every other method is the same before and after, but for
     /// [`RunLog::recap`] of a run whose recap was dropped (`None`) and the older runs' rows of
     /// [`RunLog::runs`].
-    fn prune(&mut self, now: DateTime<Utc>) -> anyhow::Result<Pruned>;
+    fn prune(&mut self, now: DateTime<Utc>) -> Result<Pruned>;
 
     /// The backend, schema version, runs at work, queue and leases, for `store status`.
-    fn status(&self) -> anyhow::Result<Status>;
+    fn status(&self) -> Result<Status>;
 
     /// Every row `store copy` moves, table by table.
-    fn export(&self) -> anyhow::Result<copy::Dump>;
+    fn export(&self) -> Result<copy::Dump>;
 
     /// Replaces every table `store copy` moves with `dump`'s rows, in one transaction.
-    fn import(&mut self, dump: &copy::Dump) -> anyhow::Result<()>;
+    fn import(&mut self, dump: &copy::Dump) -> Result<()>;
 
     /// What the recap should say about the store's doings this run (a dead run of another
     /// host taken over, and when).
@@ -300,21 +311,21 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
 /// Runs, their recaps and their items' outcomes.
 pub trait RunLog {
     /// Records a run starting (with this process's id and host); returns its id.
-    fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64>;
+    fn start_run(&self, command: &str, argv: &str) -> Result<i64>;
 
     /// Records which GitHub account run `run_id` acts as (host and login, or an app
     /// installation's identity), so that every run of one account shares GitHub's per-account
     /// write ceilings ([`WriteJournal::account_writes_since`]).
-    fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()>;
+    fn record_account(&self, run_id: i64, account: &str) -> Result<()>;
 
     /// Stores the recap and every item's outcome in one transaction.
-    fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()>;
+    fn finish_run(&mut self, recap: &Recap) -> Result<()>;
 
     /// The recap of run `run_id`, or of the latest finished run.
-    fn recap(&self, run_id: Option<i64>) -> anyhow::Result<Option<Recap>>;
+    fn recap(&self, run_id: Option<i64>) -> Result<Option<Recap>>;
 
     /// Recent runs, newest first.
-    fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>>;
+    fn runs(&self, limit: usize) -> Result<Vec<RunRow>>;
 }
 
 /// How long the room an item's first write reserved for its later writes is kept: an item's
@@ -362,17 +373,12 @@ pub enum Admission {
 pub trait WriteJournal {
     /// Records that a write is about to be sent. Committed before the request leaves, in a
     /// transaction that first checks the run still holds its heartbeat.
-    fn journal_intent(
-        &self,
-        run_id: i64,
-        item: &ItemRef,
-        action: &JournalWrite,
-    ) -> anyhow::Result<i64>;
+    fn journal_intent(&self, run_id: i64, item: &ItemRef, action: &JournalWrite) -> Result<i64>;
 
     /// The store's clock now, for [`WriteJournal::journal_intent_since`]: a number every
     /// intent and outcome recorded later exceeds, whichever host records it (a tick of the
     /// store's own, never a host's clock).
-    fn read_mark(&self) -> anyhow::Result<i64>;
+    fn read_mark(&self) -> Result<i64>;
 
     /// Records the intent of a write to an item read at `read_mark`, unless another run was
     /// writing to the item when this run read it, or has since (then what this run read is out
@@ -387,7 +393,7 @@ pub trait WriteJournal {
         item: &ItemRef,
         action: &JournalWrite,
         read_mark: i64,
-    ) -> anyhow::Result<Option<i64>>;
+    ) -> Result<Option<i64>>;
 
     /// Journals a write's intent under its account's pacing, in one transaction under the
     /// account's lock (`BEGIN IMMEDIATE` on SQLite, `pg_advisory_xact_lock` on PostgreSQL):
@@ -399,15 +405,15 @@ pub trait WriteJournal {
     /// it was read (taking over dead writers of the item, as
     /// [`WriteJournal::journal_intent_since`] does); an item's first write reserves room for
     /// its later writes, which each use one of it.
-    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission>;
+    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> Result<Admission>;
 
     /// Gives back the room an item reserved (its first write's journal row `first`) for
     /// writes it will not send: it failed, or the run was stopped between its writes.
-    fn release_reserved(&self, first: i64) -> anyhow::Result<()>;
+    fn release_reserved(&self, first: i64) -> Result<()>;
 
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
     /// or `unknown`.
-    fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()>;
+    fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> Result<()>;
 
     /// When each write to GitHub journaled by any run recorded as `account` was started (its
     /// intent), from `since` on, ascending: what GitHub's per-account ceilings count. Local
@@ -416,26 +422,22 @@ pub trait WriteJournal {
         &self,
         account: &str,
         since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<DateTime<Utc>>>;
+    ) -> Result<Vec<DateTime<Utc>>>;
 
     /// Writes in these repositories whose outcome is unknown and not yet acknowledged. A write
     /// without an outcome whose run has not finished, and that is younger than [`IN_FLIGHT`],
     /// belongs to a run still at work: it is that run's to settle, not ours.
-    fn unknown_writes(
-        &self,
-        repos: &[RepoRef],
-        now: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<UnknownWrite>>;
+    fn unknown_writes(&self, repos: &[RepoRef], now: DateTime<Utc>) -> Result<Vec<UnknownWrite>>;
 
     /// The maintainer checked an item by hand: its unknown writes stop blocking it.
-    fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize>;
+    fn acknowledge(&self, item: &ItemRef) -> Result<usize>;
 
     /// Whether gh-sweep's latest stale label on an item was put on by a run that never got to
     /// post the stale comment after it.
-    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool>;
+    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> Result<bool>;
 
     /// Settles a journal row whose outcome was unknown, once GitHub has been asked.
-    fn resolve_journal(&self, id: i64, found: Settled, detail: &str) -> anyhow::Result<()> {
+    fn resolve_journal(&self, id: i64, found: Settled, detail: &str) -> Result<()> {
         self.journal_outcome(id, found.outcome(), detail)
     }
 }
@@ -448,7 +450,7 @@ pub trait StaleMarks {
         &self,
         item: &ItemRef,
         label: &str,
-    ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>>;
+    ) -> Result<Option<(DateTime<Utc>, DateTime<Utc>)>>;
 
     fn record_stale_mark(
         &self,
@@ -456,27 +458,22 @@ pub trait StaleMarks {
         label: &str,
         labeled_at: DateTime<Utc>,
         last_write_at: DateTime<Utc>,
-    ) -> anyhow::Result<()>;
+    ) -> Result<()>;
 
-    fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()>;
+    fn forget_stale_mark(&self, item: &ItemRef) -> Result<()>;
 }
 
 /// The queue of seed 002: rows keyed by their dedupe key, kept after completion.
 pub trait MergeQueue {
     /// Enqueues a trigger once. Returns whether the row is new. A merge that failed for this
     /// same key and whose backoff has passed is made pending again, keeping its attempts.
-    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> anyhow::Result<bool>;
+    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> Result<bool>;
 
     /// Rows for a PR that the in-flight guard reads, newest first.
-    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> anyhow::Result<Vec<Row>>;
+    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> Result<Vec<Row>>;
 
     /// Failed merges of a PR since `since`, for the backoff.
-    fn failures(
-        &self,
-        repo: &RepoRef,
-        pr: u64,
-        since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<Failure>>;
+    fn failures(&self, repo: &RepoRef, pr: u64, since: DateTime<Utc>) -> Result<Vec<Failure>>;
 
     /// Leases the first claimable row that `admit` accepts, in one transaction that also reads
     /// the facts `admit` is given. A row whose attempts are used up is abandoned instead of
@@ -489,86 +486,65 @@ pub trait MergeQueue {
         repos: &[RepoRef],
         lease: chrono::Duration,
         admit: &mut Admit<'_>,
-    ) -> anyhow::Result<Option<Claim>>;
+    ) -> Result<Option<Claim>>;
 
     /// Marks a claimed row done. False when the caller no longer holds it.
-    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool>;
+    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> Result<bool>;
 
     /// Hands a claimed row back at once (its attempt stays counted).
-    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool>;
+    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> Result<bool>;
 
     /// Hands a claimed row back without counting the attempt: nothing was tried.
-    fn release_unattempted(
-        &self,
-        key: &str,
-        owner: &str,
-        now: DateTime<Utc>,
-    ) -> anyhow::Result<bool>;
+    fn release_unattempted(&self, key: &str, owner: &str, now: DateTime<Utc>) -> Result<bool>;
 
     /// Gives up on a row that will only fail again.
-    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool>;
+    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> Result<bool>;
 
     /// Records a failed merge: the row the backoff reads.
-    fn fail(&self, key: &str, owner: &str, error: &str, now: DateTime<Utc>)
-        -> anyhow::Result<bool>;
+    fn fail(&self, key: &str, owner: &str, error: &str, now: DateTime<Utc>) -> Result<bool>;
 
     /// Rows a run still holds, for releasing what it did not finish.
-    fn held_by(&self, owner: &str) -> anyhow::Result<Vec<String>>;
+    fn held_by(&self, owner: &str) -> Result<Vec<String>>;
 
     /// Pending merge rows of these repositories, oldest first (what a sweep would claim).
-    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Pending>>;
+    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> Result<Vec<Pending>>;
 
     /// Claimed merge rows of these repositories whose lease has not run out, oldest first, each
     /// with what is known of the run holding it.
-    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Lease>>;
+    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> Result<Vec<Lease>>;
 
     /// After `done_key` completed, closes every other pending row of the same PR and kind that
     /// was already pending when the work started and names no other commit. Returns how many.
-    fn fold(
-        &self,
-        done_key: &str,
-        started: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> anyhow::Result<usize>;
+    fn fold(&self, done_key: &str, started: DateTime<Utc>, now: DateTime<Utc>) -> Result<usize>;
 }
 
 /// The merge gate of seed 001 (per PR, what `poll` observed, and the merged marker) and the
 /// sweep budgets.
 pub trait MergeGate {
-    fn gate(&self, item: &ItemRef) -> anyhow::Result<Option<Gate>>;
+    fn gate(&self, item: &ItemRef) -> Result<Option<Gate>>;
 
     /// Every gate entry of these repositories, for the lost-trigger sweep.
-    fn gates(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<(ItemRef, Gate)>>;
+    fn gates(&self, repos: &[RepoRef]) -> Result<Vec<(ItemRef, Gate)>>;
 
     /// Records what was observed of a PR. The merged marker is kept.
-    fn record_gate(
-        &self,
-        item: &ItemRef,
-        gate: &Gate,
-        observed_at: DateTime<Utc>,
-    ) -> anyhow::Result<()>;
+    fn record_gate(&self, item: &ItemRef, gate: &Gate, observed_at: DateTime<Utc>) -> Result<()>;
 
     /// Records a run's observations in one transaction (one commit, not one per PR).
-    fn record_gates(&self, observations: &[(ItemRef, Gate, DateTime<Utc>)]) -> anyhow::Result<()>;
+    fn record_gates(&self, observations: &[(ItemRef, Gate, DateTime<Utc>)]) -> Result<()>;
 
     /// The merged marker, set only after a real merge (or a merge found on GitHub).
-    fn record_merged(
-        &self,
-        item: &ItemRef,
-        head_sha: &str,
-        at: DateTime<Utc>,
-    ) -> anyhow::Result<()>;
+    fn record_merged(&self, item: &ItemRef, head_sha: &str, at: DateTime<Utc>) -> Result<()>;
 
     /// A PR's sweep budget; missing or damaged reads as fresh.
-    fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget>;
+    fn budget(&self, item: &ItemRef) -> Result<Budget>;
 
-    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()>;
+    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> Result<()>;
 
     /// After a merge was found on GitHub: the PR's waiting and claimed merge rows are done,
     /// whoever held them.
-    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize>;
+    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> Result<usize>;
 
     /// After a merge was found not to have happened: the PR's claimed rows go back to pending
     /// (their lease belonged to a run that is over).
-    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize>;
+    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> Result<usize>;
 }

@@ -74,7 +74,7 @@ impl<'a> SweepClassifier<'a> {
         })
     }
 
-    fn stored<T>(result: anyhow::Result<T>) -> Result<T, ReadError> {
+    fn stored<T>(result: Result<T, impl std::fmt::Display>) -> Result<T, ReadError> {
         result.map_err(|error| ReadError::Harness(format!("the store: {error}")))
     }
 
@@ -187,7 +187,7 @@ impl<'a> SweepClassifier<'a> {
     fn charge(&self, store: &dyn Store, item: &ItemRef) -> anyhow::Result<()> {
         let stamp = store.gate(item)?.and_then(|gate| gate.stamp());
         let budget = store.budget(item)?;
-        store.record_budget(item, &budget_policy::after(&budget, stamp, self.now))
+        Ok(store.record_budget(item, &budget_policy::after(&budget, stamp, self.now))?)
     }
 
     /// A deferral: the PR stays, the attempt is charged (or not), the row goes back.
@@ -333,7 +333,9 @@ impl Classifier for SweepClassifier<'_> {
         }
         if !self.act {
             // A dry run leases nothing: it lists what a sweep would claim.
-            let pending = store.pending(repos, self.now).map_err(harness)?;
+            let pending = store
+                .pending(repos, self.now)
+                .map_err(|e| harness(e.into()))?;
             return Ok(would_claim(repo, pending, stranded, due));
         }
         let mut pool = Vec::new();
@@ -350,7 +352,7 @@ impl Classifier for SweepClassifier<'_> {
         };
         while let Some(claim) = store
             .claim(self.now, &self.owner, repos, lease, &mut admit)
-            .map_err(harness)?
+            .map_err(|e| harness(e.into()))?
         {
             let item = ItemRef::new(repo, claim.pr);
             let entry = Listed::Queued {

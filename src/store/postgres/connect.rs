@@ -62,6 +62,47 @@ fn unusable(target: &Target, why: impl std::fmt::Display) -> anyhow::Error {
 /// Reads the URL: the parameters the driver does not know taken out and mapped, the password
 /// found where libpq would look.
 pub fn plan(target: &Target) -> anyhow::Result<Plan> {
+    let (rebuilt, sslmode, root_cert) = take_tls_parameters(target)?;
+    // The driver's own message may quote the URL: say what is wrong without it.
+    let mut config: postgres::Config = rebuilt.parse().map_err(|_| {
+        unusable(
+            target,
+            "it is not a connection string PostgreSQL accepts (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full], or host=HOST user=USER dbname=DATABASE)",
+        )
+    })?;
+    if config.get_user().is_none() {
+        return Err(unusable(
+            target,
+            "the URL names no user: write postgres://USER@HOST/DATABASE",
+        ));
+    }
+    // Where libpq looks for a root certificate: `sslrootcert`, `PGSSLROOTCERT`, then
+    // `~/.postgresql/root.crt` when it exists.
+    let root_cert = root_cert
+        .or_else(|| target.root_cert_env.clone())
+        .or_else(|| target.root_cert_home.clone().filter(|path| path.exists()));
+    let tls = tls_of(target, sslmode.as_deref(), root_cert)?;
+    config.ssl_mode(match tls {
+        Tls::Off => SslMode::Disable,
+        Tls::Prefer => SslMode::Prefer,
+        Tls::Verified { .. } | Tls::Encrypted => SslMode::Require,
+    });
+    let ignored_passfile = find_password(target, &mut config);
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    Ok(Plan {
+        config,
+        tls,
+        ignored_passfile,
+    })
+}
+
+/// The URL (or `keyword = value` string) without `sslmode` and `sslrootcert`, which the
+/// driver does not know, and their values.
+fn take_tls_parameters(
+    target: &Target,
+) -> anyhow::Result<(String, Option<String>, Option<PathBuf>)> {
     let url = target.url.expose_secret();
     let mut sslmode = None;
     let mut root_cert = None;
@@ -92,25 +133,16 @@ pub fn plan(target: &Target) -> anyhow::Result<Plan> {
         }
         conninfo_text(&passed)
     };
-    // The driver's own message may quote the URL: say what is wrong without it.
-    let mut config: postgres::Config = rebuilt.parse().map_err(|_| {
-        unusable(
-            target,
-            "it is not a connection string PostgreSQL accepts (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=verify-full], or host=HOST user=USER dbname=DATABASE)",
-        )
-    })?;
-    if config.get_user().is_none() {
-        return Err(unusable(
-            target,
-            "the URL names no user: write postgres://USER@HOST/DATABASE",
-        ));
-    }
-    // Where libpq looks for a root certificate: `sslrootcert`, `PGSSLROOTCERT`, then
-    // `~/.postgresql/root.crt` when it exists.
-    let root_cert = root_cert
-        .or_else(|| target.root_cert_env.clone())
-        .or_else(|| target.root_cert_home.clone().filter(|path| path.exists()));
-    let tls = match sslmode.as_deref() {
+    Ok((rebuilt, sslmode, root_cert))
+}
+
+/// What `sslmode` asks of the connection, libpq's way.
+fn tls_of(
+    target: &Target,
+    sslmode: Option<&str>,
+    root_cert: Option<PathBuf>,
+) -> anyhow::Result<Tls> {
+    Ok(match sslmode {
         Some("disable") => Tls::Off,
         None | Some("allow") | Some("prefer") => Tls::Prefer,
         Some("require") if root_cert.is_none() => Tls::Encrypted,
@@ -130,34 +162,27 @@ pub fn plan(target: &Target) -> anyhow::Result<Plan> {
                 ),
             ))
         }
-    };
-    config.ssl_mode(match tls {
-        Tls::Off => SslMode::Disable,
-        Tls::Prefer => SslMode::Prefer,
-        Tls::Verified { .. } | Tls::Encrypted => SslMode::Require,
-    });
-    let mut ignored_passfile = None;
-    if config.get_password().is_none() {
-        if let Some(password) = &target.password_env {
-            config.password(password.expose_secret());
-        } else {
-            match passfile_password(target, &config) {
-                Passfile::Found(password) => {
-                    config.password(password.expose_secret());
-                }
-                Passfile::Ignored(path, mode) => ignored_passfile = Some((path, mode)),
-                Passfile::None => {}
-            }
-        }
-    }
-    if config.get_connect_timeout().is_none() {
-        config.connect_timeout(Duration::from_secs(10));
-    }
-    Ok(Plan {
-        config,
-        tls,
-        ignored_passfile,
     })
+}
+
+/// Gives `config` the password libpq would find when the URL has none (`PGPASSWORD`, then the
+/// passfile); returns a passfile ignored for its mode.
+fn find_password(target: &Target, config: &mut postgres::Config) -> Option<(PathBuf, u32)> {
+    if config.get_password().is_some() {
+        return None;
+    }
+    if let Some(password) = &target.password_env {
+        config.password(password.expose_secret());
+        return None;
+    }
+    match passfile_password(target, config) {
+        Passfile::Found(password) => {
+            config.password(password.expose_secret());
+            None
+        }
+        Passfile::Ignored(path, mode) => Some((path, mode)),
+        Passfile::None => None,
+    }
 }
 
 /// What a passfile gave for a connection.
@@ -503,126 +528,5 @@ pub fn explain(error: &postgres::Error, shown: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn target(url: &str) -> Target {
-        Target::new(url, "h".into())
-    }
-
-    #[test]
-    fn sslmodes_map_as_libpqs_table_in_ssl_support() {
-        let tls = |url: &str| plan(&target(url)).map(|plan| plan.tls);
-        let verified = |root_cert: Option<&str>, names| Tls::Verified {
-            root_cert: root_cert.map(PathBuf::from),
-            names,
-        };
-        // No sslmode is libpq's `prefer`: TLS when offered, the certificate not checked.
-        assert_eq!(tls("postgres://u@db.example/q").unwrap(), Tls::Prefer);
-        for mode in ["allow", "prefer"] {
-            let url = format!("postgres://u@db.example/q?sslmode={mode}");
-            assert_eq!(tls(&url).unwrap(), Tls::Prefer, "{mode}");
-        }
-        // `require` checks nothing without a root certificate file; with one, the chain.
-        assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=require").unwrap(),
-            Tls::Encrypted
-        );
-        assert_eq!(
-            tls("postgres://u@db/q?sslmode=require&sslrootcert=/ca.pem").unwrap(),
-            verified(Some("/ca.pem"), false)
-        );
-        let mut from_env = target("postgres://u@db/q?sslmode=require");
-        from_env.root_cert_env = Some("/env-ca.pem".into());
-        assert_eq!(
-            plan(&from_env).unwrap().tls,
-            verified(Some("/env-ca.pem"), false)
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let home_root = dir.path().join("root.crt");
-        let mut from_home = target("postgres://u@db/q?sslmode=require");
-        from_home.root_cert_home = Some(home_root.clone());
-        assert_eq!(
-            plan(&from_home).unwrap().tls,
-            Tls::Encrypted,
-            "no such file"
-        );
-        std::fs::write(&home_root, "").unwrap();
-        assert_eq!(
-            plan(&from_home).unwrap().tls,
-            verified(Some(home_root.to_str().unwrap()), false)
-        );
-        assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=verify-ca").unwrap(),
-            verified(None, false)
-        );
-        assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=verify-full").unwrap(),
-            verified(None, true)
-        );
-        assert_eq!(
-            tls("postgres://u@db.example/q?sslmode=disable").unwrap(),
-            Tls::Off
-        );
-        let unknown = tls("postgres://u:s3cret@db/q?sslmode=sometimes")
-            .err()
-            .unwrap();
-        let message = format!("{unknown:#}");
-        assert!(message.contains("unknown sslmode `sometimes`"), "{message}");
-        assert!(!message.contains("s3cret"), "{message}");
-        let required = plan(&target("postgres://u@db.example/q?sslmode=require")).unwrap();
-        assert_eq!(required.config.get_ssl_mode(), SslMode::Require);
-    }
-
-    #[test]
-    fn the_password_comes_from_the_url_then_pgpassword_then_the_passfile() {
-        let dir = tempfile::tempdir().unwrap();
-        let passfile = dir.path().join("pgpass");
-        std::fs::write(
-            &passfile,
-            "# comment\nother:5432:*:u:wrong\ndb:5433:q:u:from\\:file\n*:*:*:*:fallback\n",
-        )
-        .unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o600)).unwrap();
-        }
-        let password = |url: &str, env: Option<&str>| {
-            let mut target = target(url);
-            target.password_env = env.map(|value| SecretString::from(value.to_string()));
-            target.passfile = Some(passfile.clone());
-            plan(&target)
-                .unwrap()
-                .config
-                .get_password()
-                .map(|bytes| String::from_utf8_lossy(bytes).to_string())
-        };
-        assert_eq!(
-            password("postgres://u:inurl@db:5433/q", Some("env")).as_deref(),
-            Some("inurl")
-        );
-        assert_eq!(
-            password("postgres://u@db:5433/q", Some("env")).as_deref(),
-            Some("env")
-        );
-        assert_eq!(
-            password("postgres://u@db:5433/q", None).as_deref(),
-            Some("from:file")
-        );
-        assert_eq!(
-            password("postgres://u@elsewhere/q", None).as_deref(),
-            Some("fallback")
-        );
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&passfile, std::fs::Permissions::from_mode(0o644)).unwrap();
-            assert_eq!(
-                password("postgres://u@db:5433/q", None),
-                None,
-                "others can read it"
-            );
-        }
-    }
-}
+#[path = "connect_tests.rs"]
+mod tests;

@@ -14,7 +14,7 @@ pub(super) fn gate_on(
     client: &mut impl GenericClient,
     repo: &str,
     pr: u64,
-) -> anyhow::Result<Option<Gate>> {
+) -> crate::store::Result<Option<Gate>> {
     let row = client.query_opt(
         "SELECT head_sha, approved_at, ci_passed_at, blocked, merged_at FROM merge_gate
          WHERE repo = $1 AND pr = $2",
@@ -34,7 +34,7 @@ pub(super) fn budget_on(
     client: &mut impl GenericClient,
     repo: &str,
     pr: u64,
-) -> anyhow::Result<Budget> {
+) -> crate::store::Result<Budget> {
     let row = client.query_opt(
         "SELECT budget FROM sweep_budget WHERE repo = $1 AND pr = $2",
         &[&repo, &(pr as i64)],
@@ -54,7 +54,7 @@ fn record_gate_on(
     item: &ItemRef,
     gate: &Gate,
     observed_at: DateTime<Utc>,
-) -> anyhow::Result<()> {
+) -> crate::store::Result<()> {
     client.execute(
         RECORD_GATE,
         &[
@@ -71,11 +71,11 @@ fn record_gate_on(
 }
 
 impl MergeGate for PostgresStore {
-    fn gate(&self, item: &ItemRef) -> anyhow::Result<Option<Gate>> {
+    fn gate(&self, item: &ItemRef) -> crate::store::Result<Option<Gate>> {
         gate_on(&mut *self.client(), &item.repo.to_string(), item.number)
     }
 
-    fn gates(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<(ItemRef, Gate)>> {
+    fn gates(&self, repos: &[RepoRef]) -> crate::store::Result<Vec<(ItemRef, Gate)>> {
         let mut found = Vec::new();
         for repo in repos {
             let rows = self.client().query(
@@ -102,11 +102,14 @@ impl MergeGate for PostgresStore {
         item: &ItemRef,
         gate: &Gate,
         observed_at: DateTime<Utc>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         record_gate_on(&mut *self.client(), item, gate, observed_at)
     }
 
-    fn record_gates(&self, observations: &[(ItemRef, Gate, DateTime<Utc>)]) -> anyhow::Result<()> {
+    fn record_gates(
+        &self,
+        observations: &[(ItemRef, Gate, DateTime<Utc>)],
+    ) -> crate::store::Result<()> {
         if observations.is_empty() {
             return Ok(());
         }
@@ -124,7 +127,7 @@ impl MergeGate for PostgresStore {
         item: &ItemRef,
         head_sha: &str,
         at: DateTime<Utc>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         self.client().execute(
             "INSERT INTO merge_gate (repo, pr, head_sha, merged_at, observed_at) VALUES ($1, $2, $3, $4, $4)
              ON CONFLICT (repo, pr) DO UPDATE SET merged_at = $4, blocked = 'merged'",
@@ -133,11 +136,11 @@ impl MergeGate for PostgresStore {
         Ok(())
     }
 
-    fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget> {
+    fn budget(&self, item: &ItemRef) -> crate::store::Result<Budget> {
         budget_on(&mut *self.client(), &item.repo.to_string(), item.number)
     }
 
-    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()> {
+    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> crate::store::Result<()> {
         self.client().execute(
             "INSERT INTO sweep_budget (repo, pr, budget) VALUES ($1, $2, $3)
              ON CONFLICT (repo, pr) DO UPDATE SET budget = $3",
@@ -150,7 +153,7 @@ impl MergeGate for PostgresStore {
         Ok(())
     }
 
-    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> crate::store::Result<usize> {
         Ok(self.client().execute(
             "UPDATE queue SET status = 'done', owner = NULL, leased_until = NULL, updated_at = $3
              WHERE repo = $1 AND pr = $2 AND kind = 'merge' AND status IN ('pending', 'claimed')",
@@ -158,7 +161,7 @@ impl MergeGate for PostgresStore {
         )? as usize)
     }
 
-    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> crate::store::Result<usize> {
         Ok(self.client().execute(
             "UPDATE queue SET status = 'pending', owner = NULL, leased_until = NULL, updated_at = $3
              WHERE repo = $1 AND pr = $2 AND kind = 'merge' AND status = 'claimed'",

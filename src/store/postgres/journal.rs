@@ -5,7 +5,7 @@
 //! its heartbeat, and every write locks the item's row and compares the other runs' writes with
 //! the read on the database's ticks (`journal_ticks`), so two hosts never both pass the check.
 
-use anyhow::Context;
+use crate::store::error::Doing;
 use chrono::{DateTime, Utc};
 use postgres::GenericClient;
 
@@ -58,8 +58,8 @@ impl Life {
     }
 }
 
-fn stored(action: &JournalWrite) -> anyhow::Result<String> {
-    serde_json::to_string(action).with_context(|| format!("journaling the write `{action}`"))
+fn stored(action: &JournalWrite) -> crate::store::Result<String> {
+    serde_json::to_string(action).doing_with(|| format!("journaling the write `{action}`"))
 }
 
 fn in_flight() -> chrono::Duration {
@@ -79,7 +79,7 @@ impl PostgresStore {
         &self,
         client: &mut impl GenericClient,
         life: &Life,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         if life.finished {
             return Ok(());
         }
@@ -104,7 +104,7 @@ impl PostgresStore {
 
     /// Inside a transaction: this run still holds its heartbeat (locked, so no host takes it
     /// over before the intent commits).
-    fn hold_run(&self, client: &mut impl GenericClient, run_id: i64) -> anyhow::Result<()> {
+    fn hold_run(&self, client: &mut impl GenericClient, run_id: i64) -> crate::store::Result<()> {
         self.check_heartbeat()?;
         let held = client.query_opt(
             "SELECT 1 FROM runs WHERE id = $1 AND finished_at IS NULL AND taken_over_at IS NULL
@@ -133,7 +133,7 @@ fn insert_intent(
     item: &ItemRef,
     action: &str,
     reserved: i64,
-) -> anyhow::Result<i64> {
+) -> crate::store::Result<i64> {
     let row = client
         .query_one(
             "INSERT INTO journal (run_id, item, repo, action, intent_at, reserved, intent_tick)
@@ -147,7 +147,7 @@ fn insert_intent(
                 &reserved,
             ],
         )
-        .context("journaling a write before sending it")?;
+        .doing("journaling a write before sending it")?;
     Ok(row.get(0))
 }
 
@@ -164,7 +164,7 @@ impl PostgresStore {
         run_id: i64,
         item: &ItemRef,
         read_mark: i64,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let name = item.to_string();
         transaction.execute(
             "INSERT INTO item_locks (item) VALUES ($1) ON CONFLICT (item) DO NOTHING",
@@ -219,7 +219,7 @@ impl WriteJournal for PostgresStore {
         &self,
         account: &str,
         since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<DateTime<Utc>>> {
+    ) -> crate::store::Result<Vec<DateTime<Utc>>> {
         let rows = self
             .client()
             .query(
@@ -228,7 +228,7 @@ impl WriteJournal for PostgresStore {
                  ORDER BY journal.intent_at",
                 &[&account, &since],
             )
-            .context("reading an account's writes")?;
+            .doing("reading an account's writes")?;
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
@@ -237,7 +237,7 @@ impl WriteJournal for PostgresStore {
         run_id: i64,
         item: &ItemRef,
         action: &JournalWrite,
-    ) -> anyhow::Result<i64> {
+    ) -> crate::store::Result<i64> {
         let action = stored(action)?;
         let mut client = self.client();
         let mut transaction = client.transaction()?;
@@ -254,20 +254,20 @@ impl WriteJournal for PostgresStore {
                     &crate::clock::wall(),
                 ],
             )
-            .context("journaling a write before sending it")?;
+            .doing("journaling a write before sending it")?;
         transaction
             .commit()
-            .context("journaling a write before sending it")?;
+            .doing("journaling a write before sending it")?;
         Ok(row.get(0))
     }
 
     /// A tick of the database's sequence: every intent and outcome stamped after this call
     /// gets a greater one, whichever host stamps it.
-    fn read_mark(&self) -> anyhow::Result<i64> {
+    fn read_mark(&self) -> crate::store::Result<i64> {
         Ok(self
             .client()
             .query_one("SELECT nextval('journal_ticks')", &[])
-            .context("reading the store's clock")?
+            .doing("reading the store's clock")?
             .get(0))
     }
 
@@ -277,7 +277,7 @@ impl WriteJournal for PostgresStore {
         item: &ItemRef,
         action: &JournalWrite,
         read_mark: i64,
-    ) -> anyhow::Result<Option<i64>> {
+    ) -> crate::store::Result<Option<i64>> {
         let action = stored(action)?;
         let mut client = self.client();
         let mut transaction = client.transaction()?;
@@ -288,7 +288,7 @@ impl WriteJournal for PostgresStore {
         let id = insert_intent(&mut transaction, run_id, item, &action, 0)?;
         transaction
             .commit()
-            .context("journaling a write before sending it")?;
+            .doing("journaling a write before sending it")?;
         Ok(Some(id))
     }
 
@@ -296,7 +296,7 @@ impl WriteJournal for PostgresStore {
     /// transaction), every host's writes and reservations of the account are counted on the
     /// database's rows and the intent inserted, so hosts sharing a token never pass a
     /// ceiling together.
-    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission> {
+    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> crate::store::Result<Admission> {
         let action = stored(intent.action)?;
         let mut client = self.client();
         let mut transaction = client.transaction()?;
@@ -369,25 +369,30 @@ impl WriteJournal for PostgresStore {
         )?;
         transaction
             .commit()
-            .context("journaling a write before sending it")?;
+            .doing("journaling a write before sending it")?;
         Ok(Admission::Journaled(id))
     }
 
-    fn release_reserved(&self, first: i64) -> anyhow::Result<()> {
+    fn release_reserved(&self, first: i64) -> crate::store::Result<()> {
         self.client()
             .execute("UPDATE journal SET reserved = 0 WHERE id = $1", &[&first])
-            .context("giving back an item's reserved writes")?;
+            .doing("giving back an item's reserved writes")?;
         Ok(())
     }
 
-    fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
+    fn journal_outcome(
+        &self,
+        id: i64,
+        outcome: WriteOutcome,
+        detail: &str,
+    ) -> crate::store::Result<()> {
         self.client()
             .execute(
                 "UPDATE journal SET outcome = $2, outcome_at = $3, detail = $4,
                      outcome_tick = nextval('journal_ticks') WHERE id = $1",
                 &[&id, &outcome.journal_word(), &crate::clock::wall(), &detail],
             )
-            .context("journaling a write's outcome")?;
+            .doing("journaling a write's outcome")?;
         Ok(())
     }
 
@@ -398,7 +403,7 @@ impl WriteJournal for PostgresStore {
         &self,
         repos: &[RepoRef],
         now: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<UnknownWrite>> {
+    ) -> crate::store::Result<Vec<UnknownWrite>> {
         let names: Vec<String> = repos.iter().map(ToString::to_string).collect();
         let mut client = self.client();
         let rows = client.query(
@@ -434,7 +439,7 @@ impl WriteJournal for PostgresStore {
         Ok(found)
     }
 
-    fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
+    fn acknowledge(&self, item: &ItemRef) -> crate::store::Result<usize> {
         Ok(self.client().execute(
             "UPDATE journal SET outcome = 'acknowledged', outcome_at = $2,
                  outcome_tick = nextval('journal_ticks')
@@ -443,7 +448,7 @@ impl WriteJournal for PostgresStore {
         )? as usize)
     }
 
-    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool> {
+    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> crate::store::Result<bool> {
         let labelled = JournalWrite::AddLabels {
             labels: vec![label.to_string()],
         };
@@ -483,7 +488,7 @@ impl StaleMarks for PostgresStore {
         &self,
         item: &ItemRef,
         label: &str,
-    ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+    ) -> crate::store::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
         let row = self.client().query_opt(
             "SELECT labeled_at, last_write_at FROM stale_marks WHERE item = $1 AND lower(label) = lower($2)",
             &[&item.to_string(), &label],
@@ -497,7 +502,7 @@ impl StaleMarks for PostgresStore {
         label: &str,
         labeled_at: DateTime<Utc>,
         last_write_at: DateTime<Utc>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         self.client().execute(
             "INSERT INTO stale_marks (item, label, labeled_at, last_write_at) VALUES ($1, $2, $3, $4)
              ON CONFLICT (item) DO UPDATE SET label = EXCLUDED.label, labeled_at = EXCLUDED.labeled_at,
@@ -507,7 +512,7 @@ impl StaleMarks for PostgresStore {
         Ok(())
     }
 
-    fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
+    fn forget_stale_mark(&self, item: &ItemRef) -> crate::store::Result<()> {
         self.client().execute(
             "DELETE FROM stale_marks WHERE item = $1",
             &[&item.to_string()],

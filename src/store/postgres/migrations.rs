@@ -131,7 +131,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// The schema version a database is at (0 when gh-sweep never migrated it).
-pub(super) fn version(client: &mut Client) -> anyhow::Result<i64> {
+pub(super) fn version(client: &mut Client) -> crate::store::Result<i64> {
     let exists: bool = client
         .query_one("SELECT to_regclass('schema_version') IS NOT NULL", &[])?
         .get(0);

@@ -7,17 +7,19 @@
 //! files; URLs, TLS and passwords in [`connect`].
 
 use std::cell::{RefCell, RefMut};
+use std::collections::HashMap;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use postgres::Client;
+use crate::store::error::Doing;
+use postgres::{Client, Statement};
 
-use super::{RunLog, RunRow, Store};
+use super::{RunLog, RunRow, Store, StoreError};
 use crate::http_cache::ResponseCache;
 use crate::item::RepoRef;
 use crate::policy::recap::Recap;
 
+mod claim;
 pub mod connect;
 pub use connect::explain;
 mod gate;
@@ -26,6 +28,8 @@ mod journal;
 mod migrations;
 mod prune;
 mod queue;
+#[cfg(test)]
+mod round_trips;
 mod status;
 #[cfg(test)]
 pub mod test_server;
@@ -41,6 +45,12 @@ pub fn is_failure(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause.downcast_ref::<postgres::Error>().is_some()
             || cause.downcast_ref::<LostLease>().is_some()
+            || cause.downcast_ref::<StoreError>().is_some_and(|error| {
+                matches!(
+                    error.root(),
+                    StoreError::Postgres(_) | StoreError::LostLease(_)
+                )
+            })
     })
 }
 
@@ -57,6 +67,8 @@ struct Beat {
 /// The store in a PostgreSQL database.
 pub struct PostgresStore {
     client: RefCell<Client>,
+    /// The statements prepared on `client`, by their SQL ([`PostgresStore::prepared`]).
+    statements: RefCell<HashMap<&'static str, Statement>>,
     target: Target,
     beat: Arc<Mutex<Beat>>,
     /// Dropped with the store: the heartbeat thread then stops.
@@ -92,6 +104,7 @@ impl PostgresStore {
         spawn_heartbeat(target.clone(), beat.clone(), stopped);
         Ok(PostgresStore {
             client: RefCell::new(client),
+            statements: RefCell::default(),
             target: target.clone(),
             beat,
             _stop: stop,
@@ -105,13 +118,39 @@ impl PostgresStore {
         self.client.borrow_mut()
     }
 
+    /// `sqls` as statements prepared on this store's connection, each prepared the first time
+    /// it is asked for and kept (issue 24: a claim prepared, ran and closed each of its
+    /// statements, three round trips where one does).
+    fn prepared<const N: usize>(
+        &self,
+        sqls: [&'static str; N],
+    ) -> crate::store::Result<[Statement; N]> {
+        let mut kept = self.statements.borrow_mut();
+        let mut client = self.client();
+        let mut found = Vec::with_capacity(N);
+        for sql in sqls {
+            let statement = match kept.get(sql) {
+                Some(statement) => statement.clone(),
+                None => {
+                    let statement = client.prepare(sql)?;
+                    kept.insert(sql, statement.clone());
+                    statement
+                }
+            };
+            found.push(statement);
+        }
+        Ok(found
+            .try_into()
+            .unwrap_or_else(|_| unreachable!("one statement per SQL text")))
+    }
+
     fn liveness(&self) -> Liveness {
         self.target.liveness
     }
 
     /// Refuses to start a write once the heartbeat has gone unrenewed past the local
     /// deadline: other hosts may soon think this run dead and settle its writes.
-    fn check_heartbeat(&self) -> anyhow::Result<()> {
+    fn check_heartbeat(&self) -> crate::store::Result<()> {
         let renewed = self
             .beat
             .lock()
@@ -183,17 +222,17 @@ fn spawn_heartbeat(target: Target, beat: Arc<Mutex<Beat>>, stopped: mpsc::Receiv
 }
 
 impl RunLog for PostgresStore {
-    fn record_account(&self, run_id: i64, account: &str) -> anyhow::Result<()> {
+    fn record_account(&self, run_id: i64, account: &str) -> crate::store::Result<()> {
         self.client()
             .execute(
                 "UPDATE runs SET account = $2 WHERE id = $1",
                 &[&run_id, &account],
             )
-            .context("recording the run's GitHub account")?;
+            .doing("recording the run's GitHub account")?;
         Ok(())
     }
 
-    fn start_run(&self, command: &str, argv: &str) -> anyhow::Result<i64> {
+    fn start_run(&self, command: &str, argv: &str) -> crate::store::Result<i64> {
         let row = self
             .client()
             .query_one(
@@ -211,7 +250,7 @@ impl RunLog for PostgresStore {
                     &self.me.start_time,
                 ],
             )
-            .context("recording the run")?;
+            .doing("recording the run")?;
         let id: i64 = row.get(0);
         if let Ok(mut beat) = self.beat.lock() {
             if beat.runs.is_empty() {
@@ -222,7 +261,7 @@ impl RunLog for PostgresStore {
         Ok(id)
     }
 
-    fn finish_run(&mut self, recap: &Recap) -> anyhow::Result<()> {
+    fn finish_run(&mut self, recap: &Recap) -> crate::store::Result<()> {
         let mut client = self.client();
         let mut transaction = client.transaction()?;
         let insert = transaction.prepare(
@@ -290,14 +329,14 @@ impl RunLog for PostgresStore {
                 &serde_json::to_string(recap)?,
             ],
         )?;
-        transaction.commit().context("recording the recap")?;
+        transaction.commit().doing("recording the recap")?;
         if let Ok(mut beat) = self.beat.lock() {
             beat.runs.retain(|run| *run != recap.run_id);
         }
         Ok(())
     }
 
-    fn recap(&self, run_id: Option<i64>) -> anyhow::Result<Option<Recap>> {
+    fn recap(&self, run_id: Option<i64>) -> crate::store::Result<Option<Recap>> {
         let row = match run_id {
             Some(id) => self.client().query_opt(
                 "SELECT recap FROM runs WHERE id = $1 AND recap IS NOT NULL",
@@ -309,12 +348,12 @@ impl RunLog for PostgresStore {
             )?,
         };
         row.map(|row| {
-            serde_json::from_str(&row.get::<_, String>(0)).context("the stored recap is damaged")
+            serde_json::from_str(&row.get::<_, String>(0)).doing("the stored recap is damaged")
         })
         .transpose()
     }
 
-    fn runs(&self, limit: usize) -> anyhow::Result<Vec<RunRow>> {
+    fn runs(&self, limit: usize) -> crate::store::Result<Vec<RunRow>> {
         let rows = self.client().query(
             "SELECT id, started_at, stopped, exit_code, argv FROM runs ORDER BY id DESC LIMIT $1",
             &[&(limit as i64)],
@@ -337,16 +376,20 @@ impl Store for PostgresStore {
         &self.warnings
     }
 
-    fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> anyhow::Result<super::Pruned> {
+    fn prune(&mut self, now: chrono::DateTime<chrono::Utc>) -> crate::store::Result<super::Pruned> {
         self.prune_rows(now)
     }
 
-    fn follow_repository(&mut self, id: u64, name: &RepoRef) -> anyhow::Result<Option<String>> {
+    fn follow_repository(
+        &mut self,
+        id: u64,
+        name: &RepoRef,
+    ) -> crate::store::Result<Option<String>> {
         let new = name.to_string();
         let mut client = self.client();
         let mut transaction = client
             .transaction()
-            .context("following a renamed repository")?;
+            .doing("following a renamed repository")?;
         let old: Option<String> = transaction
             .query_opt(
                 "SELECT full_name FROM repositories WHERE id = $1 FOR UPDATE",
@@ -408,23 +451,25 @@ impl Store for PostgresStore {
 
     /// A connection of its own, so the client's best-effort cache writes never share the run's
     /// transactions; shared by every host on the database.
-    fn response_cache(&self) -> anyhow::Result<Box<dyn ResponseCache>> {
-        Ok(Box::new(http_cache::PostgresCache::open(&self.target)?))
+    fn response_cache(&self) -> crate::store::Result<Box<dyn ResponseCache>> {
+        Ok(Box::new(
+            http_cache::PostgresCache::open(&self.target).map_err(super::StoreError::Open)?,
+        ))
     }
 
     fn notes(&self) -> Vec<String> {
         self.took_over.borrow().clone()
     }
 
-    fn status(&self) -> anyhow::Result<super::Status> {
+    fn status(&self) -> crate::store::Result<super::Status> {
         self.read_status()
     }
 
-    fn export(&self) -> anyhow::Result<super::copy::Dump> {
+    fn export(&self) -> crate::store::Result<super::copy::Dump> {
         self.export_rows()
     }
 
-    fn import(&mut self, dump: &super::copy::Dump) -> anyhow::Result<()> {
+    fn import(&mut self, dump: &super::copy::Dump) -> crate::store::Result<()> {
         self.import_rows(dump)
     }
 }

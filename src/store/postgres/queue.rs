@@ -1,32 +1,24 @@
-//! The queue of seed 002 in PostgreSQL. A claim takes candidates one at a time with
-//! `FOR UPDATE SKIP LOCKED` (a row another host is deciding on is passed over, not waited
-//! for), takes the PR's advisory lock (one live lease per PR: a PR has a row per head, and two
-//! hosts could otherwise lease two of them at once), reads the gate and budget `admit` is
-//! given, and leases, all in one transaction.
+//! The queue of seed 002 in PostgreSQL; the claim itself in [`super::claim`].
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::gate::{budget_on, gate_on};
 use super::journal::{life_columns, Life};
 use super::PostgresStore;
 use crate::item::RepoRef;
 use crate::policy::backoff::Failure;
 use crate::policy::merge::QueueStatus;
 use crate::store::queue::{owner_run, Claim, Holder, Lease, NewRow, Pending, Row};
-use crate::store::{Admit, ClaimFacts, MergeQueue};
+use crate::store::{Admit, MergeQueue};
 
 /// A row's status column; one gh-sweep does not know is an error naming it.
-fn status(text: &str) -> anyhow::Result<QueueStatus> {
-    text.parse()
-        .map_err(|why: String| anyhow::anyhow!("the queue holds a row with {why}"))
+fn status(text: &str) -> crate::store::Result<QueueStatus> {
+    text.parse().map_err(|why: String| {
+        crate::store::StoreError::Damaged(format!("the queue holds a row with {why}"))
+    })
 }
 
-/// The advisory lock of one PR's rows (hashed: advisory locks take numbers).
-const PR_LOCK: &str =
-    "SELECT pg_try_advisory_xact_lock(hashtextextended('gh-sweep queue ' || $1 || '#' || $2, 0))";
-
 impl MergeQueue for PostgresStore {
-    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> crate::store::Result<bool> {
         let mut client = self.client();
         let inserted = client.execute(
             "INSERT INTO queue (key, kind, repo, pr, head_sha, status, max_attempts, enqueued_at, updated_at)
@@ -44,7 +36,7 @@ impl MergeQueue for PostgresStore {
         Ok(retried == 1)
     }
 
-    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> anyhow::Result<Vec<Row>> {
+    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> crate::store::Result<Vec<Row>> {
         let rows = self.client().query(
             "SELECT key, status, head_sha FROM queue WHERE repo = $1 AND pr = $2 ORDER BY enqueued_at DESC",
             &[&repo.to_string(), &(pr as i64)],
@@ -65,7 +57,7 @@ impl MergeQueue for PostgresStore {
         repo: &RepoRef,
         pr: u64,
         since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<Failure>> {
+    ) -> crate::store::Result<Vec<Failure>> {
         let rows = self.client().query(
             "SELECT head_sha, failed_at FROM queue
              WHERE repo = $1 AND pr = $2 AND failed_at IS NOT NULL AND failed_at >= $3",
@@ -87,87 +79,15 @@ impl MergeQueue for PostgresStore {
         repos: &[RepoRef],
         lease: Duration,
         admit: &mut Admit<'_>,
-    ) -> anyhow::Result<Option<Claim>> {
-        let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
-        let leased_until = now + lease;
-        let mut client = self.client();
-        let mut transaction = client.transaction()?;
-        let mut seen: Vec<String> = Vec::new();
-        let mut chosen = None;
-        loop {
-            let Some(row) = transaction.query_opt(
-                "SELECT key, kind, repo, pr, head_sha, attempts, max_attempts FROM queue
-                 WHERE (status = 'pending' OR (status = 'claimed' AND leased_until < $1))
-                   AND repo = ANY($2) AND key <> ALL($3)
-                 ORDER BY enqueued_at, key LIMIT 1
-                 FOR UPDATE SKIP LOCKED",
-                &[&now, &scope, &seen],
-            )?
-            else {
-                break;
-            };
-            let mut claim = Claim {
-                key: row.get(0),
-                kind: row.get(1),
-                repo: row.get(2),
-                pr: row.get::<_, i64>(3) as u64,
-                head_sha: row.get(4),
-                attempts: row.get::<_, i32>(5) as u32,
-                owner: owner.to_string(),
-                leased_until,
-            };
-            let max_attempts = row.get::<_, i32>(6) as u32;
-            seen.push(claim.key.clone());
-            if claim.attempts >= max_attempts {
-                transaction.execute(
-                    "UPDATE queue SET status = 'abandoned', owner = NULL, leased_until = NULL, updated_at = $2 WHERE key = $1",
-                    &[&claim.key, &now],
-                )?;
-                continue;
-            }
-            let pr = claim.pr as i64;
-            // Another host deciding on a row of this PR right now: pass it over.
-            let locked: bool = transaction
-                .query_one(PR_LOCK, &[&claim.repo, &pr.to_string()])?
-                .get(0);
-            if !locked {
-                continue;
-            }
-            let busy = transaction.query_opt(
-                "SELECT key FROM queue WHERE repo = $1 AND pr = $2 AND key != $3
-                 AND status = 'claimed' AND leased_until >= $4 LIMIT 1",
-                &[&claim.repo, &pr, &claim.key, &now],
-            )?;
-            if busy.is_some() {
-                continue;
-            }
-            claim.attempts += 1;
-            let facts = ClaimFacts {
-                gate: gate_on(&mut transaction, &claim.repo, claim.pr)
-                    .ok()
-                    .flatten(),
-                budget: budget_on(&mut transaction, &claim.repo, claim.pr).unwrap_or_default(),
-            };
-            if !admit(&claim, &facts, now) {
-                continue;
-            }
-            transaction.execute(
-                "UPDATE queue SET status = 'claimed', owner = $2, leased_until = $3, attempts = attempts + 1, updated_at = $4
-                 WHERE key = $1",
-                &[&claim.key, &owner, &leased_until, &now],
-            )?;
-            chosen = Some(claim);
-            break;
-        }
-        transaction.commit()?;
-        Ok(chosen)
+    ) -> crate::store::Result<Option<Claim>> {
+        self.claim_row(now, owner, repos, lease, admit)
     }
 
-    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Done, None, now)
     }
 
-    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Pending, None, now)
     }
 
@@ -176,7 +96,7 @@ impl MergeQueue for PostgresStore {
         key: &str,
         owner: &str,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let released = self.close_row(key, owner, QueueStatus::Pending, None, now)?;
         if released {
             self.client().execute(
@@ -187,7 +107,7 @@ impl MergeQueue for PostgresStore {
         Ok(released)
     }
 
-    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Abandoned, None, now)
     }
 
@@ -197,11 +117,11 @@ impl MergeQueue for PostgresStore {
         owner: &str,
         error: &str,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Failed, Some(error), now)
     }
 
-    fn held_by(&self, owner: &str) -> anyhow::Result<Vec<String>> {
+    fn held_by(&self, owner: &str) -> crate::store::Result<Vec<String>> {
         let rows = self.client().query(
             "SELECT key FROM queue WHERE owner = $1 AND status = 'claimed' ORDER BY key",
             &[&owner],
@@ -209,7 +129,7 @@ impl MergeQueue for PostgresStore {
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
-    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Pending>> {
+    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Pending>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         let rows = self.client().query(
             "SELECT key, repo, pr, head_sha FROM queue
@@ -232,7 +152,7 @@ impl MergeQueue for PostgresStore {
     /// Claimed merge rows whose lease has not run out, each with what is known of the run
     /// holding it: dead once its heartbeat is older than the bound plus the write timeout (or,
     /// on this host, once its process is gone); then taken over by this host.
-    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Lease>> {
+    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Lease>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         let mut client = self.client();
         let rows = client.query(
@@ -282,7 +202,7 @@ impl MergeQueue for PostgresStore {
         done_key: &str,
         started: DateTime<Utc>,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<usize> {
+    ) -> crate::store::Result<usize> {
         Ok(self.client().execute(
             "UPDATE queue SET status = 'done', updated_at = $3
              WHERE key != $1 AND status = 'pending' AND enqueued_at <= $2
@@ -293,6 +213,13 @@ impl MergeQueue for PostgresStore {
     }
 }
 
+/// A claimed row's end (done, handed back, abandoned, failed): one statement, prepared once.
+const CLOSE: &str =
+    "UPDATE queue SET status = $3, owner = CASE WHEN $3 = 'pending' THEN NULL ELSE owner END,
+         leased_until = NULL, updated_at = $4, failed_at = COALESCE($5, failed_at),
+         last_error = COALESCE($6, last_error)
+     WHERE key = $1 AND owner = $2 AND status = 'claimed'";
+
 impl PostgresStore {
     fn close_row(
         &self,
@@ -301,13 +228,11 @@ impl PostgresStore {
         status: QueueStatus,
         error: Option<&str>,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let failed_at = (status == QueueStatus::Failed).then_some(now);
+        let [close] = self.prepared([CLOSE])?;
         let changed = self.client().execute(
-            "UPDATE queue SET status = $3, owner = CASE WHEN $3 = 'pending' THEN NULL ELSE owner END,
-                 leased_until = NULL, updated_at = $4, failed_at = COALESCE($5, failed_at),
-                 last_error = COALESCE($6, last_error)
-             WHERE key = $1 AND owner = $2 AND status = 'claimed'",
+            &close,
             &[&key, &owner, &status.as_str(), &now, &failed_at, &error],
         )?;
         Ok(changed == 1)

@@ -22,8 +22,21 @@ fn select(name: &str, kind: Kind) -> String {
 }
 
 impl PostgresStore {
-    pub(super) fn read_status(&self) -> anyhow::Result<Status> {
+    pub(super) fn read_status(&self) -> crate::store::Result<Status> {
         let schema_version = migrations::version(&mut self.client())?;
+        Ok(Status {
+            backend: "postgres",
+            location: self.target.shown.clone(),
+            schema_version,
+            live_runs: self.live_runs()?,
+            queue: self.queue_counts()?,
+            leases: self.lease_rows()?,
+            unknown_writes: self.unknown_rows()?,
+        })
+    }
+
+    /// The runs at work, for `store status`.
+    fn live_runs(&self) -> crate::store::Result<Vec<LiveRun>> {
         let rows = self.client().query(
             &format!(
                 "SELECT runs.command, runs.started_at, {} FROM runs
@@ -47,7 +60,12 @@ impl PostgresStore {
                 heartbeat_at: Some(time_text(life.heartbeat_at)),
             });
         }
-        let queue = self
+        Ok(live_runs)
+    }
+
+    /// The queue's rows by status.
+    fn queue_counts(&self) -> crate::store::Result<Vec<(String, i64)>> {
+        Ok(self
             .client()
             .query(
                 "SELECT status, count(*) FROM queue GROUP BY status ORDER BY status",
@@ -55,8 +73,12 @@ impl PostgresStore {
             )?
             .iter()
             .map(|row| (row.get(0), row.get(1)))
-            .collect();
-        let leases = self
+            .collect())
+    }
+
+    /// The queue's live leases.
+    fn lease_rows(&self) -> crate::store::Result<Vec<LeaseRow>> {
+        Ok(self
             .client()
             .query(
                 "SELECT key, owner, leased_until FROM queue
@@ -69,7 +91,11 @@ impl PostgresStore {
                 owner: row.get(1),
                 leased_until: time_text(row.get(2)),
             })
-            .collect();
+            .collect())
+    }
+
+    /// The writes of unknown outcome no run at work will settle.
+    fn unknown_rows(&self) -> crate::store::Result<Vec<UnknownRow>> {
         let rows = self.client().query(
             &format!(
                 "SELECT journal.run_id, journal.item, journal.action, journal.intent_at,
@@ -96,18 +122,10 @@ impl PostgresStore {
                 intent_at: time_text(row.get(3)),
             });
         }
-        Ok(Status {
-            backend: "postgres",
-            location: self.target.shown.clone(),
-            schema_version,
-            live_runs,
-            queue,
-            leases,
-            unknown_writes,
-        })
+        Ok(unknown_writes)
     }
 
-    pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+    pub(super) fn export_rows(&self) -> crate::store::Result<Dump> {
         let mut dump = Dump::default();
         for table in TABLES {
             let columns: Vec<String> = table
@@ -147,7 +165,7 @@ impl PostgresStore {
         Ok(dump)
     }
 
-    pub(super) fn import_rows(&mut self, dump: &Dump) -> anyhow::Result<()> {
+    pub(super) fn import_rows(&mut self, dump: &Dump) -> crate::store::Result<()> {
         let mut client = self.client();
         let mut transaction = client.transaction()?;
         for table in TABLES.iter().rev() {

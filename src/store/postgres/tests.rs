@@ -151,6 +151,7 @@ fn a_run_whose_heartbeat_is_stale_or_taken_over_journals_no_more_intents() {
         )
         .unwrap();
     let stale = store.journal_intent(run, &item, &label()).unwrap_err();
+    let stale = anyhow::Error::from(stale);
     assert!(is_failure(&stale), "{stale:#}");
     assert!(format!("{stale:#}").contains("no longer holds its heartbeat"));
     client
@@ -187,6 +188,7 @@ fn a_run_that_cannot_renew_its_heartbeat_stops_writing_at_its_local_deadline() {
     store.journal_intent(run, &item, &label()).unwrap();
     std::thread::sleep(Duration::from_millis(1100));
     let error = store.journal_intent(run, &item, &label()).unwrap_err();
+    let error = anyhow::Error::from(error);
     assert!(is_failure(&error));
     assert!(
         format!("{error:#}").contains("could not renew its heartbeat"),
@@ -370,4 +372,46 @@ fn the_shared_cache_keeps_no_list_of_changes() {
         .unwrap()
         .get(0);
     assert_eq!(rows, 1, "only the item's answer is stored");
+}
+
+/// One prune goes to the end of the retention, however many batches that takes (issue 24: a
+/// batch of each kind a call fell behind a 1,000-item sweep's additions), as SQLite's does.
+#[test]
+fn one_prune_forgets_every_row_past_the_retention_not_one_batch() {
+    use crate::store::retention::PRUNE_BATCH;
+    let url = fresh_database();
+    let mut store = PostgresStore::open(&target(&url, "a")).unwrap();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let rows = (2 * PRUNE_BATCH + PRUNE_BATCH / 2) as i64;
+    let mut client = raw(&url);
+    client
+        .execute(
+            "INSERT INTO journal (run_id, item, repo, action, intent_at, outcome, outcome_at)
+             SELECT $1, 'o/r#' || i, 'o/r', '{\"kind\":\"close\",\"reason\":null}',
+                    now() - interval '2 days', 'done', now() - interval '2 days'
+             FROM generate_series(1, $2::bigint) AS i",
+            &[&run, &rows],
+        )
+        .unwrap();
+    client
+        .execute(
+            "INSERT INTO http_cache (url, body, stored_at)
+             SELECT 'https://api.github.com/old/' || i, '[]', now() - interval '8 days'
+             FROM generate_series(1, $1::bigint) AS i",
+            &[&rows],
+        )
+        .unwrap();
+    let pruned = store.prune(Utc::now()).unwrap();
+    assert_eq!(pruned.journal, rows as usize);
+    assert_eq!(pruned.cache, rows as usize);
+    let mut left = |table: &str| -> i64 {
+        client
+            .query_one(&format!("SELECT count(*) FROM {table}"), &[])
+            .unwrap()
+            .get(0)
+    };
+    let journal = left("journal");
+    assert_eq!((journal, left("http_cache")), (0, 0));
 }

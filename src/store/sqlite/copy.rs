@@ -10,10 +10,24 @@ use crate::store::copy::{Cell, Dump, TABLES};
 use crate::store::{LeaseRow, LiveRun, Status, UnknownRow};
 
 impl SqliteStore {
-    pub(super) fn read_status(&self) -> anyhow::Result<Status> {
+    pub(super) fn read_status(&self) -> crate::store::Result<Status> {
         let schema_version: i64 = self
             .connection
             .query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let (queue, leases) = self.queue_and_leases()?;
+        Ok(Status {
+            backend: "sqlite",
+            location: self.path.display().to_string(),
+            schema_version,
+            live_runs: self.live_runs()?,
+            queue,
+            leases,
+            unknown_writes: self.unknown_rows()?,
+        })
+    }
+
+    /// The runs at work, for `store status`.
+    fn live_runs(&self) -> crate::store::Result<Vec<LiveRun>> {
         let mut statement = self.connection.prepare(&format!(
             "SELECT command, started_at, {LIFE_COLUMNS} FROM runs
              WHERE finished_at IS NULL AND taken_over_at IS NULL ORDER BY id"
@@ -39,6 +53,12 @@ impl SqliteStore {
                 });
             }
         }
+        Ok(live_runs)
+    }
+
+    /// The queue's rows by status, and its live leases.
+    #[allow(clippy::type_complexity)]
+    fn queue_and_leases(&self) -> crate::store::Result<(Vec<(String, i64)>, Vec<LeaseRow>)> {
         let mut statement = self
             .connection
             .prepare("SELECT status, count(*) FROM queue GROUP BY status ORDER BY status")?;
@@ -59,6 +79,11 @@ impl SqliteStore {
                 })
             })?
             .collect::<Result<_, _>>()?;
+        Ok((queue, leases))
+    }
+
+    /// The writes of unknown outcome no run at work will settle.
+    fn unknown_rows(&self) -> crate::store::Result<Vec<UnknownRow>> {
         let mut statement = self.connection.prepare(&format!(
             "SELECT journal.run_id, journal.item, journal.action, journal.intent_at,
                     journal.outcome IS NULL, {LIFE_COLUMNS}
@@ -89,18 +114,10 @@ impl SqliteStore {
                 unknown_writes.push(write);
             }
         }
-        Ok(Status {
-            backend: "sqlite",
-            location: self.path.display().to_string(),
-            schema_version,
-            live_runs,
-            queue,
-            leases,
-            unknown_writes,
-        })
+        Ok(unknown_writes)
     }
 
-    pub(super) fn export_rows(&self) -> anyhow::Result<Dump> {
+    pub(super) fn export_rows(&self) -> crate::store::Result<Dump> {
         self.flush_caches();
         let mut dump = Dump::default();
         for table in TABLES {
@@ -138,7 +155,7 @@ impl SqliteStore {
         Ok(dump)
     }
 
-    pub(super) fn import_rows(&mut self, dump: &Dump) -> anyhow::Result<()> {
+    pub(super) fn import_rows(&mut self, dump: &Dump) -> crate::store::Result<()> {
         let transaction = self
             .connection
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -194,7 +211,7 @@ fn import_runs(
     transaction: &rusqlite::Transaction<'_>,
     columns: &[&str],
     rows: &[Vec<Cell>],
-) -> anyhow::Result<()> {
+) -> crate::store::Result<()> {
     let recap_at = columns.iter().position(|column| *column == "recap");
     let id_at = columns.iter().position(|column| *column == "id");
     let kept: Vec<(usize, &str)> = columns

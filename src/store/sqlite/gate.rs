@@ -53,7 +53,7 @@ pub fn budget_on(connection: &Connection, repo: &str, pr: u64) -> rusqlite::Resu
 }
 
 impl MergeGate for SqliteStore {
-    fn gate(&self, item: &ItemRef) -> anyhow::Result<Option<Gate>> {
+    fn gate(&self, item: &ItemRef) -> crate::store::Result<Option<Gate>> {
         Ok(gate_on(
             &self.connection,
             &item.repo.to_string(),
@@ -62,7 +62,7 @@ impl MergeGate for SqliteStore {
     }
 
     /// Every gate entry of these repositories, for the lost-trigger sweep.
-    fn gates(&self, repos: &[RepoRef]) -> anyhow::Result<Vec<(ItemRef, Gate)>> {
+    fn gates(&self, repos: &[RepoRef]) -> crate::store::Result<Vec<(ItemRef, Gate)>> {
         let mut found = Vec::new();
         for repo in repos {
             let mut statement = self
@@ -87,7 +87,7 @@ impl MergeGate for SqliteStore {
         item: &ItemRef,
         gate: &Gate,
         observed_at: DateTime<Utc>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         self.connection.execute_cached(
             "INSERT INTO merge_gate (repo, pr, head_sha, approved_at, ci_passed_at, blocked, observed_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -107,7 +107,10 @@ impl MergeGate for SqliteStore {
     }
 
     /// Records a run's observations in one transaction (one commit, not one per PR).
-    fn record_gates(&self, observations: &[(ItemRef, Gate, DateTime<Utc>)]) -> anyhow::Result<()> {
+    fn record_gates(
+        &self,
+        observations: &[(ItemRef, Gate, DateTime<Utc>)],
+    ) -> crate::store::Result<()> {
         if observations.is_empty() {
             return Ok(());
         }
@@ -126,7 +129,7 @@ impl MergeGate for SqliteStore {
         item: &ItemRef,
         head_sha: &str,
         at: DateTime<Utc>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         self.connection.execute_cached(
             "INSERT INTO merge_gate (repo, pr, head_sha, merged_at, observed_at) VALUES (?1, ?2, ?3, ?4, ?4)
              ON CONFLICT (repo, pr) DO UPDATE SET merged_at = ?4, blocked = 'merged'",
@@ -135,7 +138,7 @@ impl MergeGate for SqliteStore {
         Ok(())
     }
 
-    fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget> {
+    fn budget(&self, item: &ItemRef) -> crate::store::Result<Budget> {
         Ok(budget_on(
             &self.connection,
             &item.repo.to_string(),
@@ -145,7 +148,7 @@ impl MergeGate for SqliteStore {
 
     /// After a merge was found on GitHub: the PR's waiting and claimed merge rows are done,
     /// whoever held them.
-    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    fn settle_merged(&self, item: &ItemRef, now: DateTime<Utc>) -> crate::store::Result<usize> {
         Ok(self.connection.execute_cached(
             "UPDATE queue SET status = 'done', owner = NULL, leased_until = NULL, updated_at = ?3
              WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status IN ('pending', 'claimed')",
@@ -155,7 +158,7 @@ impl MergeGate for SqliteStore {
 
     /// After a merge was found not to have happened: the PR's claimed rows go back to pending
     /// (their lease belonged to a run that is over).
-    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> crate::store::Result<usize> {
         Ok(self.connection.execute_cached(
             "UPDATE queue SET status = 'pending', owner = NULL, leased_until = NULL, updated_at = ?3
              WHERE repo = ?1 AND pr = ?2 AND kind = 'merge' AND status = 'claimed'",
@@ -163,7 +166,7 @@ impl MergeGate for SqliteStore {
         )?)
     }
 
-    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> anyhow::Result<()> {
+    fn record_budget(&self, item: &ItemRef, budget: &Budget) -> crate::store::Result<()> {
         self.connection.execute_cached(
             "INSERT INTO sweep_budget (repo, pr, budget) VALUES (?1, ?2, ?3)
              ON CONFLICT (repo, pr) DO UPDATE SET budget = ?3",

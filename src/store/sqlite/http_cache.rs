@@ -86,7 +86,7 @@ pub struct SqliteCache {
 
 impl SqliteCache {
     /// Opens the cache in the store's file (already created and migrated by `SqliteStore::open`).
-    pub fn open(path: &Path) -> anyhow::Result<Self> {
+    pub fn open(path: &Path) -> crate::store::Result<Self> {
         let connection = Connection::open(path)?;
         connection.busy_timeout(Duration::from_secs(10))?;
         connection.set_prepared_statement_cache_capacity(super::PREPARED_KEPT);

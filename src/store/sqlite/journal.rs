@@ -2,7 +2,7 @@
 //! outcome after, read back to find writes of unknown outcome; and when gh-sweep put a stale
 //! label on.
 
-use anyhow::Context;
+use crate::store::error::Doing;
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
@@ -17,8 +17,8 @@ use crate::store::{
 };
 
 /// A write as the journal stores it: JSON of its kind and values.
-fn stored(action: &JournalWrite) -> anyhow::Result<String> {
-    serde_json::to_string(action).with_context(|| format!("journaling the write `{action}`"))
+fn stored(action: &JournalWrite) -> crate::store::Result<String> {
+    serde_json::to_string(action).doing_with(|| format!("journaling the write `{action}`"))
 }
 
 impl SqliteStore {
@@ -30,7 +30,7 @@ impl SqliteStore {
         item: &ItemRef,
         action: &str,
         reserved: i64,
-    ) -> anyhow::Result<i64> {
+    ) -> crate::store::Result<i64> {
         let tick = self.tick()?;
         self.connection.execute_cached(
             "INSERT INTO journal (run_id, item, repo, action, intent_at, intent_tick, reserved)
@@ -56,7 +56,12 @@ impl SqliteStore {
     /// this run read out of date, and a run past its bound cannot write again anyway (its
     /// heartbeat is never renewed, and every intent checks it), so a run's cost stays flat
     /// however often earlier runs wrote the item.
-    fn written_since(&self, run_id: i64, item: &ItemRef, read_mark: i64) -> anyhow::Result<bool> {
+    fn written_since(
+        &self,
+        run_id: i64,
+        item: &ItemRef,
+        read_mark: i64,
+    ) -> crate::store::Result<bool> {
         let in_flight_since =
             crate::clock::wall() - chrono::Duration::from_std(IN_FLIGHT).unwrap_or_default();
         // Each write with its run's life in one query (the journal keeps every run it names).
@@ -112,20 +117,20 @@ impl WriteJournal for SqliteStore {
         run_id: i64,
         item: &ItemRef,
         action: &JournalWrite,
-    ) -> anyhow::Result<i64> {
+    ) -> crate::store::Result<i64> {
         let action = stored(action)?;
         self.flush_caches();
         self.immediate(|| {
             self.hold_run(run_id)?;
             self.insert_intent(run_id, item, &action, 0)
         })
-        .context("journaling a write before sending it")
+        .doing("journaling a write before sending it")
     }
 
-    fn read_mark(&self) -> anyhow::Result<i64> {
+    fn read_mark(&self) -> crate::store::Result<i64> {
         self.connection
             .query_row_cached("SELECT tick FROM store_clock", [], |row| row.get(0))
-            .context("reading the store's clock")
+            .doing("reading the store's clock")
     }
 
     /// One `BEGIN IMMEDIATE` transaction: the heartbeat held, the other runs' writes to the
@@ -137,7 +142,7 @@ impl WriteJournal for SqliteStore {
         item: &ItemRef,
         action: &JournalWrite,
         read_mark: i64,
-    ) -> anyhow::Result<Option<i64>> {
+    ) -> crate::store::Result<Option<i64>> {
         let action = stored(action)?;
         self.flush_caches();
         self.immediate(|| {
@@ -147,12 +152,12 @@ impl WriteJournal for SqliteStore {
             }
             self.insert_intent(run_id, item, &action, 0).map(Some)
         })
-        .context("journaling a write before sending it")
+        .doing("journaling a write before sending it")
     }
 
     /// The account's writes and reservations are read and the intent inserted in one
     /// `BEGIN IMMEDIATE` transaction: SQLite's one writer at a time is the account's lock.
-    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> anyhow::Result<Admission> {
+    fn journal_paced_intent(&self, intent: &PacedIntent<'_>) -> crate::store::Result<Admission> {
         let action = stored(intent.action)?;
         self.flush_caches();
         self.immediate(|| {
@@ -209,16 +214,21 @@ impl WriteJournal for SqliteStore {
         })
     }
 
-    fn release_reserved(&self, first: i64) -> anyhow::Result<()> {
+    fn release_reserved(&self, first: i64) -> crate::store::Result<()> {
         self.connection
             .execute_cached("UPDATE journal SET reserved = 0 WHERE id = ?1", [first])
-            .context("giving back an item's reserved writes")?;
+            .doing("giving back an item's reserved writes")?;
         Ok(())
     }
 
     /// Records what became of a journaled write: `done`, `failed` (refused, nothing written)
     /// or `unknown`, stamped with the store's next tick.
-    fn journal_outcome(&self, id: i64, outcome: WriteOutcome, detail: &str) -> anyhow::Result<()> {
+    fn journal_outcome(
+        &self,
+        id: i64,
+        outcome: WriteOutcome,
+        detail: &str,
+    ) -> crate::store::Result<()> {
         self.immediate(|| {
             let tick = self.tick()?;
             self.connection.execute_cached(
@@ -227,7 +237,7 @@ impl WriteJournal for SqliteStore {
             )?;
             Ok(())
         })
-        .context("journaling a write's outcome")
+        .doing("journaling a write's outcome")
     }
 
     /// Through the index on the runs' accounts and the journal's (run, intent) pairs: the
@@ -236,7 +246,7 @@ impl WriteJournal for SqliteStore {
         &self,
         account: &str,
         since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<DateTime<Utc>>> {
+    ) -> crate::store::Result<Vec<DateTime<Utc>>> {
         let mut statement = self.connection.prepare_cached(
             "SELECT journal.intent_at FROM runs JOIN journal ON journal.run_id = runs.id
              WHERE runs.account = ?1 AND journal.intent_at >= ?2",
@@ -247,7 +257,7 @@ impl WriteJournal for SqliteStore {
         let mut times = Vec::new();
         for row in rows {
             // A stamp that does not parse is still a write: counted as sent at `since`.
-            let text = row.context("reading an account's writes")?;
+            let text = row.doing("reading an account's writes")?;
             times.push(
                 DateTime::parse_from_rfc3339(&text)
                     .map_or(since, |time| time.with_timezone(&Utc))
@@ -267,7 +277,7 @@ impl WriteJournal for SqliteStore {
         &self,
         repos: &[RepoRef],
         now: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<UnknownWrite>> {
+    ) -> crate::store::Result<Vec<UnknownWrite>> {
         let mut statement = self.connection.prepare_cached(&format!(
             "SELECT journal.id, journal.run_id, journal.item, journal.action, journal.intent_at,
                     runs.finished_at IS NOT NULL OR journal.intent_at < ?2, {LIFE_COLUMNS}
@@ -308,7 +318,7 @@ impl WriteJournal for SqliteStore {
     }
 
     /// The maintainer checked an item by hand: its unknown writes stop blocking it.
-    fn acknowledge(&self, item: &ItemRef) -> anyhow::Result<usize> {
+    fn acknowledge(&self, item: &ItemRef) -> crate::store::Result<usize> {
         self.immediate(|| {
             let tick = self.tick()?;
             Ok(self.connection.execute_cached(
@@ -321,7 +331,7 @@ impl WriteJournal for SqliteStore {
 
     /// Whether gh-sweep's latest stale label on an item was put on by a run that never got to
     /// post the stale comment after it.
-    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> anyhow::Result<bool> {
+    fn mark_unfinished(&self, item: &ItemRef, label: &str) -> crate::store::Result<bool> {
         let labelled = JournalWrite::AddLabels {
             labels: vec![label.to_string()],
         };
@@ -364,7 +374,7 @@ impl StaleMarks for SqliteStore {
         &self,
         item: &ItemRef,
         label: &str,
-    ) -> anyhow::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
+    ) -> crate::store::Result<Option<(DateTime<Utc>, DateTime<Utc>)>> {
         let row: Option<(String, String)> = self
             .connection
             .query_row_cached(
@@ -391,7 +401,7 @@ impl StaleMarks for SqliteStore {
         label: &str,
         labeled_at: DateTime<Utc>,
         last_write_at: DateTime<Utc>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::store::Result<()> {
         self.connection.execute_cached(
             "INSERT OR REPLACE INTO stale_marks (item, label, labeled_at, last_write_at) VALUES (?1, ?2, ?3, ?4)",
             params![item.to_string(), label, labeled_at.to_rfc3339(), last_write_at.to_rfc3339()],
@@ -399,7 +409,7 @@ impl StaleMarks for SqliteStore {
         Ok(())
     }
 
-    fn forget_stale_mark(&self, item: &ItemRef) -> anyhow::Result<()> {
+    fn forget_stale_mark(&self, item: &ItemRef) -> crate::store::Result<()> {
         self.connection.execute_cached(
             "DELETE FROM stale_marks WHERE item = ?1",
             [item.to_string()],

@@ -24,7 +24,7 @@ impl SqliteStore {
     fn prune_to_the_end(
         &mut self,
         delete: impl Fn(&rusqlite::Connection, i64) -> rusqlite::Result<usize>,
-    ) -> anyhow::Result<usize> {
+    ) -> crate::store::Result<usize> {
         let batch = PRUNE_BATCH as i64;
         let mut pruned = 0;
         loop {
@@ -40,7 +40,7 @@ impl SqliteStore {
         }
     }
 
-    pub(super) fn prune_rows(&mut self, now: DateTime<Utc>) -> anyhow::Result<Pruned> {
+    pub(super) fn prune_rows(&mut self, now: DateTime<Utc>) -> crate::store::Result<Pruned> {
         self.flush_caches();
         let journal_before = before(now, JOURNAL_KEPT);
         // Settled writes past the window, but a stale label whose stale comment never followed

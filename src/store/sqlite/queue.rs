@@ -40,7 +40,7 @@ impl rusqlite::types::ToSql for QueueStatus {
 impl MergeQueue for SqliteStore {
     /// Enqueues a trigger once. Returns whether the row is new. A merge that failed for this
     /// same key and whose backoff has passed is made pending again, keeping its attempts.
-    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn enqueue(&self, row: &NewRow<'_>, now: DateTime<Utc>) -> crate::store::Result<bool> {
         let inserted = self.connection.execute_cached(
             "INSERT OR IGNORE INTO queue (key, kind, repo, pr, head_sha, status, max_attempts, enqueued_at, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?7)",
@@ -58,7 +58,7 @@ impl MergeQueue for SqliteStore {
     }
 
     /// Rows for a PR that the in-flight guard reads, newest first.
-    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> anyhow::Result<Vec<Row>> {
+    fn queue_rows(&self, repo: &RepoRef, pr: u64) -> crate::store::Result<Vec<Row>> {
         let mut statement = self.connection.prepare_cached(
             "SELECT key, status, head_sha FROM queue WHERE repo = ?1 AND pr = ?2 ORDER BY enqueued_at DESC",
         )?;
@@ -78,7 +78,7 @@ impl MergeQueue for SqliteStore {
         repo: &RepoRef,
         pr: u64,
         since: DateTime<Utc>,
-    ) -> anyhow::Result<Vec<Failure>> {
+    ) -> crate::store::Result<Vec<Failure>> {
         let mut statement = self.connection.prepare_cached(
             "SELECT head_sha, failed_at FROM queue
              WHERE repo = ?1 AND pr = ?2 AND failed_at IS NOT NULL AND failed_at >= ?3",
@@ -112,7 +112,7 @@ impl MergeQueue for SqliteStore {
         repos: &[RepoRef],
         lease: Duration,
         admit: &mut Admit<'_>,
-    ) -> anyhow::Result<Option<Claim>> {
+    ) -> crate::store::Result<Option<Claim>> {
         let transaction = self
             .connection
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -166,12 +166,12 @@ impl MergeQueue for SqliteStore {
     }
 
     /// Marks a claimed row done. False when the caller no longer holds it.
-    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn complete(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Done, None, now)
     }
 
     /// Hands a claimed row back at once (its attempt stays counted).
-    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn release(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Pending, None, now)
     }
 
@@ -182,7 +182,7 @@ impl MergeQueue for SqliteStore {
         key: &str,
         owner: &str,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let released = self.close_row(key, owner, QueueStatus::Pending, None, now)?;
         if released {
             self.connection.execute_cached(
@@ -194,7 +194,7 @@ impl MergeQueue for SqliteStore {
     }
 
     /// Rows a run still holds, for releasing what it did not finish.
-    fn held_by(&self, owner: &str) -> anyhow::Result<Vec<String>> {
+    fn held_by(&self, owner: &str) -> crate::store::Result<Vec<String>> {
         let mut statement = self
             .connection
             .prepare_cached("SELECT key FROM queue WHERE owner = ?1 AND status = 'claimed'")?;
@@ -203,7 +203,7 @@ impl MergeQueue for SqliteStore {
     }
 
     /// Pending merge rows of these repositories, oldest first (what a sweep would claim).
-    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Pending>> {
+    fn pending(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Pending>> {
         let mut statement = self.connection.prepare_cached(
             "SELECT key, repo, pr, head_sha FROM queue
              WHERE kind = 'merge' AND (status = 'pending' OR (status = 'claimed' AND leased_until < ?1))
@@ -228,7 +228,7 @@ impl MergeQueue for SqliteStore {
     /// Claimed merge rows of these repositories whose lease has not run out, oldest first, each
     /// with what is known of the run holding it (the journal's dead-run check: a run of this
     /// machine whose process is gone is dead).
-    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> anyhow::Result<Vec<Lease>> {
+    fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Lease>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
         type Row = (String, String, i64, Option<String>, String, String);
         let rows: Vec<Row> = {
@@ -286,7 +286,7 @@ impl MergeQueue for SqliteStore {
     }
 
     /// Gives up on a row that will only fail again.
-    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> anyhow::Result<bool> {
+    fn abandon(&self, key: &str, owner: &str, now: DateTime<Utc>) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Abandoned, None, now)
     }
 
@@ -297,7 +297,7 @@ impl MergeQueue for SqliteStore {
         owner: &str,
         error: &str,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         self.close_row(key, owner, QueueStatus::Failed, Some(error), now)
     }
 
@@ -308,7 +308,7 @@ impl MergeQueue for SqliteStore {
         done_key: &str,
         started: DateTime<Utc>,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<usize> {
+    ) -> crate::store::Result<usize> {
         Ok(self.connection.execute_cached(
             "UPDATE queue SET status = 'done', updated_at = ?3
              WHERE key != ?1 AND status = 'pending' AND enqueued_at <= ?2
@@ -326,7 +326,7 @@ fn candidates(
     now_text: &str,
     owner: &str,
     leased_until: DateTime<Utc>,
-) -> anyhow::Result<Vec<(Claim, u32)>> {
+) -> crate::store::Result<Vec<(Claim, u32)>> {
     let mut statement = transaction.prepare_cached(
         "SELECT key, kind, repo, pr, head_sha, attempts, max_attempts FROM queue
              WHERE status = 'pending' OR (status = 'claimed' AND leased_until < ?1)
@@ -356,7 +356,7 @@ impl SqliteStore {
         status: QueueStatus,
         error: Option<&str>,
         now: DateTime<Utc>,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::store::Result<bool> {
         let failed_at = (status == QueueStatus::Failed).then(|| text(now));
         let changed = self.connection.execute_cached(
             "UPDATE queue SET status = ?3, owner = CASE WHEN ?3 = 'pending' THEN NULL ELSE owner END,
@@ -370,7 +370,7 @@ impl SqliteStore {
 
     /// A row's status and attempts.
     #[cfg(test)]
-    pub fn queue_status(&self, key: &str) -> anyhow::Result<Option<(QueueStatus, u32)>> {
+    pub fn queue_status(&self, key: &str) -> crate::store::Result<Option<(QueueStatus, u32)>> {
         Ok(self
             .connection
             .query_row_cached(
