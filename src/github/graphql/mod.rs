@@ -6,6 +6,7 @@ mod batch;
 mod parse;
 pub mod queries;
 mod reader;
+mod search;
 mod stale;
 mod stale_entry;
 pub(crate) mod stale_parse;
