@@ -771,3 +771,36 @@ fn the_newest_timeline_entries_settle_a_verdict_without_the_older_ones() {
         .collect();
     assert_eq!(older, [4]);
 }
+
+/// Five PRs with 150 docs files each, past their page's first 100, and one with 250.
+fn many_files_world(world: &mut WorldState) {
+    for number in 1..=6 {
+        let count = if number == 6 { 250 } else { 150 };
+        world.green_pr(number).files = (0..count)
+            .map(|index| (format!("docs/page-{index}.md"), None))
+            .collect();
+    }
+    world.green_pr(7).files = vec![("src/lib.rs".into(), None)];
+}
+
+/// `poll` reads the next page of every PR's files whose first page was full in one query of
+/// aliased connections, not a query per PR; #6's third page takes one more.
+#[test]
+fn the_next_pages_of_several_prs_files_are_one_query() {
+    let (rest, graphql, requests) = both(many_files_world, &["poll", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    assert_eq!(rest["counters"]["enqueued"], 6, "{rest}");
+    let operations: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        operations,
+        ["PullsPage", "PullFiles", "PullFiles"],
+        "{graphql}"
+    );
+}

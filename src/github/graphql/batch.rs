@@ -24,7 +24,7 @@ fn key(item: &ItemRef) -> String {
 
 /// Each item's node in a batch's answer, or its failure: the repository's or the item's error
 /// (by its `path`), or, for a `null` with no error, "not found", as a single read says.
-fn each_node<'x>(
+pub(super) fn each_node<'x>(
     answer: &'x Answer,
     document: &Document,
     items: &[ItemRef],

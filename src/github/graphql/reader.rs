@@ -34,9 +34,9 @@ pub const PULLS_PER_PAGE: u64 = 50;
 
 /// What one page carried of one PR, each fact kept until it is read.
 #[derive(Default)]
-struct PullEntry {
+pub(super) struct PullEntry {
     facts: Option<PullFacts>,
-    files: Option<Connection>,
+    pub(super) files: Option<Connection>,
     reviews: Option<Connection>,
 }
 
@@ -59,7 +59,7 @@ pub struct GraphqlReader<'a> {
     /// The stale label of issues and of PRs, when known: a page's item that does not carry
     /// its kind's keeps no timeline.
     pub(super) stale_labels: Option<[String; 2]>,
-    pulls: RefCell<BTreeMap<String, PullEntry>>,
+    pub(super) pulls: RefCell<BTreeMap<String, PullEntry>>,
     heads: RefCell<BTreeMap<String, HeadEntry>>,
     pub(super) points: Cell<u64>,
     pub(super) queries: Cell<u64>,
@@ -77,7 +77,7 @@ pub struct GraphqlReader<'a> {
 /// The smallest page a cut-off page shrinks to.
 pub(super) const SMALLEST_PAGE: u64 = 5;
 
-fn pull_key(item: &ItemRef) -> String {
+pub(super) fn pull_key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
 }
 
@@ -240,7 +240,7 @@ impl<'a> GraphqlReader<'a> {
     }
 
     /// Reads one PR by itself (not on a page, or its page's facts already read).
-    fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
+    pub(super) fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
         if let Some(error) = self.pulls_read_ahead.borrow_mut().remove(&pull_key(item)) {
             return Err(error);
         }
@@ -268,7 +268,7 @@ impl<'a> GraphqlReader<'a> {
     }
 
     /// Takes one kept fact of a PR, reading the PR first when none is kept.
-    fn take_pull<T>(
+    pub(super) fn take_pull<T>(
         &self,
         item: &ItemRef,
         take: fn(&mut PullEntry) -> Option<T>,
@@ -452,23 +452,7 @@ impl MergeReader for GraphqlReader<'_> {
     }
 
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
-        let first = self.take_pull(item, |entry| entry.files.take())?;
-        let nodes = self.follow(
-            first,
-            &queries::PULL_FILES,
-            Self::pull_variables(item),
-            "/repository/pullRequest/files",
-        )?;
-        let mut files = Vec::new();
-        for node in &nodes {
-            let (file, renamed) = parse::changed_file(node).map_err(malformed)?;
-            if renamed {
-                // Both paths of a rename are judged: only REST names the previous one.
-                return self.client.pull_files(item);
-            }
-            files.push(file);
-        }
-        Ok(files)
+        self.changed_files(item)
     }
 
     fn reviews(&self, item: &ItemRef) -> Result<Vec<Review>, ApiError> {
