@@ -34,12 +34,40 @@ fn variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
     map
 }
 
-/// The error at `["repository"]` (a repository GitHub does not know) as the listing's failure.
-fn repository_error(answer: &Answer) -> Result<(), ApiError> {
+/// The error at `["repository"]` (a repository GitHub does not know) as the listing's failure;
+/// `repository: null` with no error, a repository GitHub did not answer, as REST's 404 is,
+/// never one with nothing open.
+fn repository_error(repo: &RepoRef, answer: &Answer) -> Result<(), ApiError> {
     match answer.error_at(&[json!("repository")]) {
-        Some(error) if error.path.len() <= 2 => Err(error.item_error()),
-        _ => Ok(()),
+        Some(error) if error.path.len() <= 2 => return Err(error.item_error()),
+        _ => {}
     }
+    if answer.data.get("repository").is_none_or(Value::is_null) {
+        return Err(ApiError::Item {
+            status: Some(404),
+            message: format!(
+                "GitHub's GraphQL API answered `repository: null` for {repo}, with no error"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A page of open items' variables: `size` of each list still `open`, after its cursor.
+fn page_variables(
+    repo: &RepoRef,
+    size: u64,
+    open: &BTreeMap<&str, bool>,
+    cursors: &BTreeMap<&str, Option<String>>,
+) -> Value {
+    let mut vars = variables(repo);
+    vars.insert("first".into(), json!(size));
+    vars.insert("issues".into(), json!(open["issues"]));
+    let after = |list: &str| json!(cursors.get(list).cloned().flatten());
+    vars.insert("issuesAfter".into(), after("issues"));
+    vars.insert("pulls".into(), json!(open["pullRequests"]));
+    vars.insert("pullsAfter".into(), after("pullRequests"));
+    Value::Object(vars)
 }
 
 impl GraphqlReader<'_> {
@@ -192,35 +220,11 @@ impl GraphqlReader<'_> {
         let mut found: Vec<(Option<DateTime<Utc>>, u64, ListedItem)> = Vec::new();
         let mut seen: BTreeMap<&str, HashSet<String>> = BTreeMap::new();
         while open.values().any(|more| *more) {
-            let page_variables = |size: u64| {
-                let mut vars = variables(repo);
-                vars.insert("first".into(), json!(size));
-                vars.insert("issues".into(), json!(open["issues"]));
-                vars.insert(
-                    "issuesAfter".into(),
-                    json!(cursors.get("issues").cloned().flatten()),
-                );
-                vars.insert("pulls".into(), json!(open["pullRequests"]));
-                vars.insert(
-                    "pullsAfter".into(),
-                    json!(cursors.get("pullRequests").cloned().flatten()),
-                );
-                Value::Object(vars)
-            };
+            let page_variables = |size: u64| page_variables(repo, size, &open, &cursors);
             let answer =
                 self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, page_variables)?;
             let asked = page_variables(self.items_page.get());
-            repository_error(&answer)?;
-            // `repository: null` with no error: a repository GitHub did not answer, as REST's
-            // 404 is, never one with nothing open.
-            if answer.data.get("repository").is_none_or(Value::is_null) {
-                return Err(ApiError::Item {
-                    status: Some(404),
-                    message: format!(
-                        "GitHub's GraphQL API answered `repository: null` for {repo}, with no error"
-                    ),
-                });
-            }
+            repository_error(repo, &answer)?;
             let lists = ["issues", "pullRequests"];
             let on_items: Vec<Vec<Value>> = lists
                 .iter()
