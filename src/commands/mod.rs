@@ -96,7 +96,10 @@ pub fn run_engine(
         ui.status(note);
     }
     let mut confirm = confirmation(&settings, ui);
-    let graphql = crate::github::graphql::GraphqlReader::new(&client);
+    let graphql = crate::github::graphql::GraphqlReader::new(&client).knowing_stale_labels(
+        settings.stale.stale_label(false),
+        settings.stale.stale_label(true),
+    );
     let reader: &dyn crate::github::Reader = match settings.read_api {
         settings::ReadApi::Graphql => &graphql,
         settings::ReadApi::Rest => &client,

@@ -3,14 +3,13 @@
 //! serves a live client and a snapshot replay (the client answers from the recording).
 
 use chrono::{DateTime, Utc};
-use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::client::{ApiError, Client, WriteError, Written};
+use super::client::{ApiError, Client};
 use super::model::{self, Event, PullFacts};
 use super::reader::{
     malformed, Comment, CommonReader, ListedItem, MergeReader, Repository, SearchHit, SearchPage,
-    StaleReader, Writer,
+    StaleReader,
 };
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
@@ -18,7 +17,6 @@ use crate::policy::merge::{
     Review, Statuses, WorkflowRun,
 };
 use crate::policy::stale::{Activity, HeadBranch, ItemFacts};
-use crate::policy::write::Write;
 
 /// Percent-encodes a path segment (label names may hold spaces and slashes).
 fn segment(text: &str) -> String {
@@ -315,88 +313,6 @@ fn branch_summary(client: &Client, repo: &RepoRef, branch: &str) -> Result<Value
     ))
 }
 
-/// Whether GitHub refused a write because the item's conversation is locked: 403 "Unable to
-/// create comment because issue is locked." for a token that is not a collaborator's. GitHub
-/// applied nothing, and the refusal is about that item alone.
-pub fn refused_as_locked(error: &WriteError) -> bool {
-    error.status == Some(403)
-        && !error.outcome_unknown
-        && error
-            .message
-            .ends_with("Unable to create comment because issue is locked.")
-}
-
-/// Sends one write for one item. Removing a label that is already gone is success.
-fn send(client: &Client, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
-    let path = issue_path(item);
-    match write {
-        Write::AddLabels { labels } => client
-            .write(
-                Method::POST,
-                &format!("{path}/labels"),
-                Some(&json!({ "labels": labels })),
-            )
-            .map(Some),
-        Write::RemoveLabel { label } if !crate::policy::stale::label_addressable(label) => {
-            // `…/labels/..` would be normalised to `…/issues/{n}/` (and `.` to the
-            // remove-all-labels endpoint): never send it. The config refuses such names, so
-            // this is a last fence.
-            Err(WriteError {
-                status: None,
-                message: format!("the label \"{label}\" cannot be addressed in a URL; not sent"),
-                outcome_unknown: false,
-            })
-        }
-        Write::RemoveLabel { label } => {
-            match client.write(
-                Method::DELETE,
-                &format!("{path}/labels/{}", segment(label)),
-                None,
-            ) {
-                Err(WriteError {
-                    status: Some(404), ..
-                }) => Ok(None),
-                other => other.map(Some),
-            }
-        }
-        Write::Comment { body, .. } => client
-            .write(
-                Method::POST,
-                &format!("{path}/comments"),
-                Some(&json!({ "body": body })),
-            )
-            .map(Some),
-        Write::Close { reason } => {
-            let mut body = json!({ "state": "closed" });
-            if let Some(reason) = reason {
-                body["state_reason"] = json!(reason.word());
-            }
-            client.write(Method::PATCH, &path, Some(&body)).map(Some)
-        }
-        // "Delete a reference": `DELETE /repos/{o}/{r}/git/refs/heads/{branch}`, 204 No Content.
-        Write::DeleteBranch { branch } => client
-            .write(
-                Method::DELETE,
-                &format!(
-                    "/repos/{}/{}/git/refs/heads/{}",
-                    item.repo.owner,
-                    item.repo.name,
-                    branch_path(branch)
-                ),
-                None,
-            )
-            .map(Some),
-        Write::Merge { sha, method } => client
-            .write(
-                Method::PUT,
-                &format!("{}/merge", pull_path(item)),
-                Some(&json!({ "sha": sha, "merge_method": method.word() })),
-            )
-            .map(Some),
-    }
-}
-
-/// Parses every entry of a list GitHub returned; a malformed entry is the item's failure.
 fn parse_all<T>(
     values: Vec<Value>,
     parse: fn(&Value) -> Result<T, String>,
@@ -633,19 +549,10 @@ impl MergeReader for Client {
     }
 }
 
-impl Writer for Client {
-    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
-        send(self, item, write)
-    }
+#[path = "rest_write.rs"]
+mod write;
 
-    fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
-        Client::remaining(self, resource)
-    }
-
-    fn html_url(&self, item: &str) -> Option<String> {
-        Client::html_url(self, item)
-    }
-}
+pub use write::refused_as_locked;
 
 #[cfg(test)]
 #[path = "rest_tests.rs"]

@@ -10,7 +10,7 @@ fn a_dot_label_is_never_sent() {
         let write = crate::policy::write::Write::RemoveLabel {
             label: label.to_string(),
         };
-        let Err(error) = super::send(&client, &item, &write) else {
+        let Err(error) = super::write::send(&client, &item, &write) else {
             panic!("{label}: sent");
         };
         assert!(
@@ -25,7 +25,7 @@ fn a_dot_label_is_never_sent() {
 
 #[test]
 fn only_githubs_lock_refusal_is_a_refusal_for_the_lock() {
-    let refusal = |status, message: &str, outcome_unknown| super::WriteError {
+    let refusal = |status, message: &str, outcome_unknown| crate::github::WriteError {
         status: Some(status),
         message: message.to_string(),
         outcome_unknown,

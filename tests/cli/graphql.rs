@@ -704,3 +704,103 @@ fn the_fake_executes_documents_by_githubs_rules() {
     assert_eq!(status, 599);
     test.world().unknown_routes.clear();
 }
+
+/// Items with 150 comments before their stale label and a few entries since: the newest 100
+/// timeline entries (read in reverse, `last: 100`) hold the label's event and everything after
+/// it, so they settle the verdict; #4's label is older than its newest 100 entries (120 bot
+/// comments since), so its older entries are read.
+fn long_timelines_world(world: &mut WorldState) {
+    for number in 1..=4 {
+        world.open_issue(number, 90);
+        for _ in 0..150 {
+            world.comment(number, "alice", 60, "an old discussion");
+        }
+        world.issue(number).labels.push("Stale".into());
+        let at = world.days_ago(30);
+        world
+            .issue(number)
+            .events
+            .push(crate::support::world::Event {
+                name: "labeled".into(),
+                label: Some("Stale".into()),
+                actor: "github-actions[bot]".into(),
+                at,
+            });
+        world.issue(number).updated_at = at;
+    }
+    world.comment(2, "bob", 2, "still happening");
+    world.comment(3, "dependabot[bot]", 2, "bump");
+    for _ in 0..120 {
+        world.comment(4, "dependabot[bot]", 20, "bump");
+    }
+}
+
+#[test]
+fn the_newest_timeline_entries_settle_a_verdict_without_the_older_ones() {
+    let (rest, graphql, requests) = both(
+        long_timelines_world,
+        &["classify", "stale", "--repo", REPO],
+        true,
+    );
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    let dispositions: Vec<&str> = rest["completed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["disposition"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(dispositions.len(), 4, "{rest}");
+    let operations: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
+        .collect();
+    // The page, and #4's older entries alone (one page back reaches its label): #1, #2 and
+    // #3 have 151 to 153 entries each, and their newest 100 decide.
+    assert_eq!(operations, ["OpenItemsPage", "ItemTimeline"], "{graphql}");
+    let older: Vec<u64> = requests
+        .iter()
+        .filter(|r| r.is_graphql() && r.body.contains("\"ItemTimeline\""))
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["variables"]["number"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(older, [4]);
+}
+
+/// Five PRs with 150 docs files each, past their page's first 100, and one with 250.
+fn many_files_world(world: &mut WorldState) {
+    for number in 1..=6 {
+        let count = if number == 6 { 250 } else { 150 };
+        world.green_pr(number).files = (0..count)
+            .map(|index| (format!("docs/page-{index}.md"), None))
+            .collect();
+    }
+    world.green_pr(7).files = vec![("src/lib.rs".into(), None)];
+}
+
+/// `poll` reads the next page of every PR's files whose first page was full in one query of
+/// aliased connections, not a query per PR; #6's third page takes one more.
+#[test]
+fn the_next_pages_of_several_prs_files_are_one_query() {
+    let (rest, graphql, requests) = both(many_files_world, &["poll", "--repo", REPO], true);
+    assert_eq!(verdicts(&graphql), verdicts(&rest));
+    assert_eq!(rest["counters"]["enqueued"], 6, "{rest}");
+    let operations: Vec<String> = requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        operations,
+        ["PullsPage", "PullFiles", "PullFiles"],
+        "{graphql}"
+    );
+}

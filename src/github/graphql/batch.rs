@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::queries::{self, Alias, Document};
 use super::reader::GraphqlReader;
-use super::stale_entry::ItemEntry;
 use super::transport::{self, Answer};
 use crate::github::client::ApiError;
 use crate::github::reader::malformed;
@@ -25,7 +24,7 @@ fn key(item: &ItemRef) -> String {
 
 /// Each item's node in a batch's answer, or its failure: the repository's or the item's error
 /// (by its `path`), or, for a `null` with no error, "not found", as a single read says.
-fn each_node<'x>(
+pub(super) fn each_node<'x>(
     answer: &'x Answer,
     document: &Document,
     items: &[ItemRef],
@@ -145,9 +144,7 @@ impl GraphqlReader<'_> {
         self.read_ahead(items, &size, queries::items, &|item, node| {
             let facts = node.and_then(|node| {
                 let facts = self.facts_of(item, node)?;
-                self.items
-                    .borrow_mut()
-                    .insert(key(item), ItemEntry::new(node));
+                self.keep(item, node, &facts, false);
                 Ok(facts)
             });
             self.items_read_ahead.borrow_mut().insert(key(item), facts);

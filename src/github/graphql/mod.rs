@@ -3,9 +3,11 @@
 //! first page. The documents it sends are in `queries`, checked against GitHub's schema.
 
 mod batch;
+mod files;
 mod parse;
 pub mod queries;
 mod reader;
+mod search;
 mod stale;
 mod stale_entry;
 pub(crate) mod stale_parse;

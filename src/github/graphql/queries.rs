@@ -34,9 +34,6 @@ pub const PULLS_PAGE: Document = document!("PullsPage": "pulls.graphql", "pull_f
 pub const PULL: Document = document!("Pull": "pull.graphql", "pull_facts.graphql",
     "file_facts.graphql", "review_facts.graphql", "context_facts.graphql", "suite_facts.graphql");
 
-/// The next page of one PR's files.
-pub const PULL_FILES: Document = document!("PullFiles": "pull_files.graphql", "file_facts.graphql");
-
 /// The next page of one PR's reviews.
 pub const PULL_REVIEWS: Document =
     document!("PullReviews": "pull_reviews.graphql", "review_facts.graphql");
@@ -116,6 +113,18 @@ fn batch(
     fragments: &[&str],
     items: &[ItemRef],
 ) -> Batch {
+    batch_after(name, field, selection, fragments, items, &[])
+}
+
+/// [`batch`], each item's selection with its own cursor (`$a` in it, `after[i]`) when given.
+fn batch_after(
+    name: &'static str,
+    field: &str,
+    selection: &str,
+    fragments: &[&str],
+    items: &[ItemRef],
+    after: &[String],
+) -> Batch {
     let mut repos: Vec<&crate::item::RepoRef> = Vec::new();
     for item in items {
         if !repos.contains(&&item.repo) {
@@ -138,6 +147,14 @@ fn batch(
         {
             declared.push(format!("$i{i}: Int!"));
             variables.insert(format!("i{i}"), json!(item.number));
+            let selection = match after.get(i) {
+                Some(cursor) => {
+                    declared.push(format!("$a{i}: String"));
+                    variables.insert(format!("a{i}"), json!(cursor));
+                    selection.replace("$a", &format!("$a{i}"))
+                }
+                None => selection.to_string(),
+            };
             let _ = writeln!(body, "    i{i}: {field}(number: $i{i}) {{ {selection} }}");
             aliases[i] = Some(Alias {
                 repo: format!("r{r}"),
@@ -184,11 +201,27 @@ pub fn pulls(items: &[ItemRef]) -> Batch {
     )
 }
 
+/// The next page of several PRs' changed files in one query, each after its own cursor
+/// (`pages`, PR and cursor): `pullRequest(number:) { files(first: 100, after:) }` each, aliased
+/// as a batch's are ("Using pagination in the GraphQL API": a connection's next page is asked
+/// `after` its `endCursor`; any field may be aliased, "Forming calls with GraphQL").
+pub fn pull_files(pages: &[(ItemRef, String)]) -> Batch {
+    let items: Vec<ItemRef> = pages.iter().map(|(item, _)| item.clone()).collect();
+    let after: Vec<String> = pages.iter().map(|(_, cursor)| cursor.clone()).collect();
+    batch_after(
+        "PullFiles",
+        "pullRequest",
+        "files(first: 100, after: $a) { pageInfo { hasNextPage endCursor } nodes { ...FileFacts } }",
+        &[include_str!("file_facts.graphql")],
+        &items,
+        &after,
+    )
+}
+
 /// Every document, for the schema check.
 pub const ALL: &[&Document] = &[
     &PULLS_PAGE,
     &PULL,
-    &PULL_FILES,
     &PULL_REVIEWS,
     &COMMIT_CONTEXTS,
     &COMMIT_SUITES,
@@ -311,7 +344,15 @@ mod tests {
     #[test]
     fn a_batch_of_items_is_one_valid_query_of_aliased_fields() {
         let schema = schema();
-        for (document, variables, aliases) in [super::items(&batch(7)), super::pulls(&batch(7))] {
+        let files: Vec<(crate::item::ItemRef, String)> = batch(7)
+            .into_iter()
+            .map(|item| (item, "cursor".to_string()))
+            .collect();
+        for (document, variables, aliases) in [
+            super::items(&batch(7)),
+            super::pulls(&batch(7)),
+            super::pull_files(&files),
+        ] {
             if let Err(errors) = check(schema, document.name, &document.text) {
                 panic!("{}:\n{errors}\n{}", document.name, document.text);
             }
@@ -408,10 +449,10 @@ mod tests {
             .text
             .replace("mergeStateStatus", "mergeStateStatuss");
         assert!(check(schema, "Pull", &misspelt).is_err());
-        let argument = super::PULL_FILES
+        let argument = super::PULL_REVIEWS
             .text
             .replace("first: 100", "first: 100, since: $after");
-        assert!(check(schema, "PullFiles", &argument).is_err());
+        assert!(check(schema, "PullReviews", &argument).is_err());
         let typed = super::PULL
             .text
             .replace("$number: Int!", "$number: String!");

@@ -19,10 +19,7 @@ use super::queries::{self, Document};
 use super::transport::{self, Answer};
 use crate::github::client::{ApiError, Client};
 use crate::github::model::PullFacts;
-use crate::github::reader::{
-    malformed, CommonReader, MergeReader, Repository, SearchHit, SearchPage,
-};
-use crate::github::rest::SEARCH_CAP;
+use crate::github::reader::{malformed, CommonReader, MergeReader, Repository, SearchPage};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
     Access, BranchRules, ChangedFile, CheckRun, CheckSuite, ClassicProtection, MergeSettings,
@@ -37,9 +34,9 @@ pub const PULLS_PER_PAGE: u64 = 50;
 
 /// What one page carried of one PR, each fact kept until it is read.
 #[derive(Default)]
-struct PullEntry {
+pub(super) struct PullEntry {
     facts: Option<PullFacts>,
-    files: Option<Connection>,
+    pub(super) files: Option<Connection>,
     reviews: Option<Connection>,
 }
 
@@ -57,7 +54,12 @@ struct HeadEntry {
 pub struct GraphqlReader<'a> {
     pub(super) client: &'a Client,
     pub(super) items: RefCell<BTreeMap<String, super::stale_entry::ItemEntry>>,
-    pulls: RefCell<BTreeMap<String, PullEntry>>,
+    /// The logins and label names of the timelines kept, each once.
+    pub(super) names: RefCell<super::stale_entry::Interner>,
+    /// The stale label of issues and of PRs, when known: a page's item that does not carry
+    /// its kind's keeps no timeline.
+    pub(super) stale_labels: Option<[String; 2]>,
+    pub(super) pulls: RefCell<BTreeMap<String, PullEntry>>,
     heads: RefCell<BTreeMap<String, HeadEntry>>,
     pub(super) points: Cell<u64>,
     pub(super) queries: Cell<u64>,
@@ -75,7 +77,7 @@ pub struct GraphqlReader<'a> {
 /// The smallest page a cut-off page shrinks to.
 pub(super) const SMALLEST_PAGE: u64 = 5;
 
-fn pull_key(item: &ItemRef) -> String {
+pub(super) fn pull_key(item: &ItemRef) -> String {
     item.to_string().to_ascii_lowercase()
 }
 
@@ -118,6 +120,8 @@ impl<'a> GraphqlReader<'a> {
         GraphqlReader {
             client,
             items: RefCell::new(BTreeMap::new()),
+            names: RefCell::default(),
+            stale_labels: None,
             pulls: RefCell::new(BTreeMap::new()),
             heads: RefCell::new(BTreeMap::new()),
             points: Cell::new(0),
@@ -127,6 +131,13 @@ impl<'a> GraphqlReader<'a> {
             items_read_ahead: RefCell::new(BTreeMap::new()),
             pulls_read_ahead: RefCell::new(BTreeMap::new()),
         }
+    }
+
+    /// Told the stale labels of issues and of PRs, the reader keeps the timelines of the
+    /// items that carry them alone (the stale rules read no other item's history).
+    pub fn knowing_stale_labels(mut self, issue: &str, pull: &str) -> Self {
+        self.stale_labels = Some([issue.to_string(), pull.to_string()]);
+        self
     }
 
     /// The GraphQL points this reader's queries cost, as GitHub's `rateLimit.cost` said.
@@ -229,7 +240,7 @@ impl<'a> GraphqlReader<'a> {
     }
 
     /// Reads one PR by itself (not on a page, or its page's facts already read).
-    fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
+    pub(super) fn read_pull(&self, item: &ItemRef) -> Result<(), ApiError> {
         if let Some(error) = self.pulls_read_ahead.borrow_mut().remove(&pull_key(item)) {
             return Err(error);
         }
@@ -257,7 +268,7 @@ impl<'a> GraphqlReader<'a> {
     }
 
     /// Takes one kept fact of a PR, reading the PR first when none is kept.
-    fn take_pull<T>(
+    pub(super) fn take_pull<T>(
         &self,
         item: &ItemRef,
         take: fn(&mut PullEntry) -> Option<T>,
@@ -399,78 +410,6 @@ impl<'a> GraphqlReader<'a> {
             .get_mut(&head_key(repo, sha))
             .and_then(take)
     }
-
-    /// A search hit as REST's search gives it: what the search matched (`is:open`), the
-    /// labels, the draft flag, no head; the PR's own state comes with [`MergeReader::pull`].
-    fn hit(&self, node: &Value, error: Option<ApiError>) -> SearchHit {
-        let repo: Option<RepoRef> = node
-            .pointer("/repository/nameWithOwner")
-            .and_then(Value::as_str)
-            .and_then(|name| name.parse().ok());
-        let number = node.get("number").and_then(Value::as_u64);
-        let draft = node.get("isDraft").and_then(Value::as_bool);
-        let facts = match (error, &repo, number) {
-            (Some(error), _, _) => Err(error.to_string()),
-            (None, Some(repo), Some(number)) => {
-                let item = ItemRef::new(repo, number);
-                self.keep_pull(&item, node).and_then(|()| {
-                    Ok(PullFacts {
-                        title: parse::string(node, "title")?,
-                        labels: parse::label_names(node)?,
-                        draft,
-                        open: true,
-                        head_sha: None,
-                        merged: false,
-                        mergeable: None,
-                        mergeable_state: None,
-                        base_ref: None,
-                    })
-                })
-            }
-            _ => Err("the search result names no repository or number".to_string()),
-        };
-        SearchHit {
-            repo,
-            number,
-            draft,
-            facts,
-        }
-    }
-}
-
-/// A search result GitHub answered `null`, named by the page asked again for numbers: that
-/// PR's failure, with the error GitHub gave (or none). When not even its number can be read
-/// the page is not whole, and the listing ends with an error rather than drop it.
-fn unnamed_hit(
-    query: &str,
-    index: usize,
-    entry: Option<&Value>,
-    error: Option<ApiError>,
-) -> Result<SearchHit, ApiError> {
-    let repo: Option<RepoRef> = entry
-        .and_then(|entry| entry.pointer("/repository/nameWithOwner"))
-        .and_then(Value::as_str)
-        .and_then(|name| name.parse().ok());
-    let number = entry
-        .and_then(|entry| entry.get("number"))
-        .and_then(Value::as_u64);
-    let why = match &error {
-        Some(error) => error.to_string(),
-        None => "GitHub's search answered this PR `null`, with no error".to_string(),
-    };
-    match (repo, number) {
-        (Some(repo), Some(number)) => Ok(SearchHit {
-            repo: Some(repo),
-            number: Some(number),
-            draft: None,
-            facts: Err(why),
-        }),
-        _ => Err(ApiError::Harness {
-            message: format!(
-                "the search `{query}` answered its result {index} `null` ({why}) and GitHub would not say which PR it is"
-            ),
-        }),
-    }
 }
 
 impl CommonReader for GraphqlReader<'_> {
@@ -496,77 +435,8 @@ impl CommonReader for GraphqlReader<'_> {
 }
 
 impl MergeReader for GraphqlReader<'_> {
-    /// Every page of the search (only the first when it is over GitHub's cap, which GraphQL's
-    /// search shares: "up to 1,000 results for each search").
     fn search_pulls(&self, query: &str) -> Result<SearchPage, ApiError> {
-        let query = format!("{query} sort:created-asc");
-        let mut items = Vec::new();
-        let mut after: Option<String> = None;
-        let mut seen = std::collections::HashSet::new();
-        let mut total;
-        loop {
-            let answer = self.send_shrinking(
-                &queries::PULLS_PAGE,
-                &self.pulls_page,
-                |size| json!({"query": query, "first": size, "after": after}),
-            )?;
-            let asked = json!({"query": query, "first": self.pulls_page.get(), "after": after});
-            let search = answer.data.get("search").cloned().unwrap_or(Value::Null);
-            // `nodes` may be null by the schema; a null list of results is not "none".
-            let nodes = parse::list(&answer.data, "search")
-                .map_err(|why| ApiError::Harness {
-                    message: format!("the search `{query}`: {why}"),
-                })?
-                .nodes;
-            let at = |index: usize| vec![json!("search"), json!("nodes"), json!(index)];
-            let on_items: Vec<Vec<Value>> = (0..nodes.len()).map(at).collect();
-            answer.only_under(&queries::PULLS_PAGE, &on_items)?;
-            total = search
-                .get("issueCount")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            let mut named: Option<Value> = None;
-            for (index, node) in nodes.iter().enumerate() {
-                let error = answer.error_at(&at(index)).map(|error| error.item_error());
-                if node.is_null() {
-                    // A result GitHub could not serve: which PR it is comes from the same page
-                    // asked again for numbers alone; that PR fails, the page goes on.
-                    if named.is_none() {
-                        named =
-                            Some(self.page_numbers(&queries::PULLS_PAGE_NUMBERS, asked.clone())?);
-                    }
-                    let entry = named
-                        .as_ref()
-                        .and_then(|named| named.pointer(&format!("/search/nodes/{index}")));
-                    items.push(unnamed_hit(&query, index, entry, error)?);
-                    continue;
-                }
-                // A node of another type than the fragment's is an empty object.
-                if node.get("number").is_none() && error.is_none() {
-                    continue;
-                }
-                items.push(self.hit(node, error));
-            }
-            let more = search
-                .pointer("/pageInfo/hasNextPage")
-                .and_then(Value::as_bool);
-            if let Some(sent) = &after {
-                seen.insert(sent.clone());
-            }
-            after = search
-                .pointer("/pageInfo/endCursor")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            if total > SEARCH_CAP || more != Some(true) || after.is_none() {
-                break;
-            }
-            parse::advance(&mut seen, queries::PULLS_PAGE.name, after.as_ref())?;
-        }
-        Ok(SearchPage {
-            items,
-            total,
-            incomplete: false,
-        })
+        self.search_pages(query)
     }
 
     fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError> {
@@ -582,23 +452,7 @@ impl MergeReader for GraphqlReader<'_> {
     }
 
     fn pull_files(&self, item: &ItemRef) -> Result<Vec<ChangedFile>, ApiError> {
-        let first = self.take_pull(item, |entry| entry.files.take())?;
-        let nodes = self.follow(
-            first,
-            &queries::PULL_FILES,
-            Self::pull_variables(item),
-            "/repository/pullRequest/files",
-        )?;
-        let mut files = Vec::new();
-        for node in &nodes {
-            let (file, renamed) = parse::changed_file(node).map_err(malformed)?;
-            if renamed {
-                // Both paths of a rename are judged: only REST names the previous one.
-                return self.client.pull_files(item);
-            }
-            files.push(file);
-        }
-        Ok(files)
+        self.changed_files(item)
     }
 
     fn reviews(&self, item: &ItemRef) -> Result<Vec<Review>, ApiError> {

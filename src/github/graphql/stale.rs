@@ -6,6 +6,7 @@
 //! (`--only`, a recheck before writing, a reconcile) is read by itself.
 
 use std::collections::{BTreeMap, HashSet};
+use std::rc::Rc;
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -13,7 +14,7 @@ use serde_json::{json, Value};
 use super::parse::string;
 use super::queries;
 use super::reader::GraphqlReader;
-use super::stale_entry::{ItemEntry, Read};
+use super::stale_entry::{leaves_open, Ask, ItemEntry, Read, Timeline};
 use super::stale_parse;
 use super::transport::Answer;
 use crate::github::client::ApiError;
@@ -33,12 +34,40 @@ fn variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
     map
 }
 
-/// The error at `["repository"]` (a repository GitHub does not know) as the listing's failure.
-fn repository_error(answer: &Answer) -> Result<(), ApiError> {
+/// The error at `["repository"]` (a repository GitHub does not know) as the listing's failure;
+/// `repository: null` with no error, a repository GitHub did not answer, as REST's 404 is,
+/// never one with nothing open.
+fn repository_error(repo: &RepoRef, answer: &Answer) -> Result<(), ApiError> {
     match answer.error_at(&[json!("repository")]) {
-        Some(error) if error.path.len() <= 2 => Err(error.item_error()),
-        _ => Ok(()),
+        Some(error) if error.path.len() <= 2 => return Err(error.item_error()),
+        _ => {}
     }
+    if answer.data.get("repository").is_none_or(Value::is_null) {
+        return Err(ApiError::Item {
+            status: Some(404),
+            message: format!(
+                "GitHub's GraphQL API answered `repository: null` for {repo}, with no error"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// A page of open items' variables: `size` of each list still `open`, after its cursor.
+fn page_variables(
+    repo: &RepoRef,
+    size: u64,
+    open: &BTreeMap<&str, bool>,
+    cursors: &BTreeMap<&str, Option<String>>,
+) -> Value {
+    let mut vars = variables(repo);
+    vars.insert("first".into(), json!(size));
+    vars.insert("issues".into(), json!(open["issues"]));
+    let after = |list: &str| json!(cursors.get(list).cloned().flatten());
+    vars.insert("issuesAfter".into(), after("issues"));
+    vars.insert("pulls".into(), json!(open["pullRequests"]));
+    vars.insert("pullsAfter".into(), after("pullRequests"));
+    Value::Object(vars)
 }
 
 impl GraphqlReader<'_> {
@@ -50,6 +79,37 @@ impl GraphqlReader<'_> {
             return self.client.item(item);
         }
         Ok(facts)
+    }
+
+    /// The labels an item's stale label may be: the stale label of its kind when the reader
+    /// knows it and the item carries it, else every label of the item.
+    fn stale_label_candidates(&self, facts: &ItemFacts) -> Vec<Rc<str>> {
+        let mut names = self.names.borrow_mut();
+        match &self.stale_labels {
+            Some([issue, pull]) => {
+                let label = if facts.is_pr { pull } else { issue };
+                if facts.has_label(label) {
+                    vec![names.get(label)]
+                } else {
+                    Vec::new()
+                }
+            }
+            None => facts.labels.iter().map(|label| names.get(label)).collect(),
+        }
+    }
+
+    /// Keeps what `node` carries of an item's timeline, reduced, for its reads to come. An
+    /// item on a page that cannot carry the stale label keeps nothing: the stale rules never
+    /// read its history, and a read of it reads the item again.
+    pub(super) fn keep(&self, item: &ItemRef, node: &Value, facts: &ItemFacts, on_page: bool) {
+        let labels = self.stale_label_candidates(facts);
+        let mut items = self.items.borrow_mut();
+        if on_page && labels.is_empty() {
+            items.remove(&key(item));
+            return;
+        }
+        let timeline = stale_parse::timeline(node, &mut self.names.borrow_mut());
+        items.insert(key(item), ItemEntry::new(timeline, labels));
     }
 
     /// Reads one issue or PR by itself and keeps its timeline entries.
@@ -74,15 +134,19 @@ impl GraphqlReader<'_> {
                 message: format!("GitHub's GraphQL API knows no issue or PR {item}"),
             })?;
         let facts = self.facts_of(item, node)?;
-        self.items
-            .borrow_mut()
-            .insert(key(item), ItemEntry::new(node));
+        self.keep(item, node, &facts, false);
         Ok(facts)
     }
 
-    /// Every timeline entry of an item, for `read`: the page's, and the older ones when the
-    /// page left some out; read afresh when this read already had the page's.
-    fn entries(&self, item: &ItemRef, read: Read) -> Result<Vec<Value>, ApiError> {
+    /// Makes the item's kept timeline answer `read`: the page's, read afresh when this read
+    /// already took it (or the page kept nothing), and its older entries read when the
+    /// entries kept leave `ask` open ([`leaves_open`]).
+    fn timeline_for(
+        &self,
+        item: &ItemRef,
+        read: Read,
+        ask: impl Fn(&ItemEntry) -> Ask<'_>,
+    ) -> Result<(), ApiError> {
         let kept = self
             .items
             .borrow_mut()
@@ -94,64 +158,59 @@ impl GraphqlReader<'_> {
                 entry.take(read);
             }
         }
-        let before = self
-            .items
-            .borrow()
-            .get(&key(item))
-            .and_then(|entry| entry.before.clone());
-        if let Some(before) = before {
-            let older = self.older_entries(item, before)?;
-            if let Some(entry) = self.items.borrow_mut().get_mut(&key(item)) {
-                let mut nodes = older;
-                nodes.append(&mut entry.nodes);
-                entry.nodes = nodes;
-                entry.before = None;
-            }
-        }
-        Ok(self
-            .items
-            .borrow()
-            .get(&key(item))
-            .map(|entry| entry.nodes.clone())
-            .unwrap_or_default())
-    }
-
-    /// The entries before `before`, a page at a time going back, oldest first.
-    fn older_entries(&self, item: &ItemRef, before: String) -> Result<Vec<Value>, ApiError> {
-        let mut pages: Vec<Vec<Value>> = Vec::new();
+        // A page back at a time, until what is kept settles the read.
         let mut seen = HashSet::new();
-        let mut before = Some(before);
-        while let Some(cursor) = before.take() {
-            seen.insert(cursor.clone());
-            let mut vars = variables(&item.repo);
-            vars.insert("number".into(), json!(item.number));
-            vars.insert("before".into(), json!(cursor));
-            let answer = self.send(&queries::ITEM_TIMELINE, Value::Object(vars))?;
-            answer.only_under(&queries::ITEM_TIMELINE, &[vec![json!("repository")]])?;
-            if let Some(error) = answer.item_error_at(&[json!("repository")]) {
-                return Err(error.item_error());
-            }
-            // The item gone between two reads, or no timeline: its older entries are unknown.
-            let node = answer
-                .data
-                .pointer("/repository/issueOrPullRequest")
-                .filter(|node| !node.is_null())
-                .ok_or_else(|| {
-                    malformed(format!(
-                        "GitHub answered {item} `null`, with no error, while reading its older timeline entries"
-                    ))
-                })?;
-            super::parse::list(node, "timelineItems").map_err(malformed)?;
-            let entry = ItemEntry::new(node);
+        loop {
+            let open = self
+                .items
+                .borrow()
+                .get(&key(item))
+                .filter(|entry| leaves_open(&entry.timeline, ask(entry)))
+                .map(|entry| entry.timeline.before.clone());
+            let before = match open {
+                None => return Ok(()),
+                Some(None) => {
+                    return Err(malformed(format!(
+                        "GitHub said {item}'s timeline has older entries and gave no cursor to them"
+                    )))
+                }
+                Some(Some(before)) => before,
+            };
+            seen.insert(before.clone());
+            let older = self.older_page(item, before)?;
             super::parse::advance(
                 &mut seen,
                 queries::ITEM_TIMELINE.name,
-                entry.before.as_ref(),
+                older.before.as_ref(),
             )?;
-            before = entry.before;
-            pages.push(entry.nodes);
+            if let Some(entry) = self.items.borrow_mut().get_mut(&key(item)) {
+                entry.timeline.prepend(older);
+            }
         }
-        Ok(pages.into_iter().rev().flatten().collect())
+    }
+
+    /// The page of entries before `before`, reduced.
+    fn older_page(&self, item: &ItemRef, before: String) -> Result<Timeline, ApiError> {
+        let mut vars = variables(&item.repo);
+        vars.insert("number".into(), json!(item.number));
+        vars.insert("before".into(), json!(before));
+        let answer = self.send(&queries::ITEM_TIMELINE, Value::Object(vars))?;
+        answer.only_under(&queries::ITEM_TIMELINE, &[vec![json!("repository")]])?;
+        if let Some(error) = answer.item_error_at(&[json!("repository")]) {
+            return Err(error.item_error());
+        }
+        // The item gone between two reads, or no timeline: its older entries are unknown.
+        let node = answer
+            .data
+            .pointer("/repository/issueOrPullRequest")
+            .filter(|node| !node.is_null())
+            .ok_or_else(|| {
+                malformed(format!(
+                    "GitHub answered {item} `null`, with no error, while reading its older timeline entries"
+                ))
+            })?;
+        super::parse::list(node, "timelineItems").map_err(malformed)?;
+        Ok(stale_parse::timeline(node, &mut self.names.borrow_mut()))
     }
 
     /// The open issues and PRs of a repository, oldest first.
@@ -161,35 +220,11 @@ impl GraphqlReader<'_> {
         let mut found: Vec<(Option<DateTime<Utc>>, u64, ListedItem)> = Vec::new();
         let mut seen: BTreeMap<&str, HashSet<String>> = BTreeMap::new();
         while open.values().any(|more| *more) {
-            let page_variables = |size: u64| {
-                let mut vars = variables(repo);
-                vars.insert("first".into(), json!(size));
-                vars.insert("issues".into(), json!(open["issues"]));
-                vars.insert(
-                    "issuesAfter".into(),
-                    json!(cursors.get("issues").cloned().flatten()),
-                );
-                vars.insert("pulls".into(), json!(open["pullRequests"]));
-                vars.insert(
-                    "pullsAfter".into(),
-                    json!(cursors.get("pullRequests").cloned().flatten()),
-                );
-                Value::Object(vars)
-            };
+            let page_variables = |size: u64| page_variables(repo, size, &open, &cursors);
             let answer =
                 self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, page_variables)?;
             let asked = page_variables(self.items_page.get());
-            repository_error(&answer)?;
-            // `repository: null` with no error: a repository GitHub did not answer, as REST's
-            // 404 is, never one with nothing open.
-            if answer.data.get("repository").is_none_or(Value::is_null) {
-                return Err(ApiError::Item {
-                    status: Some(404),
-                    message: format!(
-                        "GitHub's GraphQL API answered `repository: null` for {repo}, with no error"
-                    ),
-                });
-            }
+            repository_error(repo, &answer)?;
             let lists = ["issues", "pullRequests"];
             let on_items: Vec<Vec<Value>> = lists
                 .iter()
@@ -265,13 +300,11 @@ impl GraphqlReader<'_> {
             (Some(error), _) => Err(error.item_error().to_string()),
             (None, Some(number)) => {
                 let item = ItemRef::new(repo, number);
-                let facts = self
-                    .facts_of(&item, node)
-                    .map_err(|error| error.to_string());
-                self.items
-                    .borrow_mut()
-                    .insert(key(&item), ItemEntry::new(node));
-                facts
+                let facts = self.facts_of(&item, node);
+                if let Ok(facts) = &facts {
+                    self.keep(&item, node, facts, true);
+                }
+                facts.map_err(|error| error.to_string())
             }
             (None, None) => Err("the entry has no `number`".to_string()),
         };
@@ -291,30 +324,86 @@ impl GraphqlReader<'_> {
     /// label event whose live label changed after it (a rename: GraphQL may show the label's
     /// name now, REST the name it had then). Those items' events are REST's.
     pub(super) fn item_events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
-        let entries = self.entries(item, Read::Events)?;
-        if stale_parse::names_in_doubt(&entries) {
+        self.timeline_for(item, Read::Events, |entry| Ask::Events {
+            labels: &entry.labels,
+        })?;
+        let mut items = self.items.borrow_mut();
+        let Some(entry) = items.get_mut(&key(item)) else {
+            return Ok(Vec::new());
+        };
+        if entry.timeline.doubt {
+            drop(items);
             return StaleReader::events(self.client, item);
         }
-        stale_parse::events(&entries).map_err(malformed)
+        if let Some(why) = entry.timeline.error(Read::Events) {
+            return Err(malformed(why.clone()));
+        }
+        entry.events_after = entry.timeline.after;
+        Ok(entry.timeline.events())
     }
 
     /// The comments created since `since` (REST's `since` is by update; a comment's creation
-    /// is what the stale rules and a reconcile look at).
+    /// is what the stale rules and a reconcile look at). When the events were answered from
+    /// fewer entries than `since` reaches back to (the stale label's date as the store has
+    /// it, older than the events showed), the events they left out come first, as activity
+    /// like a comment's: the rules judge each the same.
     pub(super) fn item_comments_since(
         &self,
         item: &ItemRef,
         since: DateTime<Utc>,
     ) -> Result<Vec<Comment>, ApiError> {
-        Ok(stale_parse::comments(&self.entries(item, Read::Comments)?)
-            .map_err(malformed)?
-            .into_iter()
-            .filter(|(activity, _)| activity.at >= since)
-            .map(|(activity, body)| Comment { activity, body })
-            .collect())
+        self.timeline_for(item, Read::Comments, |_| Ask::CommentsSince(since))?;
+        let mut items = self.items.borrow_mut();
+        let Some(entry) = items.get_mut(&key(item)) else {
+            return Ok(Vec::new());
+        };
+        entry.since = Some(since);
+        if let Some(why) = entry.timeline.error(Read::Comments) {
+            return Err(malformed(why.clone()));
+        }
+        let left_out = entry.events_after.take().filter(|after| since <= *after);
+        let comments = entry.timeline.comments();
+        let events = match left_out {
+            Some(_) if !entry.timeline.doubt => Some(entry.timeline.events()),
+            _ => None,
+        };
+        drop(items);
+        let mut found = Vec::new();
+        if let Some(after) = left_out {
+            let events = match events {
+                Some(events) => events,
+                None => StaleReader::events(self.client, item)?,
+            };
+            found.extend(
+                events
+                    .into_iter()
+                    .filter(|event| event.activity.at > since && event.activity.at <= after)
+                    .map(|event| Comment {
+                        activity: event.activity,
+                        body: String::new(),
+                    }),
+            );
+        }
+        found.extend(
+            comments
+                .into_iter()
+                .filter(|comment| comment.activity.at >= since),
+        );
+        Ok(found)
     }
 
     pub(super) fn item_timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
-        stale_parse::timeline_activity(&self.entries(item, Read::Timeline)?).map_err(malformed)
+        self.timeline_for(item, Read::Timeline, |entry| {
+            Ask::TimelineSince(entry.since)
+        })?;
+        let items = self.items.borrow();
+        let Some(entry) = items.get(&key(item)) else {
+            return Ok(Vec::new());
+        };
+        if let Some(why) = entry.timeline.error(Read::Timeline) {
+            return Err(malformed(why.clone()));
+        }
+        Ok(entry.timeline.timeline())
     }
 }
 

@@ -2,11 +2,15 @@
 //! entries, as the REST model gives them (an event's name in REST's words, `labeled` for a
 //! `LabeledEvent`; a deleted account is "ghost"; an account typed `Bot` is a bot).
 
+use std::rc::Rc;
+
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::parse::{list, string};
-use crate::github::model::{timestamp, Event};
-use crate::policy::stale::{is_notification, Activity, ActivityKind, ItemFacts, StampOf};
+use super::stale_entry::{reduce, Entry, Interner, Read, Timeline, What};
+use crate::github::model::timestamp;
+use crate::policy::stale::{ItemFacts, StampOf};
 use crate::policy::write::marker_in;
 
 /// Every type of GraphQL's timeline that REST's issue events list also reports ("Issue event
@@ -170,136 +174,162 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
 }
 
 /// Who did it: the login, and whether it is a bot. A deleted account is "ghost", nobody.
-fn actor(node: &Value, field: &str) -> Result<(String, bool), String> {
+fn actor(node: &Value, field: &str, names: &mut Interner) -> Result<(Rc<str>, bool), String> {
     let Some(actor) = node.get(field).filter(|actor| !actor.is_null()) else {
-        return Ok(("ghost".to_string(), true));
+        return Ok((names.get("ghost"), true));
     };
-    let login = string(actor, "login").map_err(|why| format!("in `{field}`: {why}"))?;
+    let login = actor
+        .get("login")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("in `{field}`: the `login` field is missing"))?;
     let is_bot =
         actor.get("__typename").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
-    Ok((login, is_bot))
+    Ok((names.get(login), is_bot))
 }
 
 fn kind(node: &Value) -> &str {
     node.get("__typename").and_then(Value::as_str).unwrap_or("")
 }
 
-/// Whether the timeline entries may not name their events as REST's events list does: an
-/// entry is `null` (GitHub could not resolve it, as a label event of a deleted label), or a
-/// label event's label was changed (`updatedAt`) after the event (renamed since: whether GraphQL
-/// shows its name then or now is not documented).
-pub fn names_in_doubt(nodes: &[Value]) -> bool {
-    nodes.iter().any(|node| {
-        if node.is_null() {
-            return true;
-        }
-        let Some(label) = node.get("label").filter(|label| !label.is_null()) else {
-            return false;
-        };
-        let changed = label.get("updatedAt").and_then(Value::as_str);
-        let happened = node.get("createdAt").and_then(Value::as_str);
-        match (changed, happened) {
-            (Some(changed), Some(happened)) => {
-                match (
-                    chrono::DateTime::parse_from_rfc3339(changed),
-                    chrono::DateTime::parse_from_rfc3339(happened),
-                ) {
-                    (Ok(changed), Ok(happened)) => changed > happened,
-                    _ => true,
-                }
+/// Whether a timeline entry may not name its event as REST's events list does: it is `null`
+/// (GitHub could not resolve it, as a label event of a deleted label), or a label event's
+/// label was changed (`updatedAt`) after the event (renamed since: whether GraphQL shows its
+/// name then or now is not documented).
+fn in_doubt(node: &Value) -> bool {
+    if node.is_null() {
+        return true;
+    }
+    let Some(label) = node.get("label").filter(|label| !label.is_null()) else {
+        return false;
+    };
+    let changed = label.get("updatedAt").and_then(Value::as_str);
+    let happened = node.get("createdAt").and_then(Value::as_str);
+    match (changed, happened) {
+        (Some(changed), Some(happened)) => {
+            match (
+                chrono::DateTime::parse_from_rfc3339(changed),
+                chrono::DateTime::parse_from_rfc3339(happened),
+            ) {
+                (Ok(changed), Ok(happened)) => changed > happened,
+                _ => true,
             }
-            // A label whose last change GitHub does not say is in doubt too.
-            _ => true,
         }
-    })
+        // A label whose last change GitHub does not say is in doubt too.
+        _ => true,
+    }
 }
 
-/// The issue events among timeline entries, oldest first.
-pub fn events(nodes: &[Value]) -> Result<Vec<Event>, String> {
-    let mut found = Vec::new();
-    for node in nodes {
-        let Some(name) = rest_name(kind(node)) else {
-            continue;
+/// A failed entry: the reads it fails, and why.
+type Failed = (&'static [Read], String);
+
+/// One timeline entry as the rules see it: an issue event (REST's name for it), a comment
+/// (its body kept when it carries gh-sweep's marker), a submitted review (a pending one has no
+/// `submittedAt` yet: nothing happened in public) or, for any other entry, `None`.
+fn entry(node: &Value, names: &mut Interner) -> Result<Option<Entry>, Failed> {
+    let (what, who, when, reads, context): (What, &str, &str, &'static [Read], &str) =
+        match kind(node) {
+            "IssueComment" => (
+                What::Comment,
+                "author",
+                "createdAt",
+                &[Read::Comments],
+                "a comment",
+            ),
+            "PullRequestReview" => {
+                if node.get("submittedAt").is_none_or(Value::is_null) {
+                    return Ok(None);
+                }
+                let reads: &'static [Read] = &[Read::Timeline];
+                (
+                    What::Review,
+                    "author",
+                    "submittedAt",
+                    reads,
+                    "a timeline entry",
+                )
+            }
+            typename => match rest_name(typename) {
+                Some(name @ "head_ref_force_pushed") => (
+                    What::Event(name),
+                    "actor",
+                    "createdAt",
+                    &[Read::Events, Read::Timeline],
+                    "an event",
+                ),
+                Some(name) => (
+                    What::Event(name),
+                    "actor",
+                    "createdAt",
+                    &[Read::Events],
+                    "an event",
+                ),
+                None => return Ok(None),
+            },
         };
-        let (login, is_bot) = actor(node, "actor")?;
-        let label = node
+    let fail = |why: String| (reads, why);
+    let (login, is_bot) = actor(node, who, names).map_err(fail)?;
+    let at = timestamp(node, when).map_err(|why| fail(format!("in {context}: {why}")))?;
+    let body = match what {
+        What::Comment => node
+            .get("body")
+            .and_then(Value::as_str)
+            .filter(|body| marker_in(body).is_some())
+            .map(Box::from),
+        _ => None,
+    };
+    let label = match what {
+        What::Event(_) => node
             .pointer("/label/name")
             .and_then(Value::as_str)
-            .map(str::to_string);
-        let what = match &label {
-            Some(label) => format!("{name} \"{label}\""),
-            None => name.to_string(),
-        };
-        let labelled = name == "labeled" || name == "unlabeled";
-        found.push(Event {
-            activity: Activity {
-                kind: if labelled {
-                    ActivityKind::LabelEvent
-                } else {
-                    ActivityKind::Event
-                },
-                at: timestamp(node, "createdAt").map_err(|why| format!("in an event: {why}"))?,
-                login,
-                is_bot,
-                marker: None,
-                notification: is_notification(name),
-                what,
-            },
-            name: name.to_string(),
-            label,
-        });
-    }
-    Ok(found)
+            .map(|name| names.get(name)),
+        _ => None,
+    };
+    Ok(Some(Entry {
+        at,
+        what,
+        login,
+        is_bot,
+        label,
+        body,
+    }))
 }
 
-/// The comments among timeline entries: activity and body.
-pub fn comments(nodes: &[Value]) -> Result<Vec<(Activity, String)>, String> {
-    let mut found = Vec::new();
-    for node in nodes.iter().filter(|node| kind(node) == "IssueComment") {
-        let (login, is_bot) = actor(node, "author")?;
-        let body = node.get("body").and_then(Value::as_str).unwrap_or_default();
-        found.push((
-            Activity {
-                kind: ActivityKind::Comment,
-                at: timestamp(node, "createdAt").map_err(|why| format!("in a comment: {why}"))?,
-                login,
-                is_bot,
-                marker: marker_in(body),
-                what: "comment".to_string(),
-                notification: false,
-            },
-            body.to_string(),
-        ));
-    }
-    Ok(found)
-}
-
-/// What a PR's timeline shows that its events and comments do not: submitted reviews and
-/// force pushes, as REST's timeline gives them.
-pub fn timeline_activity(nodes: &[Value]) -> Result<Vec<Activity>, String> {
-    let mut found = Vec::new();
-    for node in nodes {
-        let (who, when, what) = match kind(node) {
-            "PullRequestReview" => ("author", "submittedAt", "review"),
-            "HeadRefForcePushedEvent" => ("actor", "createdAt", "head_ref_force_pushed"),
-            _ => continue,
-        };
-        // A pending review has no `submittedAt` yet: nothing happened in public.
-        if node.get(when).is_none_or(Value::is_null) {
-            continue;
+/// What an item's node carries of its timeline (`timelineItems`, its newest entries going
+/// back, as `last:` pages them), reduced to the entries the stale rules can tell apart.
+pub(super) fn timeline(node: &Value, names: &mut Interner) -> Timeline {
+    let connection = node.get("timelineItems").unwrap_or(&Value::Null);
+    let more = connection
+        .pointer("/pageInfo/hasPreviousPage")
+        .and_then(Value::as_bool)
+        == Some(true);
+    let mut found = Timeline::default();
+    let mut entries = Vec::new();
+    let mut oldest: Option<DateTime<Utc>> = None;
+    let nodes = connection.get("nodes").and_then(Value::as_array);
+    for node in nodes.into_iter().flatten() {
+        found.doubt |= in_doubt(node);
+        match entry(node, names) {
+            Ok(Some(entry)) => {
+                oldest = Some(oldest.map_or(entry.at, |oldest| oldest.min(entry.at)));
+                entries.push(entry);
+            }
+            Ok(None) => {}
+            Err((reads, why)) => {
+                for read in reads {
+                    found.errors[*read as usize].get_or_insert_with(|| why.clone());
+                }
+            }
         }
-        let (login, is_bot) = actor(node, who)?;
-        found.push(Activity {
-            kind: ActivityKind::Event,
-            at: timestamp(node, when).map_err(|why| format!("in a timeline entry: {why}"))?,
-            login,
-            is_bot,
-            marker: None,
-            what: what.to_string(),
-            notification: false,
-        });
     }
-    Ok(found)
+    // The entries left out are no newer than the oldest here: every later one is here.
+    found.after = more.then(|| oldest.unwrap_or(DateTime::<Utc>::MAX_UTC));
+    found.before = connection
+        .pointer("/pageInfo/startCursor")
+        .and_then(Value::as_str)
+        .filter(|_| more)
+        .map(str::to_string);
+    found.entries = reduce(entries);
+    found
 }
 
 #[cfg(test)]
@@ -309,24 +339,47 @@ mod tests {
 
     #[test]
     fn timeline_entries_read_as_rests_events_comments_and_reviews() {
-        let nodes = vec![
-            json!({"__typename": "LabeledEvent", "actor": {"__typename": "Bot", "login": "stale"}, "createdAt": "2026-01-01T00:00:00Z", "label": {"name": "Stale"}}),
-            json!({"__typename": "IssueComment", "author": null, "createdAt": "2026-01-02T00:00:00Z", "body": "hi"}),
-            json!({"__typename": "PullRequestReview", "author": {"__typename": "User", "login": "ann"}, "submittedAt": null}),
-        ];
-        let events = events(&nodes).unwrap();
+        let node = json!({"timelineItems": {"nodes": [
+            {"__typename": "LabeledEvent", "actor": {"__typename": "Bot", "login": "stale"}, "createdAt": "2026-01-01T00:00:00Z", "label": {"name": "Stale", "updatedAt": "2025-01-01T00:00:00Z"}},
+            {"__typename": "IssueComment", "author": null, "createdAt": "2026-01-02T00:00:00Z", "body": "hi"},
+            {"__typename": "PullRequestReview", "author": {"__typename": "User", "login": "ann"}, "submittedAt": null},
+        ], "pageInfo": {"hasPreviousPage": false, "startCursor": "a"}}});
+        let timeline = timeline(&node, &mut Interner::default());
+        assert!(!timeline.doubt && timeline.after.is_none() && timeline.before.is_none());
+        let events = timeline.events();
         assert_eq!(events.len(), 1);
         assert_eq!(
             (events[0].name.as_str(), events[0].label.as_deref()),
             ("labeled", Some("Stale"))
         );
         assert!(events[0].activity.is_bot);
-        let comments = comments(&nodes).unwrap();
-        assert_eq!(comments[0].0.login, "ghost");
+        let comments = timeline.comments();
+        assert_eq!(comments[0].activity.login, "ghost");
         assert!(
-            timeline_activity(&nodes).unwrap().is_empty(),
+            timeline.timeline().is_empty(),
             "a pending review is nothing"
         );
+    }
+
+    #[test]
+    fn a_page_with_older_entries_is_whole_after_its_oldest_and_a_bad_entry_fails_its_read() {
+        let node = json!({"timelineItems": {"nodes": [
+            {"__typename": "IssueComment", "author": {"login": "ann"}, "createdAt": "2026-01-03T00:00:00Z", "body": "x"},
+            {"__typename": "IssueComment", "author": {}, "createdAt": "2026-01-04T00:00:00Z", "body": "x"},
+            {"__typename": "LabeledEvent", "actor": null, "createdAt": "2026-01-05T00:00:00Z", "label": {"name": "Stale"}},
+        ], "pageInfo": {"hasPreviousPage": true, "startCursor": "c"}}});
+        let timeline = timeline(&node, &mut Interner::default());
+        assert_eq!(
+            timeline.after,
+            Some("2026-01-03T00:00:00Z".parse().unwrap())
+        );
+        assert_eq!(timeline.before.as_deref(), Some("c"));
+        assert!(
+            timeline.doubt,
+            "a label whose last change GitHub does not say"
+        );
+        assert!(timeline.error(Read::Comments).is_some());
+        assert!(timeline.error(Read::Events).is_none());
     }
 
     #[test]
