@@ -3,8 +3,8 @@
 
 use super::{run_engine, Context};
 use crate::cli::{ClassifyCommand, GlobalArgs};
-use crate::engine::merge::MergeClassifier;
-use crate::engine::stale::StaleClassifier;
+use crate::engine::merge::MergeKind;
+use crate::engine::stale::StaleKind;
 use crate::engine::Mode;
 use crate::settings::{self, CommandKind, Spec};
 
@@ -29,7 +29,7 @@ pub fn run(
             let settings =
                 settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
-            let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
+            let mut classifier = StaleKind::new(&rules, !settings.now_given);
             run_engine(
                 context,
                 settings,
@@ -47,7 +47,7 @@ pub fn run(
             let settings =
                 settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
             let rules = settings.poll.clone();
-            let mut classifier = MergeClassifier::new(&rules, true, false)?;
+            let mut classifier = MergeKind::new(&rules, true, false)?;
             run_engine(
                 context,
                 settings,

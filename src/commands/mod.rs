@@ -11,7 +11,7 @@ pub mod sweep;
 
 use crate::cli::{DryRunArgs, GlobalArgs, ReadArgs, ScopeArgs, StaleArgs, WriteArgs};
 use crate::clock::Clock;
-use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Prompt, Run};
+use crate::engine::{AssumeYes, Confirm, DryRun, Kind, Mode, Options, Prompt, Run};
 use crate::exit::Fatal;
 use crate::github::client::{Client, LiveOptions, Log};
 use crate::report;
@@ -65,7 +65,7 @@ pub fn run_engine(
     mut settings: Settings,
     command: &str,
     mode: Mode,
-    classifier: &mut dyn Classifier,
+    kind: &mut dyn Kind,
 ) -> anyhow::Result<i32> {
     let ui = &context.ui;
     for warning in &settings.warnings {
@@ -150,7 +150,7 @@ pub fn run_engine(
         argv: context.argv.clone(),
         notes,
     }
-    .execute(classifier, confirm.as_mut())?;
+    .execute(kind, confirm.as_mut())?;
 
     if let (Some(path), Some(mut recording)) = (&settings.save_snapshot, client.take_recording()) {
         recording.repos = options.repos.iter().map(ToString::to_string).collect();

@@ -2,7 +2,7 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, PollArgs};
-use crate::engine::merge::MergeClassifier;
+use crate::engine::merge::MergeKind;
 use crate::engine::Mode;
 use crate::settings::{self, CommandKind, Spec};
 
@@ -26,6 +26,6 @@ pub fn run(
     };
     let settings = settings::resolve(args, &spec, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();
-    let mut classifier = MergeClassifier::new(&rules, false, !settings.dry_run)?;
+    let mut classifier = MergeKind::new(&rules, false, !settings.dry_run)?;
     run_engine(context, settings, "poll", Mode::Sweep, &mut classifier)
 }

@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::stale::StaleClassifier;
+use super::stale::StaleKind;
 use super::{
-    AssumeYes, Classifier, Confirm, DryRun, Listed, Mode, Options, Plan, Prompt, ReadError, Run,
+    AssumeYes, Classified, Confirm, DryRun, Kind, Listed, Mode, Options, Plan, Prompt, ReadError,
+    Reconciled, Run, ScopeListing, StoreView, Summary,
 };
 use crate::github::client::{ApiError, WriteError, Written};
 use crate::github::model::{Event, PullFacts};
@@ -352,14 +353,14 @@ impl Harness {
 
     fn run(&mut self, github: &Scripted, confirm: &mut dyn Confirm) -> Recap {
         let rules = StaleRules::default();
-        let mut classifier = StaleClassifier::new(&rules, false);
+        let mut classifier = StaleKind::new(&rules, false);
         self.run_with(github, &mut classifier, Mode::Sweep, confirm)
     }
 
     fn run_with(
         &mut self,
         github: &Scripted,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         mode: Mode,
         confirm: &mut dyn Confirm,
     ) -> Recap {
@@ -377,7 +378,7 @@ impl Harness {
             argv: "gh-sweep stale-sweep --repo o/r".into(),
             notes: Vec::new(),
         }
-        .execute(classifier, confirm)
+        .execute(kind, confirm)
         .unwrap()
     }
 }
@@ -400,7 +401,7 @@ impl Confirm for NobodyAsked {
 /// classifications.
 struct Enqueues(Vec<u64>, u32);
 
-impl Classifier for Enqueues {
+impl Kind for Enqueues {
     /// Like poll: a stale sweep's write of unknown outcome is the stale sweep's to settle.
     fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
         write.is_merge()
@@ -409,10 +410,10 @@ impl Classifier for Enqueues {
     fn list(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &mut dyn Store,
+        _store: StoreView<'_>,
         _scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        Ok(self
+    ) -> ScopeListing {
+        ScopeListing::of(Ok(self
             .0
             .iter()
             .map(|number| {
@@ -421,17 +422,17 @@ impl Classifier for Enqueues {
                     Listed::Queued { head_sha: None },
                 )
             })
-            .collect())
+            .collect()))
     }
 
     fn classify(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &dyn Store,
+        _store: StoreView<'_>,
         item: &ItemRef,
         _listed: Option<&Listed>,
         _now: DateTime<Utc>,
-    ) -> Result<Plan, ReadError> {
+    ) -> Result<Classified, ReadError> {
         self.1 += 1;
         Ok(Plan {
             item: item.clone(),
@@ -444,16 +445,21 @@ impl Classifier for Enqueues {
                 head_sha: "h".into(),
             }],
             updated_at: None,
-        })
+        }
+        .into())
     }
 
-    fn after_writes(
+    fn reconcile(
         &mut self,
-        _: &dyn Store,
-        _: &Plan,
-        _: &[DateTime<Utc>],
-    ) -> anyhow::Result<Vec<crate::engine::settle::Effect>> {
-        Ok(Vec::new())
+        _github: &dyn crate::github::Reader,
+        _store: StoreView<'_>,
+        _write: &crate::store::UnknownWrite,
+    ) -> Result<Option<Reconciled>, ReadError> {
+        Ok(None)
+    }
+
+    fn summary(&self, _: &[&Disposition], _: usize, _: bool) -> Summary {
+        Summary::default()
     }
 }
 
