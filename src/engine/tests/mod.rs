@@ -81,6 +81,8 @@ struct Scripted {
     change_lists: std::cell::Cell<u64>,
     /// What the list of changed items answers instead of the items, when set.
     changes_fail: Option<ApiError>,
+    /// What the single-PR read answers, by number.
+    pulls: BTreeMap<u64, PullFacts>,
 }
 
 impl Scripted {
@@ -95,6 +97,7 @@ impl Scripted {
             reads: RefCell::new(Vec::new()),
             change_lists: std::cell::Cell::new(0),
             changes_fail: None,
+            pulls: BTreeMap::new(),
         }
     }
 
@@ -210,8 +213,11 @@ impl MergeReader for Scripted {
     fn search_pulls(&self, _query: &str) -> Result<SearchPage, ApiError> {
         not_scripted()
     }
-    fn pull(&self, _item: &ItemRef) -> Result<PullFacts, ApiError> {
-        not_scripted()
+    fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError> {
+        match self.pulls.get(&item.number) {
+            Some(pull) => Ok(pull.clone()),
+            None => not_scripted(),
+        }
     }
     fn start_mergeability(&self, _item: &ItemRef) -> Result<(), ApiError> {
         not_scripted()
@@ -464,6 +470,7 @@ impl Kind for Enqueues {
 }
 
 mod contract;
+mod kinds;
 mod pool;
 mod recheck;
 mod write;
