@@ -3,8 +3,8 @@
 
 use super::{run_engine, Context};
 use crate::cli::{ClassifyCommand, GlobalArgs, WriteArgs};
-use crate::engine::merge::MergeClassifier;
-use crate::engine::stale::StaleClassifier;
+use crate::engine::merge::MergeKind;
+use crate::engine::stale::StaleKind;
 use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
@@ -35,7 +35,7 @@ pub fn run(
             };
             let settings = settings::resolve(&args, interactive, &context.env, cwd)?;
             let rules = settings.stale.clone();
-            let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
+            let mut classifier = StaleKind::new(&rules, !settings.now_given);
             run_engine(context, settings, &mut classifier)
         }
         ClassifyCommand::Merge(given) => {
@@ -51,7 +51,7 @@ pub fn run(
             };
             let settings = settings::resolve(&args, interactive, &context.env, cwd)?;
             let rules = settings.poll.clone();
-            let mut classifier = MergeClassifier::new(&rules, true, false)?;
+            let mut classifier = MergeKind::new(&rules, true, false)?;
             run_engine(context, settings, &mut classifier)
         }
     }

@@ -11,7 +11,7 @@ pub mod sweep;
 
 use crate::cli::{GlobalArgs, ReadArgs, StaleArgs, WriteArgs};
 use crate::clock::Clock;
-use crate::engine::{AssumeYes, Classifier, Confirm, DryRun, Mode, Options, Prompt, Run};
+use crate::engine::{AssumeYes, Confirm, DryRun, Kind, Mode, Options, Prompt, Run};
 use crate::github::client::{Client, LiveOptions, Log};
 use crate::report;
 use crate::settings::{self, CommandAccess, CommandKind, CommonArgs, Env, Settings, Sources};
@@ -54,7 +54,7 @@ impl Context {
 pub fn run_engine(
     context: &Context,
     mut settings: Settings,
-    classifier: &mut dyn Classifier,
+    classifier: &mut dyn Kind,
 ) -> anyhow::Result<i32> {
     let ui = &context.ui;
     for warning in &settings.warnings {

@@ -2,7 +2,7 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, PollArgs};
-use crate::engine::merge::MergeClassifier;
+use crate::engine::merge::MergeKind;
 use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
@@ -24,6 +24,6 @@ pub fn run(
     };
     let settings = settings::resolve(&args, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.poll.clone();
-    let mut classifier = MergeClassifier::new(&rules, false, !settings.dry_run)?;
+    let mut classifier = MergeKind::new(&rules, false, !settings.dry_run)?;
     run_engine(context, settings, &mut classifier)
 }

@@ -2,7 +2,7 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, StaleSweepArgs};
-use crate::engine::stale::StaleClassifier;
+use crate::engine::stale::StaleKind;
 use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
@@ -28,6 +28,6 @@ pub fn run(
     };
     let settings = settings::resolve(&args, context.ui.interactive, &context.env, cwd)?;
     let rules = settings.stale.clone();
-    let mut classifier = StaleClassifier::new(&rules, !settings.now_given);
+    let mut classifier = StaleKind::new(&rules, !settings.now_given);
     run_engine(context, settings, &mut classifier)
 }

@@ -3,7 +3,7 @@
 
 use super::{run_engine, Context};
 use crate::cli::{GlobalArgs, SweepArgs};
-use crate::engine::sweep::SweepClassifier;
+use crate::engine::sweep::SweepKind;
 use crate::settings::{self, CommandKind, RunArgs, Spec};
 
 pub fn run(
@@ -26,6 +26,6 @@ pub fn run(
     // is unique per store, so an overlapping run cannot finish our rows and the next run can
     // tell whether we are still at work.
     let owner = format!("sweep-{}-{}", std::process::id(), now.timestamp_micros());
-    let mut classifier = SweepClassifier::new(&sweep, &poll, !settings.dry_run, owner, now)?;
+    let mut classifier = SweepKind::new(&sweep, &poll, !settings.dry_run, owner, now)?;
     run_engine(context, settings, &mut classifier)
 }

@@ -100,36 +100,7 @@ impl Run<'_> {
         let all_local = pending.iter().all(|pending| pending.plan.remote.is_empty());
         let ask = confirm.asks() && (!all_local || self.options.confirm_local);
         if ask || !all_local {
-            self.ui
-                .status(&format!("Planned writes ({total} on {items}):"));
-            self.ui
-                .show_plan(&report::plan(&rows, self.ui.stderr_terminal));
-            for line in self.estimate_lines(state, pending, ask)? {
-                self.ui.status(&line);
-            }
-            // Last, right above the prompt: what the plan amounts to, and how long it takes.
-            let remote: usize = pending
-                .iter()
-                .map(|pending| pending.plan.remote.len())
-                .sum();
-            let dispositions: Vec<String> = pending
-                .iter()
-                .map(|pending| pending.plan.disposition.to_string())
-                .collect();
-            let totals = report::plan_totals(
-                &dispositions,
-                total,
-                pending.len(),
-                (remote > 0)
-                    .then(|| self.plan_duration(state, pending))
-                    .transpose()?,
-            );
-            // `-q` hides the table, never what the prompt below asks about.
-            if ask {
-                self.ui.always(&totals);
-            } else {
-                self.ui.status(&totals);
-            }
+            self.show_plan(state, pending, &rows, ask)?;
         }
         if state.interrupted("before the prompt; nothing was written") {
             return Ok(None);
@@ -156,6 +127,48 @@ impl Run<'_> {
             );
         }
         Ok(Some(chosen))
+    }
+    /// The plan table, the estimates, and right above the prompt what the plan amounts to.
+    fn show_plan(
+        &self,
+        state: &mut State,
+        pending: &[PendingPlan],
+        rows: &[PlanRow],
+        ask: bool,
+    ) -> anyhow::Result<()> {
+        let total: usize = pending.iter().map(|pending| pending.plan.len()).sum();
+        let items = report::count(pending.len() as u64, "item");
+        self.ui
+            .status(&format!("Planned writes ({total} on {items}):"));
+        self.ui
+            .show_plan(&report::plan(rows, self.ui.stderr_terminal));
+        for line in self.estimate_lines(state, pending, ask)? {
+            self.ui.status(&line);
+        }
+        // Last, right above the prompt: what the plan amounts to, and how long it takes.
+        let remote: usize = pending
+            .iter()
+            .map(|pending| pending.plan.remote.len())
+            .sum();
+        let dispositions: Vec<String> = pending
+            .iter()
+            .map(|pending| pending.plan.disposition.to_string())
+            .collect();
+        let totals = report::plan_totals(
+            &dispositions,
+            total,
+            pending.len(),
+            (remote > 0)
+                .then(|| self.plan_duration(state, pending))
+                .transpose()?,
+        );
+        // `-q` hides the table, never what the prompt below asks about.
+        if ask {
+            self.ui.always(&totals);
+        } else {
+            self.ui.status(&totals);
+        }
+        Ok(())
     }
 }
 

@@ -8,10 +8,14 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use globset::GlobSet;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::merge_reads::MergeReads;
-use super::{Classifier, Listed, Plan, ReadError};
+use super::settle::Effect;
+use super::{
+    Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing, StoreView,
+    Summary,
+};
 use crate::exit::Fatal;
 use crate::github::reader::SearchHit;
 use crate::github::{ApiError, Reader, SEARCH_CAP};
@@ -22,9 +26,28 @@ use crate::policy::merge::{self, PollRules, Rule};
 use crate::policy::sweep::Gate;
 use crate::policy::write::LocalWrite;
 use crate::store::queue::merge_key;
-use crate::store::Store;
+use crate::store::UnknownWrite;
 
-pub struct MergeClassifier<'a> {
+/// The counters of `poll` and `classify merge`: what the search found and what became of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MergeCounters {
+    pub candidates: u64,
+    pub drafts_dropped: u64,
+    pub held: usize,
+    pub in_flight: usize,
+    pub backed_off: usize,
+    /// By the first rule each PR did not meet.
+    pub ineligible: BTreeMap<&'static str, usize>,
+    /// `classify merge`: what poll would enqueue (nothing was).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eligible: Option<usize>,
+    /// `poll`: the PRs queued.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enqueued: Option<usize>,
+    pub failed: usize,
+}
+
+pub struct MergeKind<'a> {
     rules: &'a PollRules,
     globs: GlobSet,
     /// `classify merge`: drafts are listed too, to say why they are not merged, and what poll
@@ -43,9 +66,9 @@ pub struct MergeClassifier<'a> {
     reads: MergeReads,
 }
 
-impl<'a> MergeClassifier<'a> {
+impl<'a> MergeKind<'a> {
     pub fn new(rules: &'a PollRules, classify: bool, record: bool) -> Result<Self, Fatal> {
-        Ok(MergeClassifier {
+        Ok(MergeKind {
             rules,
             globs: rules.globs().map_err(Fatal::Usage)?,
             classify,
@@ -112,14 +135,13 @@ impl<'a> MergeClassifier<'a> {
     /// Marks a PR the gate already knows as blocked, without any read.
     fn block(
         &mut self,
-        store: &dyn Store,
+        store: StoreView<'_>,
         item: &ItemRef,
         why: &str,
         now: DateTime<Utc>,
     ) -> Result<(), ReadError> {
-        let failed = |error: crate::store::StoreError| {
-            ReadError::Harness(format!("recording the merge gate: {error}"))
-        };
+        let failed =
+            |error: anyhow::Error| ReadError::Harness(format!("recording the merge gate: {error}"));
         if let Some(mut gate) = store.gate(item).map_err(failed)? {
             gate.blocked = Some(why.to_string());
             self.observed.push((item.clone(), gate, now));
@@ -170,13 +192,41 @@ impl<'a> MergeClassifier<'a> {
     }
 }
 
-impl MergeClassifier<'_> {
+impl MergeKind<'_> {
+    /// The PRs the search finds in `scope`, each once, drafts dropped for poll.
+    fn search_pool(
+        &mut self,
+        github: &dyn Reader,
+        scope: &Scope,
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
+        let query = self.query(scope);
+        let mut pool = Vec::new();
+        for hit in self.search(github, &query)? {
+            let (Some(number), Some(repo)) = (hit.number, hit.repo) else {
+                return Err(ApiError::Harness {
+                    message: format!("a search result for `{query}` names no repository or number"),
+                });
+            };
+            if !self.listed.insert(ItemRef::new(&repo, number)) {
+                continue;
+            }
+            self.candidates += 1;
+            // The query asked for non-drafts; drop any that is still marked one (seed 000).
+            if !self.classify && hit.draft == Some(true) {
+                self.drafts_dropped += 1;
+                continue;
+            }
+            pool.push((ItemRef::new(&repo, number), Listed::Pull(hit.facts)));
+        }
+        Ok(pool)
+    }
+
     /// Guards 1 and 2, in their fixed order: held (before any database or GitHub call),
     /// merged, closed or a draft as the listing shows it, and in flight in the queue (no
     /// GitHub call). `Some` is the item's plan: it goes no further.
     fn guards(
         &mut self,
-        store: &dyn Store,
+        store: StoreView<'_>,
         item: &ItemRef,
         facts: &crate::github::model::PullFacts,
         now: DateTime<Utc>,
@@ -326,53 +376,65 @@ fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
     }
 }
 
-impl Classifier for MergeClassifier<'_> {
+impl Kind for MergeKind<'_> {
     fn read_ahead(&mut self, github: &dyn Reader, items: &[ItemRef]) {
         github.pulls_ahead(items);
     }
 
     /// A merge whose outcome is unknown still holds its PR back (it may have merged); a stale
     /// sweep's write is `stale-sweep`'s to settle and changes nothing `poll` decides.
-    fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
+    fn concerns(&self, write: &UnknownWrite) -> bool {
         write.is_merge()
     }
 
-    fn list(
-        &mut self,
-        github: &dyn Reader,
-        _store: &mut dyn Store,
-        scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        let query = self.query(scope);
-        let mut pool = Vec::new();
-        for hit in self.search(github, &query)? {
-            let (Some(number), Some(repo)) = (hit.number, hit.repo) else {
-                return Err(ApiError::Harness {
-                    message: format!("a search result for `{query}` names no repository or number"),
-                });
-            };
-            if !self.listed.insert(ItemRef::new(&repo, number)) {
-                continue;
-            }
-            self.candidates += 1;
-            // The query asked for non-drafts; drop any that is still marked one (seed 000).
-            if !self.classify && hit.draft == Some(true) {
-                self.drafts_dropped += 1;
-                continue;
-            }
-            pool.push((ItemRef::new(&repo, number), Listed::Pull(hit.facts)));
-        }
-        Ok(pool)
+    fn list(&mut self, github: &dyn Reader, _store: StoreView<'_>, scope: &Scope) -> ScopeListing {
+        let mut found = ScopeListing::of(self.search_pool(github, scope));
+        found.notes = std::mem::take(&mut self.notes);
+        found
     }
 
-    fn notes(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notes)
+    /// Settled only by `sweep`: a merge whose outcome is unknown holds its PR back.
+    fn reconcile(
+        &mut self,
+        _github: &dyn Reader,
+        _store: StoreView<'_>,
+        _write: &UnknownWrite,
+    ) -> Result<Option<Reconciled>, ReadError> {
+        Ok(None)
     }
 
     fn classify(
         &mut self,
         github: &dyn Reader,
-        store: &dyn Store,
+        store: StoreView<'_>,
+        item: &ItemRef,
+        listed: Option<&Listed>,
+        now: DateTime<Utc>,
+    ) -> Result<Classified, ReadError> {
+        self.plan(github, store, item, listed, now)
+            .map(Classified::from)
+    }
+
+    fn finish(&mut self, _store: StoreView<'_>) -> anyhow::Result<Vec<Effect>> {
+        Ok(vec![Effect::RecordGates(std::mem::take(
+            &mut self.observed,
+        ))])
+    }
+
+    fn summary(&self, completed: &[&Disposition], failed: usize, _dry_run: bool) -> Summary {
+        Summary {
+            counters: Some(Counters::Merge(self.counters(completed, failed))),
+            outputs: None,
+        }
+    }
+}
+
+impl MergeKind<'_> {
+    /// The plan for one PR, in seed 000's order of reads.
+    fn plan(
+        &mut self,
+        github: &dyn Reader,
+        store: StoreView<'_>,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
@@ -411,37 +473,27 @@ impl Classifier for MergeClassifier<'_> {
         self.judge(github, item, facts.title, head, base, now)
     }
 
-    fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
-        Ok(store.record_gates(&std::mem::take(&mut self.observed))?)
-    }
-
-    fn after_writes(
-        &mut self,
-        _store: &dyn Store,
-        _plan: &Plan,
-        _dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<Vec<super::settle::Effect>> {
-        Ok(Vec::new())
-    }
-
-    fn counters(&self, completed: &[&Disposition], failed: usize) -> Option<Value> {
+    /// Counters of the run: the candidates, and the completed items by disposition.
+    fn counters(&self, completed: &[&Disposition], failed: usize) -> MergeCounters {
         let count = |wanted: Disposition| completed.iter().filter(|d| ***d == wanted).count();
-        let mut ineligible: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut ineligible: BTreeMap<&'static str, usize> = BTreeMap::new();
         for disposition in completed {
             if let Disposition::Ineligible(rule) = disposition {
                 *ineligible.entry(rule.name()).or_default() += 1;
             }
         }
-        Some(json!({
-            "candidates": self.candidates,
-            "drafts_dropped": self.drafts_dropped + count(Disposition::Skip(Skip::Draft)) as u64,
-            "held": count(Disposition::Skip(Skip::Held)),
-            "in_flight": count(Disposition::Skip(Skip::InFlight)),
-            "backed_off": count(Disposition::Skip(Skip::BackedOff)),
-            "ineligible": ineligible,
-            if self.classify { "eligible" } else { "enqueued" }: count(Disposition::EnqueueMerge),
-            "failed": failed,
-        }))
+        let queued = count(Disposition::EnqueueMerge);
+        MergeCounters {
+            candidates: self.candidates,
+            drafts_dropped: self.drafts_dropped + count(Disposition::Skip(Skip::Draft)) as u64,
+            held: count(Disposition::Skip(Skip::Held)),
+            in_flight: count(Disposition::Skip(Skip::InFlight)),
+            backed_off: count(Disposition::Skip(Skip::BackedOff)),
+            ineligible,
+            eligible: self.classify.then_some(queued),
+            enqueued: (!self.classify).then_some(queued),
+            failed,
+        }
     }
 }
 
@@ -449,11 +501,12 @@ impl Classifier for MergeClassifier<'_> {
 mod tests {
     use super::*;
     use crate::policy::stale;
+    use serde_json::json;
 
     #[test]
     fn the_counters_count_dispositions_by_variant() {
         let rules = PollRules::default();
-        let mut classifier = MergeClassifier::new(&rules, false, false).unwrap();
+        let mut classifier = MergeKind::new(&rules, false, false).unwrap();
         classifier.candidates = 12;
         classifier.drafts_dropped = 1;
         let completed = [
@@ -473,9 +526,10 @@ mod tests {
             Disposition::Stale(stale::Disposition::Skip("held".into())),
         ];
         let completed: Vec<&Disposition> = completed.iter().collect();
+        let counters = serde_json::to_value(classifier.counters(&completed, 2)).unwrap();
         assert_eq!(
-            classifier.counters(&completed, 2),
-            Some(json!({
+            counters,
+            json!({
                 "candidates": 12,
                 "drafts_dropped": 2,
                 "held": 2,
@@ -484,11 +538,11 @@ mod tests {
                 "ineligible": { "docs-only": 1, "green": 2 },
                 "enqueued": 1,
                 "failed": 2,
-            }))
+            })
         );
         // `classify merge` enqueues nothing: what poll would enqueue is eligible.
-        let classify = MergeClassifier::new(&rules, true, false).unwrap();
-        let counters = classify.counters(&completed, 2).unwrap();
+        let classify = MergeKind::new(&rules, true, false).unwrap();
+        let counters = serde_json::to_value(classify.counters(&completed, 2)).unwrap();
         assert_eq!(
             (&counters["eligible"], counters.get("enqueued")),
             (&json!(1), None)

@@ -2,15 +2,17 @@
 //! (settle earlier writes of unknown outcome), `pool` (list, and block what those writes
 //! hold), `read` (classify under the item-failure budget), `confirm`, `write` (cap, pacing,
 //! rate limit, journal, send once) and `recap`. What to do with an item is decided by a
-//! [`Classifier`] (`stale`, `merge`, `sweep`), whose decisions come from the pure policies;
-//! GitHub is reached through the reader and writer ports only.
+//! [`Kind`] (`stale`, `merge`, `sweep`), whose decisions come from the pure policies and whose
+//! changes to the store, returned as effects, `settle` applies; GitHub is reached through the
+//! reader and writer ports only.
 
 mod account;
-mod classifier;
 mod confirm;
 mod interrupt;
+mod kind;
 pub mod merge;
 pub mod merge_reads;
+mod plan;
 mod pool;
 mod read;
 mod recap;
@@ -31,9 +33,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-pub use classifier::{Classifier, Listed, Plan, ReadError};
 pub use confirm::{AssumeYes, Confirm, DryRun, Prompt};
+pub use kind::{
+    AfterWrite, ClaimRequest, Counters, Kind, Reconciled, ScopeListing, StoreView, Summary, Written,
+};
+pub use plan::{Classified, Listed, Plan, ReadError};
 pub use pool::canonicalise_repos;
+pub use settle::Effect;
 
 use crate::clock::Clock;
 use crate::github::{Reader, Writer};
@@ -113,11 +119,11 @@ impl Run<'_> {
     /// Runs every phase and returns the recap, which is stored with the run.
     pub fn execute(
         mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         confirm: &mut dyn Confirm,
     ) -> anyhow::Result<Recap> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
-        classifier.started(run_id);
+        kind.started(run_id);
         let mut progress = RunProgress {
             run_id,
             state: State {
@@ -138,10 +144,10 @@ impl Run<'_> {
             blocked: false,
             read_capped: None,
         };
-        match self.phases(classifier, confirm, &mut progress) {
+        match self.phases(kind, confirm, &mut progress) {
             Ok(recap) => Ok(recap),
             Err(error) if store_failure(&error) => {
-                Ok(self.after_store_failure(classifier, progress, &error))
+                Ok(self.after_store_failure(kind, progress, &error))
             }
             Err(error) => Err(error),
         }
@@ -150,18 +156,18 @@ impl Run<'_> {
     /// The phases in order; each leaves what it found in `progress`.
     fn phases(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         confirm: &mut dyn Confirm,
         progress: &mut RunProgress,
     ) -> anyhow::Result<Recap> {
         let settles_at = if self.mode == Mode::Sweep && !self.options.dry_run {
-            self.reconcile(classifier, progress)?
+            self.reconcile(kind, progress)?
         } else {
             BTreeMap::new()
         };
-        let listing = self.pool(classifier, progress);
-        let blocked = self.block_unknown(classifier, progress, &settles_at)?;
-        let pending = self.read(classifier, progress, &listing, &blocked);
+        let listing = self.pool(kind, progress);
+        let blocked = self.block_unknown(kind, progress, &settles_at)?;
+        let pending = self.read(kind, progress, &listing, &blocked);
         drop(listing);
         let classified = std::mem::take(&mut progress.state.classified);
         let planned: Vec<Planned> = classified
@@ -178,14 +184,7 @@ impl Run<'_> {
             if let Some(chosen) = chosen {
                 let run_id = progress.run_id;
                 let limits = self.limits(confirm.asks());
-                self.write(
-                    run_id,
-                    classifier,
-                    &mut progress.state,
-                    pending,
-                    chosen,
-                    limits,
-                )?;
+                self.write(run_id, kind, &mut progress.state, pending, chosen, limits)?;
             }
         }
         if let Some(why) = progress.read_capped.take() {
@@ -194,7 +193,7 @@ impl Run<'_> {
             }
         }
         let recap = self.build_recap(
-            classifier,
+            kind,
             progress.run_id,
             &progress.state,
             &progress.pool,
@@ -203,7 +202,8 @@ impl Run<'_> {
             std::mem::take(&mut progress.notes),
             progress.blocked,
         );
-        classifier.finish(self.store)?;
+        let effects = kind.finish(StoreView::new(self.store))?;
+        settle::apply(self.store, &effects)?;
         self.store.finish_run(&recap)?;
         // What no decision needs any more goes, a bounded share each run, so the next run
         // costs no more for this one. The run is recorded: a failure here

@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 
+use super::settle;
 use super::state::RunProgress;
 use super::Options;
-use super::{Classifier, Listed, Run};
+use super::{Kind, Listed, Run, ScopeListing, StoreView};
 use crate::exit;
 use crate::github::{self, ApiError, Reader};
 use crate::item::{ItemRef, RepoRef, Scope};
@@ -31,11 +32,7 @@ pub(super) struct Listing {
 
 impl Run<'_> {
     /// Fills the pool (in `progress`) and returns what the listings showed.
-    pub(super) fn pool(
-        &mut self,
-        classifier: &mut dyn Classifier,
-        progress: &mut RunProgress,
-    ) -> Listing {
+    pub(super) fn pool(&mut self, kind: &mut dyn Kind, progress: &mut RunProgress) -> Listing {
         let mut listing = Listing::default();
         // A snapshot holds its pool's list, not each item's own read: there `--only` picks
         // from the saved pool (so a rerun line pasted with `--snapshot` replays those items).
@@ -44,7 +41,7 @@ impl Run<'_> {
         } else if let Some(only) = self.options.only.as_ref().filter(|_| !from_snapshot) {
             progress.pool.extend(only.iter().cloned());
             let items: Vec<ItemRef> = only.iter().cloned().collect();
-            classifier.read_ahead(self.reader, &items);
+            kind.read_ahead(self.reader, &items);
         } else {
             let scopes = self
                 .options
@@ -54,7 +51,7 @@ impl Run<'_> {
                 .map(Scope::Repo)
                 .chain(self.options.orgs.iter().cloned().map(Scope::Org));
             for scope in scopes {
-                self.list_scope(classifier, progress, &mut listing, &scope);
+                self.list_scope(kind, progress, &mut listing, &scope);
                 if progress.state.stopped.is_some() {
                     break;
                 }
@@ -69,7 +66,7 @@ impl Run<'_> {
     /// One repository's or organisation's listing, into the pool.
     fn list_scope(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         progress: &mut RunProgress,
         listing: &mut Listing,
         scope: &Scope,
@@ -80,18 +77,20 @@ impl Run<'_> {
         };
         let listed_at = self.clock.wall();
         let listed_mark = self.read_mark();
-        let result = classifier.list(self.reader, self.store, scope);
-        for note in classifier.notes() {
-            self.ui.status(&note);
-            progress.notes.push(note);
+        let mut found = kind.list(self.reader, StoreView::new(self.store), scope);
+        for note in &found.notes {
+            self.ui.status(note);
+            progress.notes.push(note.clone());
         }
-        for (item, reason) in classifier.held_elsewhere() {
-            if !progress.pool.contains(&item) {
+        for (item, reason) in &found.held {
+            if !progress.pool.contains(item) {
                 progress.pool.push(item.clone());
             }
-            progress.state.unfinished(&item, &reason);
-            listing.held.insert(item);
+            progress.state.unfinished(item, reason);
+            listing.held.insert(item.clone());
         }
+        let entries = std::mem::replace(&mut found.entries, Ok(Vec::new()));
+        let result = entries.and_then(|entries| self.claim(found, entries));
         if let (Scope::Org(org), Ok(_)) = (scope, &result) {
             if let Some(note) = org_search_note(self.reader, org) {
                 self.ui.status(&note);
@@ -119,11 +118,49 @@ impl Run<'_> {
         }
     }
 
+    /// Applies what the listing asks of the store before its pool is read, then leases the
+    /// rows it asks for, each as the pool's next entry.
+    fn claim(
+        &mut self,
+        found: ScopeListing,
+        mut entries: Vec<(ItemRef, Listed)>,
+    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
+        let harness = |error: anyhow::Error| ApiError::Harness {
+            message: format!("the store: {error}"),
+        };
+        settle::apply(self.store, &found.effects).map_err(harness)?;
+        let Some(mut request) = found.claim else {
+            return Ok(entries);
+        };
+        let owner = request.owner.as_str().to_string();
+        while let Some(claim) = self
+            .store
+            .claim(
+                request.now,
+                &owner,
+                &request.repos,
+                request.lease,
+                request.admit.as_mut(),
+            )
+            .map_err(|error| harness(error.into()))?
+        {
+            // The row's repository as the request names it (the store keeps it as text).
+            let named = |repo: &&RepoRef| repo.to_string() == claim.repo;
+            let Some(repo) = request.repos.iter().find(named).or(request.repos.first()) else {
+                break;
+            };
+            let item = ItemRef::new(repo, claim.pr);
+            let started = crate::clock::wall();
+            entries.push((item, Listed::Claimed { claim, started }));
+        }
+        Ok(entries)
+    }
+
     /// Writes of unknown outcome block their item until checked by hand (or, while GitHub may
     /// still be carrying one out, until `settles_at`). Returns the blocked items.
     pub(super) fn block_unknown(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         progress: &mut RunProgress,
         settles_at: &BTreeMap<i64, DateTime<Utc>>,
     ) -> anyhow::Result<BTreeSet<ItemRef>> {
@@ -148,7 +185,7 @@ impl Run<'_> {
             {
                 continue;
             }
-            if !classifier.concerns(write) {
+            if !kind.concerns(write) {
                 if mentioned.insert(item.clone()) {
                     let note = unconcerned_note(&item, write);
                     self.ui.status(&note);

@@ -8,14 +8,17 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 
 use super::pool::Listing;
-use super::state::RunProgress;
-use super::{Classifier, Mode, Plan, ReadError, Run};
+use super::settle::{self, Effect};
+use super::state::{RunProgress, State};
+use super::{Classified, Kind, Mode, Plan, ReadError, Run, StoreView};
 use crate::item::ItemRef;
 use crate::policy::recap::{Phase, Stop};
 
 /// A classified item whose writes wait for the confirmation, with when it was read.
 pub(super) struct PendingPlan {
     pub(super) plan: Plan,
+    /// What its read decided for the store, applied with its writes' outcome.
+    pub(super) effects: Vec<Effect>,
     /// When it was read, on the monotonic clock: a write long after it re-reads first.
     pub(super) read: Instant,
     /// When its facts were asked of GitHub (this host's clock, for GitHub's list of changes).
@@ -33,12 +36,22 @@ impl Run<'_> {
     }
 }
 
+/// What reading one item came to, for the loop over the pool.
+enum Read {
+    /// It waits for the confirmation.
+    Pending(Box<PendingPlan>),
+    /// It is settled here: completed, or failed (counted).
+    Settled,
+    /// The run stops here.
+    Stop,
+}
+
 impl Run<'_> {
     /// Reads and classifies the pool. Items with nothing to write (and every item of a
     /// `classify` run) are completed here; the rest are returned in pool order.
     pub(super) fn read(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         progress: &mut RunProgress,
         listing: &Listing,
         blocked: &BTreeSet<ItemRef>,
@@ -70,50 +83,15 @@ impl Run<'_> {
                 );
                 break;
             }
-            if let Some(why) = classifier.read_cap() {
+            if let Some(why) = kind.read_cap() {
                 *read_capped = Some(why);
                 break;
             }
             bar.advance(&item.to_string());
-            let read_at = listing
-                .read_times
-                .get(item)
-                .copied()
-                .unwrap_or_else(crate::clock::wall);
-            let read_mark = listing
-                .read_marks
-                .get(item)
-                .copied()
-                .unwrap_or_else(|| self.read_mark());
-            let listed = listing.listed.get(item);
-            match classifier.classify(self.reader, self.store, item, listed, self.now) {
-                Ok(plan) if plan.is_empty() || self.mode == Mode::Classify => {
-                    let detail = if plan.is_empty() {
-                        plan.reason.clone()
-                    } else {
-                        state.classified.push(plan.planned());
-                        format!("{}; {}", plan.reason, would_text(&plan))
-                    };
-                    state.completed(item, &plan.disposition, &detail);
-                }
-                Ok(plan) => pending.push(PendingPlan {
-                    plan,
-                    read: Instant::now(),
-                    read_at,
-                    read_mark,
-                }),
-                Err(ReadError::Item(reason)) => {
-                    failures += 1;
-                    state.failed(item, Phase::Read, reason);
-                }
-                Err(ReadError::Harness(message)) => {
-                    state.stop(Stop::HarnessOutage, message);
-                    break;
-                }
-                Err(ReadError::Auth(message)) => {
-                    state.stop(Stop::Auth, message);
-                    break;
-                }
+            match self.read_item(kind, state, listing, item, &mut failures) {
+                Read::Pending(plan) => pending.push(*plan),
+                Read::Settled => {}
+                Read::Stop => break,
             }
         }
         // The last item's failure may be the one that spends the budget.
@@ -125,6 +103,66 @@ impl Run<'_> {
         }
         bar.finish();
         pending
+    }
+
+    /// Reads and classifies one item; a failure is counted in `failures`.
+    fn read_item(
+        &mut self,
+        kind: &mut dyn Kind,
+        state: &mut State,
+        listing: &Listing,
+        item: &ItemRef,
+        failures: &mut u64,
+    ) -> Read {
+        let read_at = listing
+            .read_times
+            .get(item)
+            .copied()
+            .unwrap_or_else(crate::clock::wall);
+        let read_mark = listing
+            .read_marks
+            .get(item)
+            .copied()
+            .unwrap_or_else(|| self.read_mark());
+        let listed = listing.listed.get(item);
+        let store = StoreView::new(self.store);
+        match kind.classify(self.reader, store, item, listed, self.now) {
+            Ok(Classified { plan, effects }) if plan.is_empty() || self.mode == Mode::Classify => {
+                // Nothing to write: what the read decided for the store is kept at once.
+                if let Err(error) = settle::apply(self.store, &effects) {
+                    state.stop(Stop::HarnessOutage, format!("the store: {error}"));
+                    return Read::Stop;
+                }
+                let detail = if plan.is_empty() {
+                    plan.reason.clone()
+                } else {
+                    state.classified.push(plan.planned());
+                    format!("{}; {}", plan.reason, would_text(&plan))
+                };
+                state.completed(item, &plan.disposition, &detail);
+                Read::Settled
+            }
+            Ok(Classified { plan, effects }) => Read::Pending(Box::new(PendingPlan {
+                plan,
+                effects,
+                read: Instant::now(),
+                read_at,
+                read_mark,
+            })),
+            Err(ReadError::Item(reason)) => {
+                *failures += 1;
+                state.failed(item, Phase::Read, reason);
+                Read::Settled
+            }
+            Err(ReadError::Harness(message)) => {
+                state.stop(Stop::HarnessOutage, message);
+                Read::Stop
+            }
+            Err(ReadError::Auth(message)) => {
+                state.stop(Stop::Auth, message);
+                Read::Stop
+            }
+        }
     }
 
     /// Why the budget stopped the run, in words.

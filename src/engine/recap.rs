@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::state::{RunProgress, State};
-use super::{Classifier, Run};
+use super::{Kind, Run};
 use crate::item::ItemRef;
 use crate::policy::disposition::Disposition;
 use crate::policy::recap::{self, Outcome, Phase, Planned, Recap, RunFacts, Stop};
@@ -16,7 +16,7 @@ impl Run<'_> {
     /// journaled, unknown. Storing that recap is tried, and said when it fails too.
     pub(super) fn after_store_failure(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         progress: RunProgress,
         error: &anyhow::Error,
     ) -> Recap {
@@ -37,7 +37,7 @@ impl Run<'_> {
         );
         state.exit_override = None;
         let mut recap = self.build_recap(
-            classifier,
+            kind,
             progress.run_id,
             &state,
             &progress.pool,
@@ -62,7 +62,7 @@ impl Run<'_> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn build_recap(
         &self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         run_id: i64,
         state: &State,
         pool: &[ItemRef],
@@ -94,11 +94,14 @@ impl Run<'_> {
                 completed.writes = writes.clone();
             }
         }
-        recap.counters = classifier.counters(
+        let summary = kind.summary(
             &completed_dispositions(pool, &state.outcomes),
             recap.failed.len(),
+            self.options.dry_run,
         );
-        recap.outputs = classifier.outputs(self.options.dry_run);
+        // The recap keeps them as JSON, as it is stored and printed.
+        recap.counters = summary.counters.and_then(|c| serde_json::to_value(c).ok());
+        recap.outputs = summary.outputs.and_then(|o| serde_json::to_value(o).ok());
         recap.notes = notes;
         // What the store did this run that the maintainer should know (a dead run taken over).
         recap.notes.extend(self.store.notes());

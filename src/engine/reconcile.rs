@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
+use super::settle;
 use super::state::RunProgress;
-use super::{Classifier, ReadError, Run};
+use super::{Kind, ReadError, Reconciled, Run, StoreView};
 use crate::policy::recap::Stop;
 use crate::policy::write;
 
@@ -18,14 +19,22 @@ impl Run<'_> {
     /// passed since it was sent. Until then its item stays blocked.
     pub(super) fn reconcile(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         progress: &mut RunProgress,
     ) -> anyhow::Result<BTreeMap<i64, DateTime<Utc>>> {
         let mut settles_at = BTreeMap::new();
         for write in self.store.unknown_writes(&self.options.repos, self.now)? {
-            let finding = classifier.reconcile(self.reader, self.store, &write);
+            let store = StoreView::new(self.store);
+            let mut finding = kind.reconcile(self.reader, store, &write);
+            // What the finding asks of the store is kept whatever the journal makes of it.
+            if let Ok(Some(reconciled)) = &mut finding {
+                let effects = std::mem::take(&mut reconciled.effects);
+                if let Err(error) = settle::apply(self.store, &effects) {
+                    finding = Err(ReadError::Harness(format!("the store: {error}")));
+                }
+            }
             let pending = match &finding {
-                Ok(Some((settled, _))) => write::pending_until(
+                Ok(Some(Reconciled { settled, .. })) => write::pending_until(
                     *settled,
                     write.intent_at,
                     self.clock.wall(),
@@ -38,7 +47,7 @@ impl Run<'_> {
                 continue;
             }
             let stop = match finding {
-                Ok(Some((settled, found))) => {
+                Ok(Some(Reconciled { settled, found, .. })) => {
                     self.store.resolve_journal(write.id, settled, &found)?;
                     let note = format!(
                         "{}: `{}` of run {} had an unknown outcome; {found}",

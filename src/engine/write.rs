@@ -12,8 +12,9 @@ use chrono::{DateTime, Utc};
 use super::interrupt;
 use super::read::PendingPlan;
 use super::recheck::Watch;
+use super::settle::{self, Effect};
 use super::state::State;
-use super::{Classifier, Plan, ReadError, Run};
+use super::{Classified, Kind, Plan, ReadError, Run, StoreView, Written};
 use crate::github::WriteError;
 use crate::item::ItemRef;
 use crate::policy::pacing;
@@ -69,7 +70,7 @@ impl Run<'_> {
     pub(super) fn write(
         &mut self,
         run_id: i64,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         state: &mut State,
         pending: Vec<PendingPlan>,
         chosen: Vec<bool>,
@@ -107,7 +108,8 @@ impl Run<'_> {
             if self.held(state, &mut pace, &pending.plan)? {
                 continue;
             }
-            let Some((plan, read_mark)) = self.recheck(classifier, state, &mut watch, pending)
+            let Some((plan, effects, read_mark)) =
+                self.recheck(kind, state, &mut watch, pending)?
             else {
                 continue;
             };
@@ -123,7 +125,7 @@ impl Run<'_> {
                 pace.held = Some(held);
                 continue;
             }
-            self.settle_item(classifier, state, &plan, sent)?;
+            self.settle_item(kind, state, &plan, effects, sent)?;
         }
         bar.finish();
         // The last line on stderr: what the write phase sent to GitHub, and how long it took.
@@ -167,46 +169,56 @@ impl Run<'_> {
 
     /// A maintainer may have taken a while at the prompt: an item read longer ago than
     /// `recheck_after` is read again before writing, unless GitHub's list of changes shows
-    /// it did not move (`recheck`). Returns the plan to write and the store's clock when its
-    /// facts were read, or `None` when the item is settled otherwise (changed, failed, a stop).
+    /// it did not move (`recheck`). Returns the plan to write, what its read decided for the
+    /// store, and the store's clock when its facts were read, or `None` when the item is
+    /// settled otherwise (changed, failed, a stop).
     fn recheck(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         state: &mut State,
         watch: &mut Watch,
         pending: PendingPlan,
-    ) -> Option<(Plan, i64)> {
+    ) -> anyhow::Result<Option<(Plan, Vec<Effect>, i64)>> {
         // Only a write to GitHub can act on a stale read: an entry in gh-sweep's own queue
         // (poll's enqueue) is checked again by `sweep`'s guard before any merge.
         let local = pending.plan.remote.is_empty();
         if local || pending.read.elapsed() <= self.options.recheck_after {
-            return Some((pending.plan, pending.read_mark));
+            return Ok(Some((pending.plan, pending.effects, pending.read_mark)));
         }
-        if !self.must_reread(watch, state, &pending)? {
-            return Some((pending.plan, pending.read_mark));
+        match self.must_reread(watch, state, &pending) {
+            None => return Ok(None),
+            Some(false) => return Ok(Some((pending.plan, pending.effects, pending.read_mark))),
+            Some(true) => {}
         }
         let item = &pending.plan.item;
         let read_mark = self.read_mark();
         // Judged at the run's clock like the first read: `--now` holds for the re-read too.
-        match classifier.classify(self.reader, self.store, item, None, self.clock.now()) {
-            Ok(fresh) if fresh.disposition != pending.plan.disposition => {
-                state.changed(item, &fresh.disposition, &fresh.reason);
-                None
-            }
-            Ok(fresh) => Some((fresh, read_mark)),
-            Err(ReadError::Item(reason)) => {
-                state.failed(item, Phase::Read, reason);
-                None
-            }
-            Err(ReadError::Harness(message)) => {
-                state.stop(Stop::HarnessOutage, message);
-                None
-            }
-            Err(ReadError::Auth(message)) => {
-                state.stop(Stop::Auth, message);
-                None
-            }
-        }
+        let store = StoreView::new(self.store);
+        Ok(
+            match kind.classify(self.reader, store, item, None, self.clock.now()) {
+                Ok(Classified { plan, effects })
+                    if plan.disposition != pending.plan.disposition =>
+                {
+                    // Nothing of it is written: what the fresh read decided is kept at once.
+                    settle::apply(self.store, &effects)?;
+                    state.changed(item, &plan.disposition, &plan.reason);
+                    None
+                }
+                Ok(Classified { plan, effects }) => Some((plan, effects, read_mark)),
+                Err(ReadError::Item(reason)) => {
+                    state.failed(item, Phase::Read, reason);
+                    None
+                }
+                Err(ReadError::Harness(message)) => {
+                    state.stop(Stop::HarnessOutage, message);
+                    None
+                }
+                Err(ReadError::Auth(message)) => {
+                    state.stop(Stop::Auth, message);
+                    None
+                }
+            },
+        )
     }
 
     /// Sends one item's writes in order, each journaled before and after. Each intent is
@@ -396,12 +408,15 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Records what sending the item's writes came to.
+    /// Records what sending the item's writes came to, and applies, in this one place, what
+    /// the store keeps of the item: what its read decided (`effects`) and what its writes'
+    /// outcome calls for.
     fn settle_item(
         &mut self,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         state: &mut State,
         plan: &Plan,
+        mut effects: Vec<Effect>,
         sent: Sent,
     ) -> anyhow::Result<()> {
         let item = &plan.item;
@@ -427,7 +442,9 @@ impl Run<'_> {
             }
             Sent::Held(_) => {}
             Sent::Failed(reason, error) => {
-                let reason = match classifier.refusal(plan, &error) {
+                let store = StoreView::new(self.store);
+                let answer = kind.written(store, plan, Written::Refused(&error))?;
+                let reason = match answer.meaning {
                     Some(meaning) => format!("{reason}; {meaning}"),
                     None => reason,
                 };
@@ -435,27 +452,27 @@ impl Run<'_> {
                 // A refusal for the item's own state (a merge GitHub will not do) is that
                 // item's failed attempt; the run goes on. Anything else stops it here.
                 // A redirected write (the item moved) wrote nothing anywhere: its own failure.
-                let goes_on = error.moved()
-                    || (!error.outcome_unknown
-                        && match classifier.after_refused_write(self.store, plan, &error)? {
-                            Some(effects) => {
-                                super::settle::apply(self.store, &effects)?;
-                                true
-                            }
-                            None => false,
-                        });
-                if !goes_on {
+                let refused = !error.moved() && !error.outcome_unknown;
+                if refused && answer.goes_on {
+                    effects.extend(answer.effects);
+                }
+                settle::apply(self.store, &effects)?;
+                if !(error.moved() || refused && answer.goes_on) {
                     state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
                 }
+                return Ok(());
             }
             Sent::All(dates) => {
-                let effects = classifier.after_writes(self.store, plan, &dates)?;
-                super::settle::apply(self.store, &effects)?;
+                let store = StoreView::new(self.store);
+                let answer = kind.written(store, plan, Written::All(&dates))?;
+                effects.extend(answer.effects);
+                settle::apply(self.store, &effects)?;
                 state.completed(item, &plan.disposition, &plan.reason);
                 state.sent.insert(item.to_string(), plan.words());
+                return Ok(());
             }
         }
-        Ok(())
+        settle::apply(self.store, &effects)
     }
 }
 

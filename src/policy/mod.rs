@@ -4,6 +4,7 @@
 pub mod backoff;
 pub mod budget;
 pub mod disposition;
+pub mod lease;
 pub mod merge;
 pub mod pacing;
 pub mod recap;

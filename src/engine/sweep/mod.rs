@@ -1,8 +1,9 @@
 //! `sweep`: the executor of seeds 001 and 002. It first turns due merge-gate entries (approved
-//! PRs whose trigger was lost) into queue rows, then claims queue rows under a lease with the
-//! sweep budget as the claim's `admit`, then re-checks the guard from fresh reads for each
-//! claimed PR. Only a PR that passes the guard is merged, with `sha` = the checked head.
-//! Decisions come from `policy::sweep` and `policy::merge`; this file reads, leases and records.
+//! PRs whose trigger was lost) into queue rows, then has the engine claim queue rows under a
+//! lease with the sweep budget as the claim's `admit`, then re-checks the guard from fresh
+//! reads for each claimed PR. Only a PR that passes the guard is merged, with `sha` = the
+//! checked head. Decisions come from `policy::sweep`, `policy::merge` and `policy::lease`; this
+//! file reads, and says what the store should keep as effects.
 
 use std::collections::BTreeMap;
 
@@ -10,34 +11,41 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::merge_reads::MergeReads;
 use super::settle::Effect;
-use super::{Classifier, Listed, Plan, ReadError};
+use super::{
+    AfterWrite, ClaimRequest, Classified, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing,
+    StoreView, Summary, Written,
+};
 use crate::exit::Fatal;
 use crate::github::{ApiError, Reader, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
-use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus, Refusal};
+use crate::policy::lease::{self, Attempt, LeaseOutcome, Owner};
+use crate::policy::merge::{self, MergeMethod, PollRules, QueueStatus};
 use crate::policy::sweep::{self as budget_policy, Gate, PullState, Route, SweepRules};
 use crate::policy::write::{Settled, Write};
-use crate::store::queue::{
-    merge_key, run_owner, Claim, Holder, Lease, NewRow, Pending, DEFAULT_LEASE_MINUTES,
-};
-use crate::store::{ClaimFacts, Store, UnknownWrite};
+use crate::store::queue::{merge_key, Holder, Lease, Pending, DEFAULT_LEASE_MINUTES};
+use crate::store::UnknownWrite;
 
 mod route;
 
-pub struct SweepClassifier<'a> {
+/// A row this run leased: its key, and when its work started (for `fold`).
+struct Leased {
+    key: String,
+    started: DateTime<Utc>,
+}
+
+pub struct SweepKind<'a> {
     rules: &'a SweepRules,
     /// `rules.merge_method`, read once.
     method: MergeMethod,
     poll: &'a PollRules,
     /// False for a dry run: list what would be claimed, lease nothing, record nothing.
     act: bool,
-    owner: String,
+    owner: Owner,
     now: DateTime<Utc>,
-    /// The rows this run leased, by PR.
-    claims: BTreeMap<ItemRef, Claim>,
-    /// When each claimed PR's work started, for `fold`.
-    started: BTreeMap<ItemRef, DateTime<Utc>>,
+    /// The rows this run leased, by PR, until their outcome is said.
+    claims: BTreeMap<ItemRef, Leased>,
+    /// Lost triggers queued again so far this run.
     recovered: usize,
     notes: Vec<String>,
     /// PRs another run still at work holds, with the reason: unfinished for this run.
@@ -49,7 +57,8 @@ pub struct SweepClassifier<'a> {
     next_method: BTreeMap<ItemRef, Option<MergeMethod>>,
 }
 
-impl<'a> SweepClassifier<'a> {
+impl<'a> SweepKind<'a> {
+    /// `owner` names the leases until the run is recorded (then they name the run).
     pub fn new(
         rules: &'a SweepRules,
         poll: &'a PollRules,
@@ -57,15 +66,14 @@ impl<'a> SweepClassifier<'a> {
         owner: String,
         now: DateTime<Utc>,
     ) -> Result<Self, Fatal> {
-        Ok(SweepClassifier {
+        Ok(SweepKind {
             method: rules.method().map_err(Fatal::Usage)?,
             rules,
             poll,
             act,
-            owner,
+            owner: Owner::new(owner),
             now,
             claims: BTreeMap::new(),
-            started: BTreeMap::new(),
             recovered: 0,
             notes: Vec::new(),
             held: Vec::new(),
@@ -74,15 +82,17 @@ impl<'a> SweepClassifier<'a> {
         })
     }
 
-    fn stored<T>(result: Result<T, impl std::fmt::Display>) -> Result<T, ReadError> {
+    fn stored<T>(result: anyhow::Result<T>) -> Result<T, ReadError> {
         result.map_err(|error| ReadError::Harness(format!("the store: {error}")))
     }
 
-    /// The lost-trigger recovery: a due gate entry with no live queue row gets one.
+    /// The lost-trigger recovery: a due gate entry with no live queue row gets one (a sweep
+    /// that acts, in `effects`); a dry run returns them, as what it would claim.
     fn recover(
         &mut self,
-        store: &dyn Store,
-        scope: &[crate::item::RepoRef],
+        store: StoreView<'_>,
+        scope: &[RepoRef],
+        effects: &mut Vec<Effect>,
     ) -> anyhow::Result<Vec<(ItemRef, String)>> {
         let mut due = Vec::new();
         if !self.rules.enabled {
@@ -100,19 +110,16 @@ impl<'a> SweepClassifier<'a> {
             if live {
                 continue;
             }
-            let key = merge_key(&item.repo, item.number, &gate.head_sha);
             if self.act {
-                let row = NewRow {
-                    key: &key,
-                    kind: "merge",
-                    repo: &item.repo,
+                effects.push(Effect::Enqueue {
+                    key: merge_key(&item.repo, item.number, &gate.head_sha),
+                    repo: item.repo.clone(),
                     pr: item.number,
-                    head_sha: Some(&gate.head_sha),
+                    head_sha: gate.head_sha.clone(),
                     max_attempts: self.rules.attempts_per_trigger,
-                };
-                if store.enqueue(&row, self.now)? {
-                    self.recovered += 1;
-                }
+                    now: self.now,
+                });
+                self.recovered += 1;
             } else {
                 due.push((item, gate.head_sha.clone()));
             }
@@ -121,46 +128,40 @@ impl<'a> SweepClassifier<'a> {
     }
 
     /// Other runs' live leases in `repo`: those of a run known to be over (its process is gone,
-    /// or it finished) are released at once (a dry run only says it would, and lists them as
-    /// what it would claim); a PR leased to a run that may still be at work is held, unfinished,
-    /// with whose lease it is and when it ends. Returns the rows a dry run would claim.
+    /// or it finished) are released at once (in `effects`; a dry run only says it would, and
+    /// lists them as what it would claim); a PR leased to a run that may still be at work is
+    /// held, unfinished, with whose lease it is and when it ends. Returns the rows a dry run
+    /// would claim.
     fn settle_leases(
         &mut self,
-        store: &dyn Store,
-        repo: &crate::item::RepoRef,
+        store: StoreView<'_>,
+        repo: &RepoRef,
+        effects: &mut Vec<Effect>,
     ) -> anyhow::Result<Vec<Lease>> {
         let mut released: BTreeMap<(Option<i64>, Holder), Vec<String>> = BTreeMap::new();
         let mut claimable = Vec::new();
         for lease in store.leases(std::slice::from_ref(repo), self.now)? {
-            if lease.owner == self.owner {
+            if lease.owner == self.owner.as_str() {
                 continue;
             }
             let item = ItemRef::new(repo, lease.pr);
             if lease.holder == Holder::Alive {
-                let holder = match lease.run_id {
-                    Some(run) => format!("run {run}"),
-                    None => format!("another sweep ({})", lease.owner),
-                };
-                let until = lease
-                    .leased_until
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-                if !self.held.iter().any(|(held, _)| *held == item) {
-                    self.held.push((
-                        item,
-                        format!("leased to {holder} until {until} (that run is still at work)"),
-                    ));
-                }
-                continue;
-            }
-            if self.act && !store.release(&lease.key, &lease.owner, self.now)? {
-                // Another run released it first.
+                self.hold(item, &lease);
                 continue;
             }
             released
                 .entry((lease.run_id, lease.holder))
                 .or_default()
                 .push(item.to_string());
-            if !self.act {
+            if self.act {
+                effects.push(Effect::Lease {
+                    key: lease.key.clone(),
+                    owner: Owner::new(lease.owner.clone()),
+                    outcome: LeaseOutcome::Release,
+                    started: self.now,
+                    now: self.now,
+                });
+            } else {
                 claimable.push(lease);
             }
         }
@@ -183,84 +184,111 @@ impl<'a> SweepClassifier<'a> {
         Ok(claimable)
     }
 
-    /// Charges one attempt to the PR's budget.
-    fn charge(&self, store: &dyn Store, item: &ItemRef) -> anyhow::Result<()> {
-        let stamp = store.gate(item)?.and_then(|gate| gate.stamp());
-        let budget = store.budget(item)?;
-        Ok(store.record_budget(item, &budget_policy::after(&budget, stamp, self.now))?)
-    }
-
-    /// A deferral: the PR stays, the attempt is charged (or not), the row goes back.
-    fn defer(
-        &mut self,
-        store: &dyn Store,
-        item: &ItemRef,
-        title: &str,
-        why: String,
-        charged: bool,
-    ) -> Result<Plan, ReadError> {
-        if self.act {
-            if let Some(claim) = self.claims.remove(item) {
-                if charged {
-                    Self::stored(self.charge(store, item))?;
-                    Self::stored(store.release(&claim.key, &self.owner, self.now))?;
-                } else {
-                    Self::stored(store.release_unattempted(&claim.key, &self.owner, self.now))?;
-                }
-            }
-        }
-        let disposition = Disposition::Defer { charged };
-        Ok(plan(item, title, disposition, why, Vec::new()))
-    }
-
-    /// GitHub is still computing whether the PR can merge: the row goes back, free for the
-    /// trigger's first sweeps that find it so, then charged (`policy::sweep::computing`).
-    fn defer_computing(
-        &mut self,
-        store: &dyn Store,
-        item: &ItemRef,
-        title: &str,
-        why: String,
-    ) -> Result<Plan, ReadError> {
-        let stamp = Self::stored(store.gate(item))?.and_then(|gate| gate.stamp());
-        let budget = Self::stored(store.budget(item))?;
-        let computing = budget_policy::computing(&budget, stamp, self.rules, self.now);
-        if self.act {
-            if let Some(claim) = self.claims.remove(item) {
-                Self::stored(store.record_budget(item, &computing.budget))?;
-                if computing.charged {
-                    Self::stored(store.release(&claim.key, &self.owner, self.now))?;
-                } else {
-                    Self::stored(store.release_unattempted(&claim.key, &self.owner, self.now))?;
-                }
-            }
-        }
-        let disposition = Disposition::Defer {
-            charged: computing.charged,
+    /// A PR leased to a run that may still be at work: unfinished for this run.
+    fn hold(&mut self, item: ItemRef, lease: &Lease) {
+        let holder = match lease.run_id {
+            Some(run) => format!("run {run}"),
+            None => format!("another sweep ({})", lease.owner),
         };
-        let why = format!("{why}; {}", computing.note);
-        Ok(plan(item, title, disposition, why, Vec::new()))
+        let until = lease
+            .leased_until
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        if !self.held.iter().any(|(held, _)| *held == item) {
+            self.held.push((
+                item,
+                format!("leased to {holder} until {until} (that run is still at work)"),
+            ));
+        }
     }
 
-    /// The trigger ends: the row is abandoned, the gate forgets what it no longer means.
-    fn end(
+    /// The repository's pool: a dry run lists what a sweep would claim; a sweep that acts
+    /// asks the engine to claim rows, after its effects (stranded leases released, lost
+    /// triggers queued again).
+    fn list_repo(
         &mut self,
-        store: &dyn Store,
-        item: &ItemRef,
-        title: &str,
-        disposition: Disposition,
-        why: String,
-        gate: Option<Gate>,
-    ) -> Result<Plan, ReadError> {
-        if self.act {
-            if let Some(claim) = self.claims.remove(item) {
-                Self::stored(store.abandon(&claim.key, &self.owner, self.now))?;
-            }
-            if let Some(gate) = gate {
-                Self::stored(store.record_gate(item, &gate, self.now))?;
-            }
+        store: StoreView<'_>,
+        repo: &RepoRef,
+        found: &mut ScopeListing,
+    ) -> anyhow::Result<Vec<(ItemRef, Listed)>> {
+        let repos = std::slice::from_ref(repo);
+        let stranded = self.settle_leases(store, repo, &mut found.effects)?;
+        let due = self.recover(store, repos, &mut found.effects)?;
+        if self.recovered > 0 {
+            self.notes.push(format!(
+                "{}: {} approved PRs whose trigger was lost are due again.",
+                repo, self.recovered
+            ));
         }
-        Ok(plan(item, title, disposition, why, Vec::new()))
+        if !self.act {
+            // A dry run leases nothing: it lists what a sweep would claim.
+            let pending = store.pending(repos, self.now)?;
+            return Ok(would_claim(repo, pending, stranded, due));
+        }
+        let rules = self.rules.clone();
+        found.claim = Some(ClaimRequest {
+            owner: self.owner.clone(),
+            repos: repos.to_vec(),
+            lease: Duration::minutes(DEFAULT_LEASE_MINUTES),
+            now: self.now,
+            // Read inside the claim's transaction: the budget read and the lease commit
+            // together.
+            admit: Box::new(move |_claim, facts, now| {
+                budget_policy::admits(facts.gate.as_ref(), &facts.budget, &rules, now)
+            }),
+        });
+        Ok(Vec::new())
+    }
+
+    /// The budget after one more attempt, the trigger stamped as `gate` says.
+    fn charged(
+        &self,
+        store: StoreView<'_>,
+        item: &ItemRef,
+        gate: Option<&Gate>,
+    ) -> anyhow::Result<Effect> {
+        let stamp = gate.and_then(Gate::stamp);
+        let budget = store.budget(item)?;
+        Ok(Effect::RecordBudget {
+            item: item.clone(),
+            budget: budget_policy::after(&budget, stamp, self.now),
+        })
+    }
+
+    /// The lease's outcome for the PR's claim, as `policy::lease` decides it from `attempt`,
+    /// when this run holds one: the claim is then settled, and no longer this run's to say.
+    fn lease(&mut self, item: &ItemRef, attempt: Attempt<'_>) -> Option<Effect> {
+        let held = self.claims.remove(item)?;
+        let outcome = lease::outcome(attempt)?;
+        Some(Effect::Lease {
+            key: held.key,
+            owner: self.owner.clone(),
+            outcome,
+            started: held.started,
+            now: self.now,
+        })
+    }
+
+    /// The head the PR's trigger was for: the queue row's, else the gate's. A row this run
+    /// leased is remembered, for its outcome.
+    fn trigger_head(
+        &mut self,
+        item: &ItemRef,
+        listed: Option<&Listed>,
+        gate: Option<&Gate>,
+    ) -> Option<String> {
+        let queued = match listed {
+            Some(Listed::Queued { head_sha }) => head_sha.clone(),
+            Some(Listed::Claimed { claim, started }) => {
+                let leased = Leased {
+                    key: claim.key.clone(),
+                    started: *started,
+                };
+                self.claims.insert(item.clone(), leased);
+                claim.head_sha.clone()
+            }
+            _ => None,
+        };
+        queued.or_else(|| gate.map(|gate| gate.head_sha.clone()))
     }
 }
 
@@ -307,66 +335,23 @@ fn plan(
     }
 }
 
-impl Classifier for SweepClassifier<'_> {
-    fn list(
-        &mut self,
-        _github: &dyn Reader,
-        store: &mut dyn Store,
-        scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        let Scope::Repo(repo) = scope else {
-            return Err(ApiError::Harness {
+impl Kind for SweepKind<'_> {
+    fn list(&mut self, _github: &dyn Reader, store: StoreView<'_>, scope: &Scope) -> ScopeListing {
+        let mut found = ScopeListing::of(Ok(Vec::new()));
+        found.entries = match scope {
+            Scope::Repo(repo) => {
+                self.list_repo(store, repo, &mut found)
+                    .map_err(|error| ApiError::Harness {
+                        message: format!("the store: {error}"),
+                    })
+            }
+            Scope::Org(_) => Err(ApiError::Harness {
                 message: "sweep works on repositories, not organisations".into(),
-            });
+            }),
         };
-        let harness = |error: anyhow::Error| ApiError::Harness {
-            message: format!("the store: {error}"),
-        };
-        let repos = std::slice::from_ref(repo);
-        let stranded = self.settle_leases(store, repo).map_err(harness)?;
-        let due = self.recover(store, repos).map_err(harness)?;
-        if self.recovered > 0 {
-            self.notes.push(format!(
-                "{}: {} approved PRs whose trigger was lost are due again.",
-                repo, self.recovered
-            ));
-        }
-        if !self.act {
-            // A dry run leases nothing: it lists what a sweep would claim.
-            let pending = store
-                .pending(repos, self.now)
-                .map_err(|e| harness(e.into()))?;
-            return Ok(would_claim(repo, pending, stranded, due));
-        }
-        let mut pool = Vec::new();
-        let rules = self.rules;
-        let lease = Duration::minutes(DEFAULT_LEASE_MINUTES);
-        let mut admit = |_claim: &Claim, facts: &ClaimFacts, now: DateTime<Utc>| {
-            // Read inside the claim's transaction: the budget read and the lease commit together.
-            let gate = facts.gate.clone().unwrap_or_default();
-            let budget = facts.budget.clone();
-            let marked = gate.merged_at.is_some_and(|merged| {
-                now - merged < Duration::hours(i64::from(rules.merged_marker_hours))
-            });
-            !marked && budget_policy::allows(&budget, gate.stamp(), rules, now).is_ok()
-        };
-        while let Some(claim) = store
-            .claim(self.now, &self.owner, repos, lease, &mut admit)
-            .map_err(|e| harness(e.into()))?
-        {
-            let item = ItemRef::new(repo, claim.pr);
-            let entry = Listed::Queued {
-                head_sha: claim.head_sha.clone(),
-            };
-            self.started.insert(item.clone(), crate::clock::wall());
-            self.claims.insert(item.clone(), claim);
-            pool.push((item, entry));
-        }
-        Ok(pool)
-    }
-
-    fn notes(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.notes)
+        found.notes = std::mem::take(&mut self.notes);
+        found.held = std::mem::take(&mut self.held);
+        found
     }
 
     /// Only merges: a stale sweep's write is `stale-sweep`'s to settle, and a merge does not
@@ -377,35 +362,25 @@ impl Classifier for SweepClassifier<'_> {
 
     fn started(&mut self, run_id: i64) {
         // Leases name the run, so the next run can tell whether their holder is still at work.
-        self.owner = run_owner(run_id);
-    }
-
-    fn held_elsewhere(&mut self) -> Vec<(ItemRef, String)> {
-        std::mem::take(&mut self.held)
+        self.owner = Owner::run(run_id);
     }
 
     fn classify(
         &mut self,
         github: &dyn Reader,
-        store: &dyn Store,
+        store: StoreView<'_>,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
-    ) -> Result<Plan, ReadError> {
-        let trigger_head = match listed {
-            Some(Listed::Queued {
-                head_sha: Some(head_sha),
-            }) => Some(head_sha.clone()),
-            _ => Self::stored(store.gate(item))?.map(|gate| gate.head_sha),
-        };
+    ) -> Result<Classified, ReadError> {
+        let gate = Self::stored(store.gate(item))?;
+        let trigger_head = self.trigger_head(item, listed, gate.as_ref());
         let pull = github.pull(item)?;
         let title = pull.title.clone();
         let head = pull
             .head_sha
             .clone()
             .ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
-        let gate = Self::stored(store.gate(item))?;
-
         let Some(trigger_head) = trigger_head else {
             return Err(ReadError::Item("no head is recorded for this merge".into()));
         };
@@ -437,100 +412,27 @@ impl Classifier for SweepClassifier<'_> {
         self.judge_fresh(github, store, item, &title, head, base, gate, now)
     }
 
-    fn after_writes(
+    fn written(
         &mut self,
-        store: &dyn Store,
+        store: StoreView<'_>,
         plan: &Plan,
-        dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<Vec<Effect>> {
-        let Some(Write::Merge { sha, .. }) = plan.remote.first() else {
-            return Ok(Vec::new());
-        };
-        let item = &plan.item;
-        let stamp = store.gate(item)?.and_then(|gate| gate.stamp());
-        let budget = budget_policy::after(&store.budget(item)?, stamp, self.now);
-        let mut effects = vec![
-            Effect::RecordMerged {
-                item: item.clone(),
-                head_sha: sha.clone(),
-                at: dates.first().copied().unwrap_or(self.now),
-            },
-            Effect::RecordBudget {
-                item: item.clone(),
-                budget,
-            },
-        ];
-        if let Some(claim) = self.claims.remove(item) {
-            effects.push(Effect::CompleteLease {
-                key: claim.key,
-                owner: self.owner.clone(),
-                started: self.started.get(item).copied().unwrap_or(self.now),
-                now: self.now,
-            });
-        }
-        Ok(effects)
-    }
-
-    fn after_refused_write(
-        &mut self,
-        store: &dyn Store,
-        plan: &Plan,
-        error: &WriteError,
-    ) -> anyhow::Result<Option<Vec<Effect>>> {
-        // 405 (not mergeable) and 409 (head moved) are GitHub refusing this PR's merge: nothing
-        // was written. It is the trigger's failed attempt, and the run goes on.
-        if !matches!(error.status, Some(405) | Some(409)) {
-            return Ok(None);
-        }
-        // A 405 is not one thing: the merge queue or a merge method the repository does not
-        // allow will not change by trying again, so the rest of the budget is spent. A refused
-        // merge commit costs one attempt when another method is left: the next one uses it.
-        let refusal = (error.status == Some(405)).then(|| merge::refusal(&error.message));
-        let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
-        let budget = store.budget(&plan.item)?;
-        let after = match refusal {
-            None => budget_policy::after(&budget, stamp, self.now),
-            Some(refusal) if refusal.retry() => budget_policy::after(&budget, stamp, self.now),
-            Some(Refusal::MergeCommit) => {
-                let budget = budget_policy::merge_commit_refused(budget);
-                match self.next_method.get(&plan.item).copied().flatten() {
-                    Some(_) => budget_policy::after(&budget, stamp, self.now),
-                    None => budget_policy::spent(&budget, stamp, self.rules, self.now),
-                }
-            }
-            Some(_) => budget_policy::spent(&budget, stamp, self.rules, self.now),
-        };
-        let mut effects = vec![Effect::RecordBudget {
-            item: plan.item.clone(),
-            budget: after,
-        }];
-        if let Some(claim) = self.claims.remove(&plan.item) {
-            effects.push(Effect::FailLease {
-                key: claim.key,
-                owner: self.owner.clone(),
-                error: error.message.clone(),
-                now: self.now,
-            });
-        }
-        Ok(Some(effects))
-    }
-
-    fn refusal(&self, plan: &Plan, error: &WriteError) -> Option<String> {
-        match (plan.remote.first(), error.status) {
-            (Some(Write::Merge { .. }), Some(405)) => {
-                let next = self.next_method.get(&plan.item).copied().flatten();
-                Some(merge::refusal(&error.message).reason(next))
-            }
-            _ => None,
+        written: Written<'_>,
+    ) -> anyhow::Result<AfterWrite> {
+        match written {
+            Written::All(dates) => Ok(AfterWrite {
+                effects: self.merged(store, plan, dates)?,
+                ..AfterWrite::default()
+            }),
+            Written::Refused(error) => self.refused(store, plan, error),
         }
     }
 
     fn reconcile(
         &mut self,
         github: &dyn Reader,
-        store: &dyn Store,
+        store: StoreView<'_>,
         write: &UnknownWrite,
-    ) -> Result<Option<(Settled, String)>, ReadError> {
+    ) -> Result<Option<Reconciled>, ReadError> {
         if !write.is_merge() {
             return Ok(None);
         }
@@ -538,27 +440,123 @@ impl Classifier for SweepClassifier<'_> {
         let pull = github.pull(&item)?;
         if pull.merged {
             let head = pull.head_sha.unwrap_or_default();
-            Self::stored(store.record_merged(&item, &head, self.now))?;
-            Self::stored(store.settle_merged(&item, self.now))?;
-            Self::stored(self.charge(store, &item))?;
-            return Ok(Some((
-                Settled::Happened,
-                "GitHub shows it merged; recorded, not sent again".into(),
-            )));
+            let gate = Self::stored(store.gate(&item))?;
+            let charged = Self::stored(self.charged(store, &item, gate.as_ref()))?;
+            let effects = vec![
+                Effect::RecordMerged {
+                    item: item.clone(),
+                    head_sha: head,
+                    at: self.now,
+                },
+                Effect::SettleMerged {
+                    item: item.clone(),
+                    now: self.now,
+                },
+                charged,
+            ];
+            return Ok(Some(Reconciled {
+                settled: Settled::Happened,
+                found: "GitHub shows it merged; recorded, not sent again".into(),
+                effects,
+            }));
         }
-        Self::stored(store.reopen_claims(&item, self.now))?;
-        Ok(Some((
-            Settled::DidNotHappen,
-            "GitHub shows it not merged; it is swept again like any other".into(),
-        )))
+        Ok(Some(Reconciled {
+            settled: Settled::DidNotHappen,
+            found: "GitHub shows it not merged; it is swept again like any other".into(),
+            effects: vec![Effect::ReopenClaims {
+                item,
+                now: self.now,
+            }],
+        }))
     }
 
-    fn finish(&mut self, store: &dyn Store) -> anyhow::Result<()> {
+    fn summary(&self, _completed: &[&Disposition], _failed: usize, _dry_run: bool) -> Summary {
+        Summary::default()
+    }
+
+    fn finish(&mut self, store: StoreView<'_>) -> anyhow::Result<Vec<Effect>> {
         // Rows leased but not finished (not confirmed, a dry run, an outage) go back at once.
-        for key in store.held_by(&self.owner)? {
-            store.release(&key, &self.owner, crate::clock::wall())?;
-        }
+        let now = crate::clock::wall();
+        let effects = store
+            .held_by(&self.owner)?
+            .into_iter()
+            .map(|key| Effect::Lease {
+                key,
+                owner: self.owner.clone(),
+                outcome: LeaseOutcome::Release,
+                started: now,
+                now,
+            })
+            .collect();
         self.claims.clear();
-        Ok(())
+        Ok(effects)
+    }
+}
+
+impl SweepKind<'_> {
+    /// The merge went through: the merged marker, the attempt charged, the row completed.
+    fn merged(
+        &mut self,
+        store: StoreView<'_>,
+        plan: &Plan,
+        dates: &[DateTime<Utc>],
+    ) -> anyhow::Result<Vec<Effect>> {
+        let Some(Write::Merge { sha, .. }) = plan.remote.first() else {
+            return Ok(Vec::new());
+        };
+        let item = &plan.item;
+        let gate = store.gate(item)?;
+        let mut effects = vec![
+            Effect::RecordMerged {
+                item: item.clone(),
+                head_sha: sha.clone(),
+                at: dates.first().copied().unwrap_or(self.now),
+            },
+            self.charged(store, item, gate.as_ref())?,
+        ];
+        effects.extend(self.lease(item, Attempt::Merged));
+        Ok(effects)
+    }
+
+    /// GitHub refused the merge. 405 (not mergeable) and 409 (head moved) are GitHub refusing
+    /// this PR's merge: nothing was written. It is the trigger's failed attempt, and the run
+    /// goes on; any other refusal stops it.
+    fn refused(
+        &mut self,
+        store: StoreView<'_>,
+        plan: &Plan,
+        error: &WriteError,
+    ) -> anyhow::Result<AfterWrite> {
+        let is_merge = matches!(plan.remote.first(), Some(Write::Merge { .. }));
+        let next = self.next_method.get(&plan.item).copied().flatten();
+        let meaning = (is_merge && error.status == Some(405))
+            .then(|| merge::refusal(&error.message).reason(next));
+        if !matches!(error.status, Some(405) | Some(409)) {
+            return Ok(AfterWrite {
+                meaning,
+                ..AfterWrite::default()
+            });
+        }
+        let refusal = (error.status == Some(405)).then(|| merge::refusal(&error.message));
+        let stamp = store.gate(&plan.item)?.and_then(|gate| gate.stamp());
+        let budget = store.budget(&plan.item)?;
+        let after = budget_policy::after_refusal(
+            budget,
+            stamp,
+            refusal.as_ref(),
+            next.is_some(),
+            self.rules,
+            self.now,
+        );
+        let mut effects = vec![Effect::RecordBudget {
+            item: plan.item.clone(),
+            budget: after,
+        }];
+        effects.extend(self.lease(&plan.item, Attempt::Refused(&error.message)));
+        Ok(AfterWrite {
+            effects,
+            goes_on: true,
+            meaning,
+        })
     }
 }

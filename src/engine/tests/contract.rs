@@ -123,7 +123,7 @@ fn classify_completes_every_item_with_what_it_would_write() {
     let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 1))]);
     let mut harness = Harness::new();
     let rules = StaleRules::default();
-    let mut classifier = StaleClassifier::new(&rules, false);
+    let mut classifier = StaleKind::new(&rules, false);
     let recap = harness.run_with(&github, &mut classifier, Mode::Classify, &mut NobodyAsked);
     assert_eq!(github.take_sent(), [] as [u64; 0]);
     // What it would write is in `planned` too, as a dry run's: only the item with writes.
@@ -204,7 +204,7 @@ fn classify_settles_nothing_and_writes_nothing() {
     github.refuse.clear();
     // A sweep would settle the label by reading #1; classify leaves it for the sweep.
     let rules = StaleRules::default();
-    let mut classifier = StaleClassifier::new(&rules, false);
+    let mut classifier = StaleKind::new(&rules, false);
     let recap = harness.run_with(&github, &mut classifier, Mode::Classify, &mut NobodyAsked);
     assert!(recap.notes.is_empty(), "{:?}", recap.notes);
     assert_eq!(recap.failed.len(), 1, "{:?}", recap.failed);
@@ -218,11 +218,11 @@ fn classify_settles_nothing_and_writes_nothing() {
 /// forgotten once the item is un-staled; the kind writes nothing to the store itself.
 #[test]
 fn a_stale_items_writes_become_effects_the_engine_applies() {
-    use crate::engine::settle::Effect;
+    use crate::engine::{Effect, Written};
     use crate::policy::stale;
     let store = crate::store::open(&crate::store::Location::Memory).unwrap();
     let rules = StaleRules::default();
-    let mut classifier = StaleClassifier::new(&rules, false);
+    let mut classifier = StaleKind::new(&rules, false);
     let item = ItemRef::new(&repo(), 7);
     let at = |seconds: i64| chrono::DateTime::from_timestamp(1_800_000_000 + seconds, 0).unwrap();
     let plan = |disposition, remote| Plan {
@@ -243,10 +243,13 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
             crate::policy::write::comment("stale", "mark-stale"),
         ],
     );
+    let view = StoreView::new(store.as_ref());
+    let dates = [at(0), at(2)];
     assert_eq!(
         classifier
-            .after_writes(store.as_ref(), &marked, &[at(0), at(2)])
-            .unwrap(),
+            .written(view, &marked, Written::All(&dates))
+            .unwrap()
+            .effects,
         [Effect::RecordStaleMark {
             item: item.clone(),
             label: "Stale".into(),
@@ -260,10 +263,12 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
             label: "Stale".into(),
         }],
     );
+    let dates = [at(5)];
     assert_eq!(
         classifier
-            .after_writes(store.as_ref(), &unmarked, &[at(5)])
-            .unwrap(),
+            .written(view, &unmarked, Written::All(&dates))
+            .unwrap()
+            .effects,
         [Effect::ForgetStaleMark { item: item.clone() }]
     );
     assert_eq!(

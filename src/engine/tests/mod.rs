@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use super::stale::StaleClassifier;
+use super::stale::StaleKind;
 use super::{
-    AssumeYes, Classifier, Confirm, DryRun, Listed, Mode, Options, Plan, Prompt, ReadError, Run,
+    AssumeYes, Classified, Confirm, DryRun, Kind, Listed, Mode, Options, Plan, Prompt, ReadError,
+    Reconciled, Run, ScopeListing, StoreView, Summary,
 };
 use crate::github::client::{ApiError, WriteError, Written};
 use crate::github::model::{Event, PullFacts};
@@ -80,6 +81,8 @@ struct Scripted {
     change_lists: std::cell::Cell<u64>,
     /// What the list of changed items answers instead of the items, when set.
     changes_fail: Option<ApiError>,
+    /// What the single-PR read answers, by number.
+    pulls: BTreeMap<u64, PullFacts>,
 }
 
 impl Scripted {
@@ -94,6 +97,7 @@ impl Scripted {
             reads: RefCell::new(Vec::new()),
             change_lists: std::cell::Cell::new(0),
             changes_fail: None,
+            pulls: BTreeMap::new(),
         }
     }
 
@@ -209,8 +213,11 @@ impl MergeReader for Scripted {
     fn search_pulls(&self, _query: &str) -> Result<SearchPage, ApiError> {
         not_scripted()
     }
-    fn pull(&self, _item: &ItemRef) -> Result<PullFacts, ApiError> {
-        not_scripted()
+    fn pull(&self, item: &ItemRef) -> Result<PullFacts, ApiError> {
+        match self.pulls.get(&item.number) {
+            Some(pull) => Ok(pull.clone()),
+            None => not_scripted(),
+        }
     }
     fn start_mergeability(&self, _item: &ItemRef) -> Result<(), ApiError> {
         not_scripted()
@@ -352,14 +359,14 @@ impl Harness {
 
     fn run(&mut self, github: &Scripted, confirm: &mut dyn Confirm) -> Recap {
         let rules = StaleRules::default();
-        let mut classifier = StaleClassifier::new(&rules, false);
+        let mut classifier = StaleKind::new(&rules, false);
         self.run_with(github, &mut classifier, Mode::Sweep, confirm)
     }
 
     fn run_with(
         &mut self,
         github: &Scripted,
-        classifier: &mut dyn Classifier,
+        kind: &mut dyn Kind,
         mode: Mode,
         confirm: &mut dyn Confirm,
     ) -> Recap {
@@ -377,7 +384,7 @@ impl Harness {
             argv: "gh-sweep stale-sweep --repo o/r".into(),
             notes: Vec::new(),
         }
-        .execute(classifier, confirm)
+        .execute(kind, confirm)
         .unwrap()
     }
 }
@@ -400,7 +407,7 @@ impl Confirm for NobodyAsked {
 /// classifications.
 struct Enqueues(Vec<u64>, u32);
 
-impl Classifier for Enqueues {
+impl Kind for Enqueues {
     /// Like poll: a stale sweep's write of unknown outcome is the stale sweep's to settle.
     fn concerns(&self, write: &crate::store::UnknownWrite) -> bool {
         write.is_merge()
@@ -409,10 +416,10 @@ impl Classifier for Enqueues {
     fn list(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &mut dyn Store,
+        _store: StoreView<'_>,
         _scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        Ok(self
+    ) -> ScopeListing {
+        ScopeListing::of(Ok(self
             .0
             .iter()
             .map(|number| {
@@ -421,17 +428,17 @@ impl Classifier for Enqueues {
                     Listed::Queued { head_sha: None },
                 )
             })
-            .collect())
+            .collect()))
     }
 
     fn classify(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &dyn Store,
+        _store: StoreView<'_>,
         item: &ItemRef,
         _listed: Option<&Listed>,
         _now: DateTime<Utc>,
-    ) -> Result<Plan, ReadError> {
+    ) -> Result<Classified, ReadError> {
         self.1 += 1;
         Ok(Plan {
             item: item.clone(),
@@ -444,20 +451,26 @@ impl Classifier for Enqueues {
                 head_sha: "h".into(),
             }],
             updated_at: None,
-        })
+        }
+        .into())
     }
 
-    fn after_writes(
+    fn reconcile(
         &mut self,
-        _: &dyn Store,
-        _: &Plan,
-        _: &[DateTime<Utc>],
-    ) -> anyhow::Result<Vec<crate::engine::settle::Effect>> {
-        Ok(Vec::new())
+        _github: &dyn crate::github::Reader,
+        _store: StoreView<'_>,
+        _write: &crate::store::UnknownWrite,
+    ) -> Result<Option<Reconciled>, ReadError> {
+        Ok(None)
+    }
+
+    fn summary(&self, _: &[&Disposition], _: usize, _: bool) -> Summary {
+        Summary::default()
     }
 }
 
 mod contract;
+mod kinds;
 mod pool;
 mod recheck;
 mod write;

@@ -144,14 +144,14 @@ fn an_item_read_within_the_window_is_written_without_asking() {
 /// Merges of the listed PRs: plans without an `updated_at` (check results do not move it).
 struct Merges(Vec<u64>, u32);
 
-impl Classifier for Merges {
+impl Kind for Merges {
     fn list(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &mut dyn Store,
+        _store: StoreView<'_>,
         _scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        Ok(self
+    ) -> ScopeListing {
+        ScopeListing::of(Ok(self
             .0
             .iter()
             .map(|number| {
@@ -160,17 +160,17 @@ impl Classifier for Merges {
                     Listed::Queued { head_sha: None },
                 )
             })
-            .collect())
+            .collect()))
     }
 
     fn classify(
         &mut self,
         _github: &dyn crate::github::Reader,
-        _store: &dyn Store,
+        _store: StoreView<'_>,
         item: &ItemRef,
         _listed: Option<&Listed>,
         _now: DateTime<Utc>,
-    ) -> Result<Plan, ReadError> {
+    ) -> Result<Classified, ReadError> {
         self.1 += 1;
         Ok(Plan {
             item: item.clone(),
@@ -183,16 +183,21 @@ impl Classifier for Merges {
             }],
             local: Vec::new(),
             updated_at: None,
-        })
+        }
+        .into())
     }
 
-    fn after_writes(
+    fn reconcile(
         &mut self,
-        _store: &dyn Store,
-        _plan: &Plan,
-        _dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<Vec<crate::engine::settle::Effect>> {
-        Ok(Vec::new())
+        _github: &dyn crate::github::Reader,
+        _store: StoreView<'_>,
+        _write: &crate::store::UnknownWrite,
+    ) -> Result<Option<Reconciled>, ReadError> {
+        Ok(None)
+    }
+
+    fn summary(&self, _: &[&Disposition], _: usize, _: bool) -> Summary {
+        Summary::default()
     }
 }
 

@@ -223,6 +223,11 @@ pub fn approved_at_head(
             short(head_sha)
         ));
     }
+    not_counted(&strangers, &bots)
+}
+
+/// No approval counts: which approvals were left out, and why (no write access, a bot).
+fn not_counted(strangers: &[(&Review, String)], bots: &[&Review]) -> ApprovalVerdict {
     // A bot's approval never counts as a writer's.
     let uncounted: Vec<String> = strangers
         .iter()

@@ -260,7 +260,7 @@ pub fn choose_method(
 
 /// What a 405 from `PUT /merge` means, from GitHub's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Refusal {
+pub enum MergeRefusal {
     /// The base branch requires the merge queue: trying again cannot help.
     MergeQueue,
     /// The repository does not allow this merge method: trying again cannot help.
@@ -272,49 +272,49 @@ pub enum Refusal {
     Retry(&'static str),
 }
 
-impl Refusal {
+impl MergeRefusal {
     /// Whether trying again (with the same method) can help.
-    pub fn retry(&self) -> bool {
-        matches!(self, Refusal::Retry(_))
+    pub fn retryable(&self) -> bool {
+        matches!(self, MergeRefusal::Retry(_))
     }
 
     /// The reason in words; for a refused merge commit, what the next attempt does.
     pub fn reason(&self, next: Option<MergeMethod>) -> String {
         match self {
-            Refusal::MergeQueue => "the base branch requires the merge queue: gh-sweep does not retry it (its budget is spent); merge it through the queue on GitHub".into(),
-            Refusal::MethodNotAllowed => "the repository does not allow this merge method: set [sweep] merge_method (not retried)".into(),
-            Refusal::MergeCommit => match next {
+            MergeRefusal::MergeQueue => "the base branch requires the merge queue: gh-sweep does not retry it (its budget is spent); merge it through the queue on GitHub".into(),
+            MergeRefusal::MethodNotAllowed => "the repository does not allow this merge method: set [sweep] merge_method (not retried)".into(),
+            MergeRefusal::MergeCommit => match next {
                 Some(method) => format!(
                     "the base branch must not contain merge commits (classic protection's linear history, which only admins can read): nothing was written, and the next attempt uses {method}"
                 ),
                 None => "the base branch must not contain merge commits (classic protection's linear history), and the repository allows no other merge method: not retried (its budget is spent)".into(),
             },
-            Refusal::Retry(why) => (*why).into(),
+            MergeRefusal::Retry(why) => (*why).into(),
         }
     }
 }
 
 /// What a 405 from `PUT /merge` means, from GitHub's message.
-pub fn refusal(message: &str) -> Refusal {
+pub fn refusal(message: &str) -> MergeRefusal {
     let lower = message.to_ascii_lowercase();
     if lower.contains("merge queue") {
-        return Refusal::MergeQueue;
+        return MergeRefusal::MergeQueue;
     }
     if lower.contains("merges are not allowed") || lower.contains("merge commits are not allowed") {
-        return Refusal::MethodNotAllowed;
+        return MergeRefusal::MethodNotAllowed;
     }
     if lower.contains("must not contain merge commits") {
-        return Refusal::MergeCommit;
+        return MergeRefusal::MergeCommit;
     }
     if lower.contains("approving review") {
-        return Refusal::Retry(
+        return MergeRefusal::Retry(
             "GitHub requires more approving reviews from accounts with write access; tried again after the backoff",
         );
     }
     if lower.contains("base branch was modified") {
-        return Refusal::Retry(
+        return MergeRefusal::Retry(
             "the base branch was modified while merging; tried again after the backoff",
         );
     }
-    Refusal::Retry("GitHub would not merge it; tried again after the backoff")
+    MergeRefusal::Retry("GitHub would not merge it; tried again after the backoff")
 }

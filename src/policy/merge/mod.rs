@@ -31,7 +31,7 @@ pub use docs_only::{docs_only, ChangedFile, FILE_LIST_LIMIT};
 pub use guard::{held, in_flight, QueueStatus};
 pub use method::{
     choose_method, method_allowed, refusal, BranchRules, ClassicProtection, MergeMethod,
-    MergeSettings, MethodChoice, NoMethod, Refusal, CLASSIC_NOTE,
+    MergeRefusal, MergeSettings, MethodChoice, NoMethod, CLASSIC_NOTE,
 };
 pub use rules::{PollRules, Rule, SkippedCountsAs};
 pub use state::MergeableState;

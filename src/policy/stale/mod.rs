@@ -26,7 +26,7 @@ pub use decide::{decide, label_date_unknown, Decision, Disposition};
 pub use exemption::{exemption, needs_history};
 pub use facts::{Activity, ActivityKind, HeadBranch, History, ItemFacts, StampOf};
 pub use order::{list_operations, operations_spent, order};
-pub use outputs::{outputs, OutputItem, OUTPUTS_LIMIT};
+pub use outputs::{outputs, OutputItem, StaleOutputs, OUTPUTS_LIMIT};
 pub use rules::{label_addressable, CloseReason, SortBy, StaleRules, MAX_DAYS};
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 //! `title`), kept within GitHub's limit on a step's outputs.
 
 use serde::Serialize;
-use serde_json::{json, Value};
 
 use super::ItemFacts;
 
@@ -33,10 +32,22 @@ impl OutputItem {
     }
 }
 
+/// actions/stale's two outputs, each a JSON list as text, and how many entries were left out
+/// to stay under [`OUTPUTS_LIMIT`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StaleOutputs {
+    #[serde(rename = "staled-issues-prs")]
+    pub staled: String,
+    #[serde(rename = "closed-issues-prs")]
+    pub closed: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<usize>,
+}
+
 /// The two outputs, as JSON text each (the form `$GITHUB_OUTPUT` takes), under
 /// [`OUTPUTS_LIMIT`] together: past it, the last entries of the longer list are left out and
 /// `truncated` says how many.
-pub fn outputs(staled: &[OutputItem], closed: &[OutputItem]) -> Value {
+pub fn outputs(staled: &[OutputItem], closed: &[OutputItem]) -> StaleOutputs {
     let text = |list: &[OutputItem]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
     // Each entry's share of its list's JSON: itself and a comma.
     let sizes = |list: &[OutputItem]| -> Vec<usize> {
@@ -65,19 +76,17 @@ pub fn outputs(staled: &[OutputItem], closed: &[OutputItem]) -> Value {
         }
     }
     let left_out = staled.len() - keep_staled + closed.len() - keep_closed;
-    let mut value = json!({
-        "staled-issues-prs": text(&staled[..keep_staled]),
-        "closed-issues-prs": text(&closed[..keep_closed]),
-    });
-    if left_out > 0 {
-        value["truncated"] = json!(left_out);
+    StaleOutputs {
+        staled: text(&staled[..keep_staled]),
+        closed: text(&closed[..keep_closed]),
+        truncated: (left_out > 0).then_some(left_out),
     }
-    value
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{json, Value};
 
     fn listed(number: u64, title: &str) -> OutputItem {
         OutputItem {
@@ -90,20 +99,24 @@ mod tests {
 
     #[test]
     fn outputs_are_json_lists_of_number_and_title() {
-        let value = outputs(&[listed(3, "Old bug")], &[]);
+        let value = serde_json::to_value(outputs(&[listed(3, "Old bug")], &[])).unwrap();
         let staled: Value =
             serde_json::from_str(value["staled-issues-prs"].as_str().unwrap()).unwrap();
         assert_eq!(staled[0]["number"], 3);
         assert_eq!(staled[0]["title"], "Old bug");
         assert_eq!(value["closed-issues-prs"], "[]");
         assert!(value.get("truncated").is_none());
+        assert_eq!(
+            value,
+            json!({"staled-issues-prs": value["staled-issues-prs"], "closed-issues-prs": "[]"})
+        );
     }
 
     #[test]
     fn outputs_stay_under_githubs_limit() {
         let long = "x".repeat(1_000);
         let many: Vec<OutputItem> = (1..=2_000).map(|n| listed(n, &long)).collect();
-        let value = outputs(&many, &many[..10]);
+        let value = serde_json::to_value(outputs(&many, &many[..10])).unwrap();
         let size = value["staled-issues-prs"].as_str().unwrap().len()
             + value["closed-issues-prs"].as_str().unwrap().len();
         assert!(size <= OUTPUTS_LIMIT, "{size}");

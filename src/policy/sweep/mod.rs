@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::policy::disposition::{Disposition, Skip};
-use crate::policy::merge::{ApprovalVerdict, MergeMethod, MergeableState};
+use crate::policy::merge::{ApprovalVerdict, MergeMethod, MergeRefusal, MergeableState};
 
 /// The `[sweep]` table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -208,6 +208,49 @@ pub fn merge_commit_refused(budget: Budget) -> Budget {
     Budget {
         merge_commit_refused: true,
         ..budget
+    }
+}
+
+/// Whether a claim may lease a PR's row now: no merge recorded within the merged marker's
+/// hours, and the budget allows an attempt. Read with the claim, in its transaction.
+pub fn admits(
+    gate: Option<&Gate>,
+    budget: &Budget,
+    rules: &SweepRules,
+    now: DateTime<Utc>,
+) -> bool {
+    let stamp = gate.and_then(Gate::stamp);
+    let marked = gate
+        .and_then(|gate| gate.merged_at)
+        .is_some_and(|merged| now - merged < rules.marker());
+    !marked && allows(budget, stamp, rules, now).is_ok()
+}
+
+/// The budget after GitHub refused the PR's merge (a 405 or a 409: nothing was written).
+/// `refusal` is what a 405 said (`None` for a 409, the head moved); `other_method` whether a
+/// method other than a merge commit is left. A refusal that trying again cannot help spends
+/// the rest of the budget; a refused merge commit costs one attempt when another method is
+/// left (the next attempt uses it).
+pub fn after_refusal(
+    budget: Budget,
+    stamp: Option<DateTime<Utc>>,
+    refusal: Option<&MergeRefusal>,
+    other_method: bool,
+    rules: &SweepRules,
+    now: DateTime<Utc>,
+) -> Budget {
+    match refusal {
+        None => after(&budget, stamp, now),
+        Some(refusal) if refusal.retryable() => after(&budget, stamp, now),
+        Some(MergeRefusal::MergeCommit) => {
+            let budget = merge_commit_refused(budget);
+            if other_method {
+                after(&budget, stamp, now)
+            } else {
+                spent(&budget, stamp, rules, now)
+            }
+        }
+        Some(_) => spent(&budget, stamp, rules, now),
     }
 }
 

@@ -140,19 +140,20 @@ fn merge_methods_are_the_repository_s_and_the_rules() {
 fn each_405_is_told_apart() {
     assert_eq!(
         refusal("Repository rule violations found\n\nChanges must be made through the merge queue"),
-        Refusal::MergeQueue
+        MergeRefusal::MergeQueue
     );
-    assert!(!refusal("Merge commits are not allowed on this repository.").retry());
-    assert!(!refusal("Squash merges are not allowed on this repository.").retry());
+    assert!(!refusal("Merge commits are not allowed on this repository.").retryable());
+    assert!(!refusal("Squash merges are not allowed on this repository.").retryable());
     assert!(
-        refusal("At least 1 approving review is required by reviewers with write access.").retry()
+        refusal("At least 1 approving review is required by reviewers with write access.")
+            .retryable()
     );
-    assert!(refusal("Base branch was modified. Review and try the merge again.").retry());
-    assert!(refusal("Pull Request is not mergeable").retry());
+    assert!(refusal("Base branch was modified. Review and try the merge again.").retryable());
+    assert!(refusal("Pull Request is not mergeable").retryable());
     // runatlantis/atlantis#1176's recorded answer: another method, not the same one again.
     let linear = refusal("This branch must not contain merge commits.");
-    assert_eq!(linear, Refusal::MergeCommit);
-    assert!(!linear.retry());
+    assert_eq!(linear, MergeRefusal::MergeCommit);
+    assert!(!linear.retryable());
     assert!(linear
         .reason(Some(MergeMethod::Rebase))
         .ends_with("the next attempt uses rebase"));

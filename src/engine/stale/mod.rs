@@ -9,17 +9,23 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
 use super::settle::Effect;
-use super::{Classifier, Listed, Plan, ReadError};
-use crate::github::{self, model, ApiError, Reader};
+use super::{
+    AfterWrite, Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing,
+    StoreView, Summary, Written,
+};
+use crate::github::{self, ApiError, Reader};
 use crate::item::{ItemRef, Scope};
 use crate::policy::disposition::Disposition;
-use crate::policy::stale::{self, Activity, History, ItemFacts, StaleRules};
+use crate::policy::stale::{self, ItemFacts, StaleRules};
 use crate::policy::write::{JournalWrite, Settled, Write};
-use crate::store::{Store, UnknownWrite};
+use crate::store::UnknownWrite;
 
-pub struct StaleClassifier<'a> {
+mod history;
+
+pub struct StaleKind<'a> {
     rules: &'a StaleRules,
     /// The token's login, read once when first needed.
     viewer: Option<Option<String>>,
@@ -45,9 +51,22 @@ struct Outputs {
     closed: Vec<stale::OutputItem>,
 }
 
-impl<'a> StaleClassifier<'a> {
+/// `[stale] enable_statistics`: actions/stale's statistics of the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StaleCounters {
+    pub processed: usize,
+    pub staled: usize,
+    pub closed: usize,
+    pub unstaled: usize,
+    pub kept: usize,
+    pub exempt: usize,
+    pub failed: usize,
+    pub operations: u64,
+}
+
+impl<'a> StaleKind<'a> {
     pub fn new(rules: &'a StaleRules, github_clock: bool) -> Self {
-        StaleClassifier {
+        StaleKind {
             rules,
             viewer: None,
             skew: None,
@@ -68,152 +87,15 @@ impl<'a> StaleClassifier<'a> {
         }
         Ok(self.viewer.clone().flatten())
     }
-
-    fn history(
-        &self,
-        github: &dyn Reader,
-        store: &dyn Store,
-        item: &ItemRef,
-        facts: &ItemFacts,
-    ) -> Result<Option<History>, ReadError> {
-        let label = self.rules.stale_label(facts.is_pr);
-        let known = store
-            .stale_mark(item, label)
-            .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
-        // Only when the store has no record of a finished mark can one have been interrupted.
-        let mark_unfinished = known.is_none()
-            && store
-                .mark_unfinished(item, label)
-                .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
-        let mut events: Option<Vec<model::Event>> = None;
-        let (label_added_at, own_last_write) = match known {
-            Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),
-            None => {
-                self.spend(1);
-                let read = github.events(item)?;
-                let Some(labeled) = last_labeled(&read, label) else {
-                    return Ok(None);
-                };
-                events = Some(read);
-                (labeled, None)
-            }
-        };
-        // gh-sweep's own writes of the mark: as the store recorded them, else (no record) the
-        // label event's own time.
-        let own_writes = Some((label_added_at, own_last_write.unwrap_or(label_added_at)));
-        // An interrupted mark reads the comments whatever the stamps say: its comment may be
-        // there (its answer lost), seconds after the label, and it must not be posted twice.
-        if !mark_unfinished
-            && !stale::activity_possible(facts.updated_at, label_added_at, own_last_write)
-        {
-            return Ok(Some(History {
-                label_added_at,
-                activity: Vec::new(),
-                mark_unfinished,
-                own_writes,
-            }));
-        }
-        let events = match events {
-            Some(events) => events,
-            None => {
-                self.spend(1);
-                github.events(item)?
-            }
-        };
-        let activity = activity_since(
-            github,
-            item,
-            facts,
-            events,
-            (label_added_at, own_last_write),
-            &self.operations,
-        )?;
-        Ok(Some(History {
-            label_added_at,
-            activity,
-            mark_unfinished,
-            own_writes,
-        }))
-    }
 }
 
-/// The newest time the label was added, by the events. Events keep a label's name as it was
-/// then: after a rename, no event names the label as it is now, and its date is unknown
-/// (`None`), not guessed.
-fn last_labeled(events: &[model::Event], label: &str) -> Option<DateTime<Utc>> {
-    events
-        .iter()
-        .filter(|event| {
-            event.name == "labeled"
-                && event
-                    .label
-                    .as_deref()
-                    .is_some_and(|name| name.eq_ignore_ascii_case(label))
-        })
-        .map(|event| event.activity.at)
-        .max()
-}
-
-/// What happened to the item since the label: its events and comments; a PR's timeline only
-/// where those leave `updated_at` unexplained (a review has no issue event); and, if it is
-/// still unexplained, the update itself.
-fn activity_since(
-    github: &dyn Reader,
-    item: &ItemRef,
-    facts: &ItemFacts,
-    events: Vec<model::Event>,
-    (label_added_at, own_last_write): (DateTime<Utc>, Option<DateTime<Utc>>),
-    operations: &Cell<u64>,
-) -> Result<Vec<Activity>, ReadError> {
-    let spend = || operations.set(operations.get() + 1);
-    let since_label = |events: Vec<model::Event>| -> Vec<Activity> {
-        events
-            .into_iter()
-            .map(|event| event.activity)
-            .filter(|activity| activity.at > label_added_at)
-            .collect()
-    };
-    let mut activity: Vec<Activity> = Vec::new();
-    spend();
-    for comment in github.comments_since(item, label_added_at)? {
-        if comment.activity.at >= label_added_at {
-            activity.push(comment.activity);
-        }
-    }
-    let mut from_events = since_label(events);
-    let unexplained = |activity: &[Activity], from_events: &[Activity]| {
-        let all: Vec<Activity> = activity.iter().chain(from_events).cloned().collect();
-        stale::unexplained_update(facts.updated_at, label_added_at, own_last_write, &all)
-    };
-    if unexplained(&activity, &from_events).is_some() && facts.is_pr {
-        spend();
-        for found in github.timeline(item)? {
-            if found.at > label_added_at {
-                activity.push(found);
-            }
-        }
-    }
-    // An update still unexplained may be an event this read path cannot show: REST's whole
-    // list decides, so both read paths judge the same events.
-    if unexplained(&activity, &from_events).is_some() {
-        if let Some(all) = github.events_in_full(item)? {
-            spend();
-            from_events = since_label(all);
-        }
-    }
-    let update = unexplained(&activity, &from_events);
-    from_events.extend(activity);
-    from_events.extend(update);
-    Ok(from_events)
-}
-
-impl StaleClassifier<'_> {
+impl StaleKind<'_> {
     /// The stale rules' decision on `facts`, reading the history they need; `true` with it when
     /// the stale label's date is unknown (the item is kept as it is, nothing else applies).
     fn decision(
         &mut self,
         github: &dyn Reader,
-        store: &dyn Store,
+        store: StoreView<'_>,
         item: &ItemRef,
         facts: &ItemFacts,
         now: DateTime<Utc>,
@@ -271,12 +153,12 @@ impl StaleClassifier<'_> {
 /// The items of `repo` the last `stale-sweep` run that wrote left unfinished when a cap stopped
 /// it (`operations_per_run`, `--max-writes`), if the store knows of one: the next run carries
 /// on with them first. A store that cannot say leaves the order as the rules have it.
-fn left_unfinished(store: &dyn Store, repo: &crate::item::RepoRef) -> BTreeSet<u64> {
+fn left_unfinished(store: StoreView<'_>, repo: &crate::item::RepoRef) -> BTreeSet<u64> {
     let mut recaps = store
         .runs(20)
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|run| store.recap(Some(run.id)).ok().flatten());
+        .filter_map(|run| store.recap(run.id).ok().flatten());
     let Some(last) = recaps.find(|recap| recap.command == "stale-sweep" && !recap.dry_run) else {
         return BTreeSet::new();
     };
@@ -291,15 +173,12 @@ fn left_unfinished(store: &dyn Store, repo: &crate::item::RepoRef) -> BTreeSet<u
         .collect()
 }
 
-impl Classifier for StaleClassifier<'_> {
-    fn read_ahead(&mut self, github: &dyn Reader, items: &[ItemRef]) {
-        github.items_ahead(items);
-    }
-
-    fn list(
+impl StaleKind<'_> {
+    /// The repository's open issues and PRs, in the order the stale rules read them.
+    fn list_repo(
         &mut self,
         github: &dyn Reader,
-        store: &mut dyn Store,
+        store: StoreView<'_>,
         scope: &Scope,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let Scope::Repo(repo) = scope else {
@@ -332,12 +211,7 @@ impl Classifier for StaleClassifier<'_> {
         Ok(listed)
     }
 
-    /// `[stale] enable_statistics`: the run's counts, as actions/stale's statistics give them
-    /// (items processed, marked stale, closed, unmarked, left alone, operations spent).
-    fn counters(&self, completed: &[&Disposition], failed: usize) -> Option<serde_json::Value> {
-        if !self.rules.enable_statistics {
-            return None;
-        }
+    fn counters(&self, completed: &[&Disposition], failed: usize) -> StaleCounters {
         let count = |wanted: fn(&stale::Disposition) -> bool| {
             completed
                 .iter()
@@ -346,26 +220,23 @@ impl Classifier for StaleClassifier<'_> {
                 )
                 .count()
         };
-        Some(serde_json::json!({
-            "processed": completed.len() + failed,
-            "staled": count(|d| *d == stale::Disposition::MarkStale),
-            "closed": count(|d| *d == stale::Disposition::Close),
-            "unstaled": count(|d| *d == stale::Disposition::Unmark),
-            "kept": count(|d| *d == stale::Disposition::Keep),
-            "exempt": count(|d| matches!(d, stale::Disposition::Exempt(_))),
-            "failed": failed,
-            "operations": self.operations.get(),
-        }))
+        StaleCounters {
+            processed: completed.len() + failed,
+            staled: count(|d| *d == stale::Disposition::MarkStale),
+            closed: count(|d| *d == stale::Disposition::Close),
+            unstaled: count(|d| *d == stale::Disposition::Unmark),
+            kept: count(|d| *d == stale::Disposition::Keep),
+            exempt: count(|d| matches!(d, stale::Disposition::Exempt(_))),
+            failed,
+            operations: self.operations.get(),
+        }
     }
 
-    fn read_cap(&self) -> Option<String> {
-        stale::operations_spent(self.operations.get(), self.rules)
-    }
-
-    fn classify(
+    /// The plan for one item, reading what its decision needs.
+    fn plan(
         &mut self,
         github: &dyn Reader,
-        store: &dyn Store,
+        store: StoreView<'_>,
         item: &ItemRef,
         listed: Option<&Listed>,
         now: DateTime<Utc>,
@@ -435,6 +306,51 @@ impl Classifier for StaleClassifier<'_> {
             updated_at,
         })
     }
+}
+
+impl Kind for StaleKind<'_> {
+    fn read_ahead(&mut self, github: &dyn Reader, items: &[ItemRef]) {
+        github.items_ahead(items);
+    }
+
+    fn list(&mut self, github: &dyn Reader, store: StoreView<'_>, scope: &Scope) -> ScopeListing {
+        ScopeListing::of(self.list_repo(github, store, scope))
+    }
+
+    /// `[stale] enable_statistics`: the run's counts, as actions/stale's statistics give them
+    /// (items processed, marked stale, closed, unmarked, left alone, operations spent); and
+    /// actions/stale's outputs, the items planned (a dry run) or written.
+    fn summary(&self, completed: &[&Disposition], failed: usize, dry_run: bool) -> Summary {
+        let counters = self
+            .rules
+            .enable_statistics
+            .then(|| Counters::Stale(self.counters(completed, failed)));
+        let (staled, closed) = if dry_run {
+            (&self.outputs.planned_staled, &self.outputs.planned_closed)
+        } else {
+            (&self.outputs.staled, &self.outputs.closed)
+        };
+        Summary {
+            counters,
+            outputs: Some(stale::outputs(staled, closed)),
+        }
+    }
+
+    fn read_cap(&self) -> Option<String> {
+        stale::operations_spent(self.operations.get(), self.rules)
+    }
+
+    fn classify(
+        &mut self,
+        github: &dyn Reader,
+        store: StoreView<'_>,
+        item: &ItemRef,
+        listed: Option<&Listed>,
+        now: DateTime<Utc>,
+    ) -> Result<Classified, ReadError> {
+        self.plan(github, store, item, listed, now)
+            .map(Classified::from)
+    }
 
     /// A stale write whose answer was lost is looked up on GitHub: a comment by its marker, a
     /// label by its presence, a close by the state. Found: recorded, not sent again. Not found:
@@ -442,9 +358,9 @@ impl Classifier for StaleClassifier<'_> {
     fn reconcile(
         &mut self,
         github: &dyn Reader,
-        _store: &dyn Store,
+        _store: StoreView<'_>,
         write: &UnknownWrite,
-    ) -> Result<Option<(Settled, String)>, ReadError> {
+    ) -> Result<Option<Reconciled>, ReadError> {
         let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
         let facts = github.item(&item)?;
         let happened = match &write.action {
@@ -470,47 +386,52 @@ impl Classifier for StaleClassifier<'_> {
             | JournalWrite::Enqueue { .. }
             | JournalWrite::Unrecognised { .. } => return Ok(None),
         };
-        Ok(Some(if happened {
+        let (settled, found) = if happened {
             (
                 Settled::Happened,
-                "found on GitHub that it happened; recorded, not sent again".to_string(),
+                "found on GitHub that it happened; recorded, not sent again",
             )
         } else {
             (
                 Settled::DidNotHappen,
-                "found on GitHub that it did not happen; the item is swept again".to_string(),
+                "found on GitHub that it did not happen; the item is swept again",
             )
+        };
+        Ok(Some(Reconciled {
+            settled,
+            found: found.to_string(),
+            effects: Vec::new(),
         }))
     }
 
     /// A comment GitHub refused because the conversation got locked after it was read: that
     /// item's failure, and the run goes on. Safe: GitHub wrote nothing for that request, the
     /// item's later writes (a close after its comment) are not sent, and no other item's write
-    /// depends on it. Any other refusal stops the run.
-    fn after_refused_write(
+    /// depends on it. Any other refusal stops the run. Once all its writes went through, the
+    /// item counts for the outputs and its stale mark is recorded or forgotten.
+    fn written(
         &mut self,
-        _store: &dyn Store,
-        _plan: &Plan,
-        error: &github::WriteError,
-    ) -> anyhow::Result<Option<Vec<Effect>>> {
-        Ok(github::refused_as_locked(error).then(Vec::new))
-    }
-
-    fn outputs(&self, dry_run: bool) -> Option<serde_json::Value> {
-        let (staled, closed) = if dry_run {
-            (&self.outputs.planned_staled, &self.outputs.planned_closed)
-        } else {
-            (&self.outputs.staled, &self.outputs.closed)
-        };
-        Some(stale::outputs(staled, closed))
-    }
-
-    fn after_writes(
-        &mut self,
-        _store: &dyn Store,
+        _store: StoreView<'_>,
         plan: &Plan,
-        dates: &[DateTime<Utc>],
-    ) -> anyhow::Result<Vec<Effect>> {
+        written: Written<'_>,
+    ) -> anyhow::Result<AfterWrite> {
+        Ok(match written {
+            Written::Refused(error) => AfterWrite {
+                goes_on: github::refused_as_locked(error),
+                ..AfterWrite::default()
+            },
+            Written::All(dates) => AfterWrite {
+                effects: self.after_writes(plan, dates),
+                ..AfterWrite::default()
+            },
+        })
+    }
+}
+
+impl StaleKind<'_> {
+    /// What the store keeps of an item whose writes all went through, and its place in the
+    /// outputs.
+    fn after_writes(&mut self, plan: &Plan, dates: &[DateTime<Utc>]) -> Vec<Effect> {
         let written = |planned: &[stale::OutputItem]| {
             planned
                 .iter()
@@ -539,27 +460,27 @@ impl Classifier for StaleClassifier<'_> {
         match (labelled, plan.remote.first()) {
             (Some(index), _) => {
                 let Write::AddLabels { labels } = &plan.remote[index] else {
-                    return Ok(Vec::new());
+                    return Vec::new();
                 };
                 let labeled_at = dates.get(index).copied().unwrap_or_else(crate::clock::wall);
                 let last_write_at = dates.last().copied().unwrap_or(labeled_at);
-                Ok(vec![Effect::RecordStaleMark {
+                vec![Effect::RecordStaleMark {
                     item: plan.item.clone(),
                     label: labels[0].clone(),
                     labeled_at,
                     last_write_at,
-                }])
+                }]
             }
             _ if matches!(
                 plan.disposition,
                 Disposition::Stale(stale::Disposition::Unmark | stale::Disposition::Close)
             ) =>
             {
-                Ok(vec![Effect::ForgetStaleMark {
+                vec![Effect::ForgetStaleMark {
                     item: plan.item.clone(),
-                }])
+                }]
             }
-            _ => Ok(Vec::new()),
+            _ => Vec::new(),
         }
     }
 }

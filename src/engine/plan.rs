@@ -1,0 +1,120 @@
+//! The plain data that crosses the seam between the engine and a kind: an item as its listing
+//! showed it ([`Listed`]), what the kind decided for it ([`Plan`], with the store's changes
+//! that decision calls for in [`Classified`]), and why reading it failed ([`ReadError`]).
+
+use chrono::{DateTime, Utc};
+
+use super::settle::Effect;
+use crate::github::model::PullFacts;
+use crate::github::ApiError;
+use crate::item::ItemRef;
+use crate::policy::disposition::Disposition;
+use crate::policy::stale::ItemFacts;
+use crate::policy::write::{LocalWrite, Write};
+use crate::store::queue::Claim;
+
+/// An item of the pool as its listing showed it, for its classification. An entry that did
+/// not parse is the item's own failure when it is classified.
+pub enum Listed {
+    /// From a repository's list of open issues and PRs.
+    Issue(Result<ItemFacts, String>),
+    /// From a PR search.
+    Pull(Result<PullFacts, String>),
+    /// A merge from the queue that this run did not lease (a dry run's): the head it was
+    /// queued for, where the row names one.
+    Queued { head_sha: Option<String> },
+    /// A queue row this run leased, and when (on this host's clock) its work started.
+    Claimed {
+        claim: Claim,
+        started: DateTime<Utc>,
+    },
+}
+
+/// A classified item and the writes its disposition needs.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub item: ItemRef,
+    pub title: String,
+    pub disposition: Disposition,
+    pub reason: String,
+    /// Its writes to GitHub, in order: journaled, paced, each sent at most once.
+    pub remote: Vec<Write>,
+    /// Its writes to gh-sweep's own store (the merge queue), applied once the writes to
+    /// GitHub went out.
+    pub local: Vec<LocalWrite>,
+    /// GitHub's `updated_at` of the item as it was read, for a kind of sweep whose plans
+    /// depend on nothing that leaves it unmoved (the stale rules): a long write phase then
+    /// reads the item again only when GitHub's list of changes shows it moved. `None` (a
+    /// merge, whose check results do not move it) reads the item again in full.
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl Plan {
+    /// Whether the disposition needs no write at all.
+    pub fn is_empty(&self) -> bool {
+        self.remote.is_empty() && self.local.is_empty()
+    }
+
+    /// How many writes it needs, to GitHub and to the store.
+    pub fn len(&self) -> usize {
+        self.remote.len() + self.local.len()
+    }
+
+    /// The recap's entry for it: what it would write, and why.
+    pub fn planned(&self) -> crate::policy::recap::Planned {
+        crate::policy::recap::Planned {
+            item: self.item.to_string(),
+            disposition: self.disposition.to_string(),
+            detail: self.reason.clone(),
+            writes: self.words(),
+        }
+    }
+
+    /// The words of each write, as the plan and the recap name them: GitHub's first.
+    pub fn words(&self) -> Vec<String> {
+        self.remote
+            .iter()
+            .map(ToString::to_string)
+            .chain(self.local.iter().map(ToString::to_string))
+            .collect()
+    }
+}
+
+/// A classification: the plan, and what the store should keep of the read whatever its writes
+/// come to (a deferred PR's budget and lease), applied by [`super::settle`] once the item's
+/// outcome is known: at once when it has nothing to write, else with its writes' outcome.
+#[derive(Clone, Debug)]
+pub struct Classified {
+    pub plan: Plan,
+    pub effects: Vec<Effect>,
+}
+
+impl From<Plan> for Classified {
+    fn from(plan: Plan) -> Self {
+        Classified {
+            plan,
+            effects: Vec::new(),
+        }
+    }
+}
+
+/// Why reading an item failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The item's own data: spends the budget.
+    Item(String),
+    /// The connection: stops the run as an outage.
+    Harness(String),
+    /// The token: stops the run, exit 4.
+    Auth(String),
+}
+
+impl From<ApiError> for ReadError {
+    fn from(error: ApiError) -> Self {
+        match error {
+            ApiError::Item { message, .. } => ReadError::Item(message),
+            ApiError::Auth { message, .. } => ReadError::Auth(message),
+            ApiError::Harness { message } => ReadError::Harness(message),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! Each kind's effects for a given read: what the store should keep, as data, and nothing
+//! written to the store by the kind itself.
+
+use super::*;
+use crate::engine::merge::MergeKind;
+use crate::engine::sweep::SweepKind;
+use crate::engine::Effect;
+use crate::policy::disposition::Skip;
+use crate::policy::lease::{LeaseOutcome, Owner};
+use crate::policy::merge::{PollRules, QueueStatus};
+use crate::policy::sweep::{self, Budget, Gate, SweepRules};
+use crate::store::queue::{Claim, NewRow};
+
+fn pr(number: u64) -> ItemRef {
+    ItemRef::new(&repo(), number)
+}
+
+fn pull(title: &str, open: bool, merged: bool) -> PullFacts {
+    PullFacts {
+        title: title.into(),
+        labels: Vec::new(),
+        draft: Some(false),
+        open,
+        head_sha: Some("h".into()),
+        merged,
+        mergeable: Some(true),
+        mergeable_state: None,
+        base_ref: Some("main".into()),
+    }
+}
+
+fn approved() -> Gate {
+    Gate {
+        head_sha: "h".into(),
+        approved_at: Some(now() - chrono::Duration::hours(3)),
+        ..Gate::default()
+    }
+}
+
+/// A store where `number` has an approved gate and a queued row that `run-3` leased.
+fn leased(number: u64) -> (tempfile::TempDir, Box<dyn Store>, Claim) {
+    let dir = tempfile::tempdir().unwrap();
+    let location = crate::store::Location::File(dir.path().join("state.db"));
+    let mut store = crate::store::open(&location).unwrap();
+    let item = pr(number);
+    store.record_gate(&item, &approved(), now()).unwrap();
+    let row = NewRow {
+        key: "row",
+        kind: "merge",
+        repo: &item.repo,
+        pr: number,
+        head_sha: Some("h"),
+        max_attempts: 12,
+    };
+    store.enqueue(&row, now()).unwrap();
+    let claim = store
+        .claim(
+            now(),
+            "run-3",
+            &[repo()],
+            chrono::Duration::minutes(30),
+            &mut |_, _, _| true,
+        )
+        .unwrap()
+        .unwrap();
+    (dir, store, claim)
+}
+
+fn untouched(store: &dyn Store, number: u64) {
+    let rows = store.queue_rows(&repo(), number).unwrap();
+    assert_eq!(
+        rows[0].status,
+        QueueStatus::Claimed,
+        "the lease is the store's"
+    );
+    assert_eq!(store.budget(&pr(number)).unwrap(), Budget::default());
+}
+
+#[test]
+fn a_closed_pr_spends_its_budget_and_abandons_its_lease_as_effects() {
+    let (_dir, store, claim) = leased(5);
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(3);
+    let mut github = Scripted::new(Vec::new());
+    github.pulls.insert(5, pull("closed", false, false));
+    let listed = Listed::Claimed {
+        claim,
+        started: now(),
+    };
+    let view = StoreView::new(store.as_ref());
+    let classified = kind
+        .classify(&github, view, &pr(5), Some(&listed), now())
+        .unwrap();
+    assert_eq!(
+        classified.plan.disposition,
+        Disposition::Skip(Skip::NotOpen)
+    );
+    let spent = sweep::spent(&Budget::default(), approved().stamp(), &rules, now());
+    assert_eq!(
+        classified.effects,
+        [
+            Effect::RecordBudget {
+                item: pr(5),
+                budget: spent,
+            },
+            Effect::Lease {
+                key: "row".into(),
+                owner: Owner::run(3),
+                outcome: LeaseOutcome::Abandon,
+                started: now(),
+                now: now(),
+            },
+        ]
+    );
+    untouched(store.as_ref(), 5);
+}
+
+#[test]
+fn a_pr_merged_on_github_is_recorded_and_its_rows_settled_with_no_lease_outcome() {
+    let (_dir, store, claim) = leased(6);
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(3);
+    let mut github = Scripted::new(Vec::new());
+    github.pulls.insert(6, pull("merged", false, true));
+    let listed = Listed::Claimed {
+        claim,
+        started: now(),
+    };
+    let view = StoreView::new(store.as_ref());
+    let classified = kind
+        .classify(&github, view, &pr(6), Some(&listed), now())
+        .unwrap();
+    assert_eq!(
+        classified.effects,
+        [
+            Effect::RecordMerged {
+                item: pr(6),
+                head_sha: "h".into(),
+                at: now(),
+            },
+            Effect::SettleMerged {
+                item: pr(6),
+                now: now(),
+            },
+        ]
+    );
+    untouched(store.as_ref(), 6);
+}
+
+#[test]
+fn a_dry_run_sweep_says_nothing_for_the_store() {
+    let (_dir, store, _claim) = leased(7);
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, false, "sweep-1".into(), now()).unwrap();
+    let mut github = Scripted::new(Vec::new());
+    github.pulls.insert(7, pull("closed", false, false));
+    let listed = Listed::Queued {
+        head_sha: Some("h".into()),
+    };
+    let view = StoreView::new(store.as_ref());
+    let classified = kind
+        .classify(&github, view, &pr(7), Some(&listed), now())
+        .unwrap();
+    assert_eq!(classified.effects, []);
+}
+
+#[test]
+fn a_sweeps_end_hands_back_the_rows_it_still_holds() {
+    let (_dir, store, claim) = leased(8);
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(3);
+    let effects = kind.finish(StoreView::new(store.as_ref())).unwrap();
+    let [Effect::Lease {
+        key,
+        owner,
+        outcome,
+        ..
+    }] = effects.as_slice()
+    else {
+        panic!("one lease handed back: {effects:?}");
+    };
+    assert_eq!(
+        (key, owner, outcome),
+        (&claim.key, &Owner::run(3), &LeaseOutcome::Release)
+    );
+    untouched(store.as_ref(), 8);
+}
+
+#[test]
+fn polls_observations_are_one_effect_at_the_runs_end() {
+    let (_dir, store, _claim) = leased(9);
+    let poll = PollRules::default();
+    let mut kind = MergeKind::new(&poll, false, true).unwrap();
+    let github = Scripted::new(Vec::new());
+    let listed = Listed::Pull(Ok(pull("work (HELD)", true, false)));
+    let view = StoreView::new(store.as_ref());
+    let classified = kind
+        .classify(&github, view, &pr(9), Some(&listed), now())
+        .unwrap();
+    assert_eq!(classified.plan.disposition, Disposition::Skip(Skip::Held));
+    assert_eq!(classified.effects, []);
+    let blocked = Gate {
+        blocked: Some("title has (HELD)".into()),
+        ..approved()
+    };
+    assert_eq!(
+        kind.finish(view).unwrap(),
+        [Effect::RecordGates(vec![(pr(9), blocked, now())])]
+    );
+    assert_eq!(store.gate(&pr(9)).unwrap().unwrap().blocked, None);
+}
