@@ -8,11 +8,22 @@
 //! Two slow cases of issue 13 are opt-in: `GH_SWEEP_BENCH_BIG=100000` (`classify stale` over
 //! one big pool: peak memory and CPU) and `GH_SWEEP_BENCH_HISTORY=50` (that many runs of the
 //! same 1,000-item sweep on one store: run 1's CPU against the last's).
+//! Issue 24's busy-repository cases, in one command:
+//! `GH_SWEEP_BENCH_BUSY=10000,100000 GH_SWEEP_BENCH_LATENCY_MS=0 cargo bench --bench sweep`
+//! classifies busy-repository pools of those sizes (a seeded generator, `pools/busy.rs`;
+//! `GH_SWEEP_BENCH_SEED` picks another seed) through REST and through GraphQL, then runs the
+//! history case on a busy pool of 1,000 through both (`GH_SWEEP_BENCH_HISTORY` runs, 50 by
+//! default here), and prints both as Markdown tables ready for BENCHMARKS.md. With it set, the
+//! default pools and the recheck case are skipped unless `GH_SWEEP_BENCH_POOLS` or
+//! `GH_SWEEP_BENCH_RECHECK` name them.
 //! Timings are measurements of this machine, never assertions.
 
 #[allow(dead_code, unused_imports)]
 #[path = "../tests/cli/support/mod.rs"]
 mod support;
+
+#[path = "pools/busy.rs"]
+mod busy;
 
 use std::time::{Duration, Instant};
 
@@ -39,9 +50,10 @@ fn measure(test: &Test, args: &[&str]) -> Measured {
     let mut args = args.to_vec();
     args.push("--verbose");
     let log = test.dir.path().join("bench-stderr.txt");
+    let out = test.dir.path().join("bench-stdout.txt");
     let child = test
         .std_command(&args)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out).expect("an output file"))
         .stderr(std::fs::File::create(&log).expect("a log file"))
         .spawn()
         .expect("the release binary runs");
@@ -151,11 +163,33 @@ fn main() {
         .ok()
         .and_then(|ms| ms.parse().ok())
         .unwrap_or(50);
+    let busy_sizes: Vec<u64> = std::env::var("GH_SWEEP_BENCH_BUSY")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|size| size.trim().parse().ok())
+        .filter(|size| *size > 0)
+        .collect();
+    let default_pools = if busy_sizes.is_empty() {
+        "100,1000,10000"
+    } else {
+        ""
+    };
     let pools: Vec<u64> = std::env::var("GH_SWEEP_BENCH_POOLS")
-        .unwrap_or_else(|_| "100,1000,10000".into())
+        .unwrap_or_else(|_| default_pools.into())
         .split(',')
         .filter_map(|size| size.trim().parse().ok())
         .collect();
+    if !busy_sizes.is_empty() {
+        let seed = env_number("GH_SWEEP_BENCH_SEED").unwrap_or(busy::SEED);
+        busy_pools(&busy_sizes, seed, latency);
+        let runs = env_number("GH_SWEEP_BENCH_HISTORY").unwrap_or(50);
+        for api in ["rest", "graphql"] {
+            busy_history(runs, seed, api);
+        }
+        if pools.is_empty() && std::env::var("GH_SWEEP_BENCH_RECHECK").is_err() {
+            return;
+        }
+    }
     println!("Latency {latency} ms a request; pools {pools:?}.\n");
     println!("| case | items | requests | non-304 | minimum | non-304 / minimum | wall | CPU | peak memory | exit | GraphQL points |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
@@ -244,9 +278,233 @@ fn main() {
     if let Some(size) = env_number("GH_SWEEP_BENCH_BIG") {
         big_pool(size, latency);
     }
-    if let Some(runs) = env_number("GH_SWEEP_BENCH_HISTORY") {
+    if let Some(runs) = env_number("GH_SWEEP_BENCH_HISTORY").filter(|_| busy_sizes.is_empty()) {
         history(runs);
     }
+}
+
+/// The points an hour the busy pools' fake grants: 12,500, the most GitHub gives a GitHub App
+/// installation ("Rate limits and query limits for the GraphQL API", primary rate limit:
+/// installations scale up to 12,500 points an hour), so a pool that needs more than a user's
+/// 5,000 shows what it costs instead of stopping at the budget.
+const BUSY_POINTS: i64 = 12_500;
+
+/// Issue 24's table: `classify stale` over each busy pool, REST and GraphQL side by side, each
+/// on a fresh world and a cold store, one process at a time.
+#[cfg(unix)]
+fn busy_pools(sizes: &[u64], seed: u64, latency: u64) {
+    println!("Busy-repository pools, seed {seed}, {latency} ms a request; `classify stale --read-api API` on a cold store.\n");
+    let mut captions = Vec::new();
+    let mut rows = Vec::new();
+    for &size in sizes {
+        for api in ["rest", "graphql"] {
+            let mut world = WorldState::new();
+            let census = busy::generate(&mut world, size, seed);
+            if api == "rest" {
+                captions.push(format!(
+                    "- {size}: {}; expected: {}.",
+                    census.describe(),
+                    busy::expected(&census)
+                ));
+            }
+            let test = Test::new(|_| {});
+            world.graphql_points = BUSY_POINTS;
+            test.world().world = world;
+            test.world().latency = Duration::from_millis(latency);
+            test.config(busy::CONFIG);
+            let args = ["classify", "stale", "--repo", REPO, "--read-api", api];
+            let measured = measure(&test, &args);
+            let queries = test
+                .all_requests()
+                .iter()
+                .filter(|r| r.is_graphql())
+                .count();
+            let api_name = if api == "rest" { "REST" } else { "GraphQL" };
+            rows.push(format!(
+                "| `classify stale`, {api_name} | {size} | {:.2} s | {:.1} MiB | {} | {queries} | {} | {:.2} s | {} | {} |",
+                measured.cpu.as_secs_f64(),
+                measured.peak_kib as f64 / 1024.0,
+                measured.requests,
+                measured
+                    .points
+                    .map_or_else(|| "—".to_string(), |points| points.to_string()),
+                measured.wall.as_secs_f64(),
+                measured.code,
+                verdicts(&test),
+            ));
+        }
+    }
+    if let Some(&size) = sizes
+        .first()
+        .filter(|_| std::env::var("GH_SWEEP_BENCH_MASSIF").is_ok())
+    {
+        heap_profile(size, seed);
+    }
+    println!("{}\n", captions.join("\n"));
+    println!("| case | items | CPU | peak RSS | requests | of them GraphQL | points | wall | exit | verdicts |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+}
+
+/// `GH_SWEEP_BENCH_MASSIF=1`: `classify stale --read-api graphql` over the first busy pool once
+/// more, under valgrind's massif, and the heap's peak snapshot as `ms_print` shows it (its
+/// largest allocation sites).
+#[cfg(unix)]
+fn heap_profile(size: u64, seed: u64) {
+    let mut world = WorldState::new();
+    busy::generate(&mut world, size, seed);
+    world.graphql_points = BUSY_POINTS;
+    let test = Test::new(|_| {});
+    test.world().world = world;
+    test.config(busy::CONFIG);
+    let out = test.dir.path().join("massif.out");
+    let binary = test.std_command(&["classify", "stale", "--repo", REPO, "--read-api", "graphql"]);
+    let mut command = std::process::Command::new("valgrind");
+    command
+        .env_clear()
+        .arg("--tool=massif")
+        .arg(format!("--massif-out-file={}", out.display()))
+        .arg(binary.get_program())
+        .args(binary.get_args())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if let Some(dir) = binary.get_current_dir() {
+        command.current_dir(dir);
+    }
+    for (key, value) in binary.get_envs() {
+        if let Some(value) = value {
+            command.env(key, value);
+        }
+    }
+    let status = command.status().expect("valgrind runs");
+    let printed = std::process::Command::new("ms_print")
+        .arg(&out)
+        .output()
+        .expect("ms_print runs");
+    let text = String::from_utf8_lossy(&printed.stdout);
+    println!("\nHeap profile (valgrind --tool=massif, then ms_print), `classify stale --read-api graphql` over the busy pool of {size}, exit {:?}: the peak snapshot's largest sites.\n\n```text", status.code());
+    // " Detailed snapshots: [3, 7, 12 (peak), ...]": the peak's number, then its tree, which
+    // follows its row in the snapshots' table; its top two levels.
+    let peak = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("Detailed snapshots:"))
+        .and_then(|line| line.split(" (peak)").next())
+        .and_then(|head| head.rsplit(['[', ' ']).next())
+        .map(str::to_string);
+    if let Some(peak) = peak {
+        let mut lines = text
+            .lines()
+            .skip_while(|line| line.split_whitespace().next() != Some(peak.as_str()));
+        let row = lines.next().unwrap_or_default();
+        let tree: Vec<&str> = lines
+            .take_while(|line| !line.trim().is_empty())
+            .filter(|line| {
+                !line.starts_with("->") && !line.starts_with("| ->") && line.contains('%')
+                    || line.starts_with("->")
+                    || line.starts_with("| ->")
+            })
+            .take(40)
+            .collect();
+        println!("{row}\n{}", tree.join("\n"));
+    }
+    println!("```");
+    test.clear_log();
+}
+
+/// The run's verdicts, counted from the store's record of its items (`run_items`: each
+/// item's disposition, or its outcome when it has none), so the REST and GraphQL rows can be
+/// compared.
+fn verdicts(test: &Test) -> String {
+    let Ok(connection) = rusqlite::Connection::open(test.db_path()) else {
+        return "—".into();
+    };
+    let counted: Result<Vec<String>, _> = connection
+        .prepare(
+            "SELECT coalesce(disposition, outcome), count(*) FROM run_items GROUP BY 1 ORDER BY 1",
+        )
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| {
+                    Ok(format!(
+                        "{} {}",
+                        row.get::<_, i64>(1)?,
+                        row.get::<_, String>(0)?
+                    ))
+                })?
+                .collect()
+        });
+    counted.map_or_else(|_| "—".into(), |counted| counted.join(", "))
+}
+
+/// Issue 24's history case on a busy pool of 1,000: the same `stale-sweep --yes` run `runs`
+/// times on one store through `api`, the world built anew before each run (the same items,
+/// its clock a second later), each run capped at 60 writes (`max_writes`, the 30 oldest
+/// marks) and its account forgotten after it (as in [`history`]), so each run has the same
+/// work. Prints one row: CPU and page reads of the first and last five runs, the store's size.
+#[cfg(unix)]
+fn busy_history(runs: u64, seed: u64, api: &str) {
+    let size = 1000;
+    let test = Test::new(|_| {});
+    test.config(&format!("max_writes = 60\n{}", busy::CONFIG));
+    let start = test.world().world.now;
+    let (mut cpu, mut pages, mut sizes, mut codes) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut requests = Vec::new();
+    for run in 1..=runs {
+        {
+            let mut world = WorldState::new();
+            world.now = start + chrono::Duration::seconds(run as i64);
+            busy::generate(&mut world, size, seed);
+            world.graphql_points = BUSY_POINTS;
+            test.world().world = world;
+        }
+        let args = ["stale-sweep", "--repo", REPO, "--yes", "--read-api", api];
+        let measured = measure(&test, &args);
+        rusqlite::Connection::open(test.db_path())
+            .and_then(|store| store.execute("UPDATE runs SET account = NULL", []))
+            .expect("the store opens");
+        cpu.push(measured.cpu.as_secs_f64());
+        pages.push(lookup_pages(&test, size) as f64);
+        sizes.push(store_mib(&test));
+        requests.push(measured.requests);
+        if !codes.contains(&measured.code) {
+            codes.push(measured.code);
+        }
+    }
+    let writes = test.all_requests().iter().filter(|r| r.is_write()).count();
+    test.clear_log();
+    let five = cpu.len().min(5);
+    let mean = |runs: &[f64]| runs.iter().sum::<f64>() / runs.len().max(1) as f64;
+    let ratio = |values: &[f64]| {
+        let (first, last) = (mean(&values[..five]), mean(&values[values.len() - five..]));
+        (first, last, last / first.max(f64::MIN_POSITIVE))
+    };
+    let (cpu_first, cpu_last, cpu_ratio) = ratio(&cpu);
+    let (pages_first, pages_last, pages_ratio) = ratio(&pages);
+    let api_name = if api == "rest" { "REST" } else { "GraphQL" };
+    if api == "rest" {
+        println!("\n{runs} runs of the same `stale-sweep --yes` over a busy pool of {size} (seed {seed}, at most 60 writes a run) on one store, no latency.\n");
+        println!("| case | runs | requests a run (last) | CPU, first 5 → last 5 | last 5 / first 5 | page reads of a run's look-ups, first 5 → last 5 | last 5 / first 5 | store after run 1 → run {runs} | exit |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+    }
+    println!(
+        "| history, {api_name} | {runs} | {} | {cpu_first:.3} s → {cpu_last:.3} s | {cpu_ratio:.2}× | {pages_first:.0} → {pages_last:.0} | {pages_ratio:.2}× | {:.1} → {:.1} MiB ({}) | {codes:?} |",
+        requests.last().copied().unwrap_or(0),
+        sizes.first().copied().unwrap_or(0.0),
+        sizes.last().copied().unwrap_or(0.0),
+        store_counts(&test).replace('|', "/"),
+    );
+    // The writes are the case's own (checked by the tests, not here).
+    let _ = writes;
+}
+
+/// The store's file and its write-ahead log, in MiB.
+fn store_mib(test: &Test) -> f64 {
+    let size = std::fs::metadata(test.db_path()).map_or(0, |meta| meta.len())
+        + std::fs::metadata(test.db_path().with_extension("db-wal")).map_or(0, |meta| meta.len());
+    size as f64 / 1048576.0
 }
 
 /// Issue 13's recheck row: a stale sweep whose write phase lasts `items × interval` (300 items

@@ -4,13 +4,14 @@
 
 use std::time::Duration;
 
-use crate::support::{issue, items, marked, Fault, Test, REPO, VIEWER};
+use crate::support::server::Parking;
+use crate::support::{issue, items, marked, Fault, Test, WorldState, REPO, VIEWER};
 
 /// Three items each sweep would act on; the fault hits the second one's read.
 struct Case {
     name: &'static str,
     args: &'static [&'static str],
-    setup: fn(&mut crate::support::WorldState),
+    setup: fn(&mut WorldState),
     before: fn(&Test),
     read: &'static str,
 }
@@ -295,41 +296,122 @@ fn kill_runs() -> u64 {
         .unwrap_or(6)
 }
 
-/// A deterministic spread of kill delays over the write phase.
-fn kill_delay(seed: u64, spread_ms: u64) -> Duration {
-    // splitmix64: neighbouring seeds land far apart.
+/// The kill point of a seed among `points`: the first seeds walk the points from both ends
+/// (the first, the last, the second, the one before last, ...), the rest land anywhere
+/// (splitmix64, so neighbouring seeds land far apart).
+fn kill_point(seed: u64, points: usize) -> usize {
+    let points = points as u64;
+    if seed < points {
+        let step = seed / 2;
+        return (if seed % 2 == 0 {
+            step
+        } else {
+            points - 1 - step
+        }) as usize;
+    }
     let mut x = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    Duration::from_millis((x ^ (x >> 31)) % spread_ms)
+    ((x ^ (x >> 31)) % points) as usize
 }
 
-fn kill_after(test: &Test, args: &[&str], delay: Duration) {
+/// The writes a run sends when nothing stops it, in order: `args` on a world of its own built
+/// by `setup` (after `before`, which readies the store as the killed run's was).
+fn writes_unkilled(
+    setup: impl Fn(&mut WorldState),
+    before: impl Fn(&Test),
+    args: &[&str],
+) -> Vec<String> {
+    let test = Test::new(setup);
+    before(&test);
+    test.clear_log();
+    test.run(args).expect_code(0);
+    let writes = test.writes();
+    test.expect_writes(&writes);
+    writes
+}
+
+/// Runs `args` until GitHub holds the request `gate` parks, then kills the process with SIGKILL
+/// while it waits for the answer (no destructor, no recap, nothing flushed): a kill inside the
+/// write phase, at a point the test chose. `landed` checks, at that moment, where the run was.
+/// Then GitHub finishes the parked request (a write is applied: its answer never reached
+/// gh-sweep), and the test goes on once the fake has logged it.
+fn kill_when_parked(test: &Test, args: &[&str], gate: &Parking, landed: impl FnOnce()) {
     let mut child = test
         .std_command(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(delay);
-    let _ = child.kill(); // SIGKILL: no destructor, no recap, nothing flushed
+    gate.wait_parked();
+    landed();
+    let logged = test.all_requests().len();
+    let _ = child.kill();
     let _ = child.wait();
+    gate.release();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while test.all_requests().len() == logged {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the parked request was never answered"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Parks the request `line` (`METHOD /path`) the `nth` time it is sent (0: the first).
+fn park(test: &Test, line: &str, nth: u32) -> Parking {
+    let (method, path) = line.split_once(' ').expect("METHOD /path");
+    let gate = Parking::default();
+    test.server
+        .fail_after(method, path, nth, Fault::Park(gate.clone()), 1);
+    gate
+}
+
+/// How many times `lines[index]` stands in `lines` before `index`.
+fn earlier_sends(lines: &[String], index: usize) -> u32 {
+    lines[..index]
+        .iter()
+        .filter(|line| **line == lines[index])
+        .count() as u32
+}
+
+fn six_idle_and_two_stale(world: &mut WorldState) {
+    for number in 1..=6 {
+        world.open_issue(number, 74);
+    }
+    world.stale_issue(7, 8, VIEWER);
+    world.stale_issue(8, 9, VIEWER);
 }
 
 #[test]
 fn killed_mid_stale_sweep_the_next_run_finishes_with_no_duplicate_write() {
-    let mut table = vec!["seed  kill(ms)  writes  duplicates  items lost".to_string()];
+    let args = ["stale-sweep", "--repo", REPO, "--yes"];
+    let order = writes_unkilled(six_idle_and_two_stale, |_| {}, &args);
+    // Exactly the marks and the closes, each once, whichever run sent them.
+    let mut expected: Vec<String> = (1..=6).flat_map(marked).collect();
+    for number in [7, 8] {
+        expected.push(format!("POST {}/comments", issue(number)));
+        expected.push(format!("PATCH {}", issue(number)));
+    }
+    let mut sorted = order.clone();
+    sorted.sort();
+    expected.sort();
+    assert_eq!(sorted, expected, "the writes of a run nothing stops");
+    let mut table = vec!["seed  killed at write  writes  duplicates  items lost".to_string()];
     for seed in 0..kill_runs() {
-        let test = Test::new(|world| {
-            for number in 1..=6 {
-                world.open_issue(number, 74);
-            }
-            world.stale_issue(7, 8, VIEWER);
-            world.stale_issue(8, 9, VIEWER);
+        let test = Test::new(six_idle_and_two_stale);
+        let at = kill_point(seed, order.len());
+        let gate = park(&test, &order[at], earlier_sends(&order, at));
+        kill_when_parked(&test, &args, &gate, || {
+            // Killed inside the write phase: every write before this one answered, this one
+            // at GitHub, none after it sent.
+            assert_eq!(
+                test.writes(),
+                order[..at],
+                "seed {seed}: the writes before the kill"
+            );
         });
-        test.config("write_interval = 0.03\n");
-        let delay = kill_delay(seed, 450);
-        kill_after(&test, &["stale-sweep", "--repo", REPO, "--yes"], delay);
         let finish = test.run(&["stale-sweep", "--repo", REPO, "--yes", "--json"]);
         assert!(
             matches!(finish.code, 0),
@@ -371,35 +453,48 @@ fn killed_mid_stale_sweep_the_next_run_finishes_with_no_duplicate_write() {
         let writes = shared.log.iter().filter(|r| r.is_write()).count();
         drop(shared);
         table.push(format!(
-            "{seed:>4}  {:>8}  {writes:>6}  {duplicates:>10}  {lost:>10}",
-            delay.as_millis()
+            "{seed:>4}  {at:>15}  {writes:>6}  {duplicates:>10}  {lost:>10}"
         ));
         assert_eq!(duplicates, 0, "seed {seed}: a write was sent twice");
         assert_eq!(lost, 0, "seed {seed}: an item was left undone");
-        // Exactly the marks and the closes, each once, whichever run sent them.
-        let mut expected: Vec<String> = (1..=6).flat_map(marked).collect();
-        for number in [7, 8] {
-            expected.push(format!("POST {}/comments", issue(number)));
-            expected.push(format!("PATCH {}", issue(number)));
-        }
         test.expect_writes_in_any_order(&expected);
     }
     eprintln!("{}", table.join("\n"));
 }
 
+fn four_green_prs(world: &mut WorldState) {
+    for number in 1..=4 {
+        world.green_pr(number);
+    }
+}
+
 #[test]
 fn killed_mid_sweep_the_next_sweep_merges_each_pr_once() {
-    let mut table = vec!["seed  kill(ms)  merges sent  duplicates  PRs lost".to_string()];
-    for seed in 0..kill_runs() {
-        let test = Test::new(|world| {
-            for number in 1..=4 {
-                world.green_pr(number);
-            }
-        });
-        test.config("write_interval = 0.05\n");
+    let args = ["sweep", "--repo", REPO, "--yes"];
+    let poll = |test: &Test| {
         test.run(&["poll", "--repo", REPO]).expect_code(0);
-        let delay = kill_delay(seed, 300);
-        kill_after(&test, &["sweep", "--repo", REPO, "--yes"], delay);
+    };
+    let order = writes_unkilled(four_green_prs, poll, &args);
+    let mut expected: Vec<String> = (1..=4)
+        .map(|number| format!("PUT /repos/{REPO}/pulls/{number}/merge"))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    expected.sort();
+    assert_eq!(sorted, expected, "the merges of a sweep nothing stops");
+    let mut table = vec!["seed  killed at merge  merges sent  duplicates  PRs lost".to_string()];
+    for seed in 0..kill_runs() {
+        let test = Test::new(four_green_prs);
+        poll(&test);
+        let at = kill_point(seed, order.len());
+        let gate = park(&test, &order[at], earlier_sends(&order, at));
+        kill_when_parked(&test, &args, &gate, || {
+            assert_eq!(
+                test.writes(),
+                order[..at],
+                "seed {seed}: the merges before the kill"
+            );
+        });
         // The dead run's leases are released at once: the very next sweep settles its PRs.
         let finish = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);
         assert!(
@@ -426,8 +521,7 @@ fn killed_mid_sweep_the_next_sweep_merges_each_pr_once() {
             .count();
         drop(shared);
         table.push(format!(
-            "{seed:>4}  {:>8}  {:>11}  {:>10}  {lost:>8}",
-            delay.as_millis(),
+            "{seed:>4}  {at:>15}  {:>11}  {:>10}  {lost:>8}",
             merges.len(),
             merges.len() - unique.len()
         ));
@@ -437,9 +531,6 @@ fn killed_mid_sweep_the_next_sweep_merges_each_pr_once() {
             "seed {seed}: a PR was merged twice: {merges:?}"
         );
         assert_eq!(lost, 0, "seed {seed}: a PR was left unmerged");
-        let expected: Vec<String> = (1..=4)
-            .map(|number| format!("PUT /repos/{REPO}/pulls/{number}/merge"))
-            .collect();
         test.expect_writes_in_any_order(&expected);
     }
     eprintln!("{}", table.join("\n"));
@@ -537,17 +628,94 @@ fn four_overlapping_stale_sweeps_write_each_thing_once() {
     overlapping_stale_sweeps(4);
 }
 
+fn five_green_prs(world: &mut WorldState) {
+    for number in 1..=5 {
+        world.green_pr(number);
+    }
+}
+
+/// The PRs in gh-sweep's queue (none before the run made its store).
+fn queued(test: &Test) -> Vec<String> {
+    if !test.db_path().exists() {
+        return Vec::new();
+    }
+    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
+    let keys = connection
+        .prepare("SELECT repo || '#' || pr FROM queue ORDER BY pr")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    keys
+}
+
+/// `poll` asks GitHub nothing in its write phase (its writes are rows of gh-sweep's own queue,
+/// checked again by `sweep`'s guard), so GitHub can park it only in its reads: each of its
+/// requests is a kill point, and one more is past them all, where the store is held locked
+/// by the test (SQLite's `BEGIN IMMEDIATE`) so the run waits at its first store write after
+/// the reads, before any row is queued. A kill between two rows would need a point to park
+/// at inside the write phase, which only gh-sweep itself could offer.
 #[test]
 fn killed_or_overlapping_polls_enqueue_each_merge_once() {
-    let mut table = vec!["seed  kill(ms)  rows  duplicates  PRs lost".to_string()];
+    let args = ["poll", "--repo", REPO];
+    let order: Vec<String> = {
+        let test = Test::new(five_green_prs);
+        test.run(&args).expect_code(0);
+        test.all_requests().iter().map(|r| r.line()).collect()
+    };
+    let lines =
+        |test: &Test| -> Vec<String> { test.all_requests().iter().map(|r| r.line()).collect() };
+    let mut table = vec!["seed  killed at request  rows  duplicates  PRs lost".to_string()];
     for seed in 0..kill_runs() {
-        let test = Test::new(|world| {
-            for number in 1..=5 {
-                world.green_pr(number);
+        let test = Test::new(five_green_prs);
+        let at = kill_point(seed, order.len() + 1);
+        if at < order.len() {
+            let gate = park(&test, &order[at], earlier_sends(&order, at));
+            kill_when_parked(&test, &args, &gate, || {
+                assert_eq!(
+                    lines(&test),
+                    order[..at],
+                    "seed {seed}: the reads before the kill"
+                );
+                assert_eq!(
+                    queued(&test),
+                    Vec::<String>::new(),
+                    "seed {seed}: nothing queued yet"
+                );
+            });
+        } else {
+            let last = order.len() - 1;
+            let gate = park(&test, &order[last], earlier_sends(&order, last));
+            let mut child = test
+                .std_command(&args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            gate.wait_parked();
+            let lock = rusqlite::Connection::open(test.db_path()).unwrap();
+            lock.execute_batch("BEGIN IMMEDIATE").unwrap();
+            gate.release();
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while test.all_requests().len() < order.len() {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the last read never answered"
+                );
+                std::thread::sleep(Duration::from_millis(5));
             }
-        });
-        let delay = kill_delay(seed, 120);
-        kill_after(&test, &["poll", "--repo", REPO], delay);
+            assert_eq!(lines(&test), order, "seed {seed}: every read done");
+            let _ = child.kill();
+            let _ = child.wait();
+            lock.execute_batch("ROLLBACK").unwrap();
+            drop(lock);
+            assert_eq!(
+                queued(&test),
+                Vec::<String>::new(),
+                "seed {seed}: nothing queued"
+            );
+        }
         // An overlapping pair, then a last tick to finish what the killed one left.
         let children: Vec<_> = (0..2)
             .map(|_| {
@@ -582,8 +750,7 @@ fn killed_or_overlapping_polls_enqueue_each_merge_once() {
         unique.dedup();
         let lost = 5 - unique.len();
         table.push(format!(
-            "{seed:>4}  {:>8}  {:>4}  {:>10}  {lost:>8}",
-            delay.as_millis(),
+            "{seed:>4}  {at:>16}  {:>4}  {:>10}  {lost:>8}",
             keys.len(),
             keys.len() - unique.len()
         ));

@@ -11,14 +11,10 @@ use std::process::{Command, Stdio};
 #[cfg(feature = "postgres")]
 use super::support::pg::{fresh_database, PASSWORD};
 #[cfg(feature = "postgres")]
-use super::support::{marked, Outcome};
+use super::support::{marked, merge, Outcome};
 use super::support::{Test, REPO};
 
 #[cfg(feature = "postgres")]
-fn merge(number: u64) -> String {
-    format!("PUT /repos/{REPO}/pulls/{number}/merge")
-}
-
 /// Everything a run printed, searched for the database's password.
 #[cfg(feature = "postgres")]
 #[track_caller]

@@ -5,11 +5,7 @@
 use std::process::{Child, Stdio};
 
 use crate::support::server::Parking;
-use crate::support::{items, numbers, Fault, Test, REPO};
-
-fn merge(number: u64) -> String {
-    format!("PUT /repos/{REPO}/pulls/{number}/merge")
-}
+use crate::support::{items, merge, numbers, Fault, Test, REPO};
 
 /// Three green, approved PRs that `poll` has queued.
 fn queued() -> Test {

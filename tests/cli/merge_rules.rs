@@ -9,28 +9,8 @@ use chrono::{Duration, Utc};
 use serde_json::{json, Value};
 
 use crate::support::world::{CheckRun, CheckSuite, RepoSettings, ACTIONS};
+use crate::support::{attempts, later, merge, sweep, sweep_at};
 use crate::support::{Fault, Test, REPO};
-
-fn merge(number: u64) -> String {
-    format!("PUT /repos/{REPO}/pulls/{number}/merge")
-}
-
-fn later(minutes: i64) -> String {
-    (Utc::now() + Duration::minutes(minutes)).to_rfc3339()
-}
-
-fn sweep(test: &Test, extra: &[&str]) -> Value {
-    let mut args = vec!["sweep", "--repo", REPO, "--yes", "--json"];
-    args.extend_from_slice(extra);
-    test.run(&args).json()
-}
-
-/// A sweep with its clock at `now` (a backoff window passed): `--now` is for classify and dry
-/// runs only.
-fn sweep_at(test: &Test, now: &str) -> Value {
-    test.run_at(now, &["sweep", "--repo", REPO, "--yes", "--json"])
-        .json()
-}
 
 fn classify(test: &Test) -> Value {
     let outcome = test.run(&["classify", "merge", "--repo", REPO, "--json"]);
@@ -61,20 +41,6 @@ fn outcome_of(recap: &Value, number: u64) -> (String, String) {
         .find(|(name, _, _)| *name == item)
         .map(|(_, disposition, detail)| (disposition, detail))
         .unwrap_or_else(|| panic!("{item} is not among the completed: {recap}"))
-}
-
-fn attempts(test: &Test, number: u64) -> u32 {
-    let connection = rusqlite::Connection::open(test.db_path()).unwrap();
-    let budget: Option<String> = connection
-        .query_row(
-            "SELECT budget FROM sweep_budget WHERE pr = ?1",
-            [number as i64],
-            |row| row.get(0),
-        )
-        .ok();
-    budget
-        .and_then(|b| b.split('|').next().and_then(|n| n.parse().ok()))
-        .unwrap_or(0)
 }
 
 fn queue_keys(test: &Test) -> Vec<String> {

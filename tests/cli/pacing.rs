@@ -6,7 +6,7 @@
 
 use chrono::{Duration, Utc};
 
-use crate::support::{issue, marked, numbers, Test, REPO, VIEWER};
+use crate::support::{db, issue, marked, numbers, Test, REPO, VIEWER};
 
 const SWEEP: &[&str] = &[
     "stale-sweep",
@@ -17,10 +17,6 @@ const SWEEP: &[&str] = &[
     "--read-api",
     "rest",
 ];
-
-fn db(test: &Test) -> rusqlite::Connection {
-    rusqlite::Connection::open(test.db_path()).unwrap()
-}
 
 /// Moves every journaled write back by `minutes`: that much time passed since they were sent.
 fn time_passes(test: &Test, minutes: i64) {

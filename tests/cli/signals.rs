@@ -9,14 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::server::Parking as Gate;
-use crate::support::{issue, items, marked, numbers, Fault, Test, REPO};
-
-fn two_idle_issues() -> Test {
-    Test::new(|world| {
-        world.open_issue(1, 74);
-        world.open_issue(2, 74);
-    })
-}
+use crate::support::{issue, items, marked, numbers, two_idle_issues, Fault, Test, REPO};
 
 /// Everything read from `source`, as it arrives.
 /// All a pipe carries, once its writer has closed it: a process that has ended may still have

@@ -6,28 +6,8 @@
 use chrono::{Duration, Utc};
 use serde_json::Value;
 
+use crate::support::{attempts, db, later, merge, sweep, sweep_at};
 use crate::support::{items, numbers, Fault, Test, REPO};
-
-fn merge(number: u64) -> String {
-    format!("PUT /repos/{REPO}/pulls/{number}/merge")
-}
-
-fn later(minutes: i64) -> String {
-    (Utc::now() + Duration::minutes(minutes)).to_rfc3339()
-}
-
-fn sweep(test: &Test, extra: &[&str]) -> Value {
-    let mut args = vec!["sweep", "--repo", REPO, "--yes", "--json"];
-    args.extend_from_slice(extra);
-    test.run(&args).json()
-}
-
-/// A sweep with its clock at `now` (a backoff window passed): `--now` is for classify and dry
-/// runs only.
-fn sweep_at(test: &Test, now: &str) -> Value {
-    test.run_at(now, &["sweep", "--repo", REPO, "--yes", "--json"])
-        .json()
-}
 
 fn dispositions(recap: &Value) -> Vec<(String, String)> {
     recap["completed"]
@@ -41,23 +21,6 @@ fn dispositions(recap: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
-}
-
-fn db(test: &Test) -> rusqlite::Connection {
-    rusqlite::Connection::open(test.db_path()).unwrap()
-}
-
-fn attempts(test: &Test, number: u64) -> u32 {
-    let budget: Option<String> = db(test)
-        .query_row(
-            "SELECT budget FROM sweep_budget WHERE pr = ?1",
-            [number as i64],
-            |row| row.get(0),
-        )
-        .ok();
-    budget
-        .and_then(|b| b.split('|').next().and_then(|n| n.parse().ok()))
-        .unwrap_or(0)
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::support::{items, marked, numbers, Outcome, Test, REPO};
+use crate::support::{items, marked, numbers, two_idle_issues, Outcome, Test, REPO};
 
 const ENTER: &[u8] = b"\r";
 const UP: &[u8] = b"\x1b[A";
@@ -89,13 +89,6 @@ pub(crate) fn on_terminal_with(
         stdout: String::from_utf8_lossy(&output.stdout).to_string(),
         stderr,
     }
-}
-
-fn two_idle_issues() -> Test {
-    Test::new(|world| {
-        world.open_issue(1, 74);
-        world.open_issue(2, 74);
-    })
 }
 
 #[test]

@@ -1,14 +1,26 @@
 //! The harness: a fresh world, server, home, database and config per test; the real binary run
 //! in a pinned environment; and an audit at the end that every write was expected.
 
+// The fake GitHub: its server (requests, faults, conditional answers) and its routes, by
+// resource; the world they read and change.
+mod branches;
+mod checks;
+mod collaborators;
 pub mod graphql;
 pub mod graphql_world;
+mod issues;
 /// The throwaway PostgreSQL the store's unit tests use too.
 #[cfg(feature = "postgres")]
 #[path = "../../../src/store/postgres/test_server.rs"]
 pub mod pg;
+mod pulls;
+mod rate_limit;
+mod repos;
+pub mod runs;
 pub mod schema;
+mod search;
 pub mod server;
+mod users;
 pub mod world;
 
 use std::cell::{Cell, RefCell};
@@ -20,6 +32,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
+pub use runs::{attempts, db, later, merge, sweep, sweep_at, two_idle_issues};
 pub use server::{Fault, Request, Server, Shared};
 pub use world::{WorldState, REPO, VIEWER};
 

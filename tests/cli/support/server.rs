@@ -12,7 +12,9 @@ use std::time::Duration;
 use chrono::Utc;
 use serde_json::{json, Value};
 
-use super::world::{stamp, Comment, Event, WorldState};
+/// GraphQL's `search` matches as REST's does.
+pub(super) use super::search::search_matches;
+use super::world::WorldState;
 
 #[derive(Clone)]
 pub struct Request {
@@ -174,6 +176,8 @@ struct FaultRule {
     method: String,
     path_contains: String,
     fault: Fault,
+    /// Matching requests answered normally before the fault applies.
+    skip: u32,
     remaining: u32,
 }
 
@@ -235,24 +239,38 @@ impl Server {
     }
 
     pub fn fail(&self, method: &str, path_contains: &str, fault: Fault, times: u32) {
+        self.fail_after(method, path_contains, 0, fault, times);
+    }
+
+    /// [`Server::fail`] from the matching request after the first `skip` (answered normally):
+    /// `fail_after("POST", "/issues/", 3, Fault::Park(..), 1)` parks the fourth POST.
+    pub fn fail_after(
+        &self,
+        method: &str,
+        path_contains: &str,
+        skip: u32,
+        fault: Fault,
+        times: u32,
+    ) {
         self.lock().faults.push(FaultRule {
             method: method.to_string(),
             path_contains: path_contains.to_string(),
             fault,
+            skip,
             remaining: times,
         });
     }
 }
 
-struct Incoming {
-    method: String,
-    path: String,
-    query: String,
-    body: String,
-    authorization: Option<String>,
-    if_none_match: Option<String>,
-    if_modified_since: Option<String>,
-    accept: Option<String>,
+pub(super) struct Incoming {
+    pub(super) method: String,
+    pub(super) path: String,
+    pub(super) query: String,
+    pub(super) body: String,
+    pub(super) authorization: Option<String>,
+    pub(super) if_none_match: Option<String>,
+    pub(super) if_modified_since: Option<String>,
+    pub(super) accept: Option<String>,
 }
 
 fn read_request(stream: &TcpStream) -> Option<Incoming> {
@@ -350,7 +368,7 @@ pub(super) fn reply(status: u16, body: Value) -> Reply {
     }
 }
 
-fn error(status: u16, message: &str) -> Reply {
+pub(super) fn error(status: u16, message: &str) -> Reply {
     reply(
         status,
         json!({"message": message, "documentation_url": "https://docs.github.com/rest"}),
@@ -368,9 +386,13 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
                 && rule.method == request.method
                 && format!("{}?{}", request.path, request.query).contains(&rule.path_contains)
         });
-        found.map(|rule| {
+        found.and_then(|rule| {
+            if rule.skip > 0 {
+                rule.skip -= 1;
+                return None;
+            }
             rule.remaining -= 1;
-            rule.fault.clone()
+            Some(rule.fault.clone())
         })
     };
     if let Some(Fault::Slow(delay)) = &fault {
@@ -394,7 +416,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     }
     let mut guard = shared.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(Fault::Transfer { to_repo, to_number }) = &fault {
-        transfer_from_path(&mut guard.world, &request.path, to_repo, *to_number);
+        super::repos::transfer_from_path(&mut guard.world, &request.path, to_repo, *to_number);
     }
     // "Rate limits for the REST API", "Exceeding the primary rate limit": once the core limit
     // is spent, GitHub answers 403 (or 429) with `x-ratelimit-remaining: 0` and does nothing
@@ -483,7 +505,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
             Some(answer)
         }
         Some(Fault::Redirect { status, location }) => {
-            let mut answer = moved(*status, location);
+            let mut answer = super::repos::moved(*status, location);
             answer.headers.push(("location".into(), location.clone()));
             Some(answer)
         }
@@ -612,7 +634,7 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
     let _ = stream.flush();
 }
 
-fn query_map(query: &str) -> BTreeMap<String, String> {
+pub(super) fn query_map(query: &str) -> BTreeMap<String, String> {
     query
         .split('&')
         .filter_map(|pair| pair.split_once('='))
@@ -621,14 +643,19 @@ fn query_map(query: &str) -> BTreeMap<String, String> {
 }
 
 /// Serves one page of `items` with GitHub's Link header.
-fn paginate(items: Vec<Value>, request: &Incoming, base: &str, page_size: usize) -> Reply {
+pub(super) fn paginate(
+    items: Vec<Value>,
+    request: &Incoming,
+    base: &str,
+    page_size: usize,
+) -> Reply {
     paginate_with(&items, request, base, page_size, Value::clone)
 }
 
 /// [`paginate`] over any list, building the JSON of the served page's entries alone (a world
 /// of 100,000 issues serves each page without building every issue's JSON: the answer is the
 /// same, only cheaper to make).
-fn paginate_with<T>(
+pub(super) fn paginate_with<T>(
     items: &[T],
     request: &Incoming,
     base: &str,
@@ -670,123 +697,16 @@ fn paginate_with<T>(
     answer
 }
 
-/// GitHub's search over the world's issues and PRs (REST's and GraphQL's share it): `is:pr`, `is:open`, `draft:false`,
-/// `archived:false`, `repo:`, `org:` and `created:A..B`, oldest first, at most 1,000 results.
-pub(super) fn search_matches<'w>(
-    world: &'w WorldState,
-    q: &str,
-) -> Result<Vec<&'w super::world::Issue>, Reply> {
-    // An `org:` qualifier naming an owner GitHub does not know (or the token cannot see) is
-    // refused with 422 Validation Failed, GitHub's reason in `errors[].message` (answers
-    // recorded in changesets/action#252 and asottile/gh-perf-review#11, the latter for an
-    // `org:` query).
-    for term in q.split_whitespace() {
-        if let Some(org) = term.strip_prefix("org:") {
-            let known = world.repos.iter().any(|repo| {
-                repo.split_once('/')
-                    .is_some_and(|(owner, _)| owner.eq_ignore_ascii_case(org))
-            });
-            if !known {
-                return Err(reply(
-                    422,
-                    json!({
-                        "message": "Validation Failed",
-                        "errors": [{
-                            "message": "The listed users and repositories cannot be searched either because the resources do not exist or you do not have permission to view them.",
-                            "resource": "Search",
-                            "field": "q",
-                            "code": "invalid"
-                        }],
-                        "documentation_url": "https://docs.github.com/v3/search/"
-                    }),
-                ));
-            }
-        }
-    }
-    let mut matches: Vec<&super::world::Issue> = world.issues.iter().collect();
-    for term in q.split_whitespace() {
-        let (key, value) = term.split_once(':').unwrap_or((term, ""));
-        matches.retain(|issue| match (key, value) {
-            ("is", "pr") => issue.is_pr,
-            // The index lags: it may still show a state the item no longer has.
-            ("is", "open") => {
-                issue
-                    .search_stale
-                    .as_ref()
-                    .and_then(|stale| stale.get("state"))
-                    .and_then(Value::as_str)
-                    .unwrap_or(&issue.state)
-                    == "open"
-            }
-            ("draft", "false") => !issue.draft,
-            ("archived", "false") => true,
-            // GraphQL's search has no sort argument: its query asks oldest first this way.
-            ("sort", "created-asc") => true,
-            // Qualifiers match names as GitHub does, whatever their case.
-            ("repo", repo) => issue.repo.eq_ignore_ascii_case(repo),
-            ("org", org) => issue
-                .repo
-                .to_ascii_lowercase()
-                .starts_with(&format!("{}/", org.to_ascii_lowercase())),
-            ("created", range) => {
-                let (from, to) = range.split_once("..").unwrap_or((range, range));
-                let parse = |t: &str| {
-                    chrono::DateTime::parse_from_rfc3339(t)
-                        .map(|t| t.with_timezone(&Utc))
-                        .ok()
-                };
-                match (parse(from), parse(to)) {
-                    (Some(from), Some(to)) => issue.created_at >= from && issue.created_at <= to,
-                    _ => false,
-                }
-            }
-            _ => panic!("the fake search does not know the qualifier `{term}`"),
-        });
-    }
-    matches.sort_by_key(|issue| issue.created_at);
-    Ok(matches)
-}
-
-fn search(world: &WorldState, request: &Incoming, base: &str, page_size: usize) -> Reply {
-    let query = query_map(&request.query);
-    let q = query
-        .get("q")
-        .cloned()
-        .unwrap_or_default()
-        .replace('+', " ");
-    let matches = match search_matches(world, &q) {
-        Ok(matches) => matches,
-        Err(refusal) => return refusal,
-    };
-    let total = matches.len();
-    let values: Vec<Value> = matches
-        .iter()
-        .take(1000)
-        .map(|issue| issue.search_json())
-        .collect();
-    let page: usize = query.get("page").and_then(|v| v.parse().ok()).unwrap_or(1);
-    if page > 10 {
-        return error(422, "Only the first 1000 search results are available");
-    }
-    let mut answer = paginate(values, request, base, page_size);
-    let items: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-    // "Timeouts and incomplete results" (REST docs, Search): a query past its time limit
-    // answers the matches found so far with `incomplete_results: true`; "reaching a timeout
-    // does not necessarily mean that search results are incomplete".
-    answer.body = json!({"total_count": total, "incomplete_results": world.search_incomplete, "items": items}).to_string();
-    answer
-}
-
 /// The status that means "this route is unknown"; `serve` records it and the test fails.
 pub(super) const UNKNOWN: u16 = 599;
 
 fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
-    if let Some(answer) = redirect(&shared.world, request, base) {
+    if let Some(answer) = super::repos::redirect(&shared.world, request, base) {
         return answer;
     }
-    let by_id = repository_by_id(&shared.world, request);
+    let by_id = super::repos::repository_by_id(&shared.world, request);
     let request = by_id.as_ref().unwrap_or(request);
-    if let Some(answer) = route_repository(&shared.world, request) {
+    if let Some(answer) = super::repos::route_repository(&shared.world, request) {
         return answer;
     }
     if request.method == "POST" && is_graphql_path(&request.path) {
@@ -812,839 +732,60 @@ fn route(shared: &mut Shared, request: &Incoming, base: &str) -> Reply {
     }
     answer
 }
+/// What a resource's routes see of a request.
+pub(super) struct At<'a> {
+    pub(super) world: &'a mut WorldState,
+    pub(super) page_size: usize,
+    pub(super) request: &'a Incoming,
+    pub(super) base: &'a str,
+    pub(super) method: &'a str,
+    pub(super) segments: &'a [&'a str],
+    /// GitHub's clock, which stamps what a write changes.
+    pub(super) now: chrono::DateTime<Utc>,
+    /// The token's user, who makes every write.
+    pub(super) viewer: String,
+}
 
+/// A resource's answer when the route is not one of its own: the next resource is asked.
+const PASS: u16 = 598;
+
+impl Reply {
+    pub(super) fn pass() -> Reply {
+        reply(PASS, Value::Null)
+    }
+}
+
+/// The REST routes, each resource's in its own file.
 fn route_world(world: &mut WorldState, page_size: usize, request: &Incoming, base: &str) -> Reply {
     let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
-    let method = request.method.as_str();
     let now = Utc::now() + world.github_clock_offset;
     let viewer = world.viewer.clone();
-    match (method, segments.as_slice()) {
-        // An app or installation token, `GITHUB_TOKEN` included, has no user: GitHub answers
-        // 403 "Resource not accessible by integration" ("Get the authenticated user",
-        // https://docs.github.com/rest/users/users#get-the-authenticated-user; as recorded in
-        // e.g. actions/create-github-app-token#258 and mislav/hub#2149).
-        ("GET", ["user"]) if world.viewer_app => reply(
-            403,
-            json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"}),
-        ),
-        ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
-        // "Get rate limit status for the authenticated user": free of rate limit; like every
-        // answer it carries GitHub's `Date` (https://docs.github.com/rest/rate-limit/rate-limit).
-        ("GET", ["rate_limit"]) => {
-            let core = json!({"limit": 5000, "remaining": 5000, "reset": (now + chrono::Duration::hours(1)).timestamp(), "used": 0});
-            reply(200, json!({"resources": {"core": core}, "rate": core}))
-        }
-        // A locked conversation refuses new comments from anyone who is not a collaborator:
-        // 403 "Unable to create comment because issue is locked." (GitHub's "Locking
-        // conversations", https://docs.github.com/articles/locking-conversations/; the answer
-        // as recorded in probot/stale#25 and renovatebot/renovate#6215). Labels still apply.
-        ("POST", ["repos", owner, name, "issues", number, "comments"])
-            if locked_for_viewer(world, owner, name, number) =>
-        {
-            reply(
-                403,
-                json!({"message": "Unable to create comment because issue is locked.", "documentation_url": "https://docs.github.com/articles/locking-conversations/"}),
-            )
-        }
-        // A comment body past 65,536 characters is refused: 422 with "Body is too long
-        // (maximum is 65536 characters)" in its `errors` (a recorded answer in
-        // danger/danger#424).
-        ("POST", ["repos", _, _, "issues", _, "comments"])
-            if serde_json::from_str::<Value>(&request.body)
-                .ok()
-                .and_then(|body| body["body"].as_str().map(|text| text.chars().count()))
-                .is_some_and(|length| length > 65_536) =>
-        {
-            reply(
-                422,
-                json!({
-                    "message": "Validation Failed",
-                    "errors": [{"resource": "IssueComment", "code": "custom", "field": "body", "message": "Body is too long (maximum is 65536 characters)"}],
-                    "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
-                }),
-            )
-        }
-        ("GET", ["repos", owner, name, "issues", number, "timeline"]) => {
-            let repo = format!("{owner}/{name}");
-            let Some(index) = number
-                .parse()
-                .ok()
-                .and_then(|number| world.find(&repo, number))
-            else {
-                return error(404, "Not Found");
-            };
-            paginate(timeline(&world.issues[index]), request, base, page_size)
-        }
-        ("GET", ["search", "issues"]) => search(world, request, base, page_size),
-        ("PUT", ["repos", owner, name, "pulls", number, "merge"]) => {
-            let repo = format!("{owner}/{name}");
-            let Some(index) = number
-                .parse()
-                .ok()
-                .and_then(|number| world.find(&repo, number))
-            else {
-                return error(404, "Not Found");
-            };
-            let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
-            let settings = world.settings.get(&repo).cloned().unwrap_or_default();
-            let rules = world
-                .branch_rules
-                .get(&format!("{repo}:{}", world.issues[index].base))
-                .cloned()
-                .unwrap_or_default();
-            let classic_linear = repo == super::world::REPO
-                && world
-                    .classic
-                    .get(&world.issues[index].base)
-                    .is_some_and(|rule| rule.linear_history);
-            let issue = &mut world.issues[index];
-            if issue.state != "open" || issue.merged || issue.mergeable == Some(false) {
-                return error(405, "Pull Request is not mergeable");
-            }
-            // GitHub's own refusals, each with its message. A `blocked` PR is NOT among them:
-            // the token is an admin's (or a bypass actor's), and GitHub merges it anyway.
-            let method = body
-                .get("merge_method")
-                .and_then(Value::as_str)
-                .unwrap_or("merge");
-            let allowed = match method {
-                "squash" => settings.allow_squash_merge,
-                "rebase" => settings.allow_rebase_merge,
-                _ => settings.allow_merge_commit,
-            };
-            if allowed == Some(false) {
-                return error(
-                    405,
-                    match method {
-                        "squash" => "Squash merges are not allowed on this repository.",
-                        "rebase" => "Rebase merges are not allowed on this repository.",
-                        _ => "Merge commits are not allowed on this repository.",
-                    },
-                );
-            }
-            // Linear history refuses a merge commit: GitHub answers a classic rule's with 405
-            // "This branch must not contain merge commits." (recorded in
-            // runatlantis/atlantis#1176). A ruleset's `required_linear_history` refuses it too;
-            // its wording is not recorded, so the fake answers the same.
-            let linear = classic_linear
-                || rules
-                    .iter()
-                    .any(|rule| rule["type"] == "required_linear_history");
-            if linear && method == "merge" {
-                return error(405, "This branch must not contain merge commits.");
-            }
-            if rules.iter().any(|rule| rule["type"] == "merge_queue") {
-                return error(
-                    405,
-                    "Repository rule violations found\n\nChanges must be made through the merge queue\n\n",
-                );
-            }
-            if body.get("sha").and_then(Value::as_str) != Some(issue.head_sha.as_str()) {
-                return error(
-                    409,
-                    "Head branch was modified. Review and try the merge again.",
-                );
-            }
-            let now = Utc::now();
-            issue.merged = true;
-            issue.state = "closed".into();
-            issue.updated_at = now;
-            issue.events.push(Event {
-                name: "merged".into(),
-                label: None,
-                actor: viewer.clone(),
-                at: now,
-            });
-            reply(
-                200,
-                json!({"sha": format!("merge-of-{}", issue.head_sha), "merged": true, "message": "Pull Request successfully merged"}),
-            )
-        }
-        ("GET", ["repos", owner, name, "pulls", number, rest @ ..]) => {
-            let repo = format!("{owner}/{name}");
-            let Some(index) = number
-                .parse()
-                .ok()
-                .and_then(|number| world.find(&repo, number))
-            else {
-                return error(404, "Not Found");
-            };
-            let issue = &mut world.issues[index];
-            if !issue.is_pr {
-                return error(404, "Not Found");
-            }
-            match rest {
-                // "Get a pull request" starts GitHub's mergeability job when `mergeable` is
-                // null: this answer says null, the job's result shows from the next read on
-                // (REST docs, "Get a pull request"; see `Issue::uncomputed`).
-                [] => {
-                    let answer = reply(200, issue.pull_json());
-                    if let Some((mergeable, state)) = issue.uncomputed.take() {
-                        issue.mergeable = Some(mergeable);
-                        issue.mergeable_state = state;
-                    }
-                    answer
-                }
-                ["files"] => {
-                    let values = issue
-                        .files
-                        .iter()
-                        .map(|(path, previous)| match previous {
-                            Some(previous) => json!({"filename": path, "status": "renamed", "previous_filename": previous}),
-                            None => json!({"filename": path, "status": "modified"}),
-                        })
-                        .collect();
-                    paginate(values, request, base, page_size)
-                }
-                ["reviews"] => {
-                    let values = issue
-                        .reviews
-                        .iter()
-                        .map(|review| {
-                            json!({
-                                "user": super::world::account(&review.user).rest_json(),
-                                "author_association": review.association,
-                                "state": review.state,
-                                "commit_id": review.commit_id,
-                                "submitted_at": stamp(review.at),
-                            })
-                        })
-                        .collect();
-                    paginate(values, request, base, page_size)
-                }
-                _ => error(UNKNOWN, "the fake GitHub does not know this route"),
-            }
-        }
-        ("GET", ["repos", owner, name, "commits", sha, what]) => {
-            let repo = format!("{owner}/{name}");
-            let Some(issue) = world
-                .issues
-                .iter()
-                .find(|issue| issue.repo == repo && issue.is_pr && issue.head_sha == *sha)
-            else {
-                // A commit nobody ran anything on.
-                return match *what {
-                    "check-runs" => reply(200, json!({"total_count": 0, "check_runs": []})),
-                    "check-suites" => reply(200, json!({"total_count": 0, "check_suites": []})),
-                    "status" => reply(
-                        200,
-                        json!({"state": "pending", "sha": sha, "total_count": 0, "statuses": []}),
-                    ),
-                    _ => error(UNKNOWN, "the fake GitHub does not know this route"),
-                };
-            };
-            match *what {
-                "check-runs" => {
-                    let runs: Vec<Value> = issue
-                        .check_runs
-                        .iter()
-                        .map(|run| {
-                            json!({
-                                "id": run.id,
-                                "name": run.name,
-                                "head_sha": issue.head_sha,
-                                "status": run.status,
-                                "conclusion": run.conclusion,
-                                "started_at": stamp(run.started_at),
-                                "completed_at": run.conclusion.as_ref().map(|_| stamp(run.started_at)),
-                                "check_suite": {"id": run.suite},
-                                "app": issue
-                                    .check_suites
-                                    .iter()
-                                    .find(|suite| suite.id == run.suite)
-                                    .map(|suite| json!({"id": super::world::app_id(&suite.app), "slug": suite.app})),
-                            })
-                        })
-                        .collect();
-                    let mut answer = paginate(runs.clone(), request, base, page_size);
-                    let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-                    answer.body =
-                        json!({"total_count": runs.len(), "check_runs": page}).to_string();
-                    answer
-                }
-                "check-suites" => {
-                    let suites = issue.suites_json();
-                    let mut answer = paginate(suites.clone(), request, base, page_size);
-                    let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-                    answer.body =
-                        json!({"total_count": suites.len(), "check_suites": page}).to_string();
-                    answer
-                }
-                "status" => {
-                    // The combined status: its `state` covers every context (failure if any
-                    // failed or errored, pending if any is pending, and pending when there is
-                    // none at all); the contexts themselves are paginated, 100 at most a page.
-                    let statuses: Vec<Value> = issue
-                        .statuses
-                        .iter()
-                        .map(|(context, state)| json!({"context": context, "state": state}))
-                        .collect();
-                    let states = || issue.statuses.iter().map(|(_, state)| state.as_str());
-                    let state = if states().any(|state| state == "failure" || state == "error") {
-                        "failure"
-                    } else if issue.statuses.is_empty() || states().any(|state| state == "pending")
-                    {
-                        "pending"
-                    } else {
-                        "success"
-                    };
-                    let mut answer = paginate(statuses.clone(), request, base, page_size);
-                    let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-                    answer.body = json!({
-                        "state": state,
-                        "sha": issue.head_sha,
-                        "total_count": statuses.len(),
-                        "statuses": page,
-                    })
-                    .to_string();
-                    answer
-                }
-                _ => error(UNKNOWN, "the fake GitHub does not know this route"),
-            }
-        }
-        // "Get a branch" (`GET /repos/{o}/{r}/branches/{branch}`): the branch with its
-        // `protected` flag, 404 "Branch not found" when there is none (GitHub's REST docs and
-        // @octokit/openapi-types `repos/get-branch`, `branch-with-protection`). Its `protection`
-        // is the classic rule's summary, served to any token with read access (GitHub's docs
-        // example: `"protection": {"enabled": true, "required_status_checks":
-        // {"enforcement_level": "non_admins", "contexts": ["ci-test", "linter"]}}`; newer answers
-        // add `checks: [{context, app_id}]`; an unprotected branch has `"enabled": false` and
-        // `"enforcement_level": "off"`; google/go-github#625). The rule's other settings (linear
-        // history, reviews) are only in "Get branch protection", which needs admin.
-        ("GET", ["repos", owner, name, "branches", branch @ ..]) => {
-            let repo = format!("{owner}/{name}");
-            let branch = branch.join("/");
-            if !world.has_branch_in(&repo, &branch) {
-                return error(404, "Branch not found");
-            }
-            let ours = repo == super::world::REPO;
-            let classic = world.classic.get(&branch).filter(|_| ours);
-            let protected =
-                (ours && world.protected_branches.contains(&branch)) || classic.is_some();
-            let required = classic
-                .map(|rule| rule.required_checks.clone())
-                .unwrap_or_default();
-            let protection = json!({
-                "enabled": classic.is_some(),
-                "required_status_checks": {
-                    "enforcement_level": if required.is_empty() { "off" } else { "non_admins" },
-                    "contexts": required,
-                    "checks": required.iter().map(|context| json!({"context": context, "app_id": null})).collect::<Vec<_>>(),
-                },
-            });
-            reply(
-                200,
-                json!({"name": branch, "protected": protected, "protection": protection}),
-            )
-        }
-        // "Delete a reference" (`DELETE /repos/{o}/{r}/git/refs/{ref}`, `heads/BRANCH` for a
-        // branch): 204 No Content; 422 "Reference does not exist" when it is not there
-        // (@octokit/openapi-types `git/delete-ref`). A protected branch is refused (422).
-        ("DELETE", ["repos", owner, name, "git", "refs", "heads", branch @ ..])
-            if format!("{owner}/{name}") == super::world::REPO =>
-        {
-            let branch = branch.join("/");
-            if !world.has_branch(&branch) {
-                return error(422, "Reference does not exist");
-            }
-            if world.protected_branches.contains(&branch) {
-                return error(422, "Cannot delete protected branch");
-            }
-            world.deleted_branches.push(branch);
-            Reply {
-                status: 204,
-                headers: Vec::new(),
-                body: String::new(),
-            }
-        }
-        ("GET", ["repos", owner, name, "rules", "branches", branch @ ..]) => {
-            let key = format!("{owner}/{name}:{}", branch.join("/"));
-            let rules = world.branch_rules.get(&key).cloned().unwrap_or_default();
-            paginate(rules, request, base, page_size)
-        }
-        ("GET", ["repos", owner, name, "collaborators", user, "permission"]) => {
-            let repo = format!("{owner}/{name}");
-            if !world.repos.contains(&repo) {
-                return error(404, "Not Found");
-            }
-            if world.permissions_forbidden {
-                return error(
-                    403,
-                    "Must have push access to view collaborator permission.",
-                );
-            }
-            // An App's bot is no collaborator: the endpoint answers `none` for it
-            // (anomalyco/opencode#43532), and 404 for the Copilot agent, whose login has no
-            // `[bot]` (anthropics/claude-code-action#1018).
-            let bot = super::world::account(user);
-            if bot.bot && !user.ends_with("[bot]") {
-                return error(404, "Not Found");
-            }
-            let role = world
-                .roles
-                .get(*user)
-                .filter(|_| !bot.bot)
-                .cloned()
-                .or_else(|| bot.bot.then(|| "none".to_string()))
-                .unwrap_or_else(|| "read".into());
-            // `permission` is the base role: maintain reads as write, triage as read.
-            let permission = match role.as_str() {
-                "admin" => "admin",
-                "maintain" | "write" => "write",
-                "none" => "none",
-                _ => "read",
-            };
-            reply(
-                200,
-                json!({"permission": permission, "role_name": role, "user": super::world::account(user).rest_json()}),
-            )
-        }
-        ("GET", ["repos", owner, name, "actions", "runs"]) => {
-            let repo = format!("{owner}/{name}");
-            if world.actions_forbidden {
-                return error(403, "Resource not accessible by integration");
-            }
-            let query = query_map(&request.query);
-            let head = query.get("head_sha").cloned().unwrap_or_default();
-            let runs: Vec<Value> = world
-                .issues
-                .iter()
-                .filter(|issue| issue.repo == repo && issue.is_pr && issue.head_sha == head)
-                .flat_map(|issue| issue.workflow_runs_json())
-                .collect();
-            let mut answer = paginate(runs.clone(), request, base, page_size);
-            let page: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
-            answer.body = json!({"total_count": runs.len(), "workflow_runs": page}).to_string();
-            answer
-        }
-        ("GET", ["repos", owner, name, "issues"]) => {
-            let repo = format!("{owner}/{name}");
-            if !world.repos.contains(&repo) {
-                return error(404, "Not Found");
-            }
-            let query = query_map(&request.query);
-            // `since` keeps the items updated at or after it, closed ones too under
-            // `state=all`: "Only show results that were last updated after the given time. This
-            // is a timestamp in ISO 8601 format: `YYYY-MM-DDTHH:MM:SSZ`" (REST docs, Issues,
-            // "List repository issues"); inclusive in the v3 docs' wording ("Only issues updated
-            // at or after this time are returned") and in GraphQL's `IssueFilters.since` ("List
-            // issues that have been updated at or after the given date", @octokit/graphql-schema).
-            // What GitHub answers to a `since` it cannot parse is not documented: unknown here.
-            let since = match query.get("since") {
-                None => None,
-                Some(text) => match chrono::DateTime::parse_from_rfc3339(text) {
-                    Ok(since) => Some(since.with_timezone(&Utc)),
-                    Err(_) => return error(UNKNOWN, "the fake GitHub does not know this `since`"),
-                },
-            };
-            let mut items: Vec<&super::world::Issue> = world
-                .issues
-                .iter()
-                .filter(|issue| {
-                    issue.repo == repo
-                        && query
-                            .get("state")
-                            .is_none_or(|state| state == "all" || *state == issue.state)
-                        && since.is_none_or(|since| issue.updated_at >= since)
-                })
-                .collect();
-            items.sort_by_key(|issue| issue.created_at);
-            if query.get("direction").map(String::as_str) != Some("asc") {
-                items.reverse();
-            }
-            paginate_with(&items, request, base, page_size, |issue| issue.to_json())
-        }
-        (_, ["repos", owner, name, "issues", number, rest @ ..]) => {
-            let repo = format!("{owner}/{name}");
-            let Some(index) = number
-                .parse()
-                .ok()
-                .and_then(|number| world.find(&repo, number))
-            else {
-                return error(404, "Not Found");
-            };
-            let issue = &mut world.issues[index];
-            match (method, rest) {
-                ("GET", []) => reply(200, issue.to_json()),
-                ("PATCH", []) => {
-                    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
-                    if let Some(state) = body.get("state").and_then(Value::as_str) {
-                        issue.state = state.to_string();
-                        issue.state_reason = body
-                            .get("state_reason")
-                            .and_then(Value::as_str)
-                            .map(str::to_string);
-                        issue.events.push(Event {
-                            name: if state == "open" {
-                                "reopened".into()
-                            } else {
-                                state.to_string()
-                            },
-                            label: None,
-                            actor: viewer.clone(),
-                            at: now,
-                        });
-                    }
-                    issue.updated_at = now;
-                    reply(200, issue.to_json())
-                }
-                ("GET", ["events"]) => {
-                    let values = issue
-                        .events
-                        .iter()
-                        .map(|event| {
-                            json!({
-                                "event": event.name,
-                                "actor": super::world::account(&event.actor).rest_json(),
-                                "created_at": stamp(event.at),
-                                "label": event.label.as_ref().map(|name| json!({"name": name})),
-                            })
-                        })
-                        .collect();
-                    paginate(values, request, base, page_size)
-                }
-                ("GET", ["comments"]) => {
-                    let since = query_map(&request.query)
-                        .get("since")
-                        .and_then(|since| chrono::DateTime::parse_from_rfc3339(since).ok())
-                        .map(|since| since.with_timezone(&Utc));
-                    let values = issue
-                        .comments
-                        .iter()
-                        .filter(|comment| since.is_none_or(|since| comment.at >= since))
-                        .map(|comment| {
-                            json!({
-                                "id": comment.id,
-                                "user": super::world::account(&comment.user).rest_json(),
-                                "body": comment.body,
-                                "created_at": stamp(comment.at),
-                                "updated_at": stamp(comment.at),
-                            })
-                        })
-                        .collect();
-                    paginate(values, request, base, page_size)
-                }
-                ("POST", ["comments"]) => {
-                    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
-                    let Some(text) = body.get("body").and_then(Value::as_str) else {
-                        return error(422, "body is missing");
-                    };
-                    let text = text.to_string();
-                    world.next_id();
-                    let id = world.next_id();
-                    let issue = &mut world.issues[index];
-                    issue.comments.push(Comment {
-                        id,
-                        user: viewer.clone(),
-                        body: text.clone(),
-                        at: now,
-                    });
-                    issue.updated_at = now;
-                    reply(
-                        201,
-                        json!({"id": id, "body": text, "created_at": stamp(now)}),
-                    )
-                }
-                ("POST", ["labels"]) => {
-                    let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
-                    let Some(labels) = body.get("labels").and_then(Value::as_array) else {
-                        return error(422, "labels is missing");
-                    };
-                    for label in labels.iter().filter_map(Value::as_str) {
-                        if !issue.has_label(label) {
-                            issue.labels.push(label.to_string());
-                            issue.events.push(Event {
-                                name: "labeled".into(),
-                                label: Some(label.to_string()),
-                                actor: viewer.clone(),
-                                at: now,
-                            });
-                        }
-                    }
-                    issue.updated_at = now;
-                    reply(
-                        200,
-                        json!(issue
-                            .labels
-                            .iter()
-                            .map(|name| json!({"name": name}))
-                            .collect::<Vec<_>>()),
-                    )
-                }
-                ("DELETE", ["labels", label]) => {
-                    let Some(position) = issue
-                        .labels
-                        .iter()
-                        .position(|name| name.eq_ignore_ascii_case(label))
-                    else {
-                        return error(404, "Label does not exist");
-                    };
-                    let removed = issue.labels.remove(position);
-                    issue.events.push(Event {
-                        name: "unlabeled".into(),
-                        label: Some(removed),
-                        actor: viewer.clone(),
-                        at: now,
-                    });
-                    issue.updated_at = now;
-                    reply(
-                        200,
-                        json!(issue
-                            .labels
-                            .iter()
-                            .map(|name| json!({"name": name}))
-                            .collect::<Vec<_>>()),
-                    )
-                }
-                _ => error(UNKNOWN, "the fake GitHub does not know this route"),
-            }
-        }
-        _ => error(UNKNOWN, "the fake GitHub does not know this route"),
-    }
-}
-
-/// Whether GitHub refuses the token's comment on this item because its conversation is locked.
-fn locked_for_viewer(world: &WorldState, owner: &str, name: &str, number: &str) -> bool {
-    let repo = format!("{owner}/{name}");
-    number
-        .parse()
-        .ok()
-        .and_then(|number| world.find(&repo, number))
-        .is_some_and(|index| world.issues[index].locked && !world.viewer_collaborator)
-}
-
-/// `GET /repos/{o}/{r}/issues/{n}/timeline`, oldest first, as GitHub's "Issue event types"
-/// (https://docs.github.com/rest/using-the-rest-api/issue-event-types) and the OpenAPI
-/// description's `timeline-*-event` schemas give them: issue events with `actor` and
-/// `created_at`; `commented` with `actor`, `user` and `created_at`; `reviewed` (timeline only)
-/// names its author in `user` (no `actor`) and has `submitted_at` (no `created_at`);
-/// `committed` carries only git names, emails and dates (no GitHub account at all).
-fn timeline(issue: &super::world::Issue) -> Vec<Value> {
-    let user = |login: &str| super::world::account(login).rest_json();
-    let mut entries: Vec<(chrono::DateTime<Utc>, Value)> = Vec::new();
-    for event in &issue.events {
-        entries.push((
-            event.at,
-            json!({
-                "event": event.name,
-                "actor": super::world::account(&event.actor).rest_json(),
-                "created_at": stamp(event.at),
-                "label": event.label.as_ref().map(|name| json!({"name": name})),
-            }),
-        ));
-    }
-    for comment in &issue.comments {
-        entries.push((
-            comment.at,
-            json!({
-                "event": "commented",
-                "id": comment.id,
-                "actor": super::world::account(&comment.user).rest_json(),
-                "user": super::world::account(&comment.user).rest_json(),
-                "body": comment.body,
-                "created_at": stamp(comment.at),
-                "updated_at": stamp(comment.at),
-            }),
-        ));
-    }
-    for review in &issue.reviews {
-        entries.push((
-            review.at,
-            json!({
-                "event": "reviewed",
-                "user": user(&review.user),
-                "state": review.state.to_ascii_lowercase(),
-                "commit_id": review.commit_id,
-                "submitted_at": stamp(review.at),
-                "author_association": "NONE",
-            }),
-        ));
-    }
-    for (sha, author, at) in &issue.commits {
-        let git =
-            json!({"name": author, "email": format!("{author}@example.com"), "date": stamp(*at)});
-        entries.push((
-            *at,
-            json!({"event": "committed", "sha": sha, "author": git, "committer": git, "message": "a change"}),
-        ));
-    }
-    entries.sort_by_key(|(at, _)| *at);
-    entries.into_iter().map(|(_, value)| value).collect()
-}
-
-/// The body GitHub sends with a redirect (recorded answers in gidgethub/gidgethub#214 and
-/// 18F/charlie#85: `{"message": "Moved Permanently", "url": LOCATION, ...}`).
-fn moved(status: u16, location: &str) -> Reply {
-    reply(
-        status,
-        json!({
-            "message": "Moved Permanently",
-            "url": location,
-            "documentation_url": "https://docs.github.com/rest/guides/best-practices-for-using-the-rest-api#follow-redirects",
-        }),
-    )
-}
-
-fn transfer_from_path(world: &mut WorldState, path: &str, to_repo: &str, to_number: u64) {
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    if let ["repos", owner, name, "issues", number, ..] = segments.as_slice() {
-        if let Ok(number) = number.parse() {
-            world.transfer_issue(&format!("{owner}/{name}"), number, to_repo, to_number);
+    let routes: [fn(At<'_>) -> Reply; 8] = [
+        super::users::route,
+        super::rate_limit::route,
+        super::issues::route,
+        super::search::route,
+        super::pulls::route,
+        super::checks::route,
+        super::branches::route,
+        super::collaborators::route,
+    ];
+    for route in routes {
+        let answer = route(At {
+            world: &mut *world,
+            page_size,
+            request,
+            base,
+            method: request.method.as_str(),
+            segments: &segments,
+            now,
+            viewer: viewer.clone(),
+        });
+        if answer.status != PASS {
+            return answer;
         }
     }
-}
-
-/// GitHub's redirects for items and repositories that moved, for every method:
-/// - A transferred issue: "Get an issue" answers `301 Moved Permanently` "if the issue was
-///   transferred to another repository" (REST docs, Issues, "Get an issue"); its comments,
-///   labels and state live at the new address, so writes to the old one are redirected too.
-/// - A renamed repository: its old name answers 301 for GET and 307 for other methods, with
-///   `Location` at `/repositories/{id}` (GitHub developer blog, "Preview repository
-///   redirects", 2015-04-17, and "Automatic redirects for renamed repositories", 2015-07-21;
-///   recorded: `Location: https://api.github.com/repositories/12247303`, gidgethub#214; a
-///   POST on an old name answered 307, 18F/charlie#85 and google/go-github#184).
-fn redirect(world: &WorldState, request: &Incoming, base: &str) -> Option<Reply> {
-    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
-    let ["repos", owner, name, rest @ ..] = segments.as_slice() else {
-        return None;
-    };
-    let repo = format!("{owner}/{name}");
-    let query = if request.query.is_empty() {
-        String::new()
-    } else {
-        format!("?{}", request.query)
-    };
-    let transfer = match rest {
-        ["issues", number, tail @ ..] => world
-            .transfers
-            .iter()
-            .find(|(from, old, _, _)| {
-                from.eq_ignore_ascii_case(&repo) && number.parse() == Ok(*old)
-            })
-            .map(|(_, _, to, new)| (to, *new, tail)),
-        _ => None,
-    };
-    if let Some((to, new, tail)) = transfer {
-        let id = world.repo_id(to)?;
-        let tail: String = tail.iter().map(|part| format!("/{part}")).collect();
-        let location = format!("{base}/repositories/{id}/issues/{new}{tail}{query}");
-        let mut answer = moved(301, &location);
-        answer.headers.push(("location".into(), location));
-        return Some(answer);
-    }
-    let exists = world
-        .repos
-        .iter()
-        .any(|name| name.eq_ignore_ascii_case(&repo));
-    let renamed = world
-        .renames
-        .iter()
-        .rev()
-        .find(|(old, _)| old.eq_ignore_ascii_case(&repo))
-        .filter(|_| !exists)?;
-    let id = world.repo_id(&renamed.1)?;
-    let tail: String = rest.iter().map(|part| format!("/{part}")).collect();
-    let location = format!("{base}/repositories/{id}{tail}{query}");
-    let status = if request.method == "GET" { 301 } else { 307 };
-    let mut answer = moved(status, &location);
-    answer.headers.push(("location".into(), location));
-    Some(answer)
-}
-
-/// `/repositories/{id}/...` is the same resource as `/repos/{owner}/{name}/...` (where
-/// GitHub's redirects point).
-fn repository_by_id(world: &WorldState, request: &Incoming) -> Option<Incoming> {
-    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
-    let ["repositories", id, rest @ ..] = segments.as_slice() else {
-        return None;
-    };
-    let name = world.repo_by_id(id.parse().ok()?)?;
-    let tail: String = rest.iter().map(|part| format!("/{part}")).collect();
-    Some(Incoming {
-        method: request.method.clone(),
-        path: format!("/repos/{name}{tail}"),
-        query: request.query.clone(),
-        body: request.body.clone(),
-        authorization: request.authorization.clone(),
-        if_none_match: request.if_none_match.clone(),
-        if_modified_since: request.if_modified_since.clone(),
-        accept: request.accept.clone(),
-    })
-}
-
-/// `GET /repos/{owner}/{repo}`: GitHub matches the name case-insensitively and answers with
-/// its canonical `full_name` and its `id` (REST docs, Repositories, "Get a repository").
-fn route_repository(world: &WorldState, request: &Incoming) -> Option<Reply> {
-    let segments: Vec<&str> = request.path.trim_start_matches('/').split('/').collect();
-    if let ("GET", ["repos", owner, name, "issues", number, "labels"]) =
-        (request.method.as_str(), segments.as_slice())
-    {
-        // "List labels for an issue" (REST docs, Labels).
-        let issue = number
-            .parse()
-            .ok()
-            .and_then(|number| world.find(&format!("{owner}/{name}"), number))?;
-        let labels: Vec<Value> = world.issues[issue]
-            .labels
-            .iter()
-            .map(|name| json!({"name": name}))
-            .collect();
-        return Some(reply(200, Value::Array(labels)));
-    }
-    if let ("GET", ["orgs", org]) = (request.method.as_str(), segments.as_slice()) {
-        // "Get an organization" (REST docs, Organizations): its `public_repos` count;
-        // `total_private_repos` is shown to its members only.
-        let owned = world
-            .repos
-            .iter()
-            .filter(|repo| {
-                repo.split_once('/')
-                    .is_some_and(|(owner, _)| owner.eq_ignore_ascii_case(org))
-            })
-            .count();
-        if owned == 0 {
-            return Some(error(404, "Not Found"));
-        }
-        return Some(reply(
-            200,
-            json!({"login": org, "id": 1, "public_repos": owned, "html_url": format!("https://github.com/{org}")}),
-        ));
-    }
-    let ("GET", ["repos", owner, name]) = (request.method.as_str(), segments.as_slice()) else {
-        return None;
-    };
-    let asked = format!("{owner}/{name}");
-    let Some(full_name) = world
-        .repos
-        .iter()
-        .find(|repo| repo.eq_ignore_ascii_case(&asked))
-    else {
-        return Some(error(404, "Not Found"));
-    };
-    let (login, short) = full_name.split_once('/').unwrap_or((full_name, ""));
-    let mut value = json!({
-        "id": world.repo_id(full_name),
-        "name": short,
-        "full_name": full_name,
-        "owner": {"login": login, "type": "Organization"},
-        "private": false,
-        "html_url": format!("https://github.com/{full_name}"),
-        "default_branch": "main",
-    });
-    // "Get a repository" (REST docs, Repositories): `allow_merge_commit`,
-    // `allow_squash_merge` and `allow_rebase_merge` say which merge methods the repository
-    // allows; a repository set up with none of them named allows every method here.
-    let settings = world.settings.get(full_name).cloned().unwrap_or_default();
-    for (key, allowed) in [
-        ("allow_merge_commit", settings.allow_merge_commit),
-        ("allow_squash_merge", settings.allow_squash_merge),
-        ("allow_rebase_merge", settings.allow_rebase_merge),
-    ] {
-        if let Some(allowed) = allowed {
-            value[key] = json!(allowed);
-        }
-    }
-    Some(reply(200, value))
+    error(UNKNOWN, "the fake GitHub does not know this route")
 }
 
 /// A single resource's `Last-Modified`: its `updated_at`. Lists carry none.

@@ -1,0 +1,34 @@
+//! The token's user: "Get the authenticated user" (`GET /user`,
+//! https://docs.github.com/rest/users/users#get-the-authenticated-user).
+
+#[allow(unused_imports)]
+use serde_json::{json, Value};
+
+#[allow(unused_imports)]
+use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+
+pub(super) fn route(at: At<'_>) -> Reply {
+    #[allow(unused_variables)]
+    let At {
+        world,
+        page_size,
+        request,
+        base,
+        method,
+        segments,
+        now,
+        viewer,
+    } = at;
+    match (method, segments) {
+        // An app or installation token, `GITHUB_TOKEN` included, has no user: GitHub answers
+        // 403 "Resource not accessible by integration" ("Get the authenticated user",
+        // https://docs.github.com/rest/users/users#get-the-authenticated-user; as recorded in
+        // e.g. actions/create-github-app-token#258 and mislav/hub#2149).
+        ("GET", ["user"]) if world.viewer_app => reply(
+            403,
+            json!({"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/users/users#get-the-authenticated-user", "status": "403"}),
+        ),
+        ("GET", ["user"]) => reply(200, json!({"login": viewer, "type": "User"})),
+        _ => Reply::pass(),
+    }
+}
