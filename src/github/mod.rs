@@ -4,6 +4,7 @@
 pub mod client;
 pub mod graphql;
 pub mod model;
+mod parse_error;
 pub mod reader;
 pub mod rest;
 pub mod snapshot;

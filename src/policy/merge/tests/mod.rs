@@ -15,7 +15,7 @@ fn a_merge_method_is_read_from_its_config_word_and_written_back_as_it() {
     let words: Vec<&str> = MergeMethod::ALL.iter().map(|m| m.word()).collect();
     assert_eq!(words, ["merge", "squash", "rebase"]);
     assert_eq!(
-        MergeMethod::from_config("Squash"),
+        MergeMethod::from_config("Squash").map_err(|e| e.to_string()),
         Err(r#"invalid [sweep] merge_method = "Squash": use "merge", "squash" or "rebase""#.into())
     );
 }
