@@ -167,7 +167,7 @@ impl<'a> MergeKind<'a> {
         Ok(match rule {
             Rule::DocsOnly => {
                 let files = github.pull_files(item)?;
-                let verdict = merge::docs_only(&files, &self.globs);
+                let verdict = merge::docs_only(&files, &self.globs).map_err(|why| why.to_string());
                 if let Err(why) = &verdict {
                     gate.blocked = Some(why.clone());
                 }
