@@ -165,18 +165,35 @@ fn valid_host(host: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '[' | ']' | ':'))
 }
 
+/// Why the text after `#` is no issue number.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NumberError {
+    #[error("the number after `#` is missing")]
+    Missing,
+    #[error("`{text}` is not an issue number")]
+    NotDigits { text: String },
+    #[error("issue numbers start at 1, not 0")]
+    Zero,
+    #[error("`{text}` is too large for an issue number")]
+    TooLarge { text: String },
+}
+
 /// Parses an issue number: digits only, at least 1.
-pub fn parse_number(text: &str) -> Result<u64, String> {
+pub fn parse_number(text: &str) -> Result<u64, NumberError> {
     if text.is_empty() {
-        return Err("the number after `#` is missing".to_string());
+        return Err(NumberError::Missing);
     }
     if !text.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("`{text}` is not an issue number"));
+        return Err(NumberError::NotDigits {
+            text: text.to_string(),
+        });
     }
     match text.parse::<u64>() {
-        Ok(0) => Err("issue numbers start at 1, not 0".to_string()),
+        Ok(0) => Err(NumberError::Zero),
         Ok(number) => Ok(number),
-        Err(_) => Err(format!("`{text}` is too large for an issue number")),
+        Err(_) => Err(NumberError::TooLarge {
+            text: text.to_string(),
+        }),
     }
 }
 

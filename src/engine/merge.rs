@@ -70,7 +70,7 @@ impl<'a> MergeKind<'a> {
     pub fn new(rules: &'a PollRules, classify: bool, record: bool) -> Result<Self, Fatal> {
         Ok(MergeKind {
             rules,
-            globs: rules.globs().map_err(Fatal::Usage)?,
+            globs: rules.globs().map_err(|e| Fatal::Usage(e.to_string()))?,
             classify,
             record,
             observed: Vec::new(),
@@ -167,7 +167,7 @@ impl<'a> MergeKind<'a> {
         Ok(match rule {
             Rule::DocsOnly => {
                 let files = github.pull_files(item)?;
-                let verdict = merge::docs_only(&files, &self.globs);
+                let verdict = merge::docs_only(&files, &self.globs).map_err(|why| why.to_string());
                 if let Err(why) = &verdict {
                     gate.blocked = Some(why.clone());
                 }
@@ -216,7 +216,10 @@ impl MergeKind<'_> {
                 self.drafts_dropped += 1;
                 continue;
             }
-            pool.push((ItemRef::new(&repo, number), Listed::Pull(hit.facts)));
+            pool.push((
+                ItemRef::new(&repo, number),
+                Listed::Pull(hit.facts.map_err(|e| e.to_string())),
+            ));
         }
         Ok(pool)
     }

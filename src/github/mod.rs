@@ -4,10 +4,11 @@
 pub mod client;
 pub mod graphql;
 pub mod model;
+mod parse_error;
 pub mod reader;
 pub mod rest;
 pub mod snapshot;
 
-pub use client::{ApiError, Client, WriteError, Written};
+pub use client::{ApiError, Client, Refusal, WriteError, Written};
 pub use reader::{Reader, Writer};
 pub use rest::{refused_as_locked, SEARCH_CAP, SEARCH_REPOSITORY_CAP};

@@ -9,25 +9,30 @@ use crate::policy::merge::BranchRules;
 use crate::policy::stale::{Activity, ActivityKind, ItemFacts};
 use crate::policy::write::marker_in;
 
-fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, String> {
+pub use super::parse_error::ParseError;
+
+fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, ParseError> {
     match value.get(name) {
-        Some(Value::Null) | None => Err(format!("the `{name}` field is missing")),
+        Some(Value::Null) | None => Err(ParseError::missing(name)),
         Some(found) => Ok(found),
     }
 }
 
-fn string(value: &Value, name: &str) -> Result<String, String> {
+fn string(value: &Value, name: &str) -> Result<String, ParseError> {
     field(value, name)?
         .as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("the `{name}` field is not a string"))
+        .ok_or_else(|| ParseError::not_a(name, "a string"))
 }
 
-pub fn timestamp(value: &Value, name: &str) -> Result<DateTime<Utc>, String> {
+pub fn timestamp(value: &Value, name: &str) -> Result<DateTime<Utc>, ParseError> {
     let text = string(value, name)?;
     DateTime::parse_from_rfc3339(&text)
         .map(|time| time.with_timezone(&Utc))
-        .map_err(|_| format!("the `{name}` timestamp `{text}` does not parse"))
+        .map_err(|_| ParseError::Timestamp {
+            field: name.to_string(),
+            value: text.clone(),
+        })
 }
 
 /// The number of a list entry, if it has one.
@@ -35,14 +40,14 @@ pub fn number(value: &Value) -> Option<u64> {
     value.get("number")?.as_u64()
 }
 
-fn logins(value: &Value, name: &str, key: &str) -> Result<Vec<String>, String> {
+fn logins(value: &Value, name: &str, key: &str) -> Result<Vec<String>, ParseError> {
     match value.get(name) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(entries)) => entries
             .iter()
-            .map(|entry| string(entry, key).map_err(|why| format!("in `{name}`: {why}")))
+            .map(|entry| string(entry, key).map_err(|why| why.within(&format!("`{name}`"))))
             .collect(),
-        Some(_) => Err(format!("the `{name}` field is not a list")),
+        Some(_) => Err(ParseError::not_a(name, "a list")),
     }
 }
 
@@ -50,56 +55,57 @@ fn logins(value: &Value, name: &str, key: &str) -> Result<Vec<String>, String> {
 /// whose entries are label objects with a `name` or plain names; `null`, or a `null` or
 /// nameless entry, is malformed data and the item's failure. Reading it as "no labels" would
 /// fail open past an exempt label.
-fn label_names(value: &Value) -> Result<Vec<String>, String> {
+fn label_names(value: &Value) -> Result<Vec<String>, ParseError> {
     match value.get("labels") {
         Some(Value::Array(entries)) => entries
             .iter()
             .map(|entry| match entry {
                 Value::String(name) => Ok(name.clone()),
-                Value::Object(_) => {
-                    string(entry, "name").map_err(|why| format!("in `labels`: {why}"))
+                Value::Object(_) => string(entry, "name").map_err(|why| why.within("`labels`")),
+                _ => Err(ParseError::NotALabel {
+                    entry: entry.to_string(),
                 }
-                _ => Err(format!("in `labels`: an entry is {entry}, not a label")),
+                .within("`labels`")),
             })
             .collect(),
-        None | Some(Value::Null) => Err("the `labels` field is missing".into()),
-        Some(_) => Err("the `labels` field is not a list".into()),
+        None | Some(Value::Null) => Err(ParseError::missing("labels")),
+        Some(_) => Err(ParseError::not_a("labels", "a list")),
     }
 }
 
 /// An issue or PR from `GET /repos/{o}/{r}/issues`.
-pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
-    let number = number(value).ok_or("the `number` field is missing")?;
+pub fn item_facts(value: &Value) -> Result<ItemFacts, ParseError> {
+    let number = number(value).ok_or_else(|| ParseError::missing("number"))?;
     let state = string(value, "state")?;
     let is_pr = value.get("pull_request").is_some_and(|pr| !pr.is_null());
     let draft = match value.get("draft") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(draft)) => *draft,
-        Some(_) => return Err("the `draft` field is not a boolean".into()),
+        Some(_) => return Err(ParseError::not_a("draft", "a boolean")),
     };
     let milestone = match value.get("milestone") {
         None | Some(Value::Null) => None,
         Some(milestone) => {
-            Some(string(milestone, "title").map_err(|why| format!("in `milestone`: {why}"))?)
+            Some(string(milestone, "title").map_err(|why| why.within("`milestone`"))?)
         }
     };
     // GitHub always sends `locked`; a recording made before gh-sweep read it may lack it.
     let locked = match value.get("locked") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(locked)) => *locked,
-        Some(_) => return Err("the `locked` field is not a boolean".into()),
+        Some(_) => return Err(ParseError::not_a("locked", "a boolean")),
     };
     // `type`: GitHub's OpenAPI description gives issues a nullable `issue-type` object whose
     // `name` is the type; `comments`: the issue schema's count of its comments.
     let issue_type = match value.get("type") {
         None | Some(Value::Null) => None,
-        Some(kind) => Some(string(kind, "name").map_err(|why| format!("in `type`: {why}"))?),
+        Some(kind) => Some(string(kind, "name").map_err(|why| why.within("`type`"))?),
     };
     let comments = match value.get("comments") {
         None | Some(Value::Null) => 0,
         Some(count) => count
             .as_u64()
-            .ok_or("the `comments` field is not a count")?,
+            .ok_or_else(|| ParseError::not_a("comments", "a count"))?,
     };
     Ok(ItemFacts {
         locked,
@@ -120,12 +126,12 @@ pub fn item_facts(value: &Value) -> Result<ItemFacts, String> {
     })
 }
 
-fn actor(value: &Value, name: &str) -> Result<(String, bool), String> {
+fn actor(value: &Value, name: &str) -> Result<(String, bool), ParseError> {
     let Some(user) = value.get(name).filter(|user| !user.is_null()) else {
         // A deleted account ("ghost") is nobody's activity.
         return Ok(("ghost".to_string(), true));
     };
-    let login = string(user, "login").map_err(|why| format!("in `{name}`: {why}"))?;
+    let login = string(user, "login").map_err(|why| why.within(&format!("`{name}`")))?;
     let is_bot =
         user.get("type").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
     Ok((login, is_bot))
@@ -138,7 +144,7 @@ pub struct Event {
     pub activity: Activity,
 }
 
-pub fn event(value: &Value) -> Result<Event, String> {
+pub fn event(value: &Value) -> Result<Event, ParseError> {
     let name = string(value, "event")?;
     let (login, is_bot) = actor(value, "actor")?;
     let label = value
@@ -158,7 +164,7 @@ pub fn event(value: &Value) -> Result<Event, String> {
     Ok(Event {
         activity: Activity {
             kind,
-            at: timestamp(value, "created_at").map_err(|why| format!("in an event: {why}"))?,
+            at: timestamp(value, "created_at").map_err(|why| why.within("an event"))?,
             login,
             is_bot,
             marker: None,
@@ -175,8 +181,8 @@ pub fn event(value: &Value) -> Result<Event, String> {
 /// `submitted_at` (GitHub's "Issue event types"); a `head_ref_force_pushed` its `actor` and
 /// `created_at`. Other entries are `None` (read elsewhere, or, like `committed`, naming only git
 /// authors, no GitHub account).
-pub fn timeline_activity(value: &Value) -> Result<Option<Activity>, String> {
-    let in_entry = |why: String| format!("in a timeline entry: {why}");
+pub fn timeline_activity(value: &Value) -> Result<Option<Activity>, ParseError> {
+    let in_entry = |why: ParseError| why.within("a timeline entry");
     let (who, when, what) = match value.get("event").and_then(Value::as_str) {
         Some("reviewed") => ("user", "submitted_at", "review"),
         Some("head_ref_force_pushed") => ("actor", "created_at", "head_ref_force_pushed"),
@@ -199,7 +205,7 @@ pub fn timeline_activity(value: &Value) -> Result<Option<Activity>, String> {
 }
 
 /// One entry of `GET .../issues/{n}/comments`.
-pub fn comment(value: &Value) -> Result<Activity, String> {
+pub fn comment(value: &Value) -> Result<Activity, ParseError> {
     let (login, is_bot) = actor(value, "user")?;
     let body = value
         .get("body")
@@ -207,7 +213,7 @@ pub fn comment(value: &Value) -> Result<Activity, String> {
         .unwrap_or_default();
     Ok(Activity {
         kind: ActivityKind::Comment,
-        at: timestamp(value, "created_at").map_err(|why| format!("in a comment: {why}"))?,
+        at: timestamp(value, "created_at").map_err(|why| why.within("a comment"))?,
         login,
         is_bot,
         marker: marker_in(body),
@@ -234,15 +240,15 @@ pub struct PullFacts {
     pub base_ref: Option<String>,
 }
 
-pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
+pub fn pull_facts(value: &Value) -> Result<PullFacts, ParseError> {
     let draft = match value.get("draft") {
         None | Some(Value::Null) => None,
         Some(Value::Bool(draft)) => Some(*draft),
-        Some(_) => return Err("the `draft` field is not a boolean".into()),
+        Some(_) => return Err(ParseError::not_a("draft", "a boolean")),
     };
     let head_sha = match value.get("head") {
         None | Some(Value::Null) => None,
-        Some(head) => Some(string(head, "sha").map_err(|why| format!("in `head`: {why}"))?),
+        Some(head) => Some(string(head, "sha").map_err(|why| why.within("`head`"))?),
     };
     Ok(PullFacts {
         merged: value
@@ -267,9 +273,9 @@ pub fn pull_facts(value: &Value) -> Result<PullFacts, String> {
     })
 }
 
-pub fn changed_file(value: &Value) -> Result<crate::policy::merge::ChangedFile, String> {
+pub fn changed_file(value: &Value) -> Result<crate::policy::merge::ChangedFile, ParseError> {
     Ok(crate::policy::merge::ChangedFile {
-        path: string(value, "filename").map_err(|why| format!("in a changed file: {why}"))?,
+        path: string(value, "filename").map_err(|why| why.within("a changed file"))?,
         previous: value
             .get("previous_filename")
             .and_then(Value::as_str)
@@ -277,15 +283,15 @@ pub fn changed_file(value: &Value) -> Result<crate::policy::merge::ChangedFile, 
     })
 }
 
-fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, String> {
+fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, ParseError> {
     match value.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(_) => timestamp(value, name).map(Some),
     }
 }
 
-pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, String> {
-    let in_run = |why: String| format!("in a check run: {why}");
+pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, ParseError> {
+    let in_run = |why: ParseError| why.within("a check run");
     Ok(crate::policy::merge::CheckRun {
         name: string(value, "name").map_err(in_run)?,
         status: string(value, "status").map_err(in_run)?,
@@ -309,15 +315,15 @@ pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, String
 }
 
 /// One entry of `GET /repos/{o}/{r}/commits/{ref}/check-suites`.
-pub fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, String> {
-    let in_suite = |why: String| format!("in a check suite: {why}");
+pub fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, ParseError> {
+    let in_suite = |why: ParseError| why.within("a check suite");
     let app = field(value, "app").map_err(in_suite)?;
-    let slug = string(app, "slug").map_err(|why| in_suite(format!("in `app`: {why}")))?;
+    let slug = string(app, "slug").map_err(|why| in_suite(why.within("`app`")))?;
     Ok(crate::policy::merge::CheckSuite {
         id: value
             .get("id")
             .and_then(Value::as_u64)
-            .ok_or_else(|| in_suite("the `id` field is missing".into()))?,
+            .ok_or_else(|| in_suite(ParseError::missing("id")))?,
         app_name: app
             .get("name")
             .and_then(Value::as_str)
@@ -344,13 +350,13 @@ pub fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, St
 }
 
 /// One entry of `GET /repos/{o}/{r}/actions/runs`.
-pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, String> {
-    let in_run = |why: String| format!("in a workflow run: {why}");
+pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, ParseError> {
+    let in_run = |why: ParseError| why.within("a workflow run");
     let number = |name: &str| {
         value
             .get(name)
             .and_then(Value::as_u64)
-            .ok_or_else(|| in_run(format!("the `{name}` field is missing")))
+            .ok_or_else(|| in_run(ParseError::missing(name)))
     };
     Ok(crate::policy::merge::WorkflowRun {
         suite_id: number("check_suite_id")?,
@@ -360,8 +366,8 @@ pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, 
     })
 }
 
-pub fn commit_status(value: &Value) -> Result<crate::policy::merge::Status, String> {
-    let in_status = |why: String| format!("in a commit status: {why}");
+pub fn commit_status(value: &Value) -> Result<crate::policy::merge::Status, ParseError> {
+    let in_status = |why: ParseError| why.within("a commit status");
     Ok(crate::policy::merge::Status {
         context: string(value, "context").map_err(in_status)?,
         state: string(value, "state").map_err(in_status)?,
@@ -372,8 +378,8 @@ pub fn commit_status(value: &Value) -> Result<crate::policy::merge::Status, Stri
 pub fn statuses(
     first: &Value,
     statuses: &[Value],
-) -> Result<crate::policy::merge::Statuses, String> {
-    let in_combined = |why: String| format!("in the combined status: {why}");
+) -> Result<crate::policy::merge::Statuses, ParseError> {
+    let in_combined = |why: ParseError| why.within("the combined status");
     Ok(crate::policy::merge::Statuses {
         state: string(first, "state").map_err(in_combined)?,
         total: first
@@ -556,8 +562,8 @@ fn deployments_rule(parameters: &Value) -> String {
     format!("deployments to {}", environments.join(", "))
 }
 
-pub fn review(value: &Value) -> Result<crate::policy::merge::Review, String> {
-    let in_review = |why: String| format!("in a review: {why}");
+pub fn review(value: &Value) -> Result<crate::policy::merge::Review, ParseError> {
+    let in_review = |why: ParseError| why.within("a review");
     let (login, bot) = actor(value, "user").map_err(in_review)?;
     // A deleted account ("ghost", no `user`) is no bot.
     let bot = bot && value.get("user").is_some_and(|user| !user.is_null());

@@ -27,14 +27,23 @@ fn reads_an_issue() {
 fn names_the_bad_field() {
     let mut bad = issue();
     bad["updated_at"] = json!("last tuesday");
+    let error = item_facts(&bad).unwrap_err();
     assert_eq!(
-        item_facts(&bad).unwrap_err(),
+        error,
+        ParseError::Timestamp {
+            field: "updated_at".into(),
+            value: "last tuesday".into()
+        }
+    );
+    assert_eq!(
+        error.to_string(),
         "the `updated_at` timestamp `last tuesday` does not parse"
     );
     let mut bad = issue();
     bad.as_object_mut().unwrap().remove("title");
+    assert_eq!(item_facts(&bad).unwrap_err(), ParseError::missing("title"));
     assert_eq!(
-        item_facts(&bad).unwrap_err(),
+        item_facts(&bad).unwrap_err().to_string(),
         "the `title` field is missing"
     );
 }
@@ -63,7 +72,7 @@ fn reads_the_lock() {
     assert!(item_facts(&locked).unwrap().locked);
     locked["locked"] = json!("yes");
     assert_eq!(
-        item_facts(&locked).unwrap_err(),
+        item_facts(&locked).unwrap_err().to_string(),
         "the `locked` field is not a boolean"
     );
 }

@@ -32,7 +32,7 @@ pub struct Repository {
 /// that item's failure, found when it is classified, not the listing's.
 pub struct ListedItem {
     pub number: Option<u64>,
-    pub facts: Result<ItemFacts, String>,
+    pub facts: Result<ItemFacts, ApiError>,
 }
 
 /// One result of a PR search.
@@ -41,7 +41,7 @@ pub struct SearchHit {
     pub number: Option<u64>,
     /// `None` when the result does not say.
     pub draft: Option<bool>,
-    pub facts: Result<PullFacts, String>,
+    pub facts: Result<PullFacts, ApiError>,
 }
 
 /// The search API's answer for one query: its results and whether GitHub says it cut them.
@@ -178,9 +178,9 @@ pub trait Writer {
 }
 
 /// Turns a parse failure into the item's own failure.
-pub(super) fn malformed(message: String) -> ApiError {
+pub(super) fn malformed(why: impl std::fmt::Display) -> ApiError {
     ApiError::Item {
         status: None,
-        message,
+        message: why.to_string(),
     }
 }

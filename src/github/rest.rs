@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::client::{ApiError, Client};
-use super::model::{self, Event, PullFacts};
+use super::model::{self, Event, ParseError, PullFacts};
 use super::reader::{
     malformed, Comment, CommonReader, ListedItem, MergeReader, Repository, SearchHit, SearchPage,
     StaleReader,
@@ -53,7 +53,7 @@ fn open_items(client: &Client, repo: &RepoRef) -> Result<Vec<ListedItem>, ApiErr
         &mut |page| {
             listed.extend(page.iter().map(|entry| ListedItem {
                 number: model::number(entry),
-                facts: model::item_facts(entry),
+                facts: model::item_facts(entry).map_err(malformed),
             }))
         },
     )?;
@@ -315,7 +315,7 @@ fn branch_summary(client: &Client, repo: &RepoRef, branch: &str) -> Result<Value
 
 fn parse_all<T>(
     values: Vec<Value>,
-    parse: fn(&Value) -> Result<T, String>,
+    parse: fn(&Value) -> Result<T, ParseError>,
 ) -> Result<Vec<T>, ApiError> {
     values
         .iter()
@@ -339,7 +339,7 @@ fn search_hit(entry: &Value) -> SearchHit {
         repo,
         number: model::number(entry),
         draft: entry.get("draft").and_then(Value::as_bool),
-        facts: model::pull_facts(entry),
+        facts: model::pull_facts(entry).map_err(malformed),
     }
 }
 
@@ -433,7 +433,7 @@ impl StaleReader for Client {
         let name = pull
             .pointer("/head/ref")
             .and_then(Value::as_str)
-            .ok_or_else(|| malformed("the PR has no `head.ref`".into()))?
+            .ok_or_else(|| malformed("the PR has no `head.ref`"))?
             .to_string();
         let own = format!("{}/{}", item.repo.owner, item.repo.name);
         let same_repository = pull

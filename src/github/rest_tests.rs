@@ -25,19 +25,25 @@ fn a_dot_label_is_never_sent() {
 
 #[test]
 fn only_githubs_lock_refusal_is_a_refusal_for_the_lock() {
-    let refusal = |status, message: &str, outcome_unknown| crate::github::WriteError {
-        status: Some(status),
-        message: message.to_string(),
+    use crate::github::Refusal;
+    let locked = "Unable to create comment because issue is locked.";
+    assert_eq!(Refusal::of(403, Some(locked)), Refusal::Locked);
+    assert_eq!(
+        Refusal::of(403, Some("Resource not accessible by integration")),
+        Refusal::Other
+    );
+    assert_eq!(Refusal::of(422, Some(locked)), Refusal::Other);
+    assert_eq!(Refusal::of(403, None), Refusal::Other);
+    let refusal = |refusal, outcome_unknown| crate::github::WriteError {
+        status: Some(403),
+        message: format!("POST /repos/o/r/issues/1/comments answered 403 Forbidden: {locked}"),
         outcome_unknown,
+        refusal,
     };
-    let locked = "POST /repos/o/r/issues/1/comments answered 403 Forbidden: Unable to create comment because issue is locked.";
-    assert!(super::refused_as_locked(&refusal(403, locked, false)));
-    assert!(!super::refused_as_locked(&refusal(
-        403,
-        "POST /repos/o/r/issues/1/comments answered 403 Forbidden: Resource not accessible by integration",
-        false
-    )));
-    assert!(!super::refused_as_locked(&refusal(422, locked, false)));
+    assert!(super::refused_as_locked(&refusal(Refusal::Locked, false)));
+    assert!(!super::refused_as_locked(&refusal(Refusal::Locked, true)));
+    // The kind decides, not the words: the client sets it where GitHub's answer arrives.
+    assert!(!super::refused_as_locked(&refusal(Refusal::Other, false)));
 }
 
 #[test]

@@ -10,15 +10,11 @@ use crate::github::reader::Writer;
 use crate::item::ItemRef;
 use crate::policy::write::Write;
 
-/// Whether GitHub refused a write because the item's conversation is locked: 403 "Unable to
-/// create comment because issue is locked." for a token that is not a collaborator's. GitHub
-/// applied nothing, and the refusal is about that item alone.
+/// Whether GitHub refused a write because the item's conversation is locked
+/// ([`Refusal::Locked`](crate::github::client::Refusal::Locked), as the client read its answer).
+/// GitHub applied nothing, and the refusal is about that item alone.
 pub fn refused_as_locked(error: &WriteError) -> bool {
-    error.status == Some(403)
-        && !error.outcome_unknown
-        && error
-            .message
-            .ends_with("Unable to create comment because issue is locked.")
+    error.refusal == crate::github::client::Refusal::Locked && !error.outcome_unknown
 }
 
 /// Sends one write for one item. Removing a label that is already gone is success.
@@ -44,6 +40,7 @@ pub(super) fn send(
                 status: None,
                 message: format!("the label \"{label}\" cannot be addressed in a URL; not sent"),
                 outcome_unknown: false,
+                refusal: crate::github::client::Refusal::Other,
             })
         }
         Write::RemoveLabel { label } => {

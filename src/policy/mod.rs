@@ -9,10 +9,13 @@ pub mod merge;
 pub mod pacing;
 pub mod recap;
 pub mod recheck;
+mod rule_error;
 pub mod selector;
 pub mod stale;
 pub mod sweep;
 pub mod write;
+
+pub use rule_error::RuleError;
 
 /// `1 what` or `N whats`: a count in words, as people write it ("1 item", "2 items").
 pub fn count(count: impl Into<u64>, what: &str) -> String {

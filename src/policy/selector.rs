@@ -89,8 +89,8 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
             Some((start, end)) => {
                 // `#2-#10` as the recap prints it, or `#2-10` as people write it.
                 let end = end.strip_prefix('#').unwrap_or(end);
-                let start = parse_number(start).map_err(|why| invalid(part, why))?;
-                let end = parse_number(end).map_err(|why| invalid(part, why))?;
+                let start = parse_number(start).map_err(|why| invalid(part, why.to_string()))?;
+                let end = parse_number(end).map_err(|why| invalid(part, why.to_string()))?;
                 if end < start {
                     return Err(invalid(
                         part,
@@ -100,7 +100,7 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
                 (start, end)
             }
             None => {
-                let number = parse_number(numbers).map_err(|why| invalid(part, why))?;
+                let number = parse_number(numbers).map_err(|why| invalid(part, why.to_string()))?;
                 (number, number)
             }
         };

@@ -329,9 +329,9 @@ pub fn overlay_stale(
 pub fn check_config_text(text: &str) -> Result<(), SettingsError> {
     let file = parse_file(text, Path::new("config.toml"))?;
     let checked = || -> Result<(), String> {
-        file.stale.validate()?;
-        file.poll.validate()?;
-        file.sweep.validate()?;
+        file.stale.validate().map_err(|e| e.to_string())?;
+        file.poll.validate().map_err(|e| e.to_string())?;
+        file.sweep.validate().map_err(|e| e.to_string())?;
         if let Some(budget) = &file.item_failure_budget {
             budget.parse::<FailureBudget>()?;
         }

@@ -174,8 +174,12 @@ fn rules(
         warnings.extend(found);
         file.stale = overlay_stale(&file.stale, table, &source)?;
     }
-    file.stale.validate().map_err(SettingsError::Config)?;
-    file.poll.validate().map_err(SettingsError::Config)?;
+    file.stale
+        .validate()
+        .map_err(|e| SettingsError::Config(e.to_string()))?;
+    file.poll
+        .validate()
+        .map_err(|e| SettingsError::Config(e.to_string()))?;
     let mut sweep = std::mem::take(&mut file.sweep);
     if let Some(enabled) = env.get("GH_SWEEP_SWEEP_ENABLED") {
         sweep.enabled = match enabled.to_ascii_lowercase().as_str() {
@@ -190,7 +194,9 @@ fn rules(
             }
         };
     }
-    sweep.validate().map_err(SettingsError::Config)?;
+    sweep
+        .validate()
+        .map_err(|e| SettingsError::Config(e.to_string()))?;
     Ok((file, sweep, warnings))
 }
 

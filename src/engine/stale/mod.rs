@@ -190,7 +190,10 @@ impl StaleKind<'_> {
             .open_items(repo)?
             .into_iter()
             .map(|entry| match entry.number {
-                Some(number) => Ok((ItemRef::new(repo, number), Listed::Issue(entry.facts))),
+                Some(number) => Ok((
+                    ItemRef::new(repo, number),
+                    Listed::Issue(entry.facts.map_err(|e| e.to_string())),
+                )),
                 None => Err(ApiError::Harness {
                     message: format!("GitHub's list of {repo} holds an entry without a number"),
                 }),

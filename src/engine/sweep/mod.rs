@@ -67,7 +67,7 @@ impl<'a> SweepKind<'a> {
         now: DateTime<Utc>,
     ) -> Result<Self, Fatal> {
         Ok(SweepKind {
-            method: rules.method().map_err(Fatal::Usage)?,
+            method: rules.method().map_err(|e| Fatal::Usage(e.to_string()))?,
             rules,
             poll,
             act,

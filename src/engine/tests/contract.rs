@@ -86,6 +86,7 @@ fn a_refused_write_stops_the_run_and_the_next_run_does_not_repeat_what_was_sent(
             status: Some(500),
             message: "POST answered 500".into(),
             outcome_unknown: true,
+            refusal: crate::github::Refusal::Other,
         },
     );
     let mut harness = Harness::new();
@@ -196,6 +197,7 @@ fn classify_settles_nothing_and_writes_nothing() {
             status: None,
             message: "timed out".into(),
             outcome_unknown: true,
+            refusal: crate::github::Refusal::Other,
         },
     );
     let mut harness = Harness::new();

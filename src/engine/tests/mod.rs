@@ -155,7 +155,10 @@ impl StaleReader for Scripted {
                         .as_ref()
                         .map_or(index as u64 + 100, |facts| facts.number),
                 ),
-                facts: facts.clone(),
+                facts: facts.clone().map_err(|why| ApiError::Item {
+                    status: None,
+                    message: why,
+                }),
             })
             .collect())
     }

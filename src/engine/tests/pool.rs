@@ -48,6 +48,7 @@ fn a_write_github_may_still_be_carrying_out_blocks_its_item_until_it_settles() {
             status: None,
             message: "timed out".into(),
             outcome_unknown: true,
+            refusal: crate::github::Refusal::Other,
         },
     );
     let mut harness = Harness::new();
@@ -171,6 +172,7 @@ fn another_kinds_write_of_unknown_outcome_is_said_and_does_not_block() {
             status: None,
             message: "timed out".into(),
             outcome_unknown: true,
+            refusal: crate::github::Refusal::Other,
         },
     );
     let mut harness = Harness::new();

@@ -34,6 +34,7 @@ fn refusal(status: u16, message: &str) -> WriteError {
         status: Some(status),
         message: message.into(),
         outcome_unknown: false,
+        refusal: crate::github::Refusal::Other,
     }
 }
 
@@ -248,15 +249,26 @@ fn an_item_read_long_ago_is_read_again_and_not_written_if_it_changed() {
 fn a_refusal_for_the_items_own_state_fails_that_item_and_the_run_goes_on() {
     // A locked conversation (GitHub's 403 for it), and an item that moved (a redirect, not
     // followed): each is its item's failure, and the next item is written.
-    for (status, message) in [
+    for (status, message, kind) in [
         (
             403,
             "POST answered 403 Forbidden: Unable to create comment because issue is locked.",
+            crate::github::Refusal::Locked,
         ),
-        (301, "POST answered 301 Moved Permanently"),
+        (
+            301,
+            "POST answered 301 Moved Permanently",
+            crate::github::Refusal::Other,
+        ),
     ] {
         let mut github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
-        github.refuse.insert(1, refusal(status, message));
+        github.refuse.insert(
+            1,
+            WriteError {
+                refusal: kind,
+                ..refusal(status, message)
+            },
+        );
         let recap = Harness::new().run(&github, &mut all());
         assert_eq!(recap.stopped, None, "{status}");
         assert_eq!(github.take_sent(), [1, 2, 2], "{status}");

@@ -29,6 +29,32 @@ pub struct WriteError {
     pub message: String,
     /// True when GitHub may have applied the write (timeout, 5xx, dropped connection).
     pub outcome_unknown: bool,
+    /// What GitHub refused it for, as its answer said.
+    pub refusal: Refusal,
+}
+
+/// What GitHub refused a write for, read once from its answer where the answer arrives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Refusal {
+    /// 403 "Unable to create comment because issue is locked." (GitHub's "Locking
+    /// conversations": a token that is not a collaborator's cannot comment on a locked item).
+    /// GitHub applied nothing, and the refusal is about that item alone.
+    Locked,
+    /// Any other failure, or no answer at all.
+    #[default]
+    Other,
+}
+
+impl Refusal {
+    /// The refusal an answer's status and GitHub's `message` (with its reasons) say.
+    pub(crate) fn of(status: u16, message: Option<&str>) -> Refusal {
+        let locked = "Unable to create comment because issue is locked.";
+        if status == 403 && message.is_some_and(|message| message.ends_with(locked)) {
+            Refusal::Locked
+        } else {
+            Refusal::Other
+        }
+    }
 }
 
 impl WriteError {

@@ -32,7 +32,7 @@ use errors::kind_of;
 use hosts::name_of_body;
 
 pub use cache::token_fingerprint;
-pub use errors::{ApiError, WriteError};
+pub use errors::{ApiError, Refusal, WriteError};
 pub use graphql::Posted;
 pub use write::Written;
 

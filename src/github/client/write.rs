@@ -7,7 +7,7 @@ use reqwest::header::AUTHORIZATION;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use super::errors::{describe_transport, github_message, WriteError};
+use super::errors::{describe_transport, github_message, Refusal, WriteError};
 use super::limits::github_date;
 use super::{bearer, Client, Mode};
 use chrono::{DateTime, Utc};
@@ -32,6 +32,7 @@ impl Client {
                     status: None,
                     message: "a snapshot run never writes".into(),
                     outcome_unknown: false,
+                    refusal: Refusal::Other,
                 })
             }
             Mode::Live { http, token, .. } => (http, token),
@@ -54,6 +55,7 @@ impl Client {
                         describe_transport(&error, &url)
                     ),
                     outcome_unknown: true,
+                    refusal: Refusal::Other,
                 });
             }
         };
@@ -86,22 +88,23 @@ impl Client {
                         self.key(url)
                     ),
                     outcome_unknown: true,
+                    refusal: Refusal::Other,
                 })
             }
         };
         if status.is_success() {
             return Ok(Written { server_date });
         }
+        let said = github_message(&text);
         Err(WriteError {
             status: Some(status.as_u16()),
             message: format!(
                 "{method} {} answered {status}{}",
                 self.key(url),
-                github_message(&text)
-                    .map(|m| format!(": {m}"))
-                    .unwrap_or_default()
+                said.as_ref().map(|m| format!(": {m}")).unwrap_or_default()
             ),
             outcome_unknown: status.is_server_error(),
+            refusal: Refusal::of(status.as_u16(), said.as_deref()),
         })
     }
 
@@ -126,6 +129,7 @@ impl Client {
                 self.key(url)
             ),
             outcome_unknown: false,
+            refusal: Refusal::Other,
         }
     }
 }

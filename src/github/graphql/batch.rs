@@ -90,7 +90,7 @@ impl GraphqlReader<'_> {
                     item,
                     Err(ApiError::Item {
                         status: Some(404),
-                        message: why,
+                        message: why.to_string(),
                     }),
                 ),
             }

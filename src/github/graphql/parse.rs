@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::github::model::PullFacts;
+use crate::github::model::{ParseError, PullFacts};
 use crate::policy::merge::{ChangedFile, CheckRun, CheckSuite, Review, Status, Statuses};
 
 /// One page of a nested connection: its nodes, and the cursor after them when there are more.
@@ -41,17 +41,17 @@ pub fn connection(value: &Value, name: &str) -> Connection {
 /// A connection field GitHub must have answered: `null` (or no `nodes`) is a list nobody knows,
 /// never an empty one. GitHub has answered a list `null` where it gave `[]` before
 /// (ovotech/go-sync#195); with an error, the error is the item's failure first.
-pub fn list(value: &Value, name: &str) -> Result<Connection, String> {
+pub fn list(value: &Value, name: &str) -> Result<Connection, ParseError> {
     match value.get(name) {
         Some(found) if found.get("nodes").is_some_and(Value::is_array) => {
             Ok(connection(value, name))
         }
-        Some(found) if !found.is_null() => Err(format!(
-            "GitHub answered `{name}` with `nodes: null` and no error: the list is unknown, not empty"
-        )),
-        _ => Err(format!(
-            "GitHub answered `{name}: null` and no error: the list is unknown, not empty"
-        )),
+        Some(found) if !found.is_null() => Err(ParseError::NullNodes {
+            field: name.to_string(),
+        }),
+        _ => Err(ParseError::NullList {
+            field: name.to_string(),
+        }),
     }
 }
 
@@ -75,27 +75,27 @@ pub fn advance(
     }
 }
 
-fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, String> {
+fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, ParseError> {
     match value.get(name) {
-        None | Some(Value::Null) => Err(format!("the `{name}` field is missing")),
+        None | Some(Value::Null) => Err(ParseError::missing(name)),
         Some(found) => Ok(found),
     }
 }
 
-pub fn string(value: &Value, name: &str) -> Result<String, String> {
+pub fn string(value: &Value, name: &str) -> Result<String, ParseError> {
     field(value, name)?
         .as_str()
         .map(str::to_string)
-        .ok_or_else(|| format!("the `{name}` field is not a string"))
+        .ok_or_else(|| ParseError::not_a(name, "a string"))
 }
 
-fn boolean(value: &Value, name: &str) -> Result<bool, String> {
+fn boolean(value: &Value, name: &str) -> Result<bool, ParseError> {
     field(value, name)?
         .as_bool()
-        .ok_or_else(|| format!("the `{name}` field is not a boolean"))
+        .ok_or_else(|| ParseError::not_a(name, "a boolean"))
 }
 
-fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, String> {
+fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, ParseError> {
     match value.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(_) => crate::github::model::timestamp(value, name).map(Some),
@@ -111,18 +111,18 @@ fn word(value: &Value, name: &str) -> Option<String> {
 }
 
 /// The names of a PR's labels, as far as its first page of them goes.
-pub fn label_names(node: &Value) -> Result<Vec<String>, String> {
+pub fn label_names(node: &Value) -> Result<Vec<String>, ParseError> {
     list(node, "labels")?
         .nodes
         .iter()
-        .map(|label| string(label, "name").map_err(|why| format!("in `labels`: {why}")))
+        .map(|label| string(label, "name").map_err(|why| why.within("`labels`")))
         .collect()
 }
 
 /// A PR's own facts, as the single-PR REST read gives them: `state` is `OPEN`, `CLOSED` or
 /// `MERGED`; `mergeable` is `MERGEABLE`, `CONFLICTING` or `UNKNOWN` (still computing, REST's
 /// `null`); `mergeStateStatus` is REST's `mergeable_state` in capitals.
-pub fn pull_facts(node: &Value) -> Result<PullFacts, String> {
+pub fn pull_facts(node: &Value) -> Result<PullFacts, ParseError> {
     let state = string(node, "state")?;
     let mergeable = match string(node, "mergeable")?.as_str() {
         "MERGEABLE" => Some(true),
@@ -147,8 +147,8 @@ pub fn pull_facts(node: &Value) -> Result<PullFacts, String> {
 
 /// A changed file, and whether GitHub calls it `RENAMED` (its previous path is not in GraphQL:
 /// `PullRequestChangedFile` has `path` and `changeType` only).
-pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), String> {
-    let path = string(node, "path").map_err(|why| format!("in a changed file: {why}"))?;
+pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), ParseError> {
+    let path = string(node, "path").map_err(|why| why.within("a changed file"))?;
     let renamed = node.get("changeType").and_then(Value::as_str) == Some("RENAMED");
     Ok((
         ChangedFile {
@@ -159,8 +159,8 @@ pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), String> {
     ))
 }
 
-pub fn review(node: &Value) -> Result<Review, String> {
-    let in_review = |why: String| format!("in a review: {why}");
+pub fn review(node: &Value) -> Result<Review, ParseError> {
+    let in_review = |why: ParseError| why.within("a review");
     // A deleted account ("ghost") has no author. A `Bot`'s `login` is its App's slug, without
     // REST's `[bot]` (Esposter/Esposter#1059): reviewers are matched by `databaseId`, REST's
     // `user.id`, and a bot is known by its `__typename`.
@@ -198,14 +198,18 @@ pub enum Context {
     Status(Status),
 }
 
-pub fn context(node: &Value) -> Result<Context, String> {
+pub fn context(node: &Value) -> Result<Context, ParseError> {
     match node.get("__typename").and_then(Value::as_str) {
         Some("CheckRun") => {
-            let in_run = |why: String| format!("in a check run: {why}");
+            let in_run = |why: ParseError| why.within("a check run");
             let suite = node.get("checkSuite");
             Ok(Context::Run(CheckRun {
                 name: string(node, "name").map_err(in_run)?,
-                status: word(node, "status").ok_or_else(|| in_run("no `status`".into()))?,
+                status: word(node, "status").ok_or_else(|| {
+                    in_run(ParseError::NoValue {
+                        field: "status".into(),
+                    })
+                })?,
                 conclusion: word(node, "conclusion"),
                 started_at: optional_time(node, "startedAt").map_err(in_run)?,
                 completed_at: optional_time(node, "completedAt").map_err(in_run)?,
@@ -221,13 +225,19 @@ pub fn context(node: &Value) -> Result<Context, String> {
             }))
         }
         Some("StatusContext") => {
-            let in_status = |why: String| format!("in a commit status: {why}");
+            let in_status = |why: ParseError| why.within("a commit status");
             Ok(Context::Status(Status {
                 context: string(node, "context").map_err(in_status)?,
-                state: word(node, "state").ok_or_else(|| in_status("no `state`".into()))?,
+                state: word(node, "state").ok_or_else(|| {
+                    in_status(ParseError::NoValue {
+                        field: "state".into(),
+                    })
+                })?,
             }))
         }
-        other => Err(format!("a rollup context of an unknown kind ({other:?})")),
+        other => Err(ParseError::UnknownContext {
+            typename: other.map(str::to_string),
+        }),
     }
 }
 
@@ -251,15 +261,15 @@ pub fn statuses(statuses: Vec<Status>) -> Statuses {
 }
 
 /// A check suite, with how many (latest) runs the head's rollup shows of it.
-pub fn check_suite(node: &Value, runs: u64) -> Result<CheckSuite, String> {
-    let in_suite = |why: String| format!("in a check suite: {why}");
+pub fn check_suite(node: &Value, runs: u64) -> Result<CheckSuite, ParseError> {
+    let in_suite = |why: ParseError| why.within("a check suite");
     let app = field(node, "app").map_err(in_suite)?;
-    let slug = string(app, "slug").map_err(|why| in_suite(format!("in `app`: {why}")))?;
+    let slug = string(app, "slug").map_err(|why| in_suite(why.within("`app`")))?;
     Ok(CheckSuite {
         id: node
             .get("databaseId")
             .and_then(Value::as_u64)
-            .ok_or_else(|| in_suite("the `databaseId` field is missing".into()))?,
+            .ok_or_else(|| in_suite(ParseError::missing("databaseId")))?,
         app_name: app
             .get("name")
             .and_then(Value::as_str)

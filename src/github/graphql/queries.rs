@@ -82,14 +82,19 @@ const PULL_FRAGMENTS: &[&str] = &[
 /// value"): an issue number past it cannot be asked, and GitHub refuses a whole query whose
 /// variable holds one ("Variable $number of type Int! was provided invalid value", as answered
 /// in octokit/graphql-action#7). Such an item is that item's failure before anything is sent.
-pub fn askable(item: &ItemRef) -> Result<i32, String> {
-    i32::try_from(item.number).map_err(|_| {
-        format!(
-            "{item}: #{} is past GraphQL's largest Int ({}), so no issue or pull request has that number",
-            item.number,
-            i32::MAX
-        )
-    })
+pub fn askable(item: &ItemRef) -> Result<i32, NotAskable> {
+    i32::try_from(item.number).map_err(|_| NotAskable { item: item.clone() })
+}
+
+/// An item whose number GraphQL's `Int` cannot hold.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error(
+    "{item}: #{} is past GraphQL's largest Int ({}), so no issue or pull request has that number",
+    item.number,
+    i32::MAX
+)]
+pub struct NotAskable {
+    pub item: ItemRef,
 }
 
 /// Where one item of a batch is in its answer: the repository's alias and the item's, as in
@@ -367,6 +372,7 @@ mod tests {
         let too_big = crate::item::ItemRef::new(&"o/r".parse().unwrap(), 3_000_000_000);
         assert!(super::askable(&too_big)
             .unwrap_err()
+            .to_string()
             .contains("#3000000000 is past GraphQL's largest Int (2147483647)"));
     }
 

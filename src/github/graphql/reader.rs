@@ -18,7 +18,7 @@ use super::parse::{self, Connection, Context};
 use super::queries::{self, Document};
 use super::transport::{self, Answer};
 use crate::github::client::{ApiError, Client};
-use crate::github::model::PullFacts;
+use crate::github::model::{ParseError, PullFacts};
 use crate::github::reader::{malformed, CommonReader, MergeReader, Repository, SearchPage};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
@@ -200,7 +200,7 @@ impl<'a> GraphqlReader<'a> {
     }
 
     /// Keeps what a PR node carries; answers its facts as the search hit gives them.
-    pub(super) fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), String> {
+    pub(super) fn keep_pull(&self, item: &ItemRef, node: &Value) -> Result<(), ParseError> {
         let facts = parse::pull_facts(node)?;
         let files = parse::list(node, "files")?;
         let reviews = parse::list(node, "reviews")?;
@@ -246,7 +246,7 @@ impl<'a> GraphqlReader<'a> {
         }
         queries::askable(item).map_err(|why| ApiError::Item {
             status: Some(404),
-            message: why,
+            message: why.to_string(),
         })?;
         let mut variables = repo_variables(&item.repo);
         variables.insert("number".into(), json!(item.number));

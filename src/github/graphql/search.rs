@@ -8,7 +8,7 @@ use super::queries;
 use super::reader::GraphqlReader;
 use crate::github::client::ApiError;
 use crate::github::model::PullFacts;
-use crate::github::reader::{SearchHit, SearchPage};
+use crate::github::reader::{malformed, SearchHit, SearchPage};
 use crate::github::rest::SEARCH_CAP;
 use crate::item::{ItemRef, RepoRef};
 
@@ -96,24 +96,26 @@ impl GraphqlReader<'_> {
         let number = node.get("number").and_then(Value::as_u64);
         let draft = node.get("isDraft").and_then(Value::as_bool);
         let facts = match (error, &repo, number) {
-            (Some(error), _, _) => Err(error.to_string()),
+            (Some(error), _, _) => Err(error),
             (None, Some(repo), Some(number)) => {
                 let item = ItemRef::new(repo, number);
-                self.keep_pull(&item, node).and_then(|()| {
-                    Ok(PullFacts {
-                        title: parse::string(node, "title")?,
-                        labels: parse::label_names(node)?,
-                        draft,
-                        open: true,
-                        head_sha: None,
-                        merged: false,
-                        mergeable: None,
-                        mergeable_state: None,
-                        base_ref: None,
+                self.keep_pull(&item, node)
+                    .and_then(|()| {
+                        Ok(PullFacts {
+                            title: parse::string(node, "title")?,
+                            labels: parse::label_names(node)?,
+                            draft,
+                            open: true,
+                            head_sha: None,
+                            merged: false,
+                            mergeable: None,
+                            mergeable_state: None,
+                            base_ref: None,
+                        })
                     })
-                })
+                    .map_err(malformed)
             }
-            _ => Err("the search result names no repository or number".to_string()),
+            _ => Err(malformed("the search result names no repository or number")),
         };
         SearchHit {
             repo,
@@ -149,7 +151,7 @@ fn unnamed_hit(
             repo: Some(repo),
             number: Some(number),
             draft: None,
-            facts: Err(why),
+            facts: Err(malformed(why)),
         }),
         _ => Err(ApiError::Harness {
             message: format!(

@@ -116,7 +116,7 @@ impl GraphqlReader<'_> {
     fn read_item(&self, item: &ItemRef) -> Result<ItemFacts, ApiError> {
         super::queries::askable(item).map_err(|why| ApiError::Item {
             status: Some(404),
-            message: why,
+            message: why.to_string(),
         })?;
         let mut vars = variables(&item.repo);
         vars.insert("number".into(), json!(item.number));
@@ -297,16 +297,16 @@ impl GraphqlReader<'_> {
             json!(index),
         ];
         let facts = match (answer.item_error_at(&path), number) {
-            (Some(error), _) => Err(error.item_error().to_string()),
+            (Some(error), _) => Err(error.item_error()),
             (None, Some(number)) => {
                 let item = ItemRef::new(repo, number);
                 let facts = self.facts_of(&item, node);
                 if let Ok(facts) = &facts {
                     self.keep(&item, node, facts, true);
                 }
-                facts.map_err(|error| error.to_string())
+                facts
             }
-            (None, None) => Err("the entry has no `number`".to_string()),
+            (None, None) => Err(malformed("the entry has no `number`")),
         };
         (created, number.unwrap_or(0), ListedItem { number, facts })
     }
@@ -441,7 +441,7 @@ fn unnamed(
         number,
         ListedItem {
             number: Some(number),
-            facts: Err(why),
+            facts: Err(malformed(why)),
         },
     ))
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::parse::{list, string};
 use super::stale_entry::{reduce, Entry, Interner, Read, Timeline, What};
-use crate::github::model::timestamp;
+use crate::github::model::{timestamp, ParseError};
 use crate::policy::stale::{ItemFacts, StampOf};
 use crate::policy::write::marker_in;
 
@@ -113,19 +113,19 @@ pub fn rest_name(kind: &str) -> Option<&'static str> {
         .map(|(_, rest, _)| *rest)
 }
 
-fn names(node: &Value, field: &str, key: &str) -> Result<(Vec<String>, bool), String> {
+fn names(node: &Value, field: &str, key: &str) -> Result<(Vec<String>, bool), ParseError> {
     let found = list(node, field)?;
     let names = found
         .nodes
         .iter()
-        .map(|entry| string(entry, key).map_err(|why| format!("in `{field}`: {why}")))
+        .map(|entry| string(entry, key).map_err(|why| why.within(&format!("`{field}`"))))
         .collect::<Result<_, _>>()?;
     Ok((names, found.next.is_some()))
 }
 
 /// An issue's or PR's facts, and whether its labels or assignees went past their first page
 /// (then REST's read of the item gives them whole).
-pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
+pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), ParseError> {
     let is_pr = node.get("pullState").is_some();
     let state = string(node, if is_pr { "pullState" } else { "issueState" })?;
     let (labels, more_labels) = names(node, "labels", "name")?;
@@ -135,14 +135,14 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
     let milestone = match node.get("milestone") {
         None | Some(Value::Null) => None,
         Some(milestone) => {
-            Some(string(milestone, "title").map_err(|why| format!("in `milestone`: {why}"))?)
+            Some(string(milestone, "title").map_err(|why| why.within("`milestone`"))?)
         }
     };
     let facts = ItemFacts {
         number: node
             .get("number")
             .and_then(Value::as_u64)
-            .ok_or("the `number` field is missing")?,
+            .ok_or_else(|| ParseError::missing("number"))?,
         is_pr,
         draft: node
             .get("isDraft")
@@ -174,14 +174,14 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), String> {
 }
 
 /// Who did it: the login, and whether it is a bot. A deleted account is "ghost", nobody.
-fn actor(node: &Value, field: &str, names: &mut Interner) -> Result<(Rc<str>, bool), String> {
+fn actor(node: &Value, field: &str, names: &mut Interner) -> Result<(Rc<str>, bool), ParseError> {
     let Some(actor) = node.get(field).filter(|actor| !actor.is_null()) else {
         return Ok((names.get("ghost"), true));
     };
     let login = actor
         .get("login")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("in `{field}`: the `login` field is missing"))?;
+        .ok_or_else(|| ParseError::missing("login").within(&format!("`{field}`")))?;
     let is_bot =
         actor.get("__typename").and_then(Value::as_str) == Some("Bot") || login.ends_with("[bot]");
     Ok((names.get(login), is_bot))
@@ -266,9 +266,9 @@ fn entry(node: &Value, names: &mut Interner) -> Result<Option<Entry>, Failed> {
                 None => return Ok(None),
             },
         };
-    let fail = |why: String| (reads, why);
+    let fail = |why: ParseError| (reads, why.to_string());
     let (login, is_bot) = actor(node, who, names).map_err(fail)?;
-    let at = timestamp(node, when).map_err(|why| fail(format!("in {context}: {why}")))?;
+    let at = timestamp(node, when).map_err(|why| fail(why.within(context)))?;
     let body = match what {
         What::Comment => node
             .get("body")

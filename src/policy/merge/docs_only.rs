@@ -12,19 +12,28 @@ pub struct ChangedFile {
 /// GitHub lists at most 3,000 files of a PR.
 pub const FILE_LIST_LIMIT: usize = 3000;
 
-pub fn docs_only(files: &[ChangedFile], globs: &GlobSet) -> Result<(), String> {
+/// Why a PR is not (known to be) docs-only.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotDocsOnly {
+    #[error("docs-only: unknown, GitHub lists at most {FILE_LIST_LIMIT} files")]
+    TooManyFiles,
+    #[error("docs-only: the PR changes no file")]
+    NoFiles,
+    #[error("docs-only: {path} is not docs")]
+    NotDocs { path: String },
+}
+
+pub fn docs_only(files: &[ChangedFile], globs: &GlobSet) -> Result<(), NotDocsOnly> {
     if files.len() >= FILE_LIST_LIMIT {
-        return Err(format!(
-            "docs-only: unknown, GitHub lists at most {FILE_LIST_LIMIT} files"
-        ));
+        return Err(NotDocsOnly::TooManyFiles);
     }
     if files.is_empty() {
-        return Err("docs-only: the PR changes no file".into());
+        return Err(NotDocsOnly::NoFiles);
     }
     for file in files {
         for path in std::iter::once(&file.path).chain(file.previous.as_ref()) {
             if !globs.is_match(path) {
-                return Err(format!("docs-only: {path} is not docs"));
+                return Err(NotDocsOnly::NotDocs { path: path.clone() });
             }
         }
     }

@@ -25,13 +25,16 @@ impl MergeMethod {
     }
 
     /// `[sweep] merge_method`'s word as a method; the error names the bad value.
-    pub fn from_config(word: &str) -> Result<MergeMethod, String> {
+    pub fn from_config(word: &str) -> Result<MergeMethod, crate::policy::RuleError> {
         MergeMethod::ALL
             .into_iter()
             .find(|method| method.word() == word)
             .ok_or_else(|| {
-                format!(
-                    "invalid [sweep] merge_method = \"{word}\": use \"merge\", \"squash\" or \"rebase\""
+                crate::policy::RuleError::value(
+                    "sweep",
+                    "merge_method",
+                    format!("\"{word}\""),
+                    "use \"merge\", \"squash\" or \"rebase\"",
                 )
             })
     }

@@ -27,7 +27,7 @@ pub use checks::{
     green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, Status, Statuses,
     WorkflowRun, ACTIONS_APP,
 };
-pub use docs_only::{docs_only, ChangedFile, FILE_LIST_LIMIT};
+pub use docs_only::{docs_only, ChangedFile, NotDocsOnly, FILE_LIST_LIMIT};
 pub use guard::{held, in_flight, QueueStatus};
 pub use method::{
     choose_method, method_allowed, refusal, BranchRules, ClassicProtection, MergeMethod,

@@ -67,18 +67,22 @@ pub enum SkippedCountsAs {
 }
 
 impl PollRules {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), crate::policy::RuleError> {
         self.globs()?;
         if self.failed_backoff_hours > 24 * 30 {
-            return Err(format!(
-                "invalid [poll] failed_backoff_hours = {}: use hours from 0 to 720",
-                self.failed_backoff_hours
+            return Err(crate::policy::RuleError::value(
+                "poll",
+                "failed_backoff_hours",
+                self.failed_backoff_hours,
+                "use hours from 0 to 720",
             ));
         }
         if self.orphan_suite_minutes > 7 * 24 * 60 {
-            return Err(format!(
-                "invalid [poll] orphan_suite_minutes = {}: use minutes from 0 to 10080 (a week)",
-                self.orphan_suite_minutes
+            return Err(crate::policy::RuleError::value(
+                "poll",
+                "orphan_suite_minutes",
+                self.orphan_suite_minutes,
+                "use minutes from 0 to 10080 (a week)",
             ));
         }
         Ok(())
@@ -88,16 +92,21 @@ impl PollRules {
         Duration::minutes(i64::from(self.orphan_suite_minutes))
     }
 
-    pub fn globs(&self) -> Result<GlobSet, String> {
+    pub fn globs(&self) -> Result<GlobSet, crate::policy::RuleError> {
         let mut builder = GlobSetBuilder::new();
         for pattern in &self.docs_globs {
-            let glob = Glob::new(pattern)
-                .map_err(|error| format!("invalid [poll] docs_globs entry `{pattern}`: {error}"))?;
+            let glob = Glob::new(pattern).map_err(|error| {
+                crate::policy::RuleError::key(
+                    "poll",
+                    format!("docs_globs entry `{pattern}`"),
+                    error.to_string(),
+                )
+            })?;
             builder.add(glob);
         }
         builder
             .build()
-            .map_err(|error| format!("invalid [poll] docs_globs: {error}"))
+            .map_err(|error| crate::policy::RuleError::key("poll", "docs_globs", error.to_string()))
     }
 
     pub fn backoff(&self) -> Duration {

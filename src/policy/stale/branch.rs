@@ -5,27 +5,36 @@
 use super::HeadBranch;
 use crate::policy::write::Write;
 
+/// Why a closed PR's head branch is not deleted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BranchKept {
+    #[error("its head branch is already gone")]
+    Gone,
+    #[error("its head branch {name} lives in another repository")]
+    InAnotherRepository { name: String },
+    #[error("its head branch {name} is the default branch")]
+    Default { name: String },
+    #[error("its head branch {name} is protected")]
+    Protected { name: String },
+}
+
 /// The deletion of the closed PR's head branch, or why there is none (`None`: the branch is
 /// already gone).
-pub fn branch_deletion(branch: Option<&HeadBranch>) -> Result<Write, String> {
+pub fn branch_deletion(branch: Option<&HeadBranch>) -> Result<Write, BranchKept> {
     let Some(branch) = branch else {
-        return Err("its head branch is already gone".into());
+        return Err(BranchKept::Gone);
     };
-    let name = &branch.name;
+    let name = branch.name.clone();
     if !branch.same_repository {
-        return Err(format!(
-            "its head branch {name} lives in another repository"
-        ));
+        return Err(BranchKept::InAnotherRepository { name });
     }
     if branch.default {
-        return Err(format!("its head branch {name} is the default branch"));
+        return Err(BranchKept::Default { name });
     }
     if branch.protected {
-        return Err(format!("its head branch {name} is protected"));
+        return Err(BranchKept::Protected { name });
     }
-    Ok(Write::DeleteBranch {
-        branch: name.clone(),
-    })
+    Ok(Write::DeleteBranch { branch: name })
 }
 
 #[cfg(test)]
@@ -55,6 +64,7 @@ mod tests {
         };
         assert!(branch_deletion(Some(&fork))
             .unwrap_err()
+            .to_string()
             .contains("another repository"));
         let default = HeadBranch {
             default: true,
@@ -62,6 +72,7 @@ mod tests {
         };
         assert!(branch_deletion(Some(&default))
             .unwrap_err()
+            .to_string()
             .contains("default branch"));
         let protected = HeadBranch {
             protected: true,
@@ -69,7 +80,17 @@ mod tests {
         };
         assert!(branch_deletion(Some(&protected))
             .unwrap_err()
+            .to_string()
             .contains("protected"));
-        assert!(branch_deletion(None).unwrap_err().contains("already gone"));
+        assert!(branch_deletion(None)
+            .unwrap_err()
+            .to_string()
+            .contains("already gone"));
+        assert_eq!(
+            branch_deletion(Some(&fork)),
+            Err(BranchKept::InAnotherRepository {
+                name: branch().name
+            })
+        );
     }
 }

@@ -93,7 +93,7 @@ pub fn decide(
         let reason = if facts.is_pr {
             None
         } else {
-            Some(rules.close_reason()?)
+            Some(rules.close_reason().map_err(|e| e.to_string())?)
         };
         return Ok(decide_stale(
             facts, history, rules, viewer, now, &label, reason,

@@ -5,6 +5,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::policy::RuleError;
+
 /// The longest number of days a `[stale]` duration may be: a century, far below where a
 /// duration in seconds would overflow.
 pub const MAX_DAYS: i64 = 36_500;
@@ -199,12 +201,12 @@ pub const MAX_COMMENT_CHARS: usize = 65_536;
 
 impl StaleRules {
     /// `close_issue_reason` as a reason; the error names the bad value.
-    pub fn close_reason(&self) -> Result<CloseReason, String> {
+    pub fn close_reason(&self) -> Result<CloseReason, RuleError> {
         CloseReason::from_config(&self.close_issue_reason)
     }
 
     /// Checks values serde cannot: day counts, the close reason, the start date.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), RuleError> {
         let days = [
             ("days_before_stale", Some(self.days_before_stale)),
             ("days_before_close", Some(self.days_before_close)),
@@ -216,8 +218,11 @@ impl StaleRules {
         for (key, value) in days {
             if let Some(value) = value {
                 if !(-1..=MAX_DAYS).contains(&value) {
-                    return Err(format!(
-                        "invalid [stale] {key} = {value}: use a number of days (0 to {MAX_DAYS}), or -1 for never"
+                    return Err(RuleError::value(
+                        "stale",
+                        key,
+                        value,
+                        format!("use a number of days (0 to {MAX_DAYS}), or -1 for never"),
                     ));
                 }
             }
@@ -228,8 +233,11 @@ impl StaleRules {
             ("stale_pr_label", &self.stale_pr_label),
         ] {
             if label.trim().is_empty() {
-                return Err(format!(
-                    "invalid [stale] {key} = \"{label}\": the stale label cannot be empty"
+                return Err(RuleError::value(
+                    "stale",
+                    key,
+                    format!("\"{label}\""),
+                    "the stale label cannot be empty",
                 ));
             }
         }
@@ -238,9 +246,12 @@ impl StaleRules {
         self.start()?;
         SortBy::from_config(&self.sort_by)?;
         if self.operations_per_run == Some(0) {
-            return Err(
-                "invalid [stale] operations_per_run = 0: a run capped at 0 operations reads nothing; use 1 or more".into(),
-            );
+            return Err(RuleError::value(
+                "stale",
+                "operations_per_run",
+                0,
+                "a run capped at 0 operations reads nothing; use 1 or more",
+            ));
         }
         Ok(())
     }
@@ -249,7 +260,7 @@ impl StaleRules {
     /// with 422 "Body is too long (maximum is 65536 characters)" (danger/danger#424), counted in
     /// Unicode scalar values. Refused before anything is read: a run would label an item, have
     /// its comment refused, and every later run would do the same.
-    fn messages_fit(&self) -> Result<(), String> {
+    fn messages_fit(&self) -> Result<(), RuleError> {
         for (key, message, disposition) in [
             (
                 "stale_issue_message",
@@ -268,9 +279,13 @@ impl StaleRules {
                 _ => 0,
             };
             if length > MAX_COMMENT_CHARS {
-                return Err(format!(
-                    "invalid [stale] {key}: {length} characters with gh-sweep's marker, past the {MAX_COMMENT_CHARS} GitHub allows in a comment; shorten it by {}",
-                    length - MAX_COMMENT_CHARS
+                return Err(RuleError::key(
+                    "stale",
+                    key,
+                    format!(
+                        "{length} characters with gh-sweep's marker, past the {MAX_COMMENT_CHARS} GitHub allows in a comment; shorten it by {}",
+                        length - MAX_COMMENT_CHARS
+                    ),
                 ));
             }
         }
@@ -376,7 +391,7 @@ impl StaleRules {
     /// Every label gh-sweep may write or remove must survive as one URL path segment: `.` and
     /// `..` are dot segments that a URL library resolves away, percent-encoded or not
     /// (`DELETE …/labels/..` would become `DELETE …/issues/1/`).
-    fn labels_addressable(&self) -> Result<(), String> {
+    fn labels_addressable(&self) -> Result<(), RuleError> {
         let single = [
             ("stale_issue_label", &self.stale_issue_label),
             ("stale_pr_label", &self.stale_pr_label),
@@ -406,24 +421,28 @@ impl StaleRules {
                 }));
         for (key, label) in named {
             if !label_addressable(label) {
-                return Err(format!(
-                    "invalid [stale] {key}: \"{label}\" is not a label name GitHub can address in a URL; rename the label"
+                return Err(RuleError::key(
+                    "stale",
+                    key,
+                    format!("\"{label}\" is not a label name GitHub can address in a URL; rename the label"),
                 ));
             }
         }
         Ok(())
     }
 
-    pub(super) fn start(&self) -> Result<Option<DateTime<Utc>>, String> {
+    pub(super) fn start(&self) -> Result<Option<DateTime<Utc>>, RuleError> {
         if self.start_date.is_empty() {
             return Ok(None);
         }
         DateTime::parse_from_rfc3339(&self.start_date)
             .map(|date| Some(date.with_timezone(&Utc)))
             .map_err(|_| {
-                format!(
-                    "invalid [stale] start_date = \"{}\": use an RFC 3339 time such as 2026-01-31T00:00:00Z",
-                    self.start_date
+                RuleError::value(
+                    "stale",
+                    "start_date",
+                    format!("\"{}\"", self.start_date),
+                    "use an RFC 3339 time such as 2026-01-31T00:00:00Z",
                 )
             })
     }
@@ -465,13 +484,16 @@ pub enum SortBy {
 }
 
 impl SortBy {
-    pub fn from_config(word: &str) -> Result<SortBy, String> {
+    pub fn from_config(word: &str) -> Result<SortBy, RuleError> {
         match word {
             "created" => Ok(SortBy::Created),
             "updated" => Ok(SortBy::Updated),
             "comments" => Ok(SortBy::Comments),
-            other => Err(format!(
-                "invalid [stale] sort_by = \"{other}\": use \"created\", \"updated\" or \"comments\""
+            other => Err(RuleError::value(
+                "stale",
+                "sort_by",
+                format!("\"{other}\""),
+                "use \"created\", \"updated\" or \"comments\"",
             )),
         }
     }
@@ -496,13 +518,16 @@ impl CloseReason {
     }
 
     /// `[stale] close_issue_reason`'s word as a reason; the error names the bad value.
-    pub fn from_config(word: &str) -> Result<CloseReason, String> {
+    pub fn from_config(word: &str) -> Result<CloseReason, RuleError> {
         CloseReason::ALL
             .into_iter()
             .find(|reason| reason.word() == word)
             .ok_or_else(|| {
-                format!(
-                    "invalid [stale] close_issue_reason = \"{word}\": use \"completed\" or \"not_planned\""
+                RuleError::value(
+                    "stale",
+                    "close_issue_reason",
+                    format!("\"{word}\""),
+                    "use \"completed\" or \"not_planned\"",
                 )
             })
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy::disposition::{Disposition, Skip};
 use crate::policy::merge::{ApprovalVerdict, MergeMethod, MergeRefusal, MergeableState};
+use crate::policy::RuleError;
 
 /// The `[sweep]` table.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -35,19 +36,29 @@ impl Default for SweepRules {
 }
 
 impl SweepRules {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), RuleError> {
         if self.attempts_per_trigger == 0 {
-            return Err("invalid [sweep] attempts_per_trigger = 0: use 1 or more".into());
+            return Err(RuleError::value(
+                "sweep",
+                "attempts_per_trigger",
+                0,
+                "use 1 or more",
+            ));
         }
         if self.backoff_minutes.is_empty() {
-            return Err("invalid [sweep] backoff_minutes = []: give at least one number of minutes, e.g. [5, 10, 20]".into());
+            return Err(RuleError::value(
+                "sweep",
+                "backoff_minutes",
+                "[]",
+                "give at least one number of minutes, e.g. [5, 10, 20]",
+            ));
         }
         self.method()?;
         Ok(())
     }
 
     /// `merge_method` as a method; the error names the bad value.
-    pub fn method(&self) -> Result<MergeMethod, String> {
+    pub fn method(&self) -> Result<MergeMethod, RuleError> {
         MergeMethod::from_config(&self.merge_method)
     }
 

@@ -20,7 +20,7 @@ fn the_merge_method_is_read_from_the_config_word() {
         ..SweepRules::default()
     };
     assert_eq!(
-        bad.validate(),
+        bad.validate().map_err(|e| e.to_string()),
         Err(
             r#"invalid [sweep] merge_method = "fast-forward": use "merge", "squash" or "rebase""#
                 .into()

@@ -15,7 +15,7 @@ fn a_merge_method_is_read_from_its_config_word_and_written_back_as_it() {
     let words: Vec<&str> = MergeMethod::ALL.iter().map(|m| m.word()).collect();
     assert_eq!(words, ["merge", "squash", "rebase"]);
     assert_eq!(
-        MergeMethod::from_config("Squash"),
+        MergeMethod::from_config("Squash").map_err(|e| e.to_string()),
         Err(r#"invalid [sweep] merge_method = "Squash": use "merge", "squash" or "rebase""#.into())
     );
 }
@@ -93,6 +93,14 @@ fn docs_only_checks_both_paths_of_a_rename() {
     );
     assert_eq!(
         docs_only(&[file("src/main.rs")], &globs).unwrap_err(),
+        crate::policy::merge::NotDocsOnly::NotDocs {
+            path: "src/main.rs".into()
+        }
+    );
+    assert_eq!(
+        docs_only(&[file("src/main.rs")], &globs)
+            .unwrap_err()
+            .to_string(),
         "docs-only: src/main.rs is not docs"
     );
     let renamed = ChangedFile {
@@ -100,12 +108,18 @@ fn docs_only_checks_both_paths_of_a_rename() {
         previous: Some("src/old.rs".into()),
     };
     assert_eq!(
-        docs_only(&[renamed], &globs).unwrap_err(),
+        docs_only(&[renamed], &globs).unwrap_err().to_string(),
         "docs-only: src/old.rs is not docs"
     );
     let many: Vec<ChangedFile> = (0..3000).map(|n| file(&format!("docs/{n}.md"))).collect();
-    assert!(docs_only(&many, &globs).unwrap_err().contains("unknown"));
-    assert!(docs_only(&[], &globs).is_err());
+    assert!(docs_only(&many, &globs)
+        .unwrap_err()
+        .to_string()
+        .contains("unknown"));
+    assert_eq!(
+        docs_only(&[], &globs),
+        Err(crate::policy::merge::NotDocsOnly::NoFiles)
+    );
 }
 
 #[test]
