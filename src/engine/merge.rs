@@ -178,7 +178,10 @@ impl<'a> MergeKind<'a> {
                     .reads
                     .green(github, &item.repo, head, base, self.rules, now)?;
                 gate.ci_passed_at = green.since;
-                green.verdict.map(|notes| ignored.extend(notes))
+                green
+                    .verdict
+                    .map(|notes| ignored.extend(notes))
+                    .map_err(|why| why.to_string())
             }
             Rule::ApprovedAtHead => {
                 let approval = self.reads.approval(github, item, head)?;
@@ -186,7 +189,10 @@ impl<'a> MergeKind<'a> {
                 if let merge::ApprovalVerdict::ChangesRequested { .. } = &approval.verdict {
                     gate.blocked = approval.verdict.reason();
                 }
-                approval.verdict.into_result()
+                approval
+                    .verdict
+                    .into_result()
+                    .map_err(|why| why.to_string())
             }
         })
     }

@@ -34,7 +34,7 @@ fn refused(error: ApiError, what: &str) -> Result<String, ApiError> {
 
 /// The green rule's verdict and, when green, when it went green.
 pub struct Green {
-    pub verdict: Result<Vec<String>, String>,
+    pub verdict: Result<Vec<String>, merge::NotGreen>,
     pub since: Option<DateTime<Utc>>,
 }
 

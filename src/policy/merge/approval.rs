@@ -151,10 +151,15 @@ impl ApprovalVerdict {
     }
 
     /// The verdict as the other rules give theirs: passed, or the reason in words.
-    pub fn into_result(self) -> Result<(), String> {
-        self.reason().map_or(Ok(()), Err)
+    pub fn into_result(self) -> Result<(), NotApproved> {
+        self.reason().map_or(Ok(()), |why| Err(NotApproved(why)))
     }
 }
+
+/// Why the PR is not approved at its head, in words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotApproved(pub String);
 
 /// At least one approval of the head and no changes requested, counting only reviewers with
 /// write access. A reviewer whose access could not be read cannot be counted either way: that

@@ -193,6 +193,21 @@ pub fn green(
     skipped: SkippedCountsAs,
     now: DateTime<Utc>,
     orphan: Duration,
+) -> Result<Vec<String>, NotGreen> {
+    judge_green(checks, head_sha, skipped, now, orphan).map_err(NotGreen)
+}
+
+/// Why the head is not green, in words (the first step that failed says it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct NotGreen(pub String);
+
+fn judge_green(
+    checks: &Checks,
+    head_sha: &str,
+    skipped: SkippedCountsAs,
+    now: DateTime<Utc>,
+    orphan: Duration,
 ) -> Result<Vec<String>, String> {
     let head = short(head_sha);
     let newest = newest_runs(checks);

@@ -21,11 +21,12 @@ pub mod rules;
 pub mod state;
 
 pub use approval::{
-    approved_at_head, approved_since, reviewers, verdicts, Access, ApprovalVerdict, Review,
+    approved_at_head, approved_since, reviewers, verdicts, Access, ApprovalVerdict, NotApproved,
+    Review,
 };
 pub use checks::{
-    green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, Status, Statuses,
-    WorkflowRun, ACTIONS_APP,
+    green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, NotGreen, Status,
+    Statuses, WorkflowRun, ACTIONS_APP,
 };
 pub use docs_only::{docs_only, ChangedFile, NotDocsOnly, FILE_LIST_LIMIT};
 pub use guard::{held, in_flight, QueueStatus};

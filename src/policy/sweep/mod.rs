@@ -6,7 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::policy::disposition::{Disposition, Skip};
-use crate::policy::merge::{ApprovalVerdict, MergeMethod, MergeRefusal, MergeableState};
+use crate::policy::merge::{ApprovalVerdict, MergeMethod, MergeRefusal, MergeableState, NotGreen};
 use crate::policy::RuleError;
 
 /// The `[sweep]` table.
@@ -477,8 +477,8 @@ pub fn computing(
 const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
 
 /// The guard's second part, from the fresh checks and reviews (the same rules as `poll`'s).
-pub fn verdict(green: Result<(), String>, approval: ApprovalVerdict) -> Option<Route> {
-    if let Err(why) = green {
+pub fn verdict(green: Result<(), NotGreen>, approval: ApprovalVerdict) -> Option<Route> {
+    if let Err(NotGreen(why)) = green {
         return Some(Route::Defer {
             why,
             charged: true,

@@ -366,7 +366,7 @@ fn changes_requested_ends_the_sweep_other_gaps_defer() {
     );
     assert_eq!(
         verdict(
-            Err("check `ci` failed on x".into()),
+            Err(NotGreen("check `ci` failed on x".into())),
             ApprovalVerdict::Approved
         )
         .unwrap()

@@ -55,7 +55,7 @@ fn checks(runs: Vec<CheckRun>) -> Checks {
 }
 
 fn judge(checks: &Checks, skipped: SkippedCountsAs) -> Result<Vec<String>, String> {
-    green(checks, "abc", skipped, now(), Duration::hours(1))
+    green(checks, "abc", skipped, now(), Duration::hours(1)).map_err(|why| why.to_string())
 }
 
 #[test]
@@ -75,7 +75,8 @@ fn green_takes_the_newest_run_of_each_name() {
             now(),
             Duration::hours(1)
         )
-        .unwrap_err(),
+        .unwrap_err()
+        .to_string(),
         "check `lint` failed on abc123"
     );
 }
