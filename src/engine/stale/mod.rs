@@ -117,7 +117,7 @@ impl StaleKind<'_> {
             None
         };
         let decision = stale::decide(facts, history.as_ref(), self.rules, viewer.as_deref(), now)
-            .map_err(ReadError::Item)?;
+            .map_err(|why| ReadError::Item(why.to_string()))?;
         Ok((decision, false))
     }
 

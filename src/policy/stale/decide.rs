@@ -6,6 +6,18 @@ use chrono::{DateTime, Utc};
 use super::activity::counts_as_activity;
 use super::{exemption, ActivityKind, CloseReason, History, ItemFacts, StaleRules};
 use crate::policy::write::{self, Write};
+use crate::policy::RuleError;
+
+/// Why an item could not be decided.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecideError {
+    /// The item carries the stale label, but the label's history was not given.
+    #[error("the \"{label}\" label's history was not read")]
+    HistoryNotRead { label: String },
+    /// `close_issue_reason` is not one GitHub knows.
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+}
 
 /// What the stale rules decided; its words are rendered in `policy::disposition`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,7 +84,7 @@ pub fn decide(
     rules: &StaleRules,
     viewer: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<Decision, String> {
+) -> Result<Decision, DecideError> {
     if !facts.open {
         return Ok(Decision::without_writes(
             Disposition::Skip("not open".into()),
@@ -87,13 +99,14 @@ pub fn decide(
     }
     let label = rules.stale_label(facts.is_pr).to_string();
     if facts.has_label(&label) {
-        let history =
-            history.ok_or_else(|| format!("the \"{label}\" label's history was not read"))?;
+        let history = history.ok_or_else(|| DecideError::HistoryNotRead {
+            label: label.clone(),
+        })?;
         // Issues close with a reason, PRs without (GitHub's `state_reason` is for issues).
         let reason = if facts.is_pr {
             None
         } else {
-            Some(rules.close_reason().map_err(|e| e.to_string())?)
+            Some(rules.close_reason()?)
         };
         return Ok(decide_stale(
             facts, history, rules, viewer, now, &label, reason,
