@@ -34,20 +34,33 @@ fn parse_percent(text: &str) -> Option<u8> {
     (value <= 100).then_some(value as u8)
 }
 
-impl FromStr for FailureBudget {
-    type Err = String;
+/// Why a text is not a failure budget; each says which text and lists the forms.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetError {
+    #[error("invalid item_failure_budget `{0}`: a percentage is a whole number from 0% to 100%, with no space; {forms}", forms = FORMS)]
+    Percent(String),
+    #[error("invalid item_failure_budget `{0}`: max() takes a count and a percentage; {forms}", forms = FORMS)]
+    MaxValues(String),
+    #[error("invalid item_failure_budget `{0}`: max() takes exactly two values; {forms}", forms = FORMS)]
+    MaxArity(String),
+    #[error("invalid item_failure_budget `{0}`: a budget cannot be negative; {forms}", forms = FORMS)]
+    Negative(String),
+    #[error("invalid item_failure_budget `{0}`: not a budget; {forms}", forms = FORMS)]
+    NotABudget(String),
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
-        let invalid = |why: &str| format!("invalid item_failure_budget `{text}`: {why}; {FORMS}");
+impl FromStr for FailureBudget {
+    type Err = BudgetError;
+
+    fn from_str(text: &str) -> Result<Self, BudgetError> {
+        let invalid = |kind: fn(String) -> BudgetError| kind(text.to_string());
         if let Some(count) = parse_count(text) {
             return Ok(FailureBudget::Count(count));
         }
         if text.ends_with('%') {
             return parse_percent(text)
                 .map(FailureBudget::Percent)
-                .ok_or_else(|| {
-                    invalid("a percentage is a whole number from 0% to 100%, with no space")
-                });
+                .ok_or_else(|| invalid(BudgetError::Percent));
         }
         if let Some(inner) = text
             .strip_prefix("max(")
@@ -58,16 +71,16 @@ impl FromStr for FailureBudget {
                 (Some(count), Some(percent), None) => {
                     match (parse_count(count.trim()), parse_percent(percent.trim())) {
                         (Some(count), Some(percent)) => Ok(FailureBudget::Max(count, percent)),
-                        _ => Err(invalid("max() takes a count and a percentage")),
+                        _ => Err(invalid(BudgetError::MaxValues)),
                     }
                 }
-                _ => Err(invalid("max() takes exactly two values")),
+                _ => Err(invalid(BudgetError::MaxArity)),
             };
         }
         if text.starts_with('-') {
-            return Err(invalid("a budget cannot be negative"));
+            return Err(invalid(BudgetError::Negative));
         }
-        Err(invalid("not a budget"))
+        Err(invalid(BudgetError::NotABudget))
     }
 }
 
@@ -128,7 +141,7 @@ mod tests {
             "+3",
             "max(+3, 10%)",
         ] {
-            let error = bad.parse::<FailureBudget>().unwrap_err();
+            let error = bad.parse::<FailureBudget>().unwrap_err().to_string();
             assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
         }
     }
@@ -156,7 +169,7 @@ mod tests {
             match text.parse::<FailureBudget>() {
                 Ok(budget) => prop_assert_eq!(budget.to_string().parse::<FailureBudget>(), Ok(budget)),
                 Err(error) => prop_assert!(
-                    error.starts_with(&format!("invalid item_failure_budget `{text}`")),
+                    error.to_string().starts_with(&format!("invalid item_failure_budget `{text}`")),
                     "{}", error
                 ),
             }

@@ -280,9 +280,11 @@ fn budget(
     let parsed = match (given, &file.item_failure_budget) {
         (Some(flag), _) => flag.parse::<FailureBudget>().map_err(|error| {
             let source = sources.name("item_failure_budget", "item_failure_budget");
-            error.replacen("item_failure_budget", source, 1)
+            error.to_string().replacen("item_failure_budget", source, 1)
         }),
-        (None, Some(value)) => value.parse::<FailureBudget>(),
+        (None, Some(value)) => value
+            .parse::<FailureBudget>()
+            .map_err(|error| error.to_string()),
         (None, None) => Ok(FailureBudget::default()),
     };
     parsed.map_err(SettingsError::Config)

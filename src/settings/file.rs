@@ -333,7 +333,7 @@ pub fn check_config_text(text: &str) -> Result<(), SettingsError> {
         file.poll.validate().map_err(|e| e.to_string())?;
         file.sweep.validate().map_err(|e| e.to_string())?;
         if let Some(budget) = &file.item_failure_budget {
-            budget.parse::<FailureBudget>()?;
+            budget.parse::<FailureBudget>().map_err(|e| e.to_string())?;
         }
         Ok(())
     };
