@@ -50,18 +50,39 @@ pub fn format(items: &BTreeSet<ItemRef>) -> String {
     parts.join(",")
 }
 
+/// Why a text is not a selector; each names the text (a long one abbreviated).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SelectorError {
+    #[error("invalid --only `{text}`: no items given")]
+    Empty { text: String },
+    /// One comma-separated part is wrong; `why` follows the part in the message.
+    #[error("invalid --only `{text}`: `{part}` {why}; write items as `owner/repo#12,#15,#40-#44`")]
+    Part {
+        text: String,
+        part: String,
+        why: String,
+    },
+    #[error("invalid --only `{text}`: names more than {max} items in all", max = MAX_ITEMS)]
+    TooMany { text: String },
+}
+
 /// Parses a selector. `#N` without a repository belongs to the previous item's repository, or
 /// to `default_repo` when it comes first (the run's only `--repo`).
-pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<ItemRef>, String> {
-    let invalid = |part: &str, why: String| {
-        format!(
-            "invalid --only `{text}`: `{part}` {why}; write items as `owner/repo#12,#15,#40-#44`"
-        )
+pub fn parse(
+    text: &str,
+    default_repo: Option<&RepoRef>,
+) -> Result<BTreeSet<ItemRef>, SelectorError> {
+    let invalid = |part: &str, why: String| SelectorError::Part {
+        text: text.to_string(),
+        part: part.to_string(),
+        why,
     };
     let mut items = BTreeSet::new();
     let mut repo: Option<RepoRef> = default_repo.cloned();
     if text.trim().is_empty() {
-        return Err(format!("invalid --only `{text}`: no items given"));
+        return Err(SelectorError::Empty {
+            text: text.to_string(),
+        });
     }
     for part in text.split(',') {
         let part = part.trim();
@@ -113,10 +134,9 @@ pub fn parse(text: &str, default_repo: Option<&RepoRef>) -> Result<BTreeSet<Item
         // The cap is on the whole selector, not per range: adjacent ranges each under it
         // once took gigabytes.
         if items.len() as u64 + (end - start + 1) > MAX_ITEMS {
-            return Err(format!(
-                "invalid --only `{}`: names more than {MAX_ITEMS} items in all",
-                abbreviate(text)
-            ));
+            return Err(SelectorError::TooMany {
+                text: abbreviate(text),
+            });
         }
         for number in start..=end {
             items.insert(ItemRef::new(repo, number));
@@ -171,7 +191,7 @@ mod tests {
     #[test]
     fn an_error_about_a_long_selector_quotes_its_start_only() {
         let long = format!("o/r#1-#60000,#60001-#120000{}", ",#1".repeat(40));
-        let error = parse(&long, None).unwrap_err();
+        let error = parse(&long, None).unwrap_err().to_string();
         assert!(
             error.starts_with(
                 "invalid --only `o/r#1-#60000,#60001-#120000,#1,#1,#1,#1,#1,#1,#1,#1,#1,#1,#1…`"
@@ -186,6 +206,7 @@ mod tests {
         assert_eq!(parse("o/r#1-#100000", None).unwrap().len(), 100_000);
         assert!(parse("o/r#1-#100001", None)
             .unwrap_err()
+            .to_string()
             .contains("is a range of more than 100000 items"));
     }
 
@@ -245,7 +266,7 @@ mod tests {
             ("o/r", "`o/r`"),
             ("", "no items"),
         ] {
-            let error = parse(bad, None).unwrap_err();
+            let error = parse(bad, None).unwrap_err().to_string();
             assert!(error.contains(part), "{bad}: {error}");
         }
     }
@@ -254,7 +275,9 @@ mod tests {
     fn the_item_cap_is_on_the_whole_selector() {
         let at_cap = parse("o/r#1-#50000,#50001-#100000", None).unwrap();
         assert_eq!(at_cap.len(), 100_000);
-        let error = parse("o/r#1-#50000,#50001-#100001", None).unwrap_err();
+        let error = parse("o/r#1-#50000,#50001-#100001", None)
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("names more than 100000 items in all"),
             "{error}"
@@ -280,7 +303,7 @@ mod tests {
             match parse(&text, Some(&repo("o/r"))) {
                 Ok(items) => prop_assert_eq!(parse(&format(&items), None).unwrap(), items),
                 Err(error) => prop_assert!(
-                    error.starts_with(&format!("invalid --only `{text}`")),
+                    error.to_string().starts_with(&format!("invalid --only `{text}`")),
                     "{}", error
                 ),
             }

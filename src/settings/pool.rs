@@ -248,7 +248,7 @@ impl From<SettingsError> for Pooled {
 /// repositories join the pool's.
 fn only_items(text: &str, repos: &mut Vec<RepoRef>) -> Result<BTreeSet<ItemRef>, String> {
     let default_repo = (repos.len() == 1).then(|| &repos[0]);
-    let items = selector::parse(text, default_repo)?;
+    let items = selector::parse(text, default_repo).map_err(|e| e.to_string())?;
     if !repos.is_empty() {
         if let Some(stranger) = items.iter().find(|item| !repos.contains(&item.repo)) {
             return Err(format!(
