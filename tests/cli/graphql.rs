@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::support::world::WorldState;
-use crate::support::{Test, REPO};
+use crate::support::{operations, Test, REPO};
 
 /// The parts of a recap that are the run's verdicts: what each item became and why, what was
 /// left unfinished, the counters, the stop. A failed item's reason quotes GitHub's answer,
@@ -218,14 +218,7 @@ fn classify_stale_gives_the_same_verdicts_through_graphql_and_rest() {
         10,
         "{rest}"
     );
-    let operations: Vec<String> = requests
-        .iter()
-        .filter(|r| r.is_graphql())
-        .map(|r| {
-            let body: Value = serde_json::from_str(&r.body).unwrap();
-            body["operationName"].as_str().unwrap().to_string()
-        })
-        .collect();
+    let operations = operations(&requests);
     // The page, and #7's older timeline entries; per item nothing else.
     assert_eq!(operations, ["OpenItemsPage", "ItemTimeline"], "{graphql}");
     let rest_reads: Vec<String> = requests
@@ -750,14 +743,7 @@ fn the_newest_timeline_entries_settle_a_verdict_without_the_older_ones() {
         .map(|item| item["disposition"].as_str().unwrap_or_default())
         .collect();
     assert_eq!(dispositions.len(), 4, "{rest}");
-    let operations: Vec<String> = requests
-        .iter()
-        .filter(|r| r.is_graphql())
-        .map(|r| {
-            let body: Value = serde_json::from_str(&r.body).unwrap();
-            body["operationName"].as_str().unwrap().to_string()
-        })
-        .collect();
+    let operations = operations(&requests);
     // The page, and #4's older entries alone (one page back reaches its label): #1, #2 and
     // #3 have 151 to 153 entries each, and their newest 100 decide.
     assert_eq!(operations, ["OpenItemsPage", "ItemTimeline"], "{graphql}");
@@ -790,14 +776,7 @@ fn the_next_pages_of_several_prs_files_are_one_query() {
     let (rest, graphql, requests) = both(many_files_world, &["poll", "--repo", REPO], true);
     assert_eq!(verdicts(&graphql), verdicts(&rest));
     assert_eq!(rest["counters"]["enqueued"], 6, "{rest}");
-    let operations: Vec<String> = requests
-        .iter()
-        .filter(|r| r.is_graphql())
-        .map(|r| {
-            let body: Value = serde_json::from_str(&r.body).unwrap();
-            body["operationName"].as_str().unwrap().to_string()
-        })
-        .collect();
+    let operations = operations(&requests);
     assert_eq!(
         operations,
         ["PullsPage", "PullFiles", "PullFiles"],

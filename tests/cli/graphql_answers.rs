@@ -3,19 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Request, Test, REPO};
-
-/// The operation names of the GraphQL queries among `requests`, in order.
-fn operations(requests: &[Request]) -> Vec<String> {
-    requests
-        .iter()
-        .filter(|r| r.is_graphql())
-        .map(|r| {
-            let body: Value = serde_json::from_str(&r.body).unwrap();
-            body["operationName"].as_str().unwrap_or("").to_string()
-        })
-        .collect()
-}
+use crate::support::{operations, Test, REPO};
 
 /// `--only #1,#3,#5,…`: every other item of `1..=count`.
 fn every_other(count: u64) -> String {

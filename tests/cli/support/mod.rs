@@ -32,7 +32,7 @@ use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
 
-pub use runs::{attempts, db, later, merge, sweep, sweep_at, two_idle_issues};
+pub use runs::{attempts, db, later, merge, operations, sweep, sweep_at, two_idle_issues};
 pub use server::{Fault, Request, Server, Shared};
 pub use world::{WorldState, REPO, VIEWER};
 

@@ -56,3 +56,15 @@ pub fn two_idle_issues() -> Test {
         world.open_issue(2, 74);
     })
 }
+
+/// The operation names of the GraphQL queries among `requests`, in order.
+pub fn operations(requests: &[crate::support::Request]) -> Vec<String> {
+    requests
+        .iter()
+        .filter(|r| r.is_graphql())
+        .map(|r| {
+            let body: serde_json::Value = serde_json::from_str(&r.body).unwrap();
+            body["operationName"].as_str().unwrap_or("").to_string()
+        })
+        .collect()
+}
