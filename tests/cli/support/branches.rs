@@ -2,14 +2,11 @@
 //! "Delete a reference" (https://docs.github.com/rest/git/refs#delete-a-reference) and "Get
 //! rules for a branch" (https://docs.github.com/rest/repos/rules#get-rules-for-a-branch).
 
-#[allow(unused_imports)]
-use serde_json::{json, Value};
+use serde_json::json;
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{error, paginate, reply, At, Reply};
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
         page_size,
@@ -17,8 +14,7 @@ pub(super) fn route(at: At<'_>) -> Reply {
         base,
         method,
         segments,
-        now,
-        viewer,
+        ..
     } = at;
     match (method, segments) {
         // "Get a branch" (`GET /repos/{o}/{r}/branches/{branch}`): the branch with its

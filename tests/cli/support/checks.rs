@@ -3,15 +3,12 @@
 //! (https://docs.github.com/rest/commits/statuses#get-the-combined-status-for-a-specific-reference)
 //! and GitHub Actions' workflow runs (https://docs.github.com/rest/actions/workflow-runs).
 
-#[allow(unused_imports)]
 use serde_json::{json, Value};
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{error, paginate, query_map, reply, At, Reply, UNKNOWN};
 use super::world::stamp;
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
         page_size,
@@ -19,8 +16,7 @@ pub(super) fn route(at: At<'_>) -> Reply {
         base,
         method,
         segments,
-        now,
-        viewer,
+        ..
     } = at;
     match (method, segments) {
         // "List check runs for a Git reference", "List check suites for a Git reference"

@@ -1,23 +1,16 @@
 //! "Get repository permissions for a user"
 //! (https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user).
 
-#[allow(unused_imports)]
-use serde_json::{json, Value};
+use serde_json::json;
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{error, reply, At, Reply};
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
-        page_size,
-        request,
-        base,
         method,
         segments,
-        now,
-        viewer,
+        ..
     } = at;
     match (method, segments) {
         // "Get repository permissions for a user": `permission` is the base role (maintain reads as

@@ -5,17 +5,14 @@
 //! (https://docs.github.com/rest/issues/events) and timeline
 //! (https://docs.github.com/rest/issues/timeline).
 
-#[allow(unused_imports)]
 use serde_json::{json, Value};
 
-#[allow(unused_imports)]
 use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
 use chrono::Utc;
 
 use super::world::{stamp, Comment, Event, WorldState};
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
         page_size,

@@ -2,17 +2,14 @@
 //! (https://docs.github.com/rest/pulls/pulls) and "List reviews for a pull request"
 //! (https://docs.github.com/rest/pulls/reviews).
 
-#[allow(unused_imports)]
 use serde_json::{json, Value};
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{error, paginate, reply, At, Reply, UNKNOWN};
 use chrono::Utc;
 
 use super::world::{stamp, Event};
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
         page_size,
@@ -20,8 +17,8 @@ pub(super) fn route(at: At<'_>) -> Reply {
         base,
         method,
         segments,
-        now,
         viewer,
+        ..
     } = at;
     match (method, segments) {
         // "Merge a pull request": 405 "Pull Request is not mergeable", 409 "Head branch was modified.

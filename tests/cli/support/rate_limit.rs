@@ -1,23 +1,16 @@
 //! "Get rate limit status for the authenticated user" (`GET /rate_limit`,
 //! https://docs.github.com/rest/rate-limit/rate-limit).
 
-#[allow(unused_imports)]
-use serde_json::{json, Value};
+use serde_json::json;
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{reply, At, Reply};
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
-        world,
-        page_size,
-        request,
-        base,
         method,
         segments,
         now,
-        viewer,
+        ..
     } = at;
     match (method, segments) {
         // "Get rate limit status for the authenticated user": free of rate limit; like every

@@ -2,7 +2,6 @@
 //! (https://docs.github.com/rest/repos/repos#get-a-repository), its `/repositories/{id}` form,
 //! and the redirects of renamed repositories and transferred issues.
 
-#[allow(unused_imports)]
 use serde_json::{json, Value};
 
 use super::server::{error, reply, Incoming, Reply};

@@ -2,18 +2,15 @@
 //! https://docs.github.com/rest/search/search#search-issues-and-pull-requests); GraphQL's
 //! `search` shares its matching.
 
-#[allow(unused_imports)]
 use serde_json::{json, Value};
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{error, paginate, query_map, reply, At, Reply};
 use chrono::Utc;
 
 use super::server::Incoming;
 use super::world::WorldState;
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
         page_size,
@@ -21,8 +18,7 @@ pub(super) fn route(at: At<'_>) -> Reply {
         base,
         method,
         segments,
-        now,
-        viewer,
+        ..
     } = at;
     match (method, segments) {
         // "Search issues and pull requests": at most 1,000 results, `total_count` and

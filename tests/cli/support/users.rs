@@ -1,23 +1,17 @@
 //! The token's user: "Get the authenticated user" (`GET /user`,
 //! https://docs.github.com/rest/users/users#get-the-authenticated-user).
 
-#[allow(unused_imports)]
-use serde_json::{json, Value};
+use serde_json::json;
 
-#[allow(unused_imports)]
-use super::server::{error, paginate, paginate_with, query_map, reply, At, Reply, UNKNOWN};
+use super::server::{reply, At, Reply};
 
 pub(super) fn route(at: At<'_>) -> Reply {
-    #[allow(unused_variables)]
     let At {
         world,
-        page_size,
-        request,
-        base,
         method,
         segments,
-        now,
         viewer,
+        ..
     } = at;
     match (method, segments) {
         // An app or installation token, `GITHUB_TOKEN` included, has no user: GitHub answers
