@@ -366,7 +366,7 @@ pub enum Admission {
     /// Another run wrote the item since it was read.
     Overtaken,
     /// Nothing journaled: the pacing asks for this wait first, for this rule.
-    Wait(Duration, crate::policy::pacing::Rule),
+    Wait(Duration, crate::policy::pacing::Limit),
 }
 
 /// The write journal: each write's intent before it is sent, and its outcome after.

@@ -237,7 +237,7 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
         updated_at: None,
     };
     let marked = plan(
-        stale::Disposition::MarkStale,
+        stale::Verdict::MarkStale,
         vec![
             Write::AddLabels {
                 labels: vec!["Stale".into()],
@@ -260,7 +260,7 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
         }]
     );
     let unmarked = plan(
-        stale::Disposition::Unmark,
+        stale::Verdict::Unmark,
         vec![Write::RemoveLabel {
             label: "Stale".into(),
         }],

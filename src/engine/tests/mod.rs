@@ -14,7 +14,7 @@ use super::{
     AssumeYes, Classified, Confirm, DryRun, Kind, Listed, Mode, Options, Plan, Prompt, ReadError,
     Reconciled, Run, ScopeListing, StoreView, Summary,
 };
-use crate::github::client::{ApiError, WriteError, Written};
+use crate::github::client::{ApiError, WriteError, WriteReceipt};
 use crate::github::model::{Event, PullFacts};
 use crate::github::reader::{
     Comment, CommonReader, ListedItem, MergeReader, Repository, SearchPage, StaleReader, Writer,
@@ -262,7 +262,7 @@ impl MergeReader for Scripted {
 }
 
 impl Writer for Scripted {
-    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
+    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<WriteReceipt>, WriteError> {
         self.sent.borrow_mut().push((item.number, write.clone()));
         if let Some((left, reset)) = self.remaining.get() {
             self.remaining.set(Some(((left - 1).max(0), reset)));
@@ -282,7 +282,7 @@ impl Writer for Scripted {
             Write::Close { .. } => facts.open = false,
             _ => {}
         }
-        Ok(Some(Written { server_date: None }))
+        Ok(Some(WriteReceipt { server_date: None }))
     }
     fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
         assert_eq!(resource, "core");

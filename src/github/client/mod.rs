@@ -34,7 +34,7 @@ use hosts::name_of_body;
 pub use cache::token_fingerprint;
 pub use errors::{ApiError, Refusal, WriteError};
 pub use graphql::Posted;
-pub use write::Written;
+pub use write::WriteReceipt;
 
 /// The cache port lives below both the client and the store; the client uses it from here.
 pub use crate::http_cache::{Cached, ResponseCache};

@@ -13,7 +13,7 @@ use super::{bearer, Client, Mode};
 use chrono::{DateTime, Utc};
 
 /// What a write answered: GitHub's clock when it answered.
-pub struct Written {
+pub struct WriteReceipt {
     pub server_date: Option<DateTime<Utc>>,
 }
 
@@ -24,7 +24,7 @@ impl Client {
         method: Method,
         path: &str,
         body: Option<&Value>,
-    ) -> Result<Written, WriteError> {
+    ) -> Result<WriteReceipt, WriteError> {
         let url = self.url(path);
         let (http, token) = match &self.mode {
             Mode::Replay(_) => {
@@ -76,7 +76,7 @@ impl Client {
         url: &str,
         status: StatusCode,
         response: Response,
-    ) -> Result<Written, WriteError> {
+    ) -> Result<WriteReceipt, WriteError> {
         let server_date = github_date(response.headers());
         let text = match response.text() {
             Ok(text) => text,
@@ -93,7 +93,7 @@ impl Client {
             }
         };
         if status.is_success() {
-            return Ok(Written { server_date });
+            return Ok(WriteReceipt { server_date });
         }
         let said = github_message(&text);
         Err(WriteError {

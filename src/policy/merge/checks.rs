@@ -76,7 +76,7 @@ pub fn needs_workflow_runs(suites: &[CheckSuite], now: DateTime<Utc>, orphan: Du
 pub struct Statuses {
     pub state: String,
     pub total: u64,
-    pub statuses: Vec<Status>,
+    pub statuses: Vec<CommitStatus>,
 }
 
 impl Statuses {
@@ -110,7 +110,7 @@ pub fn green_since(runs: &[CheckRun]) -> Option<DateTime<Utc>> {
 }
 
 /// A commit status on the head, as the combined status reports it (newest per context).
-pub struct Status {
+pub struct CommitStatus {
     pub context: String,
     pub state: String,
 }

@@ -25,7 +25,7 @@ pub use approval::{
     Review,
 };
 pub use checks::{
-    green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, NotGreen, Status,
+    green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, CommitStatus, NotGreen,
     Statuses, WorkflowRun, ACTIONS_APP,
 };
 pub use docs_only::{docs_only, ChangedFile, NotDocsOnly, FILE_LIST_LIMIT};

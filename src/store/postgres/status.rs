@@ -7,15 +7,15 @@ use postgres::types::ToSql;
 use super::journal::{life_columns, Life};
 use super::{migrations, PostgresStore};
 use crate::policy::write::JournalWrite;
-use crate::store::copy::{time_text, Cell, Dump, Kind, TABLES};
+use crate::store::copy::{time_text, Cell, ColumnKind, Dump, TABLES};
 use crate::store::{LeaseRow, LiveRun, Status, UnknownRow};
 
 /// A column as the copy reads it.
-fn select(name: &str, kind: Kind) -> String {
+fn select(name: &str, kind: ColumnKind) -> String {
     match kind {
-        Kind::Int => format!("{name}::bigint"),
-        Kind::Text => name.to_string(),
-        Kind::Time => {
+        ColumnKind::Int => format!("{name}::bigint"),
+        ColumnKind::Text => name.to_string(),
+        ColumnKind::Time => {
             format!("to_char({name} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
         }
     }
@@ -150,10 +150,10 @@ impl PostgresStore {
                         .iter()
                         .enumerate()
                         .map(|(at, (_, kind))| match kind {
-                            Kind::Int => {
+                            ColumnKind::Int => {
                                 row.get::<_, Option<i64>>(at).map_or(Cell::Null, Cell::Int)
                             }
-                            Kind::Text | Kind::Time => row
+                            ColumnKind::Text | ColumnKind::Time => row
                                 .get::<_, Option<String>>(at)
                                 .map_or(Cell::Null, Cell::Text),
                         })
@@ -178,9 +178,9 @@ impl PostgresStore {
                 .iter()
                 .enumerate()
                 .map(|(at, (_, kind))| match kind {
-                    Kind::Int => format!("${}::bigint", at + 1),
-                    Kind::Text => format!("${}::text", at + 1),
-                    Kind::Time => format!("${}::text::timestamptz", at + 1),
+                    ColumnKind::Int => format!("${}::bigint", at + 1),
+                    ColumnKind::Text => format!("${}::text", at + 1),
+                    ColumnKind::Time => format!("${}::text::timestamptz", at + 1),
                 })
                 .collect();
             let insert = transaction.prepare(&format!(
@@ -196,9 +196,11 @@ impl PostgresStore {
                     .map(|(cell, (_, kind))| -> Box<dyn ToSql + Sync> {
                         match (cell, kind) {
                             (Cell::Int(value), _) => Box::new(Some(*value)),
-                            (Cell::Text(text), Kind::Int) => Box::new(text.parse::<i64>().ok()),
+                            (Cell::Text(text), ColumnKind::Int) => {
+                                Box::new(text.parse::<i64>().ok())
+                            }
                             (Cell::Text(text), _) => Box::new(Some(text.clone())),
-                            (Cell::Null, Kind::Int) => Box::new(None::<i64>),
+                            (Cell::Null, ColumnKind::Int) => Box::new(None::<i64>),
                             (Cell::Null, _) => Box::new(None::<String>),
                         }
                     })

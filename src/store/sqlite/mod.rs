@@ -94,7 +94,7 @@ pub struct SqliteStore {
     took_over: RefCell<Vec<String>>,
     /// The HTTP caches this store made, whose waiting answers it writes before a write is
     /// journaled and before it prunes ([`http_cache`]).
-    caches: RefCell<Vec<Weak<Mutex<http_cache::Writer>>>>,
+    caches: RefCell<Vec<Weak<Mutex<http_cache::CacheWriter>>>>,
 }
 
 /// What is known of a run's life, read from its row.
