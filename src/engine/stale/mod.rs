@@ -364,7 +364,10 @@ impl Kind for StaleKind<'_> {
         _store: StoreView<'_>,
         write: &UnknownWrite,
     ) -> Result<Option<Reconciled>, ReadError> {
-        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
+        let item: ItemRef = write
+            .item
+            .parse()
+            .map_err(|why: crate::item::RefError| ReadError::Item(why.to_string()))?;
         let facts = github.item(&item)?;
         let happened = match &write.action {
             JournalWrite::Comment { marker } => {

@@ -89,13 +89,18 @@ impl Statuses {
     }
 }
 
+/// Why the head's workflow runs could not be read: GitHub's refusal, in its words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WorkflowRunsUnread(pub String);
+
 /// What the green rule judges: the head's check runs, check suites, workflow runs (when read:
 /// `Some(Err)` says why they could not be), commit statuses, and the checks the branch's rules
 /// require.
 pub struct Checks {
     pub runs: Vec<CheckRun>,
     pub suites: Vec<CheckSuite>,
-    pub workflows: Option<Result<Vec<WorkflowRun>, String>>,
+    pub workflows: Option<Result<Vec<WorkflowRun>, WorkflowRunsUnread>>,
     pub statuses: Statuses,
     pub required: Vec<String>,
     /// Why the checks the branch requires are not known: the head is then not green.

@@ -26,13 +26,13 @@ pub use approval::{
 };
 pub use checks::{
     green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, CommitStatus, NotGreen,
-    Statuses, WorkflowRun, ACTIONS_APP,
+    Statuses, WorkflowRun, WorkflowRunsUnread, ACTIONS_APP,
 };
 pub use docs_only::{docs_only, ChangedFile, NotDocsOnly, FILE_LIST_LIMIT};
-pub use guard::{held, in_flight, QueueStatus};
+pub use guard::{held, in_flight, QueueStatus, UnknownQueueStatus};
 pub use method::{
     choose_method, method_allowed, refusal, BranchRules, ClassicProtection, MergeMethod,
-    MergeRefusal, MergeSettings, MethodChoice, NoMethod, CLASSIC_NOTE,
+    MergeRefusal, MergeSettings, MethodChoice, MethodNotAllowed, NoMethod, CLASSIC_NOTE,
 };
 pub use rules::{PollRules, Rule, SkippedCountsAs};
 pub use state::MergeableState;

@@ -12,9 +12,10 @@ use crate::store::{Admit, MergeQueue};
 
 /// A row's status column; one gh-sweep does not know is an error naming it.
 fn status(text: &str) -> crate::store::Result<QueueStatus> {
-    text.parse().map_err(|why: String| {
-        crate::store::StoreError::Damaged(format!("the queue holds a row with {why}"))
-    })
+    text.parse()
+        .map_err(|why: crate::policy::merge::UnknownQueueStatus| {
+            crate::store::StoreError::Damaged(format!("the queue holds a row with {why}"))
+        })
 }
 
 impl MergeQueue for PostgresStore {

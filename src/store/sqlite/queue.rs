@@ -27,7 +27,9 @@ impl rusqlite::types::FromSql for QueueStatus {
         value
             .as_str()?
             .parse()
-            .map_err(|why: String| rusqlite::types::FromSqlError::Other(why.into()))
+            .map_err(|why: crate::policy::merge::UnknownQueueStatus| {
+                rusqlite::types::FromSqlError::Other(Box::new(why))
+            })
     }
 }
 

@@ -154,7 +154,7 @@ fn suites_that_show_what_runs_do_not() {
         judge(&head, SkippedCountsAs::Excluded).is_err(),
         "not read: not ignored"
     );
-    head.workflows = Some(Err("403".into()));
+    head.workflows = Some(Err(WorkflowRunsUnread("403".into())));
     assert!(judge(&head, SkippedCountsAs::Excluded)
         .unwrap_err()
         .contains("403"));
