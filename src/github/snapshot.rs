@@ -18,7 +18,8 @@ pub struct Recorded {
     pub status: u16,
     /// The answer's JSON as text, as GitHub sent it: a recording or a replay of a big pool
     /// holds each answer once at its own size, not as a parsed tree several times larger
-    /// (issue 13, point 8); a replay parses each answer when it is read.
+    /// (so a replay's memory stays near the file's size); a replay parses each answer when it
+    /// is read.
     pub body: Box<RawValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,

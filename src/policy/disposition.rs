@@ -1,4 +1,4 @@
-//! What a classifier decided for an item, as a type. The policies return it, the engine acts
+//! What a kind of run decided for an item, as a type. The policies return it, the engine acts
 //! on it and counts it by variant, and the words a maintainer reads (the recap's
 //! `disposition`, the plan table, `classify`'s lines) are rendered from it here, in one place:
 //! rewording one changes no decision.

@@ -1,4 +1,4 @@
-//! The phases below the binary: the real stale classifier and the real store (a temp file),
+//! The phases below the binary: the real stale kind and the real store (a temp file),
 //! with GitHub replaced by a scripted reader and a recording writer, and the confirmation by a
 //! script. No HTTP, no terminal. Seed 004's contract at this level: read under the budget, stop
 //! before any write once it is spent, ask, write each thing once, recap what is left.

@@ -1,6 +1,7 @@
 //! Merge eligibility for `poll` (seed 000): the guards in their fixed order (held, in flight,
-//! backoff) and the classifier's rules (docs-only, green, approved at the head), each failing
-//! closed: a missing, truncated or unreadable fact means "not eligible", with that reason.
+//! backoff) and the rules of `[poll] rules` (docs-only, green, approved at the head), each
+//! failing closed: a missing, truncated or unreadable fact means "not eligible", with that
+//! reason.
 //! Pure: facts in, the first unmet condition out, in words.
 //!
 //! These rules are GitHub's: checks are judged per (app, workflow) and name, with the

@@ -33,7 +33,7 @@ mod runs;
 pub use migrations::SCHEMA_VERSION;
 
 /// Statements kept prepared on their connection (rusqlite's statement cache): a hot path's SQL
-/// is parsed once per connection, not once per call (issue 24: re-parsing was an eighth of a
+/// is parsed once per connection, not once per call (re-parsing was measured at an eighth of a
 /// REST run's CPU). `Connection::execute` and `query_row` prepare and finalize each time.
 pub(crate) trait Prepared {
     fn execute_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
@@ -155,7 +155,7 @@ pub(crate) fn now_text() -> String {
 impl SqliteStore {
     /// The pages this store's connection has asked SQLite's pager for since it was opened
     /// (found in its page cache or read from the file): what its look-ups cost, counted
-    /// rather than timed (issue 24).
+    /// rather than timed, so that a test can pin them.
     pub fn page_reads(&self) -> i64 {
         page_reads(&self.connection)
     }
