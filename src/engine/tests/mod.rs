@@ -294,9 +294,9 @@ impl Writer for Scripted {
 }
 
 /// The maintainer's answer, given once.
-struct Answer(Option<Choice>);
+struct GivenAnswer(Option<Choice>);
 
-impl Confirm for Answer {
+impl Confirm for GivenAnswer {
     fn asks(&self) -> bool {
         true
     }
@@ -392,8 +392,8 @@ impl Harness {
     }
 }
 
-fn all() -> Answer {
-    Answer(Some(Choice::All))
+fn all() -> GivenAnswer {
+    GivenAnswer(Some(Choice::All))
 }
 
 struct NobodyAsked;

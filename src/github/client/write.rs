@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::errors::{describe_transport, github_message, Refusal, WriteError};
 use super::limits::github_date;
-use super::{bearer, Client, Mode};
+use super::{bearer, Client, Transport};
 use chrono::{DateTime, Utc};
 
 /// What a write answered: GitHub's clock when it answered.
@@ -27,7 +27,7 @@ impl Client {
     ) -> Result<WriteReceipt, WriteError> {
         let url = self.url(path);
         let (http, token) = match &self.mode {
-            Mode::Replay(_) => {
+            Transport::Replay(_) => {
                 return Err(WriteError {
                     status: None,
                     message: "a snapshot run never writes".into(),
@@ -35,7 +35,7 @@ impl Client {
                     refusal: Refusal::Other,
                 })
             }
-            Mode::Live { http, token, .. } => (http, token),
+            Transport::Live { http, token, .. } => (http, token),
         };
         self.requests.set(self.requests.get() + 1);
         let mut request = http

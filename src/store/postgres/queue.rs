@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::journal::{life_columns, Life};
+use super::journal::{life_columns, RunLife};
 use super::PostgresStore;
 use crate::item::RepoRef;
 use crate::policy::backoff::Failure;
@@ -173,7 +173,7 @@ impl MergeQueue for PostgresStore {
                         &format!("SELECT {} FROM runs WHERE id = $1", life_columns(2)),
                         &[&id, &Self::seconds(self.liveness().takeover_after())],
                     )?
-                    .map(|row| Life::read(&row, 0)),
+                    .map(|row| RunLife::read(&row, 0)),
                 None => None,
             };
             let holder = match &life {

@@ -4,7 +4,7 @@
 
 use postgres::types::ToSql;
 
-use super::journal::{life_columns, Life};
+use super::journal::{life_columns, RunLife};
 use super::{migrations, PostgresStore};
 use crate::policy::write::JournalWrite;
 use crate::store::copy::{time_text, Cell, ColumnKind, Dump, TABLES};
@@ -47,7 +47,7 @@ impl PostgresStore {
         )?;
         let mut live_runs = Vec::new();
         for row in &rows {
-            let life = Life::read(row, 2);
+            let life = RunLife::read(row, 2);
             if !self.alive(&life) {
                 continue;
             }
@@ -110,7 +110,7 @@ impl PostgresStore {
         for row in &rows {
             // Without an outcome, a run at work may still be sending it: that run's to settle.
             let no_outcome: bool = row.get(4);
-            if no_outcome && self.alive(&Life::read(row, 5)) {
+            if no_outcome && self.alive(&RunLife::read(row, 5)) {
                 continue;
             }
             let action = JournalWrite::from_stored(&row.get::<_, String>(2));
