@@ -155,7 +155,9 @@ impl Pool<'_> {
             None => None,
         };
         if let (Some(path), Some(snapshot)) = (self.snapshot, &snapshot) {
-            snapshot.check_replay(path, self.spec.kind.words(), &repos)?;
+            snapshot
+                .check_replay(path, self.spec.kind.words(), &repos)
+                .map_err(|why| why.to_string())?;
         }
         if repos.is_empty() {
             if let Some(snapshot) = &snapshot {
