@@ -25,8 +25,8 @@ pub trait ResponseCache {
 /// Whether an answer to `url` is worth keeping for a later run: not a list of what changed in a
 /// repository since an instant (`GET /repos/{o}/{r}/issues?since=…`, the recheck before
 /// writes), whose URL names a moment that never comes again, so no later read asks for it
-/// (issue 24: each was kept for a week). An item's comments since its stale label do repeat,
-/// run after run, and are kept.
+/// (each used to be kept for a week, for nothing). An item's comments since its stale label
+/// do repeat, run after run, and are kept.
 pub fn worth_keeping(url: &str) -> bool {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let repository_list = path

@@ -45,10 +45,24 @@ fn valid_segment(segment: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-impl FromStr for RepoRef {
-    type Err = String;
+/// Why a repository or item name is not one; each names the bad value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RefError {
+    #[error("invalid repository `{0}`: write it as OWNER/NAME, e.g. `rust-lang/cargo`")]
+    Repo(String),
+    /// A `--repo` value, which may also name a host or be a URL.
+    #[error("invalid repository `{0}`: write it as OWNER/NAME, HOST/OWNER/NAME or a URL, e.g. `rust-lang/cargo` or `https://github.com/rust-lang/cargo`")]
+    RepoArg(String),
+    #[error("invalid item `{0}`: write it as OWNER/NAME#NUMBER")]
+    Item(String),
+    #[error("invalid item `{text}`: {why}")]
+    ItemNumber { text: String, why: NumberError },
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+impl FromStr for RepoRef {
+    type Err = RefError;
+
+    fn from_str(text: &str) -> Result<Self, RefError> {
         let mut parts = text.split('/');
         match (parts.next(), parts.next(), parts.next()) {
             (Some(owner), Some(name), None) if valid_segment(owner) && valid_segment(name) => {
@@ -57,22 +71,23 @@ impl FromStr for RepoRef {
                     name: name.to_string(),
                 })
             }
-            _ => Err(format!(
-                "invalid repository `{text}`: write it as OWNER/NAME, e.g. `rust-lang/cargo`"
-            )),
+            _ => Err(RefError::Repo(text.to_string())),
         }
     }
 }
 
 impl FromStr for ItemRef {
-    type Err = String;
+    type Err = RefError;
 
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, RefError> {
         let (repo, number) = text
             .split_once('#')
-            .ok_or_else(|| format!("invalid item `{text}`: write it as OWNER/NAME#NUMBER"))?;
+            .ok_or_else(|| RefError::Item(text.to_string()))?;
         let repo: RepoRef = repo.parse()?;
-        let number = parse_number(number).map_err(|why| format!("invalid item `{text}`: {why}"))?;
+        let number = parse_number(number).map_err(|why| RefError::ItemNumber {
+            text: text.to_string(),
+            why,
+        })?;
         Ok(ItemRef { repo, number })
     }
 }
@@ -82,12 +97,8 @@ impl FromStr for ItemRef {
 /// `git@github.com:o/r.git`, `ssh://git@github.com/o/r.git`). Returns the host when one is
 /// named (lowercased, `www.` dropped, as gh's `ghrepo.FromFullName` and `FromURL` do in
 /// cli/cli internal/ghrepo/repo.go), and the repository.
-pub fn parse_repo_arg(text: &str) -> Result<(Option<String>, RepoRef), String> {
-    let invalid = || {
-        format!(
-            "invalid repository `{text}`: write it as OWNER/NAME, HOST/OWNER/NAME or a URL, e.g. `rust-lang/cargo` or `https://github.com/rust-lang/cargo`"
-        )
-    };
+pub fn parse_repo_arg(text: &str) -> Result<(Option<String>, RepoRef), RefError> {
+    let invalid = || RefError::RepoArg(text.to_string());
     if is_url(text) {
         let (host, repo) = repo_of_url(text).ok_or_else(invalid)?;
         return Ok((Some(host), repo));
@@ -234,7 +245,7 @@ mod tests {
             "../demo#1",
             "octo/.#1",
         ] {
-            let error = bad.parse::<ItemRef>().unwrap_err();
+            let error = bad.parse::<ItemRef>().unwrap_err().to_string();
             assert!(error.contains('`'), "{bad}: {error}");
         }
     }
@@ -273,7 +284,7 @@ mod tests {
             "github.com/octo/..",
             "/octo/demo",
         ] {
-            let error = parse_repo_arg(bad).unwrap_err();
+            let error = parse_repo_arg(bad).unwrap_err().to_string();
             assert!(error.contains(&format!("`{bad}`")), "{bad}: {error}");
         }
     }

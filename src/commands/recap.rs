@@ -105,7 +105,9 @@ fn acknowledge(
     item: &str,
     path: &str,
 ) -> anyhow::Result<i32> {
-    let item: ItemRef = item.parse().map_err(Fatal::Usage)?;
+    let item: ItemRef = item
+        .parse()
+        .map_err(|why: crate::item::RefError| Fatal::Usage(why.to_string()))?;
     let count = store.acknowledge(&item)?;
     if count == 0 {
         return Err(Fatal::Usage(format!(

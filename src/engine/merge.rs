@@ -532,7 +532,7 @@ mod tests {
             Disposition::Skip(Skip::AlreadyMerged),
             Disposition::Skip(Skip::NotOpen),
             Disposition::Merge,
-            Disposition::Stale(stale::Disposition::Skip("held".into())),
+            Disposition::Stale(stale::Verdict::Skip("held".into())),
         ];
         let completed: Vec<&Disposition> = completed.iter().collect();
         let counters = serde_json::to_value(classifier.counters(&completed, 2)).unwrap();

@@ -169,10 +169,10 @@ impl MergeReads {
         let workflows = if merge::needs_workflow_runs(&suites, now, rules.orphan_age()) {
             Some(match github.workflow_runs(repo, head) {
                 Ok(runs) => Ok(runs),
-                Err(error) => Err(refused(
+                Err(error) => Err(merge::WorkflowRunsUnread(refused(
                     error,
                     "the head's workflow runs (Actions read access)",
-                )?),
+                )?)),
             })
         } else {
             None

@@ -37,7 +37,7 @@ impl Run<'_> {
 }
 
 /// What reading one item came to, for the loop over the pool.
-enum Read {
+enum ReadOutcome {
     /// It waits for the confirmation.
     Pending(Box<PendingPlan>),
     /// It is settled here: completed, or failed (counted).
@@ -89,9 +89,9 @@ impl Run<'_> {
             }
             bar.advance(&item.to_string());
             match self.read_item(kind, state, listing, item, &mut failures) {
-                Read::Pending(plan) => pending.push(*plan),
-                Read::Settled => {}
-                Read::Stop => break,
+                ReadOutcome::Pending(plan) => pending.push(*plan),
+                ReadOutcome::Settled => {}
+                ReadOutcome::Stop => break,
             }
         }
         // The last item's failure may be the one that spends the budget.
@@ -113,7 +113,7 @@ impl Run<'_> {
         listing: &Listing,
         item: &ItemRef,
         failures: &mut u64,
-    ) -> Read {
+    ) -> ReadOutcome {
         let read_at = listing
             .read_times
             .get(item)
@@ -131,7 +131,7 @@ impl Run<'_> {
                 // Nothing to write: what the read decided for the store is kept at once.
                 if let Err(error) = settle::apply(self.store, &effects) {
                     state.stop(Stop::HarnessOutage, format!("the store: {error}"));
-                    return Read::Stop;
+                    return ReadOutcome::Stop;
                 }
                 let detail = if plan.is_empty() {
                     plan.reason.clone()
@@ -140,9 +140,9 @@ impl Run<'_> {
                     format!("{}; {}", plan.reason, would_text(&plan))
                 };
                 state.completed(item, &plan.disposition, &detail);
-                Read::Settled
+                ReadOutcome::Settled
             }
-            Ok(Classified { plan, effects }) => Read::Pending(Box::new(PendingPlan {
+            Ok(Classified { plan, effects }) => ReadOutcome::Pending(Box::new(PendingPlan {
                 plan,
                 effects,
                 read: Instant::now(),
@@ -152,15 +152,15 @@ impl Run<'_> {
             Err(ReadError::Item(reason)) => {
                 *failures += 1;
                 state.failed(item, Phase::Read, reason);
-                Read::Settled
+                ReadOutcome::Settled
             }
             Err(ReadError::Harness(message)) => {
                 state.stop(Stop::HarnessOutage, message);
-                Read::Stop
+                ReadOutcome::Stop
             }
             Err(ReadError::Auth(message)) => {
                 state.stop(Stop::Auth, message);
-                Read::Stop
+                ReadOutcome::Stop
             }
         }
     }

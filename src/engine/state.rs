@@ -41,7 +41,7 @@ pub(super) struct RunProgress {
     pub(super) notes: Vec<String>,
     /// Whether earlier writes of unknown outcome block items of this run.
     pub(super) blocked: bool,
-    /// Why the read phase stopped before the pool's end at the classifier's cap on operations:
+    /// Why the read phase stopped before the pool's end at the kind's cap on operations:
     /// the items read are still written, then the run stops as at the write cap.
     pub(super) read_capped: Option<String>,
 }

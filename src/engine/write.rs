@@ -365,7 +365,7 @@ impl Run<'_> {
                 Admission::Wait(wait, rule) => (wait, rule),
             };
             if let Some(max_wait) = pace.limits.max_wait.filter(|_| first) {
-                if wait > max_wait && rule != pacing::Rule::Interval {
+                if wait > max_wait && rule != pacing::Limit::Interval {
                     let until =
                         self.clock.wall() + chrono::Duration::from_std(wait).unwrap_or_default();
                     return Ok(Admitted::Held(pacing::Held::Paced {

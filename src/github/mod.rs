@@ -9,6 +9,6 @@ pub mod reader;
 pub mod rest;
 pub mod snapshot;
 
-pub use client::{ApiError, Client, Refusal, WriteError, Written};
+pub use client::{ApiError, Client, Refusal, WriteError, WriteReceipt};
 pub use reader::{Reader, Writer};
 pub use rest::{refused_as_locked, SEARCH_CAP, SEARCH_REPOSITORY_CAP};

@@ -366,9 +366,9 @@ pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, 
     })
 }
 
-pub fn commit_status(value: &Value) -> Result<crate::policy::merge::Status, ParseError> {
+pub fn commit_status(value: &Value) -> Result<crate::policy::merge::CommitStatus, ParseError> {
     let in_status = |why: ParseError| why.within("a commit status");
-    Ok(crate::policy::merge::Status {
+    Ok(crate::policy::merge::CommitStatus {
         context: string(value, "context").map_err(in_status)?,
         state: string(value, "state").map_err(in_status)?,
     })

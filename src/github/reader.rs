@@ -9,7 +9,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::client::{ApiError, WriteError, Written};
+use super::client::{ApiError, WriteError, WriteReceipt};
 use super::model::{Event, PullFacts};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::merge::{
@@ -170,7 +170,7 @@ impl<T: CommonReader + StaleReader + MergeReader> Reader for T {}
 /// Where a run's writes go.
 pub trait Writer {
     /// Sends one write for one item, once: never retried.
-    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError>;
+    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<WriteReceipt>, WriteError>;
     /// What GitHub last said of a rate-limit resource: (remaining, when it resets).
     fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)>;
     /// An item's page on GitHub, as GitHub named it in an answer.

@@ -5,7 +5,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::{branch_path, issue_path, pull_path, segment};
-use crate::github::client::{Client, WriteError, Written};
+use crate::github::client::{Client, WriteError, WriteReceipt};
 use crate::github::reader::Writer;
 use crate::item::ItemRef;
 use crate::policy::write::Write;
@@ -22,7 +22,7 @@ pub(super) fn send(
     client: &Client,
     item: &ItemRef,
     write: &Write,
-) -> Result<Option<Written>, WriteError> {
+) -> Result<Option<WriteReceipt>, WriteError> {
     let path = issue_path(item);
     match write {
         Write::AddLabels { labels } => client
@@ -94,7 +94,7 @@ pub(super) fn send(
 
 /// Parses every entry of a list GitHub returned; a malformed entry is the item's failure.
 impl Writer for Client {
-    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
+    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<WriteReceipt>, WriteError> {
         send(self, item, write)
     }
 

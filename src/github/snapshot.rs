@@ -13,12 +13,31 @@ use serde_json::Value;
 
 pub const FORMAT: &str = "gh-sweep-snapshot/1";
 
+/// Why a snapshot cannot serve a command: it was captured by a command that reads other
+/// things, or from other repositories. Each names the snapshot and both sides.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CannotReplay {
+    #[error("the snapshot {path} was captured by `gh-sweep {captured}`, which reads other things than `gh-sweep {command}`: replay it with `gh-sweep {captured} --snapshot {path}`, or capture one with `gh-sweep {command} --save-snapshot PATH`")]
+    OtherCommand {
+        path: String,
+        captured: String,
+        command: String,
+    },
+    #[error("the snapshot {path} holds what was read from {}, not from {stranger}: pass --repo {}, or leave --repo out", held.join(", "), held.join(" --repo "))]
+    OtherRepos {
+        path: String,
+        held: Vec<String>,
+        stranger: String,
+    },
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Recorded {
     pub status: u16,
     /// The answer's JSON as text, as GitHub sent it: a recording or a replay of a big pool
     /// holds each answer once at its own size, not as a parsed tree several times larger
-    /// (issue 13, point 8); a replay parses each answer when it is read.
+    /// (so a replay's memory stays near the file's size); a replay parses each answer when it
+    /// is read.
     pub body: Box<RawValue>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
@@ -125,14 +144,14 @@ impl Snapshot {
         path: &Path,
         command: &str,
         repos: &[crate::item::RepoRef],
-    ) -> Result<(), String> {
+    ) -> Result<(), CannotReplay> {
         if let Some(captured) = &self.command {
             if !same_reads(captured, command) {
-                return Err(format!(
-                    "the snapshot {} was captured by `gh-sweep {captured}`, which reads other things than `gh-sweep {command}`: replay it with `gh-sweep {captured} --snapshot {}`, or capture one with `gh-sweep {command} --save-snapshot PATH`",
-                    path.display(),
-                    path.display()
-                ));
+                return Err(CannotReplay::OtherCommand {
+                    path: path.display().to_string(),
+                    captured: captured.clone(),
+                    command: command.to_string(),
+                });
             }
         }
         if self.repos.is_empty() {
@@ -145,12 +164,11 @@ impl Snapshot {
                 .any(|held| held.eq_ignore_ascii_case(&name))
         };
         if let Some(stranger) = repos.iter().find(|repo| !holds(repo)) {
-            return Err(format!(
-                "the snapshot {} holds what was read from {}, not from {stranger}: pass --repo {}, or leave --repo out",
-                path.display(),
-                self.repos.join(", "),
-                self.repos.join(" --repo ")
-            ));
+            return Err(CannotReplay::OtherRepos {
+                path: path.display().to_string(),
+                held: self.repos.clone(),
+                stranger: stranger.to_string(),
+            });
         }
         Ok(())
     }
@@ -225,11 +243,15 @@ mod tests {
             .check_replay(path, "stale-sweep", std::slice::from_ref(&demo))
             .is_ok());
         assert!(snapshot.check_replay(path, "classify stale", &[]).is_ok());
-        let error = snapshot.check_replay(path, "poll", &[demo]).unwrap_err();
+        let error = snapshot
+            .check_replay(path, "poll", &[demo])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("`gh-sweep classify stale`") && error.contains("`gh-sweep poll`"));
         let error = snapshot
             .check_replay(path, "stale-sweep", &[other])
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("octo/other") && error.contains("--repo octo/demo"));
     }
 }

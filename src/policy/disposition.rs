@@ -1,4 +1,4 @@
-//! What a classifier decided for an item, as a type. The policies return it, the engine acts
+//! What a kind of run decided for an item, as a type. The policies return it, the engine acts
 //! on it and counts it by variant, and the words a maintainer reads (the recap's
 //! `disposition`, the plan table, `classify`'s lines) are rendered from it here, in one place:
 //! rewording one changes no decision.
@@ -12,7 +12,7 @@ use super::stale;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Disposition {
     /// `stale-sweep` and `classify stale`.
-    Stale(stale::Disposition),
+    Stale(stale::Verdict),
     /// `poll` and `sweep` leave the PR alone this time, for the reason named.
     Skip(Skip),
     /// `poll`: the first eligibility rule the PR does not meet.
@@ -59,8 +59,8 @@ impl Skip {
     }
 }
 
-impl From<stale::Disposition> for Disposition {
-    fn from(disposition: stale::Disposition) -> Self {
+impl From<stale::Verdict> for Disposition {
+    fn from(disposition: stale::Verdict) -> Self {
         Disposition::Stale(disposition)
     }
 }
@@ -79,15 +79,15 @@ impl fmt::Display for Disposition {
     }
 }
 
-impl fmt::Display for stale::Disposition {
+impl fmt::Display for stale::Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            stale::Disposition::MarkStale => write!(f, "mark-stale"),
-            stale::Disposition::Close => write!(f, "close"),
-            stale::Disposition::Unmark => write!(f, "unmark"),
-            stale::Disposition::Keep => write!(f, "keep"),
-            stale::Disposition::Exempt(why) => write!(f, "exempt: {why}"),
-            stale::Disposition::Skip(why) => write!(f, "skip: {why}"),
+            stale::Verdict::MarkStale => write!(f, "mark-stale"),
+            stale::Verdict::Close => write!(f, "close"),
+            stale::Verdict::Unmark => write!(f, "unmark"),
+            stale::Verdict::Keep => write!(f, "keep"),
+            stale::Verdict::Exempt(why) => write!(f, "exempt: {why}"),
+            stale::Verdict::Skip(why) => write!(f, "skip: {why}"),
         }
     }
 }
@@ -106,7 +106,7 @@ mod tests {
 
     /// Every disposition without free text, with the words the recap has always shown.
     fn every_word() -> Vec<(Disposition, &'static str)> {
-        use stale::Disposition as S;
+        use stale::Verdict as S;
         vec![
             (S::MarkStale.into(), "mark-stale"),
             (S::Close.into(), "close"),
@@ -155,9 +155,9 @@ mod tests {
         for (disposition, words) in every_word() {
             assert_eq!(disposition.to_string(), words, "{disposition:?}");
         }
-        let exempt: Disposition = stale::Disposition::Exempt("label `pinned`".into()).into();
+        let exempt: Disposition = stale::Verdict::Exempt("label `pinned`".into()).into();
         assert_eq!(exempt.to_string(), "exempt: label `pinned`");
-        let skip: Disposition = stale::Disposition::Skip("not open".into()).into();
+        let skip: Disposition = stale::Verdict::Skip("not open".into()).into();
         assert_eq!(skip.to_string(), "skip: not open");
         assert_eq!(
             changed_since_read(&Disposition::Skip(Skip::Held)),

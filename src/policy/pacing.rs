@@ -20,18 +20,18 @@ pub const WINDOW: Duration = Duration::from_secs(3600);
 
 /// What asked for a wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule {
+pub enum Limit {
     Interval,
     PerMinute,
     PerHour,
 }
 
-impl fmt::Display for Rule {
+impl fmt::Display for Limit {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str(match self {
-            Rule::Interval => "the write interval",
-            Rule::PerMinute => "GitHub's limit of 80 writes a minute",
-            Rule::PerHour => "GitHub's limit of 500 writes an hour",
+            Limit::Interval => "the write interval",
+            Limit::PerMinute => "GitHub's limit of 80 writes a minute",
+            Limit::PerHour => "GitHub's limit of 500 writes an hour",
         })
     }
 }
@@ -43,20 +43,20 @@ pub fn wait(
     sent: &[DateTime<Utc>],
     now: DateTime<Utc>,
     interval: Duration,
-) -> (Duration, Option<Rule>) {
+) -> (Duration, Option<Limit>) {
     let mut longest = (Duration::ZERO, None);
-    let mut consider = |until: DateTime<Utc>, rule: Rule| {
+    let mut consider = |until: DateTime<Utc>, rule: Limit| {
         let wait = (until - now).to_std().unwrap_or_default();
         if wait > longest.0 {
             longest = (wait, Some(rule));
         }
     };
     if let Some(last) = sent.last() {
-        consider(later(*last, interval), Rule::Interval);
+        consider(later(*last, interval), Limit::Interval);
     }
     for (limit, window, rule) in [
-        (PER_MINUTE, Duration::from_secs(60), Rule::PerMinute),
-        (PER_HOUR, WINDOW, Rule::PerHour),
+        (PER_MINUTE, Duration::from_secs(60), Limit::PerMinute),
+        (PER_HOUR, WINDOW, Limit::PerHour),
     ] {
         if sent.len() >= limit {
             // The write `limit` back must leave the window before another may go.
@@ -86,22 +86,22 @@ pub fn admission(
     now: DateTime<Utc>,
     room: usize,
     interval: Duration,
-) -> (Duration, Option<Rule>) {
+) -> (Duration, Option<Limit>) {
     let sent = sent_by(sent, now);
     let mut longest = (Duration::ZERO, None);
-    let mut consider = |until: DateTime<Utc>, rule: Rule| {
+    let mut consider = |until: DateTime<Utc>, rule: Limit| {
         let wait = (until - now).to_std().unwrap_or_default();
         if wait > longest.0 {
             longest = (wait, Some(rule));
         }
     };
     if let Some(last) = sent.last() {
-        consider(later(*last, interval), Rule::Interval);
+        consider(later(*last, interval), Limit::Interval);
     }
     let total = sent.len() + reserved + room;
     for (limit, window, rule) in [
-        (PER_MINUTE, Duration::from_secs(60), Rule::PerMinute),
-        (PER_HOUR, WINDOW, Rule::PerHour),
+        (PER_MINUTE, Duration::from_secs(60), Limit::PerMinute),
+        (PER_HOUR, WINDOW, Limit::PerHour),
     ] {
         if total > limit {
             // After the write, at most `limit` may be in the window: the write `total - 1 -
@@ -145,7 +145,7 @@ pub enum Held {
     RateLimit { left: i64, reset: DateTime<Utc> },
     /// The pacing would wait longer than `max_wait` before the next item's writes are out.
     Paced {
-        rule: Rule,
+        rule: Limit,
         until: DateTime<Utc>,
         max_wait: Duration,
     },
@@ -234,7 +234,7 @@ fn schedule(
     now: DateTime<Utc>,
     writes: usize,
     interval: Duration,
-) -> (DateTime<Utc>, Option<Rule>) {
+) -> (DateTime<Utc>, Option<Limit>) {
     // Only the last hour's writes (at most the hourly ceiling of them) can hold a write back.
     let keep = recent.len().min(PER_HOUR);
     let mut sent: Vec<DateTime<Utc>> = recent[recent.len() - keep..].to_vec();

@@ -97,7 +97,7 @@ pub fn parse(
             repo = Some(
                 repo_text
                     .parse()
-                    .map_err(|why: String| invalid(part, why))?,
+                    .map_err(|why: crate::item::RefError| invalid(part, why.to_string()))?,
             );
         }
         let Some(repo) = repo.as_ref() else {

@@ -155,12 +155,17 @@ impl Pool<'_> {
             None => None,
         };
         if let (Some(path), Some(snapshot)) = (self.snapshot, &snapshot) {
-            snapshot.check_replay(path, self.spec.kind.words(), &repos)?;
+            snapshot
+                .check_replay(path, self.spec.kind.words(), &repos)
+                .map_err(|why| why.to_string())?;
         }
         if repos.is_empty() {
             if let Some(snapshot) = &snapshot {
                 for repo in &snapshot.repos {
-                    repos.push(repo.parse()?);
+                    repos.push(
+                        repo.parse()
+                            .map_err(|why: crate::item::RefError| why.to_string())?,
+                    );
                 }
             }
         }
@@ -187,7 +192,7 @@ impl Pool<'_> {
         let api_host = host_of(api_base).web_host().to_string();
         let mut repos = Vec::new();
         for text in self.repos {
-            let (host, repo) = crate::item::parse_repo_arg(text)?;
+            let (host, repo) = crate::item::parse_repo_arg(text).map_err(|why| why.to_string())?;
             // gh's `-R [HOST/]OWNER/REPO` may name a host; one run talks to one API, so a host
             // that is not that API's is a mistake, not a second place to read from.
             if let Some(host) = host.filter(|host| *host != api_host) {

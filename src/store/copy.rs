@@ -5,7 +5,7 @@
 
 /// A column's kind, which decides how a backend reads and writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum ColumnKind {
     Int,
     Text,
     Time,
@@ -14,10 +14,10 @@ pub enum Kind {
 /// A table both backends keep, with its columns.
 pub struct Table {
     pub name: &'static str,
-    pub columns: &'static [(&'static str, Kind)],
+    pub columns: &'static [(&'static str, ColumnKind)],
 }
 
-use Kind::{Int, Text, Time};
+use ColumnKind::{Int, Text, Time};
 
 /// Every table `store copy` moves, parents first.
 pub const TABLES: &[Table] = &[

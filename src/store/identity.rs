@@ -1,9 +1,9 @@
-//! Who a run is, in terms that cannot collide (issue 21, point 1): a random run id, the
-//! kernel's boot id (unique per running kernel), the inode of the run's PID namespace (which
-//! means something only with the boot id: the initial namespace has the same inode on every
-//! host) and its process's start time (clock ticks since boot, so a PID used again by a later
-//! process is not taken for the run's). A host name tells nothing: containers, CI runners and
-//! copies of one machine share them.
+//! Who a run is, in terms that cannot collide (two hosts, containers or reboots never take
+//! one run for another): a random run id, the kernel's boot id (unique per running kernel),
+//! the inode of the run's PID namespace (which means something only with the boot id: the
+//! initial namespace has the same inode on every host) and its process's start time (clock
+//! ticks since boot, so a PID used again by a later process is not taken for the run's). A
+//! host name tells nothing: containers, CI runners and copies of one machine share them.
 //!
 //! The one shortcut a store takes on it: a run of this kernel and this PID namespace whose
 //! process (that PID with that start time) is gone is dead at once. Any other run is alive

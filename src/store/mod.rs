@@ -42,7 +42,7 @@ pub const IN_FLIGHT: Duration = Duration::from_secs(30 * 60);
 
 /// How long the store keeps what, for [`Store::prune`]: every row a decision can still read
 /// is kept, and the rest goes, so a store's size and a run's cost stay flat however many runs
-/// it has seen (issue 13, point 8).
+/// it has seen.
 pub mod retention {
     use std::time::Duration;
 
@@ -69,7 +69,7 @@ pub mod retention {
     /// At most this many rows of a kind are pruned in one transaction, so no prune holds the
     /// store's write lock (or a PostgreSQL transaction its row locks) for long. Both backends
     /// repeat the batches until nothing past the retention is left (a 1,000-item sweep adds
-    /// more than one batch a run: issue 24).
+    /// more than one batch a run).
     pub const PRUNE_BATCH: usize = 1000;
 }
 
@@ -366,7 +366,7 @@ pub enum Admission {
     /// Another run wrote the item since it was read.
     Overtaken,
     /// Nothing journaled: the pacing asks for this wait first, for this rule.
-    Wait(Duration, crate::policy::pacing::Rule),
+    Wait(Duration, crate::policy::pacing::Limit),
 }
 
 /// The write journal: each write's intent before it is sent, and its outcome after.

@@ -133,7 +133,7 @@ impl StaleKind<'_> {
     ) -> Result<stale::Decision, ReadError> {
         if !self.rules.delete_branch
             || !facts.is_pr
-            || decision.disposition != stale::Disposition::Close
+            || decision.disposition != stale::Verdict::Close
         {
             return Ok(decision);
         }
@@ -215,7 +215,7 @@ impl StaleKind<'_> {
     }
 
     fn counters(&self, completed: &[&Disposition], failed: usize) -> StaleCounters {
-        let count = |wanted: fn(&stale::Disposition) -> bool| {
+        let count = |wanted: fn(&stale::Verdict) -> bool| {
             completed
                 .iter()
                 .filter(
@@ -225,11 +225,11 @@ impl StaleKind<'_> {
         };
         StaleCounters {
             processed: completed.len() + failed,
-            staled: count(|d| *d == stale::Disposition::MarkStale),
-            closed: count(|d| *d == stale::Disposition::Close),
-            unstaled: count(|d| *d == stale::Disposition::Unmark),
-            kept: count(|d| *d == stale::Disposition::Keep),
-            exempt: count(|d| matches!(d, stale::Disposition::Exempt(_))),
+            staled: count(|d| *d == stale::Verdict::MarkStale),
+            closed: count(|d| *d == stale::Verdict::Close),
+            unstaled: count(|d| *d == stale::Verdict::Unmark),
+            kept: count(|d| *d == stale::Verdict::Keep),
+            exempt: count(|d| matches!(d, stale::Verdict::Exempt(_))),
             failed,
             operations: self.operations.get(),
         }
@@ -293,8 +293,8 @@ impl StaleKind<'_> {
         let decision = self.with_branch_deletion(github, item, &facts, decision)?;
         let listed = stale::OutputItem::of(&facts, &item.repo.to_string());
         match decision.disposition {
-            stale::Disposition::MarkStale => self.outputs.planned_staled.push(listed),
-            stale::Disposition::Close => self.outputs.planned_closed.push(listed),
+            stale::Verdict::MarkStale => self.outputs.planned_staled.push(listed),
+            stale::Verdict::Close => self.outputs.planned_closed.push(listed),
             _ => {}
         }
         // Every fact the stale rules take moves `updated_at` (a comment, a label, a review, a
@@ -364,7 +364,10 @@ impl Kind for StaleKind<'_> {
         _store: StoreView<'_>,
         write: &UnknownWrite,
     ) -> Result<Option<Reconciled>, ReadError> {
-        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
+        let item: ItemRef = write
+            .item
+            .parse()
+            .map_err(|why: crate::item::RefError| ReadError::Item(why.to_string()))?;
         let facts = github.item(&item)?;
         let happened = match &write.action {
             JournalWrite::Comment { marker } => {
@@ -445,12 +448,12 @@ impl StaleKind<'_> {
                 .cloned()
         };
         match &plan.disposition {
-            Disposition::Stale(stale::Disposition::MarkStale) => {
+            Disposition::Stale(stale::Verdict::MarkStale) => {
                 if let Some(listed) = written(&self.outputs.planned_staled) {
                     self.outputs.staled.push(listed);
                 }
             }
-            Disposition::Stale(stale::Disposition::Close) => {
+            Disposition::Stale(stale::Verdict::Close) => {
                 if let Some(listed) = written(&self.outputs.planned_closed) {
                     self.outputs.closed.push(listed);
                 }
@@ -458,7 +461,7 @@ impl StaleKind<'_> {
             _ => {}
         }
         let labelled = plan.remote.iter().position(|write| {
-            matches!(write, Write::AddLabels { labels } if matches!(plan.disposition, Disposition::Stale(stale::Disposition::MarkStale)) && !labels.is_empty())
+            matches!(write, Write::AddLabels { labels } if matches!(plan.disposition, Disposition::Stale(stale::Verdict::MarkStale)) && !labels.is_empty())
         });
         match (labelled, plan.remote.first()) {
             (Some(index), _) => {
@@ -476,7 +479,7 @@ impl StaleKind<'_> {
             }
             _ if matches!(
                 plan.disposition,
-                Disposition::Stale(stale::Disposition::Unmark | stale::Disposition::Close)
+                Disposition::Stale(stale::Verdict::Unmark | stale::Verdict::Close)
             ) =>
             {
                 vec![Effect::ForgetStaleMark {

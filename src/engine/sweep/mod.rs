@@ -436,7 +436,10 @@ impl Kind for SweepKind<'_> {
         if !write.is_merge() {
             return Ok(None);
         }
-        let item: ItemRef = write.item.parse().map_err(ReadError::Item)?;
+        let item: ItemRef = write
+            .item
+            .parse()
+            .map_err(|why: crate::item::RefError| ReadError::Item(why.to_string()))?;
         let pull = github.pull(&item)?;
         if pull.merged {
             let head = pull.head_sha.unwrap_or_default();

@@ -40,7 +40,7 @@ fn within_the_budget_every_confirmed_item_is_written_once() {
 fn declined_writes_are_never_sent_and_are_left_for_the_rerun() {
     let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
     let mut harness = Harness::new();
-    let recap = harness.run(&github, &mut Answer(Some(Choice::Some(vec![1]))));
+    let recap = harness.run(&github, &mut GivenAnswer(Some(Choice::Some(vec![1]))));
     assert_eq!(recap.stopped, Some(Stop::NotConfirmed));
     assert_eq!(github.take_sent(), [2, 2]);
     assert_eq!(recap.unfinished, ["o/r#1"]);
@@ -182,7 +182,7 @@ fn local_writes_are_asked_about_only_with_confirm() {
         &github,
         &mut Enqueues(vec![8], 0),
         Mode::Sweep,
-        &mut Answer(Some(Choice::None)),
+        &mut GivenAnswer(Some(Choice::None)),
     );
     assert_eq!(recap.stopped, Some(Stop::NotConfirmed));
     assert!(harness.store.queue_rows(&repo(), 8).unwrap().is_empty());
@@ -237,7 +237,7 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
         updated_at: None,
     };
     let marked = plan(
-        stale::Disposition::MarkStale,
+        stale::Verdict::MarkStale,
         vec![
             Write::AddLabels {
                 labels: vec!["Stale".into()],
@@ -260,7 +260,7 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
         }]
     );
     let unmarked = plan(
-        stale::Disposition::Unmark,
+        stale::Verdict::Unmark,
         vec![Write::RemoveLabel {
             label: "Stale".into(),
         }],

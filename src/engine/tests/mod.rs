@@ -1,4 +1,4 @@
-//! The phases below the binary: the real stale classifier and the real store (a temp file),
+//! The phases below the binary: the real stale kind and the real store (a temp file),
 //! with GitHub replaced by a scripted reader and a recording writer, and the confirmation by a
 //! script. No HTTP, no terminal. Seed 004's contract at this level: read under the budget, stop
 //! before any write once it is spent, ask, write each thing once, recap what is left.
@@ -14,7 +14,7 @@ use super::{
     AssumeYes, Classified, Confirm, DryRun, Kind, Listed, Mode, Options, Plan, Prompt, ReadError,
     Reconciled, Run, ScopeListing, StoreView, Summary,
 };
-use crate::github::client::{ApiError, WriteError, Written};
+use crate::github::client::{ApiError, WriteError, WriteReceipt};
 use crate::github::model::{Event, PullFacts};
 use crate::github::reader::{
     Comment, CommonReader, ListedItem, MergeReader, Repository, SearchPage, StaleReader, Writer,
@@ -262,7 +262,7 @@ impl MergeReader for Scripted {
 }
 
 impl Writer for Scripted {
-    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<Written>, WriteError> {
+    fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<WriteReceipt>, WriteError> {
         self.sent.borrow_mut().push((item.number, write.clone()));
         if let Some((left, reset)) = self.remaining.get() {
             self.remaining.set(Some(((left - 1).max(0), reset)));
@@ -282,7 +282,7 @@ impl Writer for Scripted {
             Write::Close { .. } => facts.open = false,
             _ => {}
         }
-        Ok(Some(Written { server_date: None }))
+        Ok(Some(WriteReceipt { server_date: None }))
     }
     fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
         assert_eq!(resource, "core");
@@ -294,9 +294,9 @@ impl Writer for Scripted {
 }
 
 /// The maintainer's answer, given once.
-struct Answer(Option<Choice>);
+struct GivenAnswer(Option<Choice>);
 
-impl Confirm for Answer {
+impl Confirm for GivenAnswer {
     fn asks(&self) -> bool {
         true
     }
@@ -392,8 +392,8 @@ impl Harness {
     }
 }
 
-fn all() -> Answer {
-    Answer(Some(Choice::All))
+fn all() -> GivenAnswer {
+    GivenAnswer(Some(Choice::All))
 }
 
 struct NobodyAsked;

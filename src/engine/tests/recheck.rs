@@ -59,7 +59,7 @@ fn only_the_item_that_changed_is_read_again_after_one_list_of_changes() {
     assert_eq!(
         third.disposition,
         crate::policy::disposition::changed_since_read(&Disposition::Stale(
-            crate::policy::stale::Disposition::Keep
+            crate::policy::stale::Verdict::Keep
         ))
     );
 }

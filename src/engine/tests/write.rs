@@ -233,7 +233,7 @@ fn an_item_read_long_ago_is_read_again_and_not_written_if_it_changed() {
     assert_eq!(
         first.disposition,
         crate::policy::disposition::changed_since_read(&Disposition::Stale(
-            crate::policy::stale::Disposition::Keep
+            crate::policy::stale::Verdict::Keep
         )),
         "{first:?}"
     );

@@ -1,4 +1,4 @@
-//! What one read's answer comes to: a page, or why the attempt failed ([`Attempt`]), and
+//! What one read's answer comes to: a page, or why the attempt failed ([`AttemptOutcome`]), and
 //! what an answer that is not a success means. Plain types below the read loop (`http.rs`)
 //! and the conditional requests (`cache.rs`), which both take them.
 
@@ -26,7 +26,7 @@ pub struct Page {
 }
 
 /// Why a single attempt failed, before retries decide.
-pub(super) enum Attempt {
+pub(super) enum AttemptOutcome {
     Done(Page),
     Final(ApiError),
     Retry {
@@ -72,7 +72,7 @@ pub(super) fn classify_failure(
     headers: &HeaderMap,
     text: &str,
     asked: &Asked,
-) -> Attempt {
+) -> AttemptOutcome {
     let Asked {
         method,
         key,
@@ -86,27 +86,27 @@ pub(super) fn classify_failure(
     let wait = rate_limit_wait(headers);
     let rate_limited = wait.is_some() || text.to_ascii_lowercase().contains("rate limit");
     match code {
-        401 => Attempt::Final(ApiError::Auth {
+        401 => AttemptOutcome::Final(ApiError::Auth {
             status: code,
             message: format!("GitHub refused the token (401) for {method} {key}{github_says}"),
         }),
         403 | 429 if rate_limited => match wait {
-            Some(wait) => Attempt::Retry {
+            Some(wait) => AttemptOutcome::Retry {
                 message: format!("rate limited ({code}) on {method} {key}{github_says}"),
                 wait: Some(wait),
             },
-            None => Attempt::Throttled {
+            None => AttemptOutcome::Throttled {
                 message: format!("rate limited ({code}) on {method} {key}{github_says}"),
             },
         },
-        403 => Attempt::Final(ApiError::Auth {
+        403 => AttemptOutcome::Final(ApiError::Auth {
             status: code,
             message: format!("permission denied (403) for {method} {key}{github_says}"),
         }),
-        429 => Attempt::Throttled {
+        429 => AttemptOutcome::Throttled {
             message: format!("too many requests (429) on {method} {key}"),
         },
-        500..=599 => Attempt::Retry {
+        500..=599 => AttemptOutcome::Retry {
             message: format!("GitHub answered {code} on {method} {key}"),
             wait: None,
         },
@@ -116,7 +116,7 @@ pub(super) fn classify_failure(
                     .borrow_mut()
                     .insert(key, Recorded::new(code, text, None));
             }
-            Attempt::Final(ApiError::Item {
+            AttemptOutcome::Final(ApiError::Item {
                 status: Some(code),
                 message: format!("{method} {key} answered {code}{github_says}"),
             })

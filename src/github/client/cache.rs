@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 
-use super::answer::{Attempt, Page, Read};
+use super::answer::{AttemptOutcome, Page, Read};
 use super::{Cached, Client};
 use crate::github::snapshot::{Recorded, Snapshot};
 
@@ -112,7 +112,7 @@ impl Client {
         cached: &Cached,
         headers: &HeaderMap,
         record: Option<&RefCell<Snapshot>>,
-    ) -> Attempt {
+    ) -> AttemptOutcome {
         self.log("GET", &read.url, Some(StatusCode::NOT_MODIFIED));
         self.not_modified.set(self.not_modified.get() + 1);
         self.renew_validators(&read.url, cached, headers);
@@ -124,14 +124,14 @@ impl Client {
                         .borrow_mut()
                         .insert(&read.key, Recorded::new(200, &cached.body, next));
                 }
-                Attempt::Done(Page {
+                AttemptOutcome::Done(Page {
                     body,
                     next: cached.next.clone(),
                     fresh: None,
                     moved: None,
                 })
             }
-            Err(_) => Attempt::Retry {
+            Err(_) => AttemptOutcome::Retry {
                 message: format!("the cached answer for GET {} is damaged", read.key),
                 wait: None,
             },

@@ -9,11 +9,11 @@ use std::time::Instant;
 use reqwest::header::{ACCEPT, AUTHORIZATION};
 use serde_json::Value;
 
-use super::answer::{Asked, Attempt};
+use super::answer::{Asked, AttemptOutcome};
 use super::errors::{describe_transport, ApiError};
 use super::http::{read_attempt, Deadline};
 use super::limits::secondary_wait;
-use super::{bearer, Client, Mode};
+use super::{bearer, Client, Transport};
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// What a GraphQL read answered: GitHub's JSON, or that GitHub cut the query off at its time
@@ -51,8 +51,8 @@ impl Client {
     ) -> Result<Posted, ApiError> {
         let key = format!("/graphql {key}");
         let (http, token, record) = match &self.mode {
-            Mode::Replay(snapshot) => return replayed(snapshot, &key),
-            Mode::Live {
+            Transport::Replay(snapshot) => return replayed(snapshot, &key),
+            Transport::Live {
                 http,
                 token,
                 record,
@@ -93,20 +93,20 @@ impl Client {
                 }
                 Err(error) => {
                     self.log("POST", &url, None);
-                    Attempt::Retry {
+                    AttemptOutcome::Retry {
                         message: describe_transport(&error, &url),
                         wait: None,
                     }
                 }
             };
             let (message, wait) = match outcome {
-                Attempt::Done(page) => {
+                AttemptOutcome::Done(page) => {
                     record_posted(record, &key, &page.body);
                     return Ok(Posted::Answer(page.body));
                 }
-                Attempt::Final(error) => return Err(error),
-                Attempt::Retry { message, wait } => (message, wait),
-                Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
+                AttemptOutcome::Final(error) => return Err(error),
+                AttemptOutcome::Retry { message, wait } => (message, wait),
+                AttemptOutcome::Throttled { message } => (message, Some(secondary_wait(attempt))),
             };
             thread::sleep(self.retry_wait(attempt, message, wait)?);
             attempt += 1;

@@ -7,7 +7,7 @@ use reqwest::header::AUTHORIZATION;
 use serde_json::Value;
 
 use super::errors::ApiError;
-use super::{bearer, Client, Mode};
+use super::{bearer, Client, Transport};
 
 /// `owner/repo#N` from an issue or PR body's `html_url`, or `owner/repo` from a repository's
 /// `full_name`.
@@ -108,7 +108,7 @@ impl Client {
 
     /// One plain GET on the API host, no retries, no cache, no redirects: for naming things.
     fn peek(&self, path: &str) -> Option<Value> {
-        let Mode::Live { http, token, .. } = &self.mode else {
+        let Transport::Live { http, token, .. } = &self.mode else {
             return None;
         };
         let url = self.url(path);

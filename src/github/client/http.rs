@@ -12,11 +12,11 @@ use reqwest::header::{HeaderMap, AUTHORIZATION};
 use reqwest::StatusCode;
 use serde_json::Value;
 
-use super::answer::{classify_failure, Asked, Attempt, Page, Read};
+use super::answer::{classify_failure, Asked, AttemptOutcome, Page, Read};
 use super::cache::fresh_validators;
 use super::errors::{describe_transport, ApiError};
 use super::limits::secondary_wait;
-use super::{bearer, Client, Mode};
+use super::{bearer, Client, Transport};
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// The largest answer a read accepts.
@@ -50,8 +50,8 @@ impl Client {
         let url = self.url(path);
         let key = self.key(&url);
         let (http, token, record) = match &self.mode {
-            Mode::Replay(snapshot) => return replay(snapshot, &key),
-            Mode::Live {
+            Transport::Replay(snapshot) => return replay(snapshot, &key),
+            Transport::Live {
                 http,
                 token,
                 record,
@@ -85,17 +85,17 @@ impl Client {
                 }
                 Err(error) => {
                     self.log("GET", &read.url, None);
-                    Attempt::Retry {
+                    AttemptOutcome::Retry {
                         message: describe_transport(&error, &read.url),
                         wait: None,
                     }
                 }
             };
             let (message, wait) = match outcome {
-                Attempt::Done(page) => return Ok(self.finish_read(&read, page)),
-                Attempt::Final(error) => return Err(error),
-                Attempt::Retry { message, wait } => (message, wait),
-                Attempt::Throttled { message } => (message, Some(secondary_wait(attempt))),
+                AttemptOutcome::Done(page) => return Ok(self.finish_read(&read, page)),
+                AttemptOutcome::Final(error) => return Err(error),
+                AttemptOutcome::Retry { message, wait } => (message, wait),
+                AttemptOutcome::Throttled { message } => (message, Some(secondary_wait(attempt))),
             };
             thread::sleep(self.retry_wait(attempt, message, wait)?);
             attempt += 1;
@@ -110,7 +110,7 @@ impl Client {
         response: Response,
         deadline: Instant,
         record: Option<&RefCell<Snapshot>>,
-    ) -> Option<Attempt> {
+    ) -> Option<AttemptOutcome> {
         let status = response.status();
         if status == StatusCode::NOT_MODIFIED {
             if let Some(cached) = &read.cached {
@@ -137,11 +137,11 @@ impl Client {
 
     /// Follows a redirect on the API host (`None`: ask the new target), or the item failure
     /// when it leads elsewhere, nowhere, or too far.
-    fn follow_redirect(&self, read: &mut Read, response: &Response) -> Option<Attempt> {
+    fn follow_redirect(&self, read: &mut Read, response: &Response) -> Option<AttemptOutcome> {
         let status = response.status();
         self.log("GET", &read.target, Some(status));
         match self.redirect_target(&read.target, &read.key, response) {
-            Ok(_) if read.hops >= MAX_REDIRECTS => Some(Attempt::Final(ApiError::Item {
+            Ok(_) if read.hops >= MAX_REDIRECTS => Some(AttemptOutcome::Final(ApiError::Item {
                 status: Some(status.as_u16()),
                 message: format!(
                     "GET {} redirected more than {MAX_REDIRECTS} times",
@@ -156,7 +156,7 @@ impl Client {
                 read.cached = None;
                 None
             }
-            Err(error) => Some(Attempt::Final(error)),
+            Err(error) => Some(AttemptOutcome::Final(error)),
         }
     }
 
@@ -206,7 +206,11 @@ impl Client {
 
 /// One attempt's answer, read and classified: a page, or why not. A body cut off is retried;
 /// one past the cap is not an answer to read.
-pub(super) fn read_attempt(response: Deadline, status: StatusCode, asked: &Asked) -> Attempt {
+pub(super) fn read_attempt(
+    response: Deadline,
+    status: StatusCode,
+    asked: &Asked,
+) -> AttemptOutcome {
     let Asked {
         method, url, key, ..
     } = *asked;
@@ -214,7 +218,7 @@ pub(super) fn read_attempt(response: Deadline, status: StatusCode, asked: &Asked
     let bytes = match read_capped(response) {
         Ok(bytes) => bytes,
         Err(error) => {
-            return Attempt::Retry {
+            return AttemptOutcome::Retry {
                 message: format!(
                     "{method} {url} answered {status} but the body was cut off: {error}"
                 ),
@@ -223,7 +227,7 @@ pub(super) fn read_attempt(response: Deadline, status: StatusCode, asked: &Asked
         }
     };
     if bytes.len() as u64 > MAX_BODY {
-        return Attempt::Final(ApiError::Item {
+        return AttemptOutcome::Final(ApiError::Item {
             status: Some(status.as_u16()),
             message: format!(
                 "{method} {key} answered more than {} MiB; not read",
@@ -249,7 +253,12 @@ fn read_capped(response: Deadline) -> std::io::Result<Vec<u8>> {
 
 /// A successful answer: its JSON (a malformed body is the item's failure), recorded in a
 /// snapshot when recording, with its next page and validators.
-fn read_success(text: String, status: StatusCode, headers: &HeaderMap, asked: &Asked) -> Attempt {
+fn read_success(
+    text: String,
+    status: StatusCode,
+    headers: &HeaderMap,
+    asked: &Asked,
+) -> AttemptOutcome {
     let Asked {
         method,
         key,
@@ -261,7 +270,7 @@ fn read_success(text: String, status: StatusCode, headers: &HeaderMap, asked: &A
     let body: Value = match serde_json::from_str(&text) {
         Ok(body) => body,
         Err(error) => {
-            return Attempt::Final(ApiError::Item {
+            return AttemptOutcome::Final(ApiError::Item {
                 status: Some(status.as_u16()),
                 message: format!("{method} {key} answered a malformed body: {error}"),
             })
@@ -276,7 +285,7 @@ fn read_success(text: String, status: StatusCode, headers: &HeaderMap, asked: &A
             .insert(key, Recorded::new(status.as_u16(), &text, next_key));
     }
     let fresh = fresh_validators(headers, &text, next.as_ref());
-    Attempt::Done(Page {
+    AttemptOutcome::Done(Page {
         body,
         next,
         fresh,

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 
 use super::errors::ApiError;
-use super::{bearer, Client, Mode};
+use super::{bearer, Client, Transport};
 
 /// The least a client waits after a secondary rate limit that names no wait. GitHub, "Rate
 /// limits for the REST API": without `retry-after`, and with `x-ratelimit-remaining` not 0,
@@ -164,7 +164,7 @@ impl Client {
     /// retried: the caller falls back on its clock slack alone. For the few places where a
     /// local stamp (the journal's) meets GitHub's.
     pub fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
-        let Mode::Live { http, token, .. } = &self.mode else {
+        let Transport::Live { http, token, .. } = &self.mode else {
             return None;
         };
         let url = self.url("/rate_limit");

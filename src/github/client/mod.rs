@@ -34,7 +34,7 @@ use hosts::name_of_body;
 pub use cache::token_fingerprint;
 pub use errors::{ApiError, Refusal, WriteError};
 pub use graphql::Posted;
-pub use write::Written;
+pub use write::WriteReceipt;
 
 /// The cache port lives below both the client and the store; the client uses it from here.
 pub use crate::http_cache::{Cached, ResponseCache};
@@ -53,7 +53,7 @@ pub struct RetryPolicy {
 /// appears in a line.
 pub type Log = Box<dyn Fn(&str)>;
 
-enum Mode {
+enum Transport {
     Live {
         http: Http,
         token: SecretString,
@@ -64,7 +64,7 @@ enum Mode {
 
 pub struct Client {
     base: String,
-    mode: Mode,
+    mode: Transport,
     retry: RetryPolicy,
     /// Where request lines go; none, and nothing is said.
     log: Option<Log>,
@@ -137,7 +137,7 @@ impl Client {
             fingerprint,
             links: RefCell::new(Default::default()),
             base: options.base.trim_end_matches('/').to_string(),
-            mode: Mode::Live {
+            mode: Transport::Live {
                 http,
                 token: options.token,
                 record: options
@@ -163,7 +163,7 @@ impl Client {
     pub fn replay(snapshot: Snapshot) -> Self {
         Client {
             base: String::new(),
-            mode: Mode::Replay(snapshot),
+            mode: Transport::Replay(snapshot),
             retry: RetryPolicy {
                 retries: 0,
                 backoff: Duration::ZERO,
@@ -221,7 +221,7 @@ impl Client {
     /// The recorded snapshot, when recording (taken: a second call finds it empty).
     pub fn take_recording(&self) -> Option<Snapshot> {
         match &self.mode {
-            Mode::Live {
+            Transport::Live {
                 record: Some(record),
                 ..
             } => {

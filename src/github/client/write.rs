@@ -9,11 +9,11 @@ use serde_json::Value;
 
 use super::errors::{describe_transport, github_message, Refusal, WriteError};
 use super::limits::github_date;
-use super::{bearer, Client, Mode};
+use super::{bearer, Client, Transport};
 use chrono::{DateTime, Utc};
 
 /// What a write answered: GitHub's clock when it answered.
-pub struct Written {
+pub struct WriteReceipt {
     pub server_date: Option<DateTime<Utc>>,
 }
 
@@ -24,10 +24,10 @@ impl Client {
         method: Method,
         path: &str,
         body: Option<&Value>,
-    ) -> Result<Written, WriteError> {
+    ) -> Result<WriteReceipt, WriteError> {
         let url = self.url(path);
         let (http, token) = match &self.mode {
-            Mode::Replay(_) => {
+            Transport::Replay(_) => {
                 return Err(WriteError {
                     status: None,
                     message: "a snapshot run never writes".into(),
@@ -35,7 +35,7 @@ impl Client {
                     refusal: Refusal::Other,
                 })
             }
-            Mode::Live { http, token, .. } => (http, token),
+            Transport::Live { http, token, .. } => (http, token),
         };
         self.requests.set(self.requests.get() + 1);
         let mut request = http
@@ -76,7 +76,7 @@ impl Client {
         url: &str,
         status: StatusCode,
         response: Response,
-    ) -> Result<Written, WriteError> {
+    ) -> Result<WriteReceipt, WriteError> {
         let server_date = github_date(response.headers());
         let text = match response.text() {
             Ok(text) => text,
@@ -93,7 +93,7 @@ impl Client {
             }
         };
         if status.is_success() {
-            return Ok(Written { server_date });
+            return Ok(WriteReceipt { server_date });
         }
         let said = github_message(&text);
         Err(WriteError {

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use crate::github::model::{ParseError, PullFacts};
-use crate::policy::merge::{ChangedFile, CheckRun, CheckSuite, Review, Status, Statuses};
+use crate::policy::merge::{ChangedFile, CheckRun, CheckSuite, CommitStatus, Review, Statuses};
 
 /// One page of a nested connection: its nodes, and the cursor after them when there are more.
 #[derive(Clone, Debug, Default)]
@@ -193,17 +193,17 @@ pub fn review(node: &Value) -> Result<Review, ParseError> {
 }
 
 /// One context of a commit's status check rollup: a check run or a commit status.
-pub enum Context {
+pub enum RollupContext {
     Run(CheckRun),
-    Status(Status),
+    Status(CommitStatus),
 }
 
-pub fn context(node: &Value) -> Result<Context, ParseError> {
+pub fn context(node: &Value) -> Result<RollupContext, ParseError> {
     match node.get("__typename").and_then(Value::as_str) {
         Some("CheckRun") => {
             let in_run = |why: ParseError| why.within("a check run");
             let suite = node.get("checkSuite");
-            Ok(Context::Run(CheckRun {
+            Ok(RollupContext::Run(CheckRun {
                 name: string(node, "name").map_err(in_run)?,
                 status: word(node, "status").ok_or_else(|| {
                     in_run(ParseError::NoValue {
@@ -226,7 +226,7 @@ pub fn context(node: &Value) -> Result<Context, ParseError> {
         }
         Some("StatusContext") => {
             let in_status = |why: ParseError| why.within("a commit status");
-            Ok(Context::Status(Status {
+            Ok(RollupContext::Status(CommitStatus {
                 context: string(node, "context").map_err(in_status)?,
                 state: word(node, "state").ok_or_else(|| {
                     in_status(ParseError::NoValue {
@@ -244,7 +244,7 @@ pub fn context(node: &Value) -> Result<Context, ParseError> {
 /// The combined status of a commit's statuses, by REST's rule ("Get the combined status for a
 /// specific reference"): `failure` if any is `error` or `failure`, `pending` if there is none
 /// or any is pending (GraphQL's `EXPECTED`: a required status not reported yet), else `success`.
-pub fn statuses(statuses: Vec<Status>) -> Statuses {
+pub fn statuses(statuses: Vec<CommitStatus>) -> Statuses {
     let any = |wanted: &[&str]| statuses.iter().any(|s| wanted.contains(&s.state.as_str()));
     let state = if any(&["error", "failure"]) {
         "failure"
@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn enums_are_read_in_rests_spelling() {
         let node = json!({"__typename": "CheckRun", "databaseId": 7, "name": "ci", "status": "IN_PROGRESS", "conclusion": null, "startedAt": "2026-01-01T00:00:00Z", "checkSuite": {"databaseId": 70, "app": {"slug": "github-actions"}}});
-        let Context::Run(run) = context(&node).unwrap() else {
+        let RollupContext::Run(run) = context(&node).unwrap() else {
             panic!("not a run")
         };
         assert_eq!(
@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn the_combined_state_follows_rests_rule() {
-        let status = |state: &str| Status {
+        let status = |state: &str| CommitStatus {
             context: "c".into(),
             state: state.into(),
         };

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
-use super::parse::{self, Connection, Context};
+use super::parse::{self, Connection, RollupContext};
 use super::queries::{self, Document};
 use super::transport::{self, Answer};
 use crate::github::client::{ApiError, Client};
@@ -364,8 +364,8 @@ impl<'a> GraphqlReader<'a> {
         let mut statuses = Vec::new();
         for node in &nodes {
             match parse::context(node).map_err(malformed)? {
-                Context::Run(run) => runs.push(run),
-                Context::Status(status) => statuses.push(status),
+                RollupContext::Run(run) => runs.push(run),
+                RollupContext::Status(status) => statuses.push(status),
             }
         }
         let mut suite_runs = BTreeMap::new();

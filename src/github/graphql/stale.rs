@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use super::parse::string;
 use super::queries;
 use super::reader::GraphqlReader;
-use super::stale_entry::{leaves_open, Ask, ItemEntry, Read, Timeline};
+use super::stale_entry::{leaves_open, Ask, ItemEntry, Timeline, TimelineRead};
 use super::stale_parse;
 use super::transport::Answer;
 use crate::github::client::ApiError;
@@ -144,7 +144,7 @@ impl GraphqlReader<'_> {
     fn timeline_for(
         &self,
         item: &ItemRef,
-        read: Read,
+        read: TimelineRead,
         ask: impl Fn(&ItemEntry) -> Ask<'_>,
     ) -> Result<(), ApiError> {
         let kept = self
@@ -324,7 +324,7 @@ impl GraphqlReader<'_> {
     /// label event whose live label changed after it (a rename: GraphQL may show the label's
     /// name now, REST the name it had then). Those items' events are REST's.
     pub(super) fn item_events(&self, item: &ItemRef) -> Result<Vec<Event>, ApiError> {
-        self.timeline_for(item, Read::Events, |entry| Ask::Events {
+        self.timeline_for(item, TimelineRead::Events, |entry| Ask::Events {
             labels: &entry.labels,
         })?;
         let mut items = self.items.borrow_mut();
@@ -335,7 +335,7 @@ impl GraphqlReader<'_> {
             drop(items);
             return StaleReader::events(self.client, item);
         }
-        if let Some(why) = entry.timeline.error(Read::Events) {
+        if let Some(why) = entry.timeline.error(TimelineRead::Events) {
             return Err(malformed(why.clone()));
         }
         entry.events_after = entry.timeline.after;
@@ -352,13 +352,13 @@ impl GraphqlReader<'_> {
         item: &ItemRef,
         since: DateTime<Utc>,
     ) -> Result<Vec<Comment>, ApiError> {
-        self.timeline_for(item, Read::Comments, |_| Ask::CommentsSince(since))?;
+        self.timeline_for(item, TimelineRead::Comments, |_| Ask::CommentsSince(since))?;
         let mut items = self.items.borrow_mut();
         let Some(entry) = items.get_mut(&key(item)) else {
             return Ok(Vec::new());
         };
         entry.since = Some(since);
-        if let Some(why) = entry.timeline.error(Read::Comments) {
+        if let Some(why) = entry.timeline.error(TimelineRead::Comments) {
             return Err(malformed(why.clone()));
         }
         let left_out = entry.events_after.take().filter(|after| since <= *after);
@@ -393,14 +393,14 @@ impl GraphqlReader<'_> {
     }
 
     pub(super) fn item_timeline(&self, item: &ItemRef) -> Result<Vec<Activity>, ApiError> {
-        self.timeline_for(item, Read::Timeline, |entry| {
+        self.timeline_for(item, TimelineRead::Timeline, |entry| {
             Ask::TimelineSince(entry.since)
         })?;
         let items = self.items.borrow();
         let Some(entry) = items.get(&key(item)) else {
             return Ok(Vec::new());
         };
-        if let Some(why) = entry.timeline.error(Read::Timeline) {
+        if let Some(why) = entry.timeline.error(TimelineRead::Timeline) {
             return Err(malformed(why.clone()));
         }
         Ok(entry.timeline.timeline())

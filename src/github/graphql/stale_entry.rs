@@ -39,13 +39,17 @@ impl Interner {
 
 /// Which read of an item's timeline.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Read {
+pub(super) enum TimelineRead {
     Events,
     Comments,
     Timeline,
 }
 
-const READS: [Read; 3] = [Read::Events, Read::Comments, Read::Timeline];
+const READS: [TimelineRead; 3] = [
+    TimelineRead::Events,
+    TimelineRead::Comments,
+    TimelineRead::Timeline,
+];
 
 /// What an entry is, for the read that answers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,11 +85,13 @@ impl Entry {
     }
 
     /// Whether `read` answers this entry: a force push is an event and a timeline entry.
-    fn answers(&self, read: Read) -> bool {
+    fn answers(&self, read: TimelineRead) -> bool {
         match (read, self.what) {
-            (Read::Events, What::Event(_)) | (Read::Comments, What::Comment) => true,
-            (Read::Timeline, What::Review) => true,
-            (Read::Timeline, What::Event(name)) => name == "head_ref_force_pushed",
+            (TimelineRead::Events, What::Event(_)) | (TimelineRead::Comments, What::Comment) => {
+                true
+            }
+            (TimelineRead::Timeline, What::Review) => true,
+            (TimelineRead::Timeline, What::Event(name)) => name == "head_ref_force_pushed",
             _ => false,
         }
     }
@@ -103,11 +109,15 @@ impl Entry {
         !self.is_bot && !notification
     }
 
-    pub(super) fn activity(&self, read: Read) -> Activity {
+    pub(super) fn activity(&self, read: TimelineRead) -> Activity {
         let (kind, what, notification) = match (read, self.what) {
             (_, What::Comment) => (ActivityKind::Comment, "comment".to_string(), false),
-            (Read::Timeline, What::Review) => (ActivityKind::Event, "review".to_string(), false),
-            (Read::Timeline, What::Event(name)) => (ActivityKind::Event, name.to_string(), false),
+            (TimelineRead::Timeline, What::Review) => {
+                (ActivityKind::Event, "review".to_string(), false)
+            }
+            (TimelineRead::Timeline, What::Event(name)) => {
+                (ActivityKind::Event, name.to_string(), false)
+            }
             (_, What::Event(name)) => {
                 let kind = if self.is_label_event() {
                     ActivityKind::LabelEvent
@@ -127,7 +137,7 @@ impl Entry {
             at: self.at,
             login: self.login.to_string(),
             is_bot: self.is_bot,
-            marker: if read == Read::Comments {
+            marker: if read == TimelineRead::Comments {
                 self.marker()
             } else {
                 None
@@ -197,14 +207,14 @@ impl Timeline {
         }
     }
 
-    pub(super) fn error(&self, read: Read) -> Option<&String> {
+    pub(super) fn error(&self, read: TimelineRead) -> Option<&String> {
         self.errors[read as usize].as_ref()
     }
 
     pub(super) fn events(&self) -> Vec<Event> {
-        self.answering(Read::Events)
+        self.answering(TimelineRead::Events)
             .map(|entry| Event {
-                activity: entry.activity(Read::Events),
+                activity: entry.activity(TimelineRead::Events),
                 name: match entry.what {
                     What::Event(name) => name.to_string(),
                     _ => String::new(),
@@ -215,21 +225,21 @@ impl Timeline {
     }
 
     pub(super) fn comments(&self) -> Vec<Comment> {
-        self.answering(Read::Comments)
+        self.answering(TimelineRead::Comments)
             .map(|entry| Comment {
-                activity: entry.activity(Read::Comments),
+                activity: entry.activity(TimelineRead::Comments),
                 body: entry.body.as_deref().unwrap_or_default().to_string(),
             })
             .collect()
     }
 
     pub(super) fn timeline(&self) -> Vec<Activity> {
-        self.answering(Read::Timeline)
-            .map(|entry| entry.activity(Read::Timeline))
+        self.answering(TimelineRead::Timeline)
+            .map(|entry| entry.activity(TimelineRead::Timeline))
             .collect()
     }
 
-    fn answering(&self, read: Read) -> impl Iterator<Item = &Entry> {
+    fn answering(&self, read: TimelineRead) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(move |entry| entry.answers(read))
     }
 }
@@ -299,7 +309,7 @@ impl ItemEntry {
     }
 
     /// Marks `read` as done; whether it was still to come.
-    pub(super) fn take(&mut self, read: Read) -> bool {
+    pub(super) fn take(&mut self, read: TimelineRead) -> bool {
         !std::mem::replace(&mut self.taken[read as usize], true)
     }
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::parse::{list, string};
-use super::stale_entry::{reduce, Entry, Interner, Read, Timeline, What};
+use super::stale_entry::{reduce, Entry, Interner, Timeline, TimelineRead, What};
 use crate::github::model::{timestamp, ParseError};
 use crate::policy::stale::{ItemFacts, StampOf};
 use crate::policy::write::marker_in;
@@ -220,26 +220,26 @@ fn in_doubt(node: &Value) -> bool {
 }
 
 /// A failed entry: the reads it fails, and why.
-type Failed = (&'static [Read], String);
+type FailedEntry = (&'static [TimelineRead], String);
 
 /// One timeline entry as the rules see it: an issue event (REST's name for it), a comment
 /// (its body kept when it carries gh-sweep's marker), a submitted review (a pending one has no
 /// `submittedAt` yet: nothing happened in public) or, for any other entry, `None`.
-fn entry(node: &Value, names: &mut Interner) -> Result<Option<Entry>, Failed> {
-    let (what, who, when, reads, context): (What, &str, &str, &'static [Read], &str) =
+fn entry(node: &Value, names: &mut Interner) -> Result<Option<Entry>, FailedEntry> {
+    let (what, who, when, reads, context): (What, &str, &str, &'static [TimelineRead], &str) =
         match kind(node) {
             "IssueComment" => (
                 What::Comment,
                 "author",
                 "createdAt",
-                &[Read::Comments],
+                &[TimelineRead::Comments],
                 "a comment",
             ),
             "PullRequestReview" => {
                 if node.get("submittedAt").is_none_or(Value::is_null) {
                     return Ok(None);
                 }
-                let reads: &'static [Read] = &[Read::Timeline];
+                let reads: &'static [TimelineRead] = &[TimelineRead::Timeline];
                 (
                     What::Review,
                     "author",
@@ -253,14 +253,14 @@ fn entry(node: &Value, names: &mut Interner) -> Result<Option<Entry>, Failed> {
                     What::Event(name),
                     "actor",
                     "createdAt",
-                    &[Read::Events, Read::Timeline],
+                    &[TimelineRead::Events, TimelineRead::Timeline],
                     "an event",
                 ),
                 Some(name) => (
                     What::Event(name),
                     "actor",
                     "createdAt",
-                    &[Read::Events],
+                    &[TimelineRead::Events],
                     "an event",
                 ),
                 None => return Ok(None),
@@ -378,8 +378,8 @@ mod tests {
             timeline.doubt,
             "a label whose last change GitHub does not say"
         );
-        assert!(timeline.error(Read::Comments).is_some());
-        assert!(timeline.error(Read::Events).is_none());
+        assert!(timeline.error(TimelineRead::Comments).is_some());
+        assert!(timeline.error(TimelineRead::Events).is_none());
     }
 
     #[test]

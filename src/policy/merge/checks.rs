@@ -76,7 +76,7 @@ pub fn needs_workflow_runs(suites: &[CheckSuite], now: DateTime<Utc>, orphan: Du
 pub struct Statuses {
     pub state: String,
     pub total: u64,
-    pub statuses: Vec<Status>,
+    pub statuses: Vec<CommitStatus>,
 }
 
 impl Statuses {
@@ -89,13 +89,18 @@ impl Statuses {
     }
 }
 
+/// Why the head's workflow runs could not be read: GitHub's refusal, in its words.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct WorkflowRunsUnread(pub String);
+
 /// What the green rule judges: the head's check runs, check suites, workflow runs (when read:
 /// `Some(Err)` says why they could not be), commit statuses, and the checks the branch's rules
 /// require.
 pub struct Checks {
     pub runs: Vec<CheckRun>,
     pub suites: Vec<CheckSuite>,
-    pub workflows: Option<Result<Vec<WorkflowRun>, String>>,
+    pub workflows: Option<Result<Vec<WorkflowRun>, WorkflowRunsUnread>>,
     pub statuses: Statuses,
     pub required: Vec<String>,
     /// Why the checks the branch requires are not known: the head is then not green.
@@ -110,7 +115,7 @@ pub fn green_since(runs: &[CheckRun]) -> Option<DateTime<Utc>> {
 }
 
 /// A commit status on the head, as the combined status reports it (newest per context).
-pub struct Status {
+pub struct CommitStatus {
     pub context: String,
     pub state: String,
 }

@@ -55,16 +55,19 @@ impl QueueStatus {
     }
 }
 
+/// A queue row's status word that gh-sweep does not know.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a queue row's status is `{0}`, which gh-sweep does not know")]
+pub struct UnknownQueueStatus(pub String);
+
 impl std::str::FromStr for QueueStatus {
-    type Err = String;
+    type Err = UnknownQueueStatus;
 
     fn from_str(word: &str) -> Result<Self, Self::Err> {
         QueueStatus::ALL
             .into_iter()
             .find(|status| status.as_str() == word)
-            .ok_or_else(|| {
-                format!("a queue row's status is `{word}`, which gh-sweep does not know")
-            })
+            .ok_or_else(|| UnknownQueueStatus(word.to_string()))
     }
 }
 

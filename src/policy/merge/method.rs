@@ -169,21 +169,32 @@ fn listed(methods: &[MergeMethod]) -> String {
     words.join(", ")
 }
 
+/// A `[sweep] merge_method` the repository does not allow: the method, the repository, and
+/// the methods it allows, listed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("merge_method \"{method}\" is not allowed on {repo} (it allows {allowed}): set [sweep] merge_method")]
+pub struct MethodNotAllowed {
+    pub method: MergeMethod,
+    pub repo: String,
+    pub allowed: String,
+}
+
 /// Whether `method` may be used: the repository's settings intersected with the rules'.
 pub fn method_allowed(
     method: MergeMethod,
     repo: &str,
     settings: &MergeSettings,
     rules: &BranchRules,
-) -> Result<(), String> {
+) -> Result<(), MethodNotAllowed> {
     let allowed = allowed_methods(settings, rules);
     if allowed.contains(&method) {
         return Ok(());
     }
-    Err(format!(
-        "merge_method \"{method}\" is not allowed on {repo} (it allows {}): set [sweep] merge_method",
-        listed(&allowed)
-    ))
+    Err(MethodNotAllowed {
+        method,
+        repo: repo.to_string(),
+        allowed: listed(&allowed),
+    })
 }
 
 /// The method a merge is sent with, and, when it is not `[sweep] merge_method`, why.
@@ -232,7 +243,7 @@ pub fn choose_method(
                 method: configured,
                 why: None,
             })
-            .map_err(NoMethod::NotAllowed)
+            .map_err(|why| NoMethod::NotAllowed(why.to_string()))
     };
     let Some(linear) = linear.filter(|_| configured == MergeMethod::Merge) else {
         return as_configured(configured);

@@ -1,6 +1,7 @@
 //! Merge eligibility for `poll` (seed 000): the guards in their fixed order (held, in flight,
-//! backoff) and the classifier's rules (docs-only, green, approved at the head), each failing
-//! closed: a missing, truncated or unreadable fact means "not eligible", with that reason.
+//! backoff) and the rules of `[poll] rules` (docs-only, green, approved at the head), each
+//! failing closed: a missing, truncated or unreadable fact means "not eligible", with that
+//! reason.
 //! Pure: facts in, the first unmet condition out, in words.
 //!
 //! These rules are GitHub's: checks are judged per (app, workflow) and name, with the
@@ -25,14 +26,14 @@ pub use approval::{
     Review,
 };
 pub use checks::{
-    green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, NotGreen, Status,
-    Statuses, WorkflowRun, ACTIONS_APP,
+    green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, CommitStatus, NotGreen,
+    Statuses, WorkflowRun, WorkflowRunsUnread, ACTIONS_APP,
 };
 pub use docs_only::{docs_only, ChangedFile, NotDocsOnly, FILE_LIST_LIMIT};
-pub use guard::{held, in_flight, QueueStatus};
+pub use guard::{held, in_flight, QueueStatus, UnknownQueueStatus};
 pub use method::{
     choose_method, method_allowed, refusal, BranchRules, ClassicProtection, MergeMethod,
-    MergeRefusal, MergeSettings, MethodChoice, NoMethod, CLASSIC_NOTE,
+    MergeRefusal, MergeSettings, MethodChoice, MethodNotAllowed, NoMethod, CLASSIC_NOTE,
 };
 pub use rules::{PollRules, Rule, SkippedCountsAs};
 pub use state::MergeableState;

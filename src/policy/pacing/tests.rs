@@ -30,7 +30,7 @@ fn the_interval_spaces_writes() {
         (Duration::ZERO, None)
     );
     let waited = wait(&[at(10)], at_millis(10_400), Duration::from_secs(1));
-    assert_eq!(waited, (Duration::from_millis(600), Some(Rule::Interval)));
+    assert_eq!(waited, (Duration::from_millis(600), Some(Limit::Interval)));
 }
 
 #[test]
@@ -48,7 +48,7 @@ fn admission_counts_the_room_an_item_asks_and_the_room_other_items_reserved() {
     );
     let waited = admission(&sent, 3, now, 2, Duration::ZERO);
     // Room for 2 after 79 counted: the oldest must leave the minute (at 60 s).
-    assert_eq!(waited, (Duration::from_secs(50), Some(Rule::PerMinute)));
+    assert_eq!(waited, (Duration::from_secs(50), Some(Limit::PerMinute)));
     // A later write of an item uses its reservation: no room asked, only the ceilings.
     assert_eq!(
         admission(&sent, 4, now, 0, Duration::ZERO).0,
@@ -56,7 +56,7 @@ fn admission_counts_the_room_an_item_asks_and_the_room_other_items_reserved() {
     );
     // Reservations alone past the ceiling wait a whole window from now.
     let waited = admission(&[], 81, now, 1, Duration::ZERO);
-    assert_eq!(waited, (Duration::from_secs(60), Some(Rule::PerMinute)));
+    assert_eq!(waited, (Duration::from_secs(60), Some(Limit::PerMinute)));
     // One write asking for one room is the engine's own wait.
     let full: Vec<_> = (0..80).map(|n| at_millis(n * 500)).collect();
     assert_eq!(
@@ -71,7 +71,7 @@ fn admission_counts_the_room_an_item_asks_and_the_room_other_items_reserved() {
         Duration::ZERO
     );
     let waited = admission(&hour, 4, now, 2, Duration::ZERO);
-    assert_eq!(waited.1, Some(Rule::PerHour));
+    assert_eq!(waited.1, Some(Limit::PerHour));
     assert_eq!(waited.0, Duration::from_secs(1200));
 }
 
@@ -83,13 +83,13 @@ fn writes_stamped_ahead_of_this_clock_count_as_sent_now() {
     let ahead = [at(300)];
     assert_eq!(
         admission(&ahead, 0, now, 1, Duration::from_secs(1)),
-        (Duration::from_secs(1), Some(Rule::Interval))
+        (Duration::from_secs(1), Some(Limit::Interval))
     );
     // Eighty of them fill the minute from now, not from five minutes on.
     let full: Vec<_> = (0..80).map(|_| at(300)).collect();
     assert_eq!(
         admission(&full, 0, now, 1, Duration::ZERO),
-        (Duration::from_secs(60), Some(Rule::PerMinute))
+        (Duration::from_secs(60), Some(Limit::PerMinute))
     );
 }
 
@@ -98,14 +98,14 @@ fn eighty_a_minute() {
     // 80 writes in the first 40 seconds: the 81st waits for the first to be a minute old.
     let sent: Vec<_> = (0..80).map(|n| at_millis(n * 500)).collect();
     let waited = wait(&sent, at(40), Duration::ZERO);
-    assert_eq!(waited, (Duration::from_secs(20), Some(Rule::PerMinute)));
+    assert_eq!(waited, (Duration::from_secs(20), Some(Limit::PerMinute)));
 }
 
 #[test]
 fn five_hundred_an_hour() {
     let sent: Vec<_> = (0..500).map(|n| at(n * 6)).collect();
     let waited = wait(&sent, at(3000), Duration::ZERO);
-    assert_eq!(waited, (Duration::from_secs(600), Some(Rule::PerHour)));
+    assert_eq!(waited, (Duration::from_secs(600), Some(Limit::PerHour)));
     // Writes older than the hour hold nothing back.
     assert_eq!(wait(&sent, at(3600 + 6), Duration::ZERO).0, Duration::ZERO);
 }
@@ -238,7 +238,7 @@ fn a_wait_past_max_wait_holds_the_rest_until_the_hour_allows() {
     assert_eq!(
         held,
         Held::Paced {
-            rule: Rule::PerHour,
+            rule: Limit::PerHour,
             until: at(1200 + 1),
             max_wait: Duration::from_secs(600),
         }
@@ -265,7 +265,7 @@ fn a_wait_within_max_wait_is_waited() {
     assert_eq!(
         next(1, 0, &recent, start(), &unattended(10)),
         Some(Held::Paced {
-            rule: Rule::PerMinute,
+            rule: Limit::PerMinute,
             until: at(30),
             max_wait: Duration::from_secs(10),
         })

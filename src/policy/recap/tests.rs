@@ -4,7 +4,7 @@
 use super::*;
 use crate::policy::stale;
 
-const KEEP: Disposition = Disposition::Stale(stale::Disposition::Keep);
+const KEEP: Disposition = Disposition::Stale(stale::Verdict::Keep);
 
 fn items(numbers: &[u64]) -> Vec<ItemRef> {
     numbers
@@ -148,7 +148,7 @@ fn a_write_failed_item_is_named_but_left_out_of_the_selector() {
     outcomes.insert(
         pool[0].clone(),
         Outcome::Completed {
-            disposition: stale::Disposition::Close.into(),
+            disposition: stale::Verdict::Close.into(),
             detail: String::new(),
         },
     );
@@ -186,7 +186,7 @@ fn a_completed_item_shows_its_disposition_in_words() {
     outcomes.insert(
         pool[1].clone(),
         Outcome::Changed {
-            now: stale::Disposition::Keep.into(),
+            now: stale::Verdict::Keep.into(),
             detail: "updated since".into(),
         },
     );

@@ -21,7 +21,7 @@ pub enum DecideError {
 
 /// What the stale rules decided; its words are rendered in `policy::disposition`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Disposition {
+pub enum Verdict {
     MarkStale,
     Close,
     Unmark,
@@ -32,7 +32,7 @@ pub enum Disposition {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decision {
-    pub disposition: Disposition,
+    pub disposition: Verdict,
     pub reason: String,
     pub writes: Vec<Write>,
 }
@@ -41,13 +41,10 @@ impl Decision {
     /// Whether the decision writes because the item looks idle (a mark or a close), so the
     /// stamp it was judged by must be the one the rules are defined on: the issue's.
     pub fn rests_on_idleness(&self) -> bool {
-        matches!(
-            self.disposition,
-            Disposition::MarkStale | Disposition::Close
-        )
+        matches!(self.disposition, Verdict::MarkStale | Verdict::Close)
     }
 
-    fn without_writes(disposition: Disposition, reason: impl Into<String>) -> Self {
+    fn without_writes(disposition: Verdict, reason: impl Into<String>) -> Self {
         Decision {
             disposition,
             reason: reason.into(),
@@ -63,7 +60,7 @@ impl Decision {
 pub fn label_date_unknown(facts: &ItemFacts, rules: &StaleRules) -> Decision {
     let label = rules.stale_label(facts.is_pr);
     Decision::without_writes(
-        Disposition::Keep,
+        Verdict::Keep,
         format!(
             "the \"{label}\" label's date is unknown: no event says `labeled \"{label}\"` (a renamed label keeps its old name in the events); kept, never closed on a guessed date"
         ),
@@ -87,13 +84,13 @@ pub fn decide(
 ) -> Result<Decision, DecideError> {
     if !facts.open {
         return Ok(Decision::without_writes(
-            Disposition::Skip("not open".into()),
+            Verdict::Skip("not open".into()),
             "closed since it was selected",
         ));
     }
     if let Some((why, option)) = exemption(facts, rules) {
         return Ok(Decision::without_writes(
-            Disposition::Exempt(why),
+            Verdict::Exempt(why),
             format!("by {option}"),
         ));
     }
@@ -127,7 +124,7 @@ fn decide_unmarked(
     let stale_days = rules.stale_days(facts.is_pr);
     if stale_days < 0 {
         return Decision::without_writes(
-            Disposition::Keep,
+            Verdict::Keep,
             format!("{kind}s are never marked stale (days_before_stale = -1)"),
         );
     }
@@ -140,7 +137,7 @@ fn decide_unmarked(
     let what = if ignore_updates { "open" } else { "idle" };
     if last > now {
         return Decision::without_writes(
-            Disposition::Keep,
+            Verdict::Keep,
             format!(
                 "last update {} is in the future; the clocks disagree",
                 last.to_rfc3339()
@@ -150,12 +147,12 @@ fn decide_unmarked(
     let idle = days_between(last, now);
     if idle < stale_days {
         return Decision::without_writes(
-            Disposition::Keep,
+            Verdict::Keep,
             format!("{what} {} < {stale_days}", days(idle)),
         );
     }
     Decision {
-        disposition: Disposition::MarkStale,
+        disposition: Verdict::MarkStale,
         reason: format!("{what} {} >= {stale_days}", days(idle)),
         writes: mark_writes(facts, rules, label),
     }
@@ -211,7 +208,7 @@ fn decide_stale(
     }
     if close_days < 0 {
         return Decision::without_writes(
-            Disposition::Keep,
+            Verdict::Keep,
             format!(
                 "stale for {}; never closed (days_before_close = -1)",
                 days(stale_for)
@@ -220,12 +217,12 @@ fn decide_stale(
     }
     if stale_for < close_days {
         return Decision::without_writes(
-            Disposition::Keep,
+            Verdict::Keep,
             format!("stale for {}; closes after {close_days}", days(stale_for)),
         );
     }
     Decision {
-        disposition: Disposition::Close,
+        disposition: Verdict::Close,
         reason: format!("stale for {} >= {close_days}", days(stale_for)),
         writes: close_writes(facts, history, rules, reason),
     }
@@ -268,7 +265,7 @@ fn unmark(
         }
     }
     Some(Decision {
-        disposition: Disposition::Unmark,
+        disposition: Verdict::Unmark,
         reason: if activity.kind == ActivityKind::Unattributed {
             format!("{}, after it was marked stale", activity.what)
         } else {
@@ -295,7 +292,7 @@ fn finish_mark(
     let mark_posted = posted_since_label(history, "mark-stale");
     if history.mark_unfinished && !mark_posted && !message.trim().is_empty() && !closing {
         return Some(Decision {
-            disposition: Disposition::MarkStale,
+            disposition: Verdict::MarkStale,
             reason: "finishing an interrupted mark: its comment was never posted".into(),
             writes: vec![write::comment(message, "mark-stale")],
         });

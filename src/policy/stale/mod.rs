@@ -22,7 +22,7 @@ pub use activity::{
     activity_possible, is_notification, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS,
 };
 pub use branch::{branch_deletion, BranchKept};
-pub use decide::{decide, label_date_unknown, DecideError, Decision, Disposition};
+pub use decide::{decide, label_date_unknown, DecideError, Decision, Verdict};
 pub use exemption::{exemption, needs_history};
 pub use facts::{Activity, ActivityKind, HeadBranch, History, ItemFacts, StampOf};
 pub use order::{list_operations, operations_spent, order};

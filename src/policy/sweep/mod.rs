@@ -131,29 +131,47 @@ pub fn effective(budget: &Budget, stamp: Option<DateTime<Utc>>) -> Budget {
     }
 }
 
+/// Why a PR is not due for an attempt now.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotDue {
+    #[error("budget spent: {attempts} of {limit} attempts")]
+    Spent { attempts: u32, limit: u32 },
+    /// In the backoff: the next attempt's number and how many minutes until it.
+    #[error("attempt {next} of {limit} in {minutes} min")]
+    Backoff { next: u32, limit: u32, minutes: i64 },
+    #[error("no approval recorded")]
+    NoApproval,
+    #[error("blocked: {0}")]
+    Blocked(String),
+    #[error("a merge is recorded")]
+    Merged,
+    #[error("settling: its own trigger is still at work")]
+    Settling,
+}
+
 /// Whether the budget allows an attempt now, or why not.
 pub fn allows(
     budget: &Budget,
     stamp: Option<DateTime<Utc>>,
     rules: &SweepRules,
     now: DateTime<Utc>,
-) -> Result<(), String> {
+) -> Result<(), NotDue> {
     let budget = effective(budget, stamp);
     if budget.attempts >= rules.attempts_per_trigger {
-        return Err(format!(
-            "budget spent: {} of {} attempts",
-            budget.attempts, rules.attempts_per_trigger
-        ));
+        return Err(NotDue::Spent {
+            attempts: budget.attempts,
+            limit: rules.attempts_per_trigger,
+        });
     }
     if let Some(last) = budget.last {
         let next = last + rules.backoff_after(budget.attempts);
         if next > now {
             let minutes = ((next - now).num_seconds() + 59) / 60;
-            return Err(format!(
-                "attempt {} of {} in {minutes} min",
-                budget.attempts + 1,
-                rules.attempts_per_trigger
-            ));
+            return Err(NotDue::Backoff {
+                next: budget.attempts + 1,
+                limit: rules.attempts_per_trigger,
+                minutes,
+            });
         }
     }
     Ok(())
@@ -165,22 +183,22 @@ pub fn due(
     budget: &Budget,
     rules: &SweepRules,
     now: DateTime<Utc>,
-) -> Result<(), String> {
+) -> Result<(), NotDue> {
     let Some(_) = gate.approved_at else {
-        return Err("no approval recorded".into());
+        return Err(NotDue::NoApproval);
     };
     if let Some(why) = &gate.blocked {
-        return Err(format!("blocked: {why}"));
+        return Err(NotDue::Blocked(why.clone()));
     }
     if let Some(merged) = gate.merged_at {
         if now - merged < rules.marker() {
-            return Err("a merge is recorded".into());
+            return Err(NotDue::Merged);
         }
     }
     let stamp = gate.stamp();
     if let Some(stamp) = stamp {
         if now - stamp < rules.settle() {
-            return Err("settling: its own trigger is still at work".into());
+            return Err(NotDue::Settling);
         }
     }
     allows(budget, stamp, rules, now)

@@ -67,7 +67,9 @@ fn merged_and_blocked_entries_are_not_due() {
         ..approved(0)
     };
     assert_eq!(
-        due(&gate, &Budget::default(), &rules(), t(30)).unwrap_err(),
+        due(&gate, &Budget::default(), &rules(), t(30))
+            .unwrap_err()
+            .to_string(),
         "a merge is recorded"
     );
     let gate = Gate {
@@ -76,6 +78,7 @@ fn merged_and_blocked_entries_are_not_due() {
     };
     assert!(due(&gate, &Budget::default(), &rules(), t(30))
         .unwrap_err()
+        .to_string()
         .starts_with("blocked"));
 }
 
@@ -97,6 +100,7 @@ fn a_condition_inside_the_settle_is_left_to_its_own_trigger() {
     };
     assert!(due(&gate, &Budget::default(), &rules(), t(2))
         .unwrap_err()
+        .to_string()
         .starts_with("settling"));
     assert_eq!(due(&gate, &Budget::default(), &rules(), t(3)), Ok(()));
 }
@@ -132,7 +136,9 @@ fn spacing_within_one_trigger_and_a_spent_budget() {
     let budget = after(&Budget::default(), stamp, t(3));
     assert_eq!(budget.attempts, 1);
     assert_eq!(
-        allows(&budget, stamp, &rules(), t(7)).unwrap_err(),
+        allows(&budget, stamp, &rules(), t(7))
+            .unwrap_err()
+            .to_string(),
         "attempt 2 of 12 in 1 min"
     );
     assert_eq!(allows(&budget, stamp, &rules(), t(8)), Ok(()));
@@ -144,7 +150,9 @@ fn spacing_within_one_trigger_and_a_spent_budget() {
     }
     assert_eq!(budget.attempts, 12);
     assert_eq!(
-        allows(&budget, stamp, &rules(), now).unwrap_err(),
+        allows(&budget, stamp, &rules(), now)
+            .unwrap_err()
+            .to_string(),
         "budget spent: 12 of 12 attempts"
     );
 }
@@ -164,7 +172,9 @@ fn a_cleared_newer_flag_keeps_an_exhausted_budget_its_spacing_and_watermark() {
     let cleared = approved(0);
     let later = t(10_000);
     assert_eq!(
-        due(&cleared, &budget, &rules(), later).unwrap_err(),
+        due(&cleared, &budget, &rules(), later)
+            .unwrap_err()
+            .to_string(),
         "budget spent: 12 of 12 attempts"
     );
     assert_eq!(effective(&budget, cleared.stamp()).watermark, Some(t(5)));
@@ -172,6 +182,7 @@ fn a_cleared_newer_flag_keeps_an_exhausted_budget_its_spacing_and_watermark() {
     let spaced = after(&Budget::default(), green.stamp(), t(10));
     assert!(due(&cleared, &spaced, &rules(), t(12))
         .unwrap_err()
+        .to_string()
         .starts_with("attempt 2 of 12"));
     assert_eq!(
         after(&spaced, cleared.stamp(), t(20)).watermark,

@@ -46,7 +46,7 @@ pub enum Tls {
 
 /// What a URL asks of a connection: the driver's config (password and TLS mode set) and the
 /// TLS to give it.
-pub struct Plan {
+pub struct ConnectPlan {
     pub config: postgres::Config,
     pub tls: Tls,
     /// A passfile that held a password for this connection and was ignored because others
@@ -61,7 +61,7 @@ fn unusable(target: &Target, why: impl std::fmt::Display) -> anyhow::Error {
 
 /// Reads the URL: the parameters the driver does not know taken out and mapped, the password
 /// found where libpq would look.
-pub fn plan(target: &Target) -> anyhow::Result<Plan> {
+pub fn plan(target: &Target) -> anyhow::Result<ConnectPlan> {
     let (rebuilt, sslmode, root_cert) = take_tls_parameters(target)?;
     // The driver's own message may quote the URL: say what is wrong without it.
     let mut config: postgres::Config = rebuilt.parse().map_err(|_| {
@@ -91,7 +91,7 @@ pub fn plan(target: &Target) -> anyhow::Result<Plan> {
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(Duration::from_secs(10));
     }
-    Ok(Plan {
+    Ok(ConnectPlan {
         config,
         tls,
         ignored_passfile,

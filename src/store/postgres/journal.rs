@@ -29,7 +29,7 @@ pub(super) fn life_columns(bound: usize) -> String {
 }
 
 /// What is known of a run's life, as [`life_columns`] read it starting at column `at`.
-pub(super) struct Life {
+pub(super) struct RunLife {
     pub finished: bool,
     pub fresh: bool,
     pub pid: Option<i64>,
@@ -39,9 +39,9 @@ pub(super) struct Life {
     pub process: crate::store::identity::Process,
 }
 
-impl Life {
-    pub(super) fn read(row: &postgres::Row, at: usize) -> Life {
-        Life {
+impl RunLife {
+    pub(super) fn read(row: &postgres::Row, at: usize) -> RunLife {
+        RunLife {
             finished: row.get(at),
             fresh: row.get(at + 1),
             pid: row.get(at + 2),
@@ -70,7 +70,7 @@ impl PostgresStore {
     /// Whether a run may still be at work: not finished, its heartbeat fresh (on the
     /// database's clock), and its process not known gone (known only on this kernel, in this
     /// PID namespace: a host name tells nothing).
-    pub(super) fn alive(&self, life: &Life) -> bool {
+    pub(super) fn alive(&self, life: &RunLife) -> bool {
         !life.finished && life.fresh && !life.process.gone(&self.me)
     }
 
@@ -78,7 +78,7 @@ impl PostgresStore {
     pub(super) fn take_over(
         &self,
         client: &mut impl GenericClient,
-        life: &Life,
+        life: &RunLife,
     ) -> crate::store::Result<()> {
         if life.finished {
             return Ok(());
@@ -196,7 +196,7 @@ impl PostgresStore {
             let settled: bool = other.get(0);
             let since: bool = other.get(1);
             let recent: bool = other.get(2);
-            let life = Life::read(other, 3);
+            let life = RunLife::read(other, 3);
             let alive = self.alive(&life);
             if (settled && since) || (!settled && recent && alive) {
                 return Ok(true);
@@ -420,7 +420,7 @@ impl WriteJournal for PostgresStore {
         let mut found = Vec::new();
         for row in &rows {
             let old: bool = row.get(5);
-            let life = Life::read(row, 6);
+            let life = RunLife::read(row, 6);
             let alive = self.alive(&life);
             if !old && alive {
                 continue;
@@ -473,7 +473,7 @@ impl WriteJournal for PostgresStore {
             if action == commented {
                 comment_after = true;
             } else if action == labelled {
-                if self.alive(&Life::read(row, 1)) {
+                if self.alive(&RunLife::read(row, 1)) {
                     return Ok(false);
                 }
                 return Ok(!comment_after);

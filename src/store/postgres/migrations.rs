@@ -117,7 +117,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
      CREATE INDEX journal_run_intent ON journal(run_id, intent_at);
      CREATE INDEX http_cache_stored ON http_cache(stored_at);",
     // 2 -> 3: the room an item's first write reserves for its later writes under the
-    // account's pacing (issue 21 point 5).
+    // account's pacing, so that concurrent runs never take it.
     "ALTER TABLE journal ADD COLUMN reserved BIGINT NOT NULL DEFAULT 0;",
     // 3 -> 4: a run known by what cannot collide (a random id, the kernel's boot id, its PID
     // namespace and its process's start time); the journal stamped with ticks of one sequence

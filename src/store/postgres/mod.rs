@@ -119,8 +119,8 @@ impl PostgresStore {
     }
 
     /// `sqls` as statements prepared on this store's connection, each prepared the first time
-    /// it is asked for and kept (issue 24: a claim prepared, ran and closed each of its
-    /// statements, three round trips where one does).
+    /// it is asked for and kept (preparing, running and closing each statement of a claim
+    /// cost three round trips where one does).
     fn prepared<const N: usize>(
         &self,
         sqls: [&'static str; N],

@@ -18,8 +18,8 @@ fn before(now: DateTime<Utc>, kept: std::time::Duration) -> DateTime<Utc> {
 impl PostgresStore {
     /// Runs `delete` (one batch of at most [`PRUNE_BATCH`] rows) in its own transaction again
     /// and again until a batch is short, as SQLite's prune does: every row past the retention
-    /// goes on every run (issue 24: one batch a run fell behind a 1,000-item sweep's
-    /// additions), while no transaction holds its row locks for longer than a batch takes.
+    /// goes on every run (one batch a run fell behind a 1,000-item sweep's additions), while
+    /// no transaction holds its row locks for longer than a batch takes.
     fn prune_to_the_end(
         &self,
         delete: impl Fn(&mut postgres::Transaction<'_>, i64) -> Result<u64, postgres::Error>,

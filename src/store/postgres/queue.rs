@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::journal::{life_columns, Life};
+use super::journal::{life_columns, RunLife};
 use super::PostgresStore;
 use crate::item::RepoRef;
 use crate::policy::backoff::Failure;
@@ -12,9 +12,10 @@ use crate::store::{Admit, MergeQueue};
 
 /// A row's status column; one gh-sweep does not know is an error naming it.
 fn status(text: &str) -> crate::store::Result<QueueStatus> {
-    text.parse().map_err(|why: String| {
-        crate::store::StoreError::Damaged(format!("the queue holds a row with {why}"))
-    })
+    text.parse()
+        .map_err(|why: crate::policy::merge::UnknownQueueStatus| {
+            crate::store::StoreError::Damaged(format!("the queue holds a row with {why}"))
+        })
 }
 
 impl MergeQueue for PostgresStore {
@@ -172,7 +173,7 @@ impl MergeQueue for PostgresStore {
                         &format!("SELECT {} FROM runs WHERE id = $1", life_columns(2)),
                         &[&id, &Self::seconds(self.liveness().takeover_after())],
                     )?
-                    .map(|row| Life::read(&row, 0)),
+                    .map(|row| RunLife::read(&row, 0)),
                 None => None,
             };
             let holder = match &life {

@@ -4,18 +4,18 @@
 
 use postgres::types::ToSql;
 
-use super::journal::{life_columns, Life};
+use super::journal::{life_columns, RunLife};
 use super::{migrations, PostgresStore};
 use crate::policy::write::JournalWrite;
-use crate::store::copy::{time_text, Cell, Dump, Kind, TABLES};
+use crate::store::copy::{time_text, Cell, ColumnKind, Dump, TABLES};
 use crate::store::{LeaseRow, LiveRun, Status, UnknownRow};
 
 /// A column as the copy reads it.
-fn select(name: &str, kind: Kind) -> String {
+fn select(name: &str, kind: ColumnKind) -> String {
     match kind {
-        Kind::Int => format!("{name}::bigint"),
-        Kind::Text => name.to_string(),
-        Kind::Time => {
+        ColumnKind::Int => format!("{name}::bigint"),
+        ColumnKind::Text => name.to_string(),
+        ColumnKind::Time => {
             format!("to_char({name} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')")
         }
     }
@@ -47,7 +47,7 @@ impl PostgresStore {
         )?;
         let mut live_runs = Vec::new();
         for row in &rows {
-            let life = Life::read(row, 2);
+            let life = RunLife::read(row, 2);
             if !self.alive(&life) {
                 continue;
             }
@@ -110,7 +110,7 @@ impl PostgresStore {
         for row in &rows {
             // Without an outcome, a run at work may still be sending it: that run's to settle.
             let no_outcome: bool = row.get(4);
-            if no_outcome && self.alive(&Life::read(row, 5)) {
+            if no_outcome && self.alive(&RunLife::read(row, 5)) {
                 continue;
             }
             let action = JournalWrite::from_stored(&row.get::<_, String>(2));
@@ -150,10 +150,10 @@ impl PostgresStore {
                         .iter()
                         .enumerate()
                         .map(|(at, (_, kind))| match kind {
-                            Kind::Int => {
+                            ColumnKind::Int => {
                                 row.get::<_, Option<i64>>(at).map_or(Cell::Null, Cell::Int)
                             }
-                            Kind::Text | Kind::Time => row
+                            ColumnKind::Text | ColumnKind::Time => row
                                 .get::<_, Option<String>>(at)
                                 .map_or(Cell::Null, Cell::Text),
                         })
@@ -178,9 +178,9 @@ impl PostgresStore {
                 .iter()
                 .enumerate()
                 .map(|(at, (_, kind))| match kind {
-                    Kind::Int => format!("${}::bigint", at + 1),
-                    Kind::Text => format!("${}::text", at + 1),
-                    Kind::Time => format!("${}::text::timestamptz", at + 1),
+                    ColumnKind::Int => format!("${}::bigint", at + 1),
+                    ColumnKind::Text => format!("${}::text", at + 1),
+                    ColumnKind::Time => format!("${}::text::timestamptz", at + 1),
                 })
                 .collect();
             let insert = transaction.prepare(&format!(
@@ -196,9 +196,11 @@ impl PostgresStore {
                     .map(|(cell, (_, kind))| -> Box<dyn ToSql + Sync> {
                         match (cell, kind) {
                             (Cell::Int(value), _) => Box::new(Some(*value)),
-                            (Cell::Text(text), Kind::Int) => Box::new(text.parse::<i64>().ok()),
+                            (Cell::Text(text), ColumnKind::Int) => {
+                                Box::new(text.parse::<i64>().ok())
+                            }
                             (Cell::Text(text), _) => Box::new(Some(text.clone())),
-                            (Cell::Null, Kind::Int) => Box::new(None::<i64>),
+                            (Cell::Null, ColumnKind::Int) => Box::new(None::<i64>),
                             (Cell::Null, _) => Box::new(None::<String>),
                         }
                     })

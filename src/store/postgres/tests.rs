@@ -374,8 +374,8 @@ fn the_shared_cache_keeps_no_list_of_changes() {
     assert_eq!(rows, 1, "only the item's answer is stored");
 }
 
-/// One prune goes to the end of the retention, however many batches that takes (issue 24: a
-/// batch of each kind a call fell behind a 1,000-item sweep's additions), as SQLite's does.
+/// One prune goes to the end of the retention, however many batches that takes (one batch of
+/// each kind a call fell behind a 1,000-item sweep's additions), as SQLite's does.
 #[test]
 fn one_prune_forgets_every_row_past_the_retention_not_one_batch() {
     use crate::store::retention::PRUNE_BATCH;

@@ -4,7 +4,7 @@
 //! each row holds a fingerprint of the token its validators were given to (GitHub's ETags are
 //! per token), a hash that cannot give the token back.
 //!
-//! Answers are written in batches (issue 24: one transaction each cost 82,000 disk writes for
+//! Answers are written in batches (one transaction each was measured at 82,000 disk writes for
 //! 6,600 requests): kept in memory, and read back from there, until [`BATCH_ROWS`] answers or
 //! [`BATCH_BYTES`] of bodies wait, and written in one transaction then; also when the cache is
 //! dropped (the end of the run), and when the store is about to journal a write or prune
@@ -28,14 +28,14 @@ pub const BATCH_ROWS: usize = 64;
 pub const BATCH_BYTES: usize = 1 << 20;
 
 /// The cache's connection and the answers waiting to be written through it.
-pub(crate) struct Writer {
+pub(crate) struct CacheWriter {
     connection: Connection,
     /// Newest last; a URL kept twice waits once, with its newest answer.
     pending: Vec<(String, Cached, String)>,
     bytes: usize,
 }
 
-impl Writer {
+impl CacheWriter {
     /// Writes every waiting answer in one transaction. Best effort: a batch that cannot be
     /// written (the disk full, the lock held past the busy timeout) is dropped, which costs
     /// the next run full reads.
@@ -74,14 +74,14 @@ impl Writer {
     }
 }
 
-impl Drop for Writer {
+impl Drop for CacheWriter {
     fn drop(&mut self) {
         self.flush();
     }
 }
 
 pub struct SqliteCache {
-    writer: Arc<Mutex<Writer>>,
+    writer: Arc<Mutex<CacheWriter>>,
 }
 
 impl SqliteCache {
@@ -93,7 +93,7 @@ impl SqliteCache {
         // Losing the last few cache rows on a power cut costs requests, not correctness.
         connection.execute_batch("PRAGMA synchronous = NORMAL")?;
         Ok(SqliteCache {
-            writer: Arc::new(Mutex::new(Writer {
+            writer: Arc::new(Mutex::new(CacheWriter {
                 connection,
                 pending: Vec::new(),
                 bytes: 0,
@@ -103,7 +103,7 @@ impl SqliteCache {
 
     /// A handle the store keeps to flush this cache's waiting answers before it writes; it
     /// does not keep the cache alive.
-    pub(crate) fn handle(&self) -> Weak<Mutex<Writer>> {
+    pub(crate) fn handle(&self) -> Weak<Mutex<CacheWriter>> {
         Arc::downgrade(&self.writer)
     }
 }

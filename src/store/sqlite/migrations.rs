@@ -137,7 +137,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 10's index on the journal's run and time).
     "CREATE INDEX IF NOT EXISTS http_cache_stored ON http_cache(stored_at);",
     // 11 -> 12: the room an item's first write reserves for its later writes under the
-    // account's pacing, so that concurrent runs never take it (issue 21 point 5).
+    // account's pacing, so that concurrent runs never take it.
     "ALTER TABLE journal ADD COLUMN reserved INTEGER NOT NULL DEFAULT 0;",
     // 12 -> 13: a run known by what cannot collide (a random id, the kernel's boot id, its PID
     // namespace and its process's start time), its heartbeat and who took it over; and the
@@ -162,7 +162,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
     // 13 -> 14: a run's recap (some 300 KB for 1,000 items) apart from its row, so that what
     // is read of a run on every journal row (its process, host, heartbeat, whether it
     // finished) no longer walks the recap's overflow pages: `pid` and `host` came after it
-    // (issue 24: 911 page reads for a look-up of 23).
+    // (a look-up of 23 runs was measured at 911 page reads).
     "CREATE TABLE run_recaps (
         run_id INTEGER PRIMARY KEY REFERENCES runs(id),
         recap TEXT NOT NULL

@@ -33,7 +33,7 @@ mod runs;
 pub use migrations::SCHEMA_VERSION;
 
 /// Statements kept prepared on their connection (rusqlite's statement cache): a hot path's SQL
-/// is parsed once per connection, not once per call (issue 24: re-parsing was an eighth of a
+/// is parsed once per connection, not once per call (re-parsing was measured at an eighth of a
 /// REST run's CPU). `Connection::execute` and `query_row` prepare and finalize each time.
 pub(crate) trait Prepared {
     fn execute_cached<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize>;
@@ -94,7 +94,7 @@ pub struct SqliteStore {
     took_over: RefCell<Vec<String>>,
     /// The HTTP caches this store made, whose waiting answers it writes before a write is
     /// journaled and before it prunes ([`http_cache`]).
-    caches: RefCell<Vec<Weak<Mutex<http_cache::Writer>>>>,
+    caches: RefCell<Vec<Weak<Mutex<http_cache::CacheWriter>>>>,
 }
 
 /// What is known of a run's life, read from its row.
@@ -155,7 +155,7 @@ pub(crate) fn now_text() -> String {
 impl SqliteStore {
     /// The pages this store's connection has asked SQLite's pager for since it was opened
     /// (found in its page cache or read from the file): what its look-ups cost, counted
-    /// rather than timed (issue 24).
+    /// rather than timed, so that a test can pin them.
     pub fn page_reads(&self) -> i64 {
         page_reads(&self.connection)
     }

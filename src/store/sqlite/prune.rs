@@ -1,6 +1,7 @@
-//! Pruning the SQLite store (issue 13, point 8): what [`Store::prune`](crate::store::Store::prune)
-//! forgets, as `DELETE`s of at most [`PRUNE_BATCH`] rows each in their own transaction, repeated
-//! until nothing past the retention is left. Which rows a decision still needs is said once, at
+//! Pruning the SQLite store, so that its size stays flat however many runs it has seen: what
+//! [`Store::prune`](crate::store::Store::prune) forgets, as `DELETE`s of at most
+//! [`PRUNE_BATCH`] rows each in their own transaction, repeated until nothing past the
+//! retention is left. Which rows a decision still needs is said once, at
 //! the port ([`crate::store::retention`]); this file only puts it in SQL.
 
 use chrono::{DateTime, Utc};
@@ -19,7 +20,7 @@ fn before(now: DateTime<Utc>, kept: std::time::Duration) -> String {
 impl SqliteStore {
     /// Runs `delete` (one batch of at most [`PRUNE_BATCH`] rows) in its own `BEGIN IMMEDIATE`
     /// transaction again and again until a batch is short: every row past the retention goes
-    /// on every run (issue 24: one batch a run fell behind a 1,000-item sweep's additions),
+    /// on every run (one batch a run fell behind a 1,000-item sweep's additions),
     /// while no transaction holds the store's write lock for longer than a batch takes.
     fn prune_to_the_end(
         &mut self,

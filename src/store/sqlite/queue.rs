@@ -27,7 +27,9 @@ impl rusqlite::types::FromSql for QueueStatus {
         value
             .as_str()?
             .parse()
-            .map_err(|why: String| rusqlite::types::FromSqlError::Other(why.into()))
+            .map_err(|why: crate::policy::merge::UnknownQueueStatus| {
+                rusqlite::types::FromSqlError::Other(Box::new(why))
+            })
     }
 }
 
@@ -230,8 +232,8 @@ impl MergeQueue for SqliteStore {
     /// machine whose process is gone is dead).
     fn leases(&self, repos: &[RepoRef], now: DateTime<Utc>) -> crate::store::Result<Vec<Lease>> {
         let scope: Vec<String> = repos.iter().map(ToString::to_string).collect();
-        type Row = (String, String, i64, Option<String>, String, String);
-        let rows: Vec<Row> = {
+        type LeaseCells = (String, String, i64, Option<String>, String, String);
+        let rows: Vec<LeaseCells> = {
             let mut statement = self.connection.prepare_cached(
                 "SELECT key, repo, pr, head_sha, owner, leased_until FROM queue
                  WHERE kind = 'merge' AND status = 'claimed' AND owner IS NOT NULL

@@ -154,7 +154,7 @@ fn suites_that_show_what_runs_do_not() {
         judge(&head, SkippedCountsAs::Excluded).is_err(),
         "not read: not ignored"
     );
-    head.workflows = Some(Err("403".into()));
+    head.workflows = Some(Err(WorkflowRunsUnread("403".into())));
     assert!(judge(&head, SkippedCountsAs::Excluded)
         .unwrap_err()
         .contains("403"));
@@ -196,7 +196,7 @@ fn required_checks_must_be_present() {
     head.statuses = Statuses {
         state: "success".into(),
         total: 1,
-        statuses: vec![Status {
+        statuses: vec![CommitStatus {
             context: "e2e".into(),
             state: "success".into(),
         }],
@@ -248,7 +248,7 @@ fn green_fails_closed() {
     legacy.statuses = Statuses {
         state: "pending".into(),
         total: 1,
-        statuses: vec![Status {
+        statuses: vec![CommitStatus {
             context: "ci/legacy".into(),
             state: "pending".into(),
         }],

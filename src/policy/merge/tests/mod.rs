@@ -79,7 +79,9 @@ fn a_queue_status_reads_back_from_its_stored_word() {
         assert_eq!(status.to_string(), status.as_str());
     }
     assert_eq!(
-        "Pending".parse::<QueueStatus>(),
+        "Pending"
+            .parse::<QueueStatus>()
+            .map_err(|why| why.to_string()),
         Err("a queue row's status is `Pending`, which gh-sweep does not know".to_string())
     );
 }
@@ -131,7 +133,9 @@ fn merge_methods_are_the_repository_s_and_the_rules() {
     };
     let rules = BranchRules::default();
     assert_eq!(
-        method_allowed(MergeMethod::Merge, "o/r", &settings, &rules).unwrap_err(),
+        method_allowed(MergeMethod::Merge, "o/r", &settings, &rules)
+            .unwrap_err()
+            .to_string(),
         "merge_method \"merge\" is not allowed on o/r (it allows squash, rebase): set [sweep] merge_method"
     );
     assert_eq!(

@@ -11,7 +11,7 @@ fn bots_and_own_comments_are_not_activity() {
         comment_by("someone", 2, false, Some("mark-stale")),
     ];
     let decision = decide_default(&facts, Some(&history(8, noise)));
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
 }
 
 #[test]
@@ -21,7 +21,7 @@ fn the_token_users_own_words_are_activity() {
     let facts = stale(issue(1));
     let said = history(8, vec![comment_by("SWEEPER", 2, false, None)]);
     let decision = decide_default(&facts, Some(&said));
-    assert_eq!(decision.disposition, Disposition::Unmark);
+    assert_eq!(decision.disposition, Verdict::Unmark);
     assert_eq!(
         decision.reason,
         "comment by SWEEPER after it was marked stale"
@@ -50,7 +50,7 @@ fn only_the_viewers_label_events_at_gh_sweeps_writes_are_its_own() {
     };
     assert_eq!(
         decide_default(&facts, Some(&own)).disposition,
-        Disposition::Close
+        Verdict::Close
     );
     // The same label event by someone else, or by the viewer a day later, is activity.
     for (login, at) in [
@@ -63,7 +63,7 @@ fn only_the_viewers_label_events_at_gh_sweeps_writes_are_its_own() {
         };
         assert_eq!(
             decide_default(&facts, Some(&other)).disposition,
-            Disposition::Unmark,
+            Verdict::Unmark,
             "{login} at {at}"
         );
     }
@@ -133,7 +133,7 @@ fn an_unexplained_update_counts_but_an_explained_one_does_not() {
     let update = unexplained_update(days_ago(1), label, None, &[bot]).unwrap();
     let facts = stale(issue(1));
     let decision = decide_default(&facts, Some(&history(8, vec![update])));
-    assert_eq!(decision.disposition, Disposition::Unmark);
+    assert_eq!(decision.disposition, Verdict::Unmark);
 }
 
 #[test]
@@ -141,7 +141,7 @@ fn notifications_are_not_activity() {
     let mut mentioned = comment_by("alice", 1, false, None);
     mentioned.notification = true;
     let decision = decide_default(&stale(issue(1)), Some(&history(8, vec![mentioned])));
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn the_labelling_itself_is_not_activity() {
         notification: false,
     };
     let decision = decide_default(&stale(issue(1)), Some(&history(8, vec![labelled])));
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
 }
 
 #[test]

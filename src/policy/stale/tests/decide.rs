@@ -5,7 +5,7 @@ use super::*;
 #[test]
 fn marks_idle_items_and_keeps_fresh_ones() {
     let decision = decide_default(&issue(74), None);
-    assert_eq!(decision.disposition, Disposition::MarkStale);
+    assert_eq!(decision.disposition, Verdict::MarkStale);
     assert_eq!(decision.reason, "idle 74 days >= 60");
     assert_eq!(
         decision.writes[0],
@@ -14,10 +14,7 @@ fn marks_idle_items_and_keeps_fresh_ones() {
         }
     );
     assert!(matches!(decision.writes[1], Write::Comment { .. }));
-    assert_eq!(
-        decide_default(&issue(59), None).disposition,
-        Disposition::Keep
-    );
+    assert_eq!(decide_default(&issue(59), None).disposition, Verdict::Keep);
 }
 
 #[test]
@@ -27,7 +24,7 @@ fn minus_one_means_never() {
         ..StaleRules::default()
     };
     let decision = decide(&issue(500), None, &rules, None, now()).unwrap();
-    assert_eq!(decision.disposition, Disposition::Keep);
+    assert_eq!(decision.disposition, Verdict::Keep);
     let rules = StaleRules {
         days_before_close: -1,
         ..StaleRules::default()
@@ -40,7 +37,7 @@ fn minus_one_means_never() {
         now(),
     )
     .unwrap();
-    assert_eq!(decision.disposition, Disposition::Keep);
+    assert_eq!(decision.disposition, Verdict::Keep);
 }
 
 #[test]
@@ -53,13 +50,13 @@ fn pr_and_issue_overrides_apply_to_their_kind_only() {
     pr.is_pr = true;
     assert_eq!(
         decide(&pr, None, &rules, None, now()).unwrap().disposition,
-        Disposition::MarkStale
+        Verdict::MarkStale
     );
     assert_eq!(
         decide(&issue(20), None, &rules, None, now())
             .unwrap()
             .disposition,
-        Disposition::Keep
+        Verdict::Keep
     );
 }
 
@@ -68,10 +65,10 @@ fn close_clock_starts_at_the_label_not_updated_at() {
     // Updated long ago, but labelled only 3 days ago: not yet closed.
     let facts = stale(issue(100));
     let decision = decide_default(&facts, Some(&history(3, vec![])));
-    assert_eq!(decision.disposition, Disposition::Keep);
+    assert_eq!(decision.disposition, Verdict::Keep);
     assert_eq!(decision.reason, "stale for 3 days; closes after 7");
     let decision = decide_default(&facts, Some(&history(8, vec![])));
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
     assert_eq!(
         decision.writes.last(),
         Some(&Write::Close {
@@ -95,7 +92,7 @@ fn a_human_comment_after_the_label_unmarks() {
         now(),
     )
     .unwrap();
-    assert_eq!(decision.disposition, Disposition::Unmark);
+    assert_eq!(decision.disposition, Verdict::Unmark);
     assert_eq!(
         decision.reason,
         "comment by alice after it was marked stale"
@@ -117,7 +114,7 @@ fn a_human_comment_after_the_label_unmarks() {
         decide(&facts, Some(&old), &rules, None, now())
             .unwrap()
             .disposition,
-        Disposition::Close
+        Verdict::Close
     );
 }
 
@@ -136,7 +133,7 @@ fn remove_stale_when_updated_false_keeps_the_label() {
         now(),
     )
     .unwrap();
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
 }
 
 #[test]
@@ -144,7 +141,7 @@ fn a_close_comment_already_posted_is_not_posted_again() {
     let facts = stale(issue(1));
     let posted = history(8, vec![comment_by("sweeper", 0, false, Some("close"))]);
     let decision = decide_default(&facts, Some(&posted));
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
     assert!(!decision
         .writes
         .iter()
@@ -193,7 +190,7 @@ fn an_interrupted_mark_gets_its_comment_and_nothing_else() {
         ..history(3, vec![])
     };
     let decision = decide_default(&facts, Some(&interrupted));
-    assert_eq!(decision.disposition, Disposition::MarkStale);
+    assert_eq!(decision.disposition, Verdict::MarkStale);
     assert_eq!(decision.writes.len(), 1);
     assert!(
         matches!(&decision.writes[0], Write::Comment { marker, .. } if marker == "<!-- gh-sweep:mark-stale -->")
@@ -205,14 +202,14 @@ fn an_interrupted_mark_gets_its_comment_and_nothing_else() {
     };
     assert_eq!(
         decide_default(&facts, Some(&old)).disposition,
-        Disposition::Close
+        Verdict::Close
     );
 }
 
 #[test]
 fn an_unknown_label_date_keeps_the_item_without_writes() {
     let decision = label_date_unknown(&stale(issue(90)), &StaleRules::default());
-    assert_eq!(decision.disposition, Disposition::Keep);
+    assert_eq!(decision.disposition, Verdict::Keep);
     assert!(decision.writes.is_empty());
     assert!(
         decision.reason.contains("date is unknown"),
@@ -226,14 +223,14 @@ fn future_timestamps_are_kept_and_explained() {
     let mut facts = issue(0);
     facts.updated_at = now() + Duration::days(3);
     let decision = decide_default(&facts, None);
-    assert_eq!(decision.disposition, Disposition::Keep);
+    assert_eq!(decision.disposition, Verdict::Keep);
     assert!(decision.reason.contains("future"));
 }
 
 #[test]
 fn the_day_counts_are_reached_on_their_day() {
     let decision = decide_default(&issue(60), None);
-    assert_eq!(decision.disposition, Disposition::MarkStale);
+    assert_eq!(decision.disposition, Verdict::MarkStale);
     assert_eq!(decision.reason, "idle 60 days >= 60");
     // Updated this very moment: not in the future, just fresh.
     assert_eq!(decide_default(&issue(0), None).reason, "idle 0 days < 60");
@@ -247,7 +244,7 @@ fn the_day_counts_are_reached_on_their_day() {
         decide(&issue(0), None, &at_once, None, now())
             .unwrap()
             .disposition,
-        Disposition::MarkStale
+        Verdict::MarkStale
     );
     let decision = decide(
         &stale(issue(0)),
@@ -257,10 +254,10 @@ fn the_day_counts_are_reached_on_their_day() {
         now(),
     )
     .unwrap();
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
     assert_eq!(decision.reason, "stale for 0 days >= 0");
     let decision = decide_default(&stale(issue(7)), Some(&history(7, vec![])));
-    assert_eq!(decision.disposition, Disposition::Close);
+    assert_eq!(decision.disposition, Verdict::Close);
     assert_eq!(decision.reason, "stale for 7 days >= 7");
 }
 
@@ -363,6 +360,6 @@ fn a_close_is_commented_and_labelled_once() {
         ..history(3, vec![comment_by("sweeper", 3, false, Some("mark-stale"))])
     };
     let decision = decide_default(&stale(issue(1)), Some(&posted));
-    assert_eq!(decision.disposition, Disposition::Keep);
+    assert_eq!(decision.disposition, Verdict::Keep);
     assert!(decision.writes.is_empty());
 }
