@@ -2,8 +2,8 @@
 //! effects become the store's own calls ([`apply_each`]). A backend's [`super::Store::settle`]
 //! runs `apply_each` inside one transaction of its own, after checking that the runs it acts
 //! for still hold their heartbeat, so an item's (or a listing's) effects land all together or
-//! not at all. The engine decides the effects ([`crate::engine::settle`]); the store never
-//! decides them.
+//! not at all. The engine decides the effects (its `settle` module hands them over); the
+//! store never decides them.
 
 use chrono::{DateTime, Utc};
 

@@ -25,11 +25,20 @@ impl PostgresStore {
             .iter()
             .try_for_each(|run| self.hold_run(&mut *self.client(), *run))
             .and_then(|()| effect::apply_each(self, effects));
-        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        self.client()
-            .batch_execute(end)
-            .doing("settling the run's bookkeeping")?;
-        result.doing("settling the run's bookkeeping")
+        match result {
+            Ok(applied) => {
+                self.client()
+                    .batch_execute("COMMIT")
+                    .doing("settling the run's bookkeeping")?;
+                Ok(applied)
+            }
+            Err(error) => {
+                // What failed is what the run should hear of, even if the connection that
+                // failed cannot roll back (a connection that broke took its transaction with it).
+                let _ = self.client().batch_execute("ROLLBACK");
+                Err(error).doing("settling the run's bookkeeping")
+            }
+        }
     }
 
     /// The runs this store started and has not finished (whose heartbeat its thread renews).
