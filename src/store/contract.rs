@@ -13,6 +13,12 @@ use crate::policy::recap::Recap;
 use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
+mod settle;
+use settle::{
+    settle_is_refused_past_the_heartbeat_bound, settle_is_refused_to_a_run_taken_over,
+    settle_is_whole_or_nothing, Beside,
+};
+
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 10, 12, 12, 0, 0).unwrap()
 }
@@ -735,6 +741,61 @@ macro_rules! contract {
         }
     };
 }
+
+/// A test per check for a backend that needs a way into the database beside the store, each
+/// on a fresh store from `$fresh` (which returns what must live as long as the store, the
+/// store, and the [`Beside`]).
+macro_rules! contract_beside {
+    ($backend:ident, $fresh:expr, [$($check:ident),* $(,)?]) => {
+        mod $backend {
+            $(
+                #[test]
+                fn $check() {
+                    let (_keep, mut store, beside) = $fresh;
+                    super::$check(store.as_mut(), &beside);
+                }
+            )*
+        }
+    };
+}
+
+/// A SQLite store in a new temp file, and the file.
+fn sqlite_file_beside() -> (tempfile::TempDir, Box<dyn Store>, Beside) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.db");
+    let store = open(&Location::File(path.clone())).unwrap();
+    (dir, store, Beside::File(path))
+}
+
+/// A PostgreSQL store on a new database, and the database's URL.
+#[cfg(feature = "postgres")]
+fn postgres_beside() -> ((), Box<dyn Store>, Beside) {
+    let url = super::postgres::test_server::fresh_database();
+    let target = super::Target::new(&url, "test-host".into());
+    let store = open(&Location::Postgres(Box::new(target))).unwrap();
+    ((), store, Beside::Postgres(url))
+}
+
+contract_beside!(
+    sqlite_settle,
+    super::sqlite_file_beside(),
+    [
+        settle_is_whole_or_nothing,
+        settle_is_refused_to_a_run_taken_over,
+        settle_is_refused_past_the_heartbeat_bound,
+    ]
+);
+
+#[cfg(feature = "postgres")]
+contract_beside!(
+    postgres_settle,
+    super::postgres_beside(),
+    [
+        settle_is_whole_or_nothing,
+        settle_is_refused_to_a_run_taken_over,
+        settle_is_refused_past_the_heartbeat_bound,
+    ]
+);
 
 /// A SQLite store in a new temp file.
 fn sqlite_file() -> (tempfile::TempDir, Box<dyn Store>) {

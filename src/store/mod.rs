@@ -5,7 +5,9 @@
 //! feature `postgres`, on by default); [`open`] is the one place that picks it.
 //!
 //! Every method that must be atomic says so and is one transaction in the backend: a caller
-//! never holds a transaction or a connection. The claim's `admit` gets the facts the backend
+//! never holds a transaction or a connection. A run's bookkeeping (an item's, a listing's)
+//! goes through [`Store::settle`], which applies all of it in one transaction, or none of it
+//! when the run no longer holds its heartbeat. The claim's `admit` gets the facts the backend
 //! read inside the claim's own transaction ([`ClaimFacts`]), so its decision and the lease
 //! commit together. It holds no secrets: the token never reaches it.
 
@@ -21,6 +23,7 @@ use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
 pub mod copy;
+pub mod effect;
 pub mod error;
 pub mod identity;
 pub mod location;
@@ -32,6 +35,7 @@ pub mod sqlite;
 #[cfg(test)]
 mod contract;
 
+pub use effect::{Applied, Effect};
 pub use error::{Result, StoreError};
 pub use location::{Liveness, Location, Runs, Target};
 use queue::{Claim, Lease, NewRow, Pending, Row};
@@ -300,6 +304,15 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
 
     /// Replaces every table `store copy` moves with `dump`'s rows, in one transaction.
     fn import(&mut self, dump: &copy::Dump) -> Result<()>;
+
+    /// Applies `effects`, in order, in one transaction (`BEGIN IMMEDIATE` on SQLite, one
+    /// `BEGIN`/`COMMIT` on PostgreSQL) that first checks that every run this store started
+    /// and has not finished still holds its heartbeat: not taken over, renewed within its
+    /// bound. A run that lost it gets [`LostLease`] and nothing is applied, so a run paused
+    /// past its bound and resumed after another run took its work over never applies its
+    /// stale bookkeeping; any effect failing rolls every other one back. With no run started
+    /// (a maintenance command), nothing is fenced.
+    fn settle(&self, effects: &[Effect]) -> Result<Applied>;
 
     /// What the recap should say about the store's doings this run (a dead run of another
     /// host taken over, and when).

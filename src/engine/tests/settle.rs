@@ -5,7 +5,10 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::*;
+use crate::item::ItemRef;
+use crate::policy::lease::{LeaseOutcome, Owner};
 use crate::policy::merge::QueueStatus;
+use crate::policy::sweep::{Budget, Gate};
 use crate::store::queue::NewRow;
 
 fn now() -> DateTime<Utc> {
@@ -208,5 +211,43 @@ fn a_lease_of_another_owner_is_left_alone() {
     enqueue(store.as_ref(), "m1", 1, now() - Duration::hours(1));
     claim(store.as_mut(), 1, "run-9");
     apply(store.as_ref(), &[lease("m1", LeaseOutcome::Abandon)]).unwrap();
+    assert_eq!(status(store.as_ref(), 1, "m1"), QueueStatus::Claimed);
+}
+
+/// A run that another run took over (paused past its bound, its claims taken) applies nothing
+/// of what its item came to, and is told so: `apply` fails with the store's refusal, which
+/// the run takes as a store failure and stops on.
+#[test]
+fn a_run_taken_over_applies_nothing_and_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.db");
+    let mut store = crate::store::open(&crate::store::Location::File(path.clone())).unwrap();
+    let run = store.start_run("sweep", "gh-sweep sweep").unwrap();
+    assert_eq!(Owner::run(run), Owner::run(1), "the owner `lease` names");
+    enqueue(store.as_ref(), "m1", 1, now() - Duration::hours(1));
+    claim(store.as_mut(), 1, "run-1");
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE runs SET taken_over_at = ?2, taken_over_by = 'another-host' WHERE id = ?1",
+            rusqlite::params![run, "2025-03-04T12:00:00.000000Z"],
+        )
+        .unwrap();
+    let effects = [
+        Effect::RecordStaleMark {
+            item: item(2),
+            label: "Stale".into(),
+            labeled_at: now(),
+            last_write_at: now(),
+        },
+        lease("m1", LeaseOutcome::Abandon),
+    ];
+    let error = apply(store.as_ref(), &effects).unwrap_err();
+    assert!(crate::store::is_failure(&error), "{error:#}");
+    assert!(
+        format!("{error:#}").contains("no longer holds its heartbeat"),
+        "{error:#}"
+    );
+    assert_eq!(store.stale_mark(&item(2), "Stale").unwrap(), None);
     assert_eq!(status(store.as_ref(), 1, "m1"), QueueStatus::Claimed);
 }

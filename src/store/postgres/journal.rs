@@ -104,7 +104,11 @@ impl PostgresStore {
 
     /// Inside a transaction: this run still holds its heartbeat (locked, so no host takes it
     /// over before the intent commits).
-    fn hold_run(&self, client: &mut impl GenericClient, run_id: i64) -> crate::store::Result<()> {
+    pub(super) fn hold_run(
+        &self,
+        client: &mut impl GenericClient,
+        run_id: i64,
+    ) -> crate::store::Result<()> {
         self.check_heartbeat()?;
         let held = client.query_opt(
             "SELECT 1 FROM runs WHERE id = $1 AND finished_at IS NULL AND taken_over_at IS NULL

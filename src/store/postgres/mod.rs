@@ -30,6 +30,7 @@ mod prune;
 mod queue;
 #[cfg(test)]
 mod round_trips;
+mod settle;
 mod status;
 #[cfg(test)]
 pub mod test_server;
@@ -471,5 +472,9 @@ impl Store for PostgresStore {
 
     fn import(&mut self, dump: &super::copy::Dump) -> crate::store::Result<()> {
         self.import_rows(dump)
+    }
+
+    fn settle(&self, effects: &[super::Effect]) -> crate::store::Result<super::Applied> {
+        self.settle_effects(effects)
     }
 }

@@ -29,6 +29,7 @@ mod open;
 mod prune;
 pub mod queue;
 mod runs;
+mod settle;
 
 pub use migrations::SCHEMA_VERSION;
 
@@ -306,6 +307,10 @@ impl Store for SqliteStore {
 
     fn import(&mut self, dump: &super::copy::Dump) -> crate::store::Result<()> {
         self.import_rows(dump)
+    }
+
+    fn settle(&self, effects: &[super::Effect]) -> crate::store::Result<super::Applied> {
+        self.settle_effects(effects)
     }
 
     fn notes(&self) -> Vec<String> {

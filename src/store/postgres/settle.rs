@@ -1,0 +1,51 @@
+//! A run's settlement in PostgreSQL: one transaction on the store's connection that first
+//! locks the rows of the runs this store acts for (`FOR UPDATE`, so no host takes one over
+//! before it commits) and checks each still holds its heartbeat, then applies every effect;
+//! a failure anywhere rolls the whole settlement back.
+
+use super::PostgresStore;
+use crate::store::error::Doing;
+use crate::store::{effect, Applied, Effect};
+
+impl PostgresStore {
+    /// [`crate::store::Store::settle`] on PostgreSQL. Nothing to apply opens no transaction.
+    ///
+    /// The effects go through the store's own calls, which each borrow the one connection in
+    /// turn: the transaction is the connection's (`BEGIN` ... `COMMIT`), not a `Transaction`
+    /// value, which would hold the connection for the whole of it.
+    pub(super) fn settle_effects(&self, effects: &[Effect]) -> crate::store::Result<Applied> {
+        if effects.is_empty() {
+            return Ok(Applied::default());
+        }
+        let runs = self.acting_for();
+        self.client()
+            .batch_execute("BEGIN")
+            .doing("settling the run's bookkeeping")?;
+        let result = runs
+            .iter()
+            .try_for_each(|run| self.hold_run(&mut *self.client(), *run))
+            .and_then(|()| effect::apply_each(self, effects));
+        match result {
+            Ok(applied) => {
+                self.client()
+                    .batch_execute("COMMIT")
+                    .doing("settling the run's bookkeeping")?;
+                Ok(applied)
+            }
+            Err(error) => {
+                // What failed is what the run should hear of, even if the connection that
+                // failed cannot roll back (a connection that broke took its transaction with it).
+                let _ = self.client().batch_execute("ROLLBACK");
+                Err(error).doing("settling the run's bookkeeping")
+            }
+        }
+    }
+
+    /// The runs this store started and has not finished (whose heartbeat its thread renews).
+    fn acting_for(&self) -> Vec<i64> {
+        match self.beat.lock() {
+            Ok(beat) => beat.runs.clone(),
+            Err(poisoned) => poisoned.into_inner().runs.clone(),
+        }
+    }
+}
