@@ -143,6 +143,8 @@ mod tests {
     #[test]
     fn a_run_owner_is_spelled_as_the_store_spells_it() {
         assert_eq!(Owner::run(7).as_str(), "run-7");
+        // Whatever formats an owner (a message, a log line) takes it through Display.
+        assert_eq!(Owner::run(7).to_string(), "run-7");
         assert_eq!(Owner::run(7), Owner::new(crate::store::queue::run_owner(7)));
     }
 }
