@@ -1,7 +1,7 @@
 //! The REST writer port: each write of the rules as the one request GitHub documents for it.
 
+use crate::github::client::Method;
 use chrono::{DateTime, Utc};
-use reqwest::Method;
 use serde_json::json;
 
 use super::{branch_path, issue_path, pull_path, segment};

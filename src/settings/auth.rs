@@ -19,7 +19,7 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, SettingsError> 
         return Ok("https://api.github.com".to_string());
     };
     let invalid = |fix: &str| SettingsError::value(source, &base, fix);
-    let url = reqwest::Url::parse(&base).map_err(|error| {
+    let url = url::Url::parse(&base).map_err(|error| {
         invalid(&format!(
             "{error}; write a URL such as https://ghe.example.com/api/v3"
         ))
@@ -88,7 +88,7 @@ impl Host {
 /// SUB.ghe.com, `HOST/api/v3` (or any other host) is an Enterprise Server. A loopback base
 /// without `/api/v3` is a local stand-in for github.com (a test server or a local proxy).
 pub fn host_of(api_base: &str) -> Host {
-    let url = reqwest::Url::parse(api_base).ok();
+    let url = url::Url::parse(api_base).ok();
     let host = url
         .as_ref()
         .and_then(|url| url.host_str())

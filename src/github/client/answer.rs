@@ -5,9 +5,8 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use reqwest::header::HeaderMap;
-use reqwest::StatusCode;
 use serde_json::Value;
+use ureq::http::{HeaderMap, StatusCode};
 
 use super::errors::{github_message, ApiError};
 use super::limits::rate_limit_wait;
@@ -64,6 +63,38 @@ pub(super) struct Asked<'a> {
     pub(super) record: Option<&'a RefCell<Snapshot>>,
 }
 
+/// What GitHub says of a 403 or 429 as a rate limit, by the signs it documents ("Rate limits
+/// for the REST API" and "Rate limits and query limits for the GraphQL API", Exceeding the rate
+/// limit), strongest first.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Limited {
+    /// `retry-after`, or `x-ratelimit-remaining: 0` until `x-ratelimit-reset`: the wait GitHub
+    /// named, whatever its message says.
+    Wait(Duration),
+    /// A secondary limit that names no wait. For it GitHub documents no header and no field,
+    /// only "an error message that indicates that you exceeded a secondary rate limit": its
+    /// `message` is read as the last resort ("You have exceeded a secondary rate limit", as
+    /// its primary limit's "API rate limit exceeded", both say "rate limit").
+    Said,
+    /// 429 Too Many Requests that says nothing more.
+    TooMany,
+}
+
+/// Whether a 403 or 429 is a rate limit, and what GitHub said of it; `None` for any other
+/// answer, and for a 403 with no sign of one (a permission refused).
+pub(super) fn limited(status: u16, headers: &HeaderMap, message: Option<&str>) -> Option<Limited> {
+    if !matches!(status, 403 | 429) {
+        return None;
+    }
+    if let Some(wait) = rate_limit_wait(headers) {
+        return Some(Limited::Wait(wait));
+    }
+    if message.is_some_and(|message| message.to_ascii_lowercase().contains("rate limit")) {
+        return Some(Limited::Said);
+    }
+    (status == 429).then_some(Limited::TooMany)
+}
+
 /// What an answer that is not a success means: the token refused, a rate limit (with the wait
 /// GitHub named, or none), a server failure to retry, or the item's own failure (recorded in a
 /// snapshot, as a replay must answer it the same).
@@ -79,34 +110,29 @@ pub(super) fn classify_failure(
         record,
         ..
     } = *asked;
-    let github_says = github_message(text)
-        .map(|m| format!(": {m}"))
-        .unwrap_or_default();
+    let said = github_message(text);
+    let github_says = said.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
     let code = status.as_u16();
-    let wait = rate_limit_wait(headers);
-    let rate_limited = wait.is_some() || text.to_ascii_lowercase().contains("rate limit");
-    match code {
-        401 => AttemptOutcome::Final(ApiError::Auth {
+    match (code, limited(code, headers, said.as_deref())) {
+        (401, _) => AttemptOutcome::Final(ApiError::Auth {
             status: code,
             message: format!("GitHub refused the token (401) for {method} {key}{github_says}"),
         }),
-        403 | 429 if rate_limited => match wait {
-            Some(wait) => AttemptOutcome::Retry {
-                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
-                wait: Some(wait),
-            },
-            None => AttemptOutcome::Throttled {
-                message: format!("rate limited ({code}) on {method} {key}{github_says}"),
-            },
+        (_, Some(Limited::Wait(wait))) => AttemptOutcome::Retry {
+            message: format!("rate limited ({code}) on {method} {key}{github_says}"),
+            wait: Some(wait),
         },
-        403 => AttemptOutcome::Final(ApiError::Auth {
+        (_, Some(Limited::Said)) => AttemptOutcome::Throttled {
+            message: format!("rate limited ({code}) on {method} {key}{github_says}"),
+        },
+        (_, Some(Limited::TooMany)) => AttemptOutcome::Throttled {
+            message: format!("too many requests (429) on {method} {key}"),
+        },
+        (403, None) => AttemptOutcome::Final(ApiError::Auth {
             status: code,
             message: format!("permission denied (403) for {method} {key}{github_says}"),
         }),
-        429 => AttemptOutcome::Throttled {
-            message: format!("too many requests (429) on {method} {key}"),
-        },
-        500..=599 => AttemptOutcome::Retry {
+        (500..=599, _) => AttemptOutcome::Retry {
             message: format!("GitHub answered {code} on {method} {key}"),
             wait: None,
         },
@@ -121,5 +147,47 @@ pub(super) fn classify_failure(
                 message: format!("{method} {key} answered {code}{github_says}"),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ureq::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.insert(*name, HeaderValue::from_str(value).unwrap());
+        }
+        headers
+    }
+
+    #[test]
+    fn a_rate_limit_is_told_by_githubs_headers_before_its_message() {
+        // A primary limit spent: `x-ratelimit-remaining: 0`, whatever the message says.
+        let reset = (crate::clock::wall().timestamp() + 30).to_string();
+        let spent = headers(&[
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", &reset),
+        ]);
+        let wait = limited(403, &spent, Some("Forbidden"));
+        assert!(
+            matches!(wait, Some(Limited::Wait(wait)) if wait <= Duration::from_secs(30)),
+            "{wait:?}"
+        );
+        let asked = headers(&[("retry-after", "7")]);
+        assert_eq!(
+            limited(429, &asked, None),
+            Some(Limited::Wait(Duration::from_secs(7)))
+        );
+        // No wait named: the message is the only sign GitHub gives of a secondary limit.
+        let left = headers(&[("x-ratelimit-remaining", "4990")]);
+        let secondary = "You have exceeded a secondary rate limit. Please wait a few minutes.";
+        assert_eq!(limited(403, &left, Some(secondary)), Some(Limited::Said));
+        assert_eq!(limited(403, &left, Some("Must have admin rights")), None);
+        assert_eq!(limited(429, &left, None), Some(Limited::TooMany));
+        // Not a 403 or 429: never a rate limit, whatever it says.
+        assert_eq!(limited(404, &spent, Some(secondary)), None);
     }
 }

@@ -4,11 +4,10 @@
 
 use std::cell::RefCell;
 
-use reqwest::blocking::RequestBuilder;
-use reqwest::header::HeaderMap;
-use reqwest::StatusCode;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
+use ureq::http::header::{HeaderName, ETAG, LAST_MODIFIED};
+use ureq::http::{HeaderMap, StatusCode};
 
 use super::answer::{AttemptOutcome, Page, Read};
 use super::{Cached, Client};
@@ -27,7 +26,7 @@ pub fn token_fingerprint(token: &SecretString) -> String {
 /// Whether a cached answer is a list page that held as many items as its URL's `per_page`
 /// (GitHub's default is 30): a full page.
 fn full_page(body: &str, url: &str) -> bool {
-    let per_page = reqwest::Url::parse(url)
+    let per_page = url::Url::parse(url)
         .ok()
         .and_then(|url| {
             url.query_pairs()
@@ -56,14 +55,14 @@ pub(super) fn fresh_validators(
     text: &str,
     next: Option<&String>,
 ) -> Option<Cached> {
-    let header = |name: reqwest::header::HeaderName| {
+    let header = |name: HeaderName| {
         headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    let etag = header(reqwest::header::ETAG);
-    let last_modified = header(reqwest::header::LAST_MODIFIED);
+    let etag = header(ETAG);
+    let last_modified = header(LAST_MODIFIED);
     (etag.is_some() || last_modified.is_some()).then(|| Cached {
         etag,
         last_modified,
@@ -84,24 +83,21 @@ impl Client {
             .filter(|cached| cached.next.is_some() || !full_page(&cached.body, url))
     }
 
-    /// Makes a read conditional on what was kept of it.
-    pub(super) fn conditional(
-        &self,
-        mut request: RequestBuilder,
-        cached: Option<&Cached>,
-    ) -> RequestBuilder {
+    /// The headers that make a read conditional on what was kept of it.
+    pub(super) fn conditional(&self, cached: Option<&Cached>) -> Vec<(&'static str, String)> {
+        let mut headers = Vec::new();
         if let Some(cached) = cached {
             // An ETag is valid only for the token it was given to; under another token
             // it can only miss, so the date alone asks "changed since?".
             let same_token = cached.token.as_deref() == Some(self.fingerprint.as_str());
             if let Some(etag) = cached.etag.as_ref().filter(|_| same_token) {
-                request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+                headers.push(("if-none-match", etag.clone()));
             }
             if let Some(modified) = &cached.last_modified {
-                request = request.header(reqwest::header::IF_MODIFIED_SINCE, modified);
+                headers.push(("if-modified-since", modified.clone()));
             }
         }
-        request
+        headers
     }
 
     /// A 304 to a conditional read: the kept body, counted, recorded in a snapshot as a 200,
@@ -157,7 +153,7 @@ impl Client {
         }
         let Some(cache) = &self.cache else { return };
         let etag = headers
-            .get(reqwest::header::ETAG)
+            .get(ETAG)
             .and_then(|value| value.to_str().ok())
             .map(str::to_string);
         if etag.is_some() {

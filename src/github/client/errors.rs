@@ -1,6 +1,7 @@
 //! The failure taxonomy of a request: what a failed read or write is (the item's own, the
 //! harness's, the token's), how an answer that is not a success is classified before retries
-//! decide, and the words the errors are made of (GitHub's own message, a transport failure).
+//! decide, and the words the errors are made of (GitHub's own message; a request with no
+//! answer is put in words where the HTTP library is used, `transport.rs`).
 
 use serde_json::Value;
 
@@ -77,30 +78,6 @@ pub(super) fn kind_of(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
-    }
-}
-
-/// A request that got no answer, in words: timed out, could not connect, or the connection
-/// failed, with the innermost cause.
-pub(super) fn describe_transport(error: &reqwest::Error, url: &str) -> String {
-    let what = if error.is_timeout() {
-        "timed out"
-    } else if error.is_connect() {
-        "could not connect"
-    } else {
-        "connection failed"
-    };
-    // reqwest's own text names the URL, never a header, so the token cannot appear in it.
-    let mut source = std::error::Error::source(error);
-    let mut cause = String::new();
-    while let Some(inner) = source {
-        cause = inner.to_string();
-        source = inner.source();
-    }
-    if cause.is_empty() {
-        format!("GET {url} {what}")
-    } else {
-        format!("request to {url} {what}: {cause}")
     }
 }
 

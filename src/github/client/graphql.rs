@@ -4,16 +4,17 @@
 
 use std::cell::RefCell;
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use reqwest::header::{ACCEPT, AUTHORIZATION};
 use serde_json::Value;
+use ureq::http::Method;
 
 use super::answer::{Asked, AttemptOutcome};
-use super::errors::{describe_transport, ApiError};
-use super::http::{read_attempt, Deadline};
-use super::limits::secondary_wait;
-use super::{bearer, Client, Transport};
+use super::errors::ApiError;
+use super::http::read_attempt;
+use super::limits::{rate_limit_wait, secondary_wait};
+use super::transport::{self, describe_transport};
+use super::{Client, Upstream};
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// What a GraphQL read answered: GitHub's JSON, or that GitHub cut the query off at its time
@@ -51,8 +52,8 @@ impl Client {
     ) -> Result<Posted, ApiError> {
         let key = format!("/graphql {key}");
         let (http, token, record) = match &self.mode {
-            Transport::Replay(snapshot) => return replayed(snapshot, &key),
-            Transport::Live {
+            Upstream::Replay(snapshot) => return replayed(snapshot, &key),
+            Upstream::Live {
                 http,
                 token,
                 record,
@@ -71,12 +72,8 @@ impl Client {
             self.before_request(&url)?;
             self.requests.set(self.requests.get() + 1);
             let deadline = Instant::now() + self.timeout;
-            let result = http
-                .post(&url)
-                .header(AUTHORIZATION, bearer(token))
-                .header(ACCEPT, accept)
-                .json(body)
-                .send();
+            let accept = [("accept", accept.to_string())];
+            let result = transport::send(http, Method::POST, &url, token, &accept, Some(body));
             let outcome = match result {
                 Ok(response) => {
                     let status = response.status();
@@ -85,11 +82,8 @@ impl Client {
                     if cut_off_is_final && matches!(status.as_u16(), 502 | 504) {
                         return Ok(Posted::CutOff(status.as_u16()));
                     }
-                    let body = Deadline {
-                        inner: response,
-                        deadline,
-                    };
-                    read_attempt(body, status, &asked)
+                    let wait = rate_limit_wait(response.headers());
+                    refused_for_limit(read_attempt(response, deadline, &asked), wait, &key)
                 }
                 Err(error) => {
                     self.log("POST", &url, None);
@@ -114,6 +108,34 @@ impl Client {
     }
 }
 
+/// A GraphQL answer GitHub gave instead of running the query because a rate limit is spent,
+/// told by what GitHub documents for it ("Rate limits and query limits for the GraphQL API",
+/// Exceeding the rate limit): HTTP 200 with an error message and no `data`, and `retry-after`
+/// (a secondary limit) or `x-ratelimit-remaining: 0` until `x-ratelimit-reset` (the primary
+/// one). Retried after the wait GitHub named, as REST's are; any other answer as it is (the
+/// caller reads the errors' `type`, `RATE_LIMITED`, when no header says so).
+fn refused_for_limit(outcome: AttemptOutcome, wait: Option<Duration>, key: &str) -> AttemptOutcome {
+    let (AttemptOutcome::Done(page), Some(wait)) = (&outcome, wait) else {
+        return outcome;
+    };
+    let errors = page.body.get("errors").and_then(Value::as_array);
+    let Some(first) = errors.and_then(|errors| errors.first()) else {
+        return outcome;
+    };
+    if !page.body.get("data").is_none_or(Value::is_null) {
+        return outcome;
+    }
+    let said = |field: &str| first.get(field).and_then(Value::as_str).unwrap_or("");
+    AttemptOutcome::Retry {
+        message: format!(
+            "rate limited (200) on POST {key}: {} {}",
+            said("type"),
+            said("message")
+        ),
+        wait: Some(wait),
+    }
+}
+
 /// A GraphQL read answered from a snapshot.
 fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
     match snapshot.get_posted(key) {
@@ -130,5 +152,77 @@ fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &Value) {
         record
             .borrow_mut()
             .insert_posted(key, Recorded::of(200, body, None));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LiveOptions, RetryPolicy};
+    use super::*;
+    use secrecy::SecretString;
+    use std::io::{Read, Write};
+
+    /// A server on a local port that answers one connection with HTTP 200, `headers` and
+    /// `body`.
+    fn server(headers: &str, body: &str) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 8192];
+            let _ = stream.read(&mut request);
+            let _ = stream.write_all(answer.as_bytes());
+        });
+        format!("http://{address}")
+    }
+
+    fn client(base: String) -> Client {
+        Client::live(LiveOptions {
+            search_interval: Duration::ZERO,
+            base,
+            token: SecretString::from("ghp_never_shown_token".to_string()),
+            timeout: Duration::from_secs(5),
+            retry: RetryPolicy {
+                retries: 1,
+                backoff: Duration::ZERO,
+                max_wait: Duration::ZERO,
+            },
+            log: None,
+            record: false,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_spent_limit_is_told_by_githubs_headers_and_its_wait_is_kept() {
+        let reset = crate::clock::wall().timestamp() + 3600;
+        let spent = format!("x-ratelimit-remaining: 0\r\nx-ratelimit-reset: {reset}\r\n");
+        // The primary limit spent: HTTP 200, an error, no data, `x-ratelimit-remaining: 0`
+        // (an error type GitHub spells another way changes nothing).
+        let refused = r#"{"errors": [{"type": "RATE_LIMIT", "message": "API rate limit already exceeded for user ID 1."}]}"#;
+        let limited = client(server(&spent, refused));
+        let query = serde_json::json!({"query": "{ viewer { login } }"});
+        let error = match limited.post_graphql("q", &query, "application/json", false) {
+            Err(error) => error,
+            Ok(_) => panic!("a refused query is not an answer"),
+        };
+        let message = error.to_string();
+        assert!(matches!(error, ApiError::Harness { .. }), "{message}");
+        assert!(message.contains("rate limited (200) on POST /graphql q: RATE_LIMIT"));
+        assert!(
+            message.contains("more than the 0s this run may wait"),
+            "{message}"
+        );
+        assert_eq!(limited.requests(), 1);
+
+        // The query that spent the last point is answered, data and all.
+        let answered = r#"{"data": {"viewer": {"login": "octocat"}}}"#;
+        let client = client(server(&spent, answered));
+        let posted = client.post_graphql("q", &query, "application/json", false);
+        assert!(matches!(posted, Ok(Posted::Answer(_))));
     }
 }

@@ -2,18 +2,21 @@
 //! is sent), redirects (followed on a read only on that host, never on a write), and naming
 //! what a redirect or a body points at (`owner/repo#N`, `owner/repo`).
 
-use reqwest::blocking::Response;
-use reqwest::header::AUTHORIZATION;
+use std::time::Instant;
+
 use serde_json::Value;
+use ureq::http::header::LOCATION;
+use ureq::http::{HeaderMap, Method};
 
 use super::errors::ApiError;
-use super::{bearer, Client, Transport};
+use super::transport::{self, read_capped};
+use super::{Client, Upstream};
 
 /// `owner/repo#N` from an issue or PR body's `html_url`, or `owner/repo` from a repository's
 /// `full_name`.
 pub(super) fn name_of_body(body: &Value) -> Option<String> {
     if let Some(html) = body.get("html_url").and_then(Value::as_str) {
-        let url = reqwest::Url::parse(html).ok()?;
+        let url = url::Url::parse(html).ok()?;
         let segments: Vec<&str> = url.path_segments()?.collect();
         if let [owner, name, "issues" | "pull", number] = segments.as_slice() {
             return Some(format!("{owner}/{name}#{number}"));
@@ -27,7 +30,7 @@ pub(super) fn name_of_body(body: &Value) -> Option<String> {
 impl Client {
     /// The scheme, host and port of a URL: where the token may go.
     fn origin(url: &str) -> Option<(String, String, Option<u16>)> {
-        let url = reqwest::Url::parse(url).ok()?;
+        let url = url::Url::parse(url).ok()?;
         Some((
             url.scheme().to_string(),
             url.host_str()?.to_ascii_lowercase(),
@@ -45,11 +48,11 @@ impl Client {
 
     /// The item failure for an address off the API host, which is never asked.
     pub(super) fn off_host_error(&self, url: &str, what: &str) -> ApiError {
-        let host = reqwest::Url::parse(url)
+        let host = url::Url::parse(url)
             .ok()
             .and_then(|url| url.host_str().map(str::to_string))
             .unwrap_or_else(|| url.to_string());
-        let api = reqwest::Url::parse(&self.base)
+        let api = url::Url::parse(&self.base)
             .ok()
             .and_then(|url| url.host_str().map(str::to_string))
             .unwrap_or_default();
@@ -108,7 +111,7 @@ impl Client {
 
     /// One plain GET on the API host, no retries, no cache, no redirects: for naming things.
     fn peek(&self, path: &str) -> Option<Value> {
-        let Transport::Live { http, token, .. } = &self.mode else {
+        let Upstream::Live { http, token, .. } = &self.mode else {
             return None;
         };
         let url = self.url(path);
@@ -116,17 +119,15 @@ impl Client {
             return None;
         }
         self.requests.set(self.requests.get() + 1);
-        let response = http
-            .get(&url)
-            .header(AUTHORIZATION, bearer(token))
-            .send()
-            .ok()?;
+        let deadline = Instant::now() + self.timeout;
+        let response = transport::send(http, Method::GET, &url, token, &[], None).ok()?;
         self.log("GET", &url, Some(response.status()));
         self.note_limits(response.headers());
         if !response.status().is_success() {
             return None;
         }
-        response.json().ok()
+        let bytes = read_capped(response.into_body(), deadline).ok()?;
+        serde_json::from_slice(&bytes).ok()
     }
 
     /// Where a read's redirect points, when the client may follow it there.
@@ -134,18 +135,18 @@ impl Client {
         &self,
         from: &str,
         key: &str,
-        response: &Response,
+        status: ureq::http::StatusCode,
+        headers: &HeaderMap,
     ) -> Result<String, ApiError> {
-        let status = response.status().as_u16();
-        let location = response
-            .headers()
-            .get(reqwest::header::LOCATION)
+        let status = status.as_u16();
+        let location = headers
+            .get(LOCATION)
             .and_then(|value| value.to_str().ok())
             .ok_or_else(|| ApiError::Item {
                 status: Some(status),
                 message: format!("GET {key} answered {status} without a Location"),
             })?;
-        let next = reqwest::Url::parse(from)
+        let next = url::Url::parse(from)
             .and_then(|from| from.join(location))
             .map_err(|_| ApiError::Item {
                 status: Some(status),

@@ -7,42 +7,20 @@ use std::cell::RefCell;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use reqwest::blocking::Response;
-use reqwest::header::{HeaderMap, AUTHORIZATION};
-use reqwest::StatusCode;
 use serde_json::Value;
+use ureq::http::header::LINK;
+use ureq::http::{HeaderMap, Method, StatusCode};
 
 use super::answer::{classify_failure, Asked, AttemptOutcome, Page, Read};
 use super::cache::fresh_validators;
-use super::errors::{describe_transport, ApiError};
+use super::errors::ApiError;
 use super::limits::secondary_wait;
-use super::{bearer, Client, Transport};
+use super::transport::{self, describe_transport, read_capped, Response, MAX_BODY};
+use super::{Client, Upstream};
 use crate::github::snapshot::{Recorded, Snapshot};
-
-/// The largest answer a read accepts.
-const MAX_BODY: u64 = 32 << 20;
 
 /// Redirects one read follows on the API host before giving up.
 const MAX_REDIRECTS: u32 = 3;
-
-/// A response body read against the request's deadline: past it, the next read fails as a
-/// timeout however steadily the bytes trickle in.
-pub(super) struct Deadline {
-    pub(super) inner: Response,
-    pub(super) deadline: Instant,
-}
-
-impl std::io::Read for Deadline {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if Instant::now() > self.deadline {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "the answer took longer than timeout_seconds",
-            ));
-        }
-        self.inner.read(buf)
-    }
-}
 
 impl Client {
     /// One page of a read, asked until it is answered or the retries are spent.
@@ -50,8 +28,8 @@ impl Client {
         let url = self.url(path);
         let key = self.key(&url);
         let (http, token, record) = match &self.mode {
-            Transport::Replay(snapshot) => return replay(snapshot, &key),
-            Transport::Live {
+            Upstream::Replay(snapshot) => return replay(snapshot, &key),
+            Upstream::Live {
                 http,
                 token,
                 record,
@@ -72,10 +50,10 @@ impl Client {
         loop {
             self.before_request(&read.target)?;
             self.requests.set(self.requests.get() + 1);
-            let request = http.get(&read.target).header(AUTHORIZATION, bearer(token));
-            let request = self.conditional(request, read.cached.as_ref());
+            let conditional = self.conditional(read.cached.as_ref());
             let deadline = Instant::now() + self.timeout;
-            let outcome = match request.send() {
+            let sent = transport::send(http, Method::GET, &read.target, token, &conditional, None);
+            let outcome = match sent {
                 Ok(response) => {
                     self.note_limits(response.headers());
                     match self.answer(&mut read, response, deadline, record) {
@@ -128,11 +106,7 @@ impl Client {
             base: &self.base,
             record,
         };
-        let body = Deadline {
-            inner: response,
-            deadline,
-        };
-        Some(read_attempt(body, status, &asked))
+        Some(read_attempt(response, deadline, &asked))
     }
 
     /// Follows a redirect on the API host (`None`: ask the new target), or the item failure
@@ -140,7 +114,7 @@ impl Client {
     fn follow_redirect(&self, read: &mut Read, response: &Response) -> Option<AttemptOutcome> {
         let status = response.status();
         self.log("GET", &read.target, Some(status));
-        match self.redirect_target(&read.target, &read.key, response) {
+        match self.redirect_target(&read.target, &read.key, status, response.headers()) {
             Ok(_) if read.hops >= MAX_REDIRECTS => Some(AttemptOutcome::Final(ApiError::Item {
                 status: Some(status.as_u16()),
                 message: format!(
@@ -206,16 +180,14 @@ impl Client {
 
 /// One attempt's answer, read and classified: a page, or why not. A body cut off is retried;
 /// one past the cap is not an answer to read.
-pub(super) fn read_attempt(
-    response: Deadline,
-    status: StatusCode,
-    asked: &Asked,
-) -> AttemptOutcome {
+pub(super) fn read_attempt(response: Response, deadline: Instant, asked: &Asked) -> AttemptOutcome {
     let Asked {
         method, url, key, ..
     } = *asked;
-    let headers = response.inner.headers().clone();
-    let bytes = match read_capped(response) {
+    let status = response.status();
+    let (parts, body) = response.into_parts();
+    let headers = parts.headers;
+    let bytes = match read_capped(body, deadline) {
         Ok(bytes) => bytes,
         Err(error) => {
             return AttemptOutcome::Retry {
@@ -240,15 +212,6 @@ pub(super) fn read_attempt(
         return read_success(text, status, &headers, asked);
     }
     classify_failure(status, &headers, &text, asked)
-}
-
-/// The body's bytes, read no further than one past the cap: a page of 100 items is well under
-/// a megabyte, and anything past the cap is not an answer to read into memory, whatever the
-/// server says.
-fn read_capped(response: Deadline) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(response, MAX_BODY + 1), &mut bytes)?;
-    Ok(bytes)
 }
 
 /// A successful answer: its JSON (a malformed body is the item's failure), recorded in a
@@ -295,7 +258,7 @@ fn read_success(
 
 /// The `rel="next"` URL of a `Link` header.
 fn next_link(headers: &HeaderMap) -> Option<String> {
-    let link = headers.get(reqwest::header::LINK)?.to_str().ok()?;
+    let link = headers.get(LINK)?.to_str().ok()?;
     link.split(',').find_map(|part| {
         let (url, params) = part.split_once(';')?;
         let is_next = params
@@ -331,13 +294,13 @@ fn replay(snapshot: &Snapshot, key: &str) -> Result<Page, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
+    use ureq::http::HeaderValue;
 
     #[test]
     fn finds_the_next_link_among_others() {
         let mut headers = HeaderMap::new();
         headers.insert(
-            reqwest::header::LINK,
+            LINK,
             HeaderValue::from_static(
                 "<https://x/y?page=1>; rel=\"prev\", <https://x/y?page=3>; rel=\"next\", <https://x/y?page=9>; rel=\"last\"",
             ),

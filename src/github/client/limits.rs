@@ -6,10 +6,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use reqwest::header::{HeaderMap, AUTHORIZATION};
+use ureq::http::header::DATE;
+use ureq::http::{HeaderMap, Method};
 
 use super::errors::ApiError;
-use super::{bearer, Client, Transport};
+use super::transport;
+use super::{Client, Upstream};
 
 /// The least a client waits after a secondary rate limit that names no wait. GitHub, "Rate
 /// limits for the REST API": without `retry-after`, and with `x-ratelimit-remaining` not 0,
@@ -45,7 +47,7 @@ pub(super) fn rate_limit_wait(headers: &HeaderMap) -> Option<Duration> {
 /// GitHub's clock when it answered: the answer's `Date`.
 pub(super) fn github_date(headers: &HeaderMap) -> Option<DateTime<Utc>> {
     headers
-        .get(reqwest::header::DATE)
+        .get(DATE)
         .and_then(|value| value.to_str().ok())
         .and_then(|text| DateTime::parse_from_rfc2822(text).ok())
         .map(|date| date.with_timezone(&Utc))
@@ -164,12 +166,12 @@ impl Client {
     /// retried: the caller falls back on its clock slack alone. For the few places where a
     /// local stamp (the journal's) meets GitHub's.
     pub fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
-        let Transport::Live { http, token, .. } = &self.mode else {
+        let Upstream::Live { http, token, .. } = &self.mode else {
             return None;
         };
         let url = self.url("/rate_limit");
         self.requests.set(self.requests.get() + 1);
-        let response = match http.get(&url).header(AUTHORIZATION, bearer(token)).send() {
+        let response = match transport::send(http, Method::GET, &url, token, &[], None) {
             Ok(response) => response,
             Err(_) => {
                 self.log("GET", &url, None);
@@ -190,7 +192,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
+    use ureq::http::HeaderValue;
 
     #[test]
     fn a_secondary_limit_waits_a_minute_then_longer_each_time() {

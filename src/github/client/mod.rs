@@ -6,7 +6,8 @@
 //! Here: the client, its options and its public reads. Beside it, by job: `http` (the read
 //! loop and its retries), `limits` (rate limits, GitHub's clock), `cache` (conditional
 //! requests), `hosts` (the API host, redirects), `errors` (the failure taxonomy), `graphql`
-//! (the GraphQL transport) and `write` (writes, sent once).
+//! (the GraphQL transport), `write` (writes, sent once) and `transport` (the HTTP library:
+//! one request sent, a body read).
 
 mod answer;
 mod cache;
@@ -15,25 +16,27 @@ mod graphql;
 mod hosts;
 mod http;
 mod limits;
+mod transport;
 mod write;
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::time::Duration;
 
-use reqwest::blocking::Client as Http;
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, USER_AGENT};
-use reqwest::StatusCode;
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 use serde_json::Value;
+use ureq::http::StatusCode;
 
 use super::snapshot::Snapshot;
 use errors::kind_of;
 use hosts::name_of_body;
+use transport::Http;
 
 pub use cache::token_fingerprint;
 pub use errors::{ApiError, Refusal, WriteError};
 pub use graphql::Posted;
+/// The HTTP method of a write.
+pub use ureq::http::Method;
 pub use write::WriteReceipt;
 
 /// The cache port lives below both the client and the store; the client uses it from here.
@@ -53,7 +56,7 @@ pub struct RetryPolicy {
 /// appears in a line.
 pub type Log = Box<dyn Fn(&str)>;
 
-enum Transport {
+enum Upstream {
     Live {
         http: Http,
         token: SecretString,
@@ -64,7 +67,7 @@ enum Transport {
 
 pub struct Client {
     base: String,
-    mode: Transport,
+    mode: Upstream,
     retry: RetryPolicy,
     /// Where request lines go; none, and nothing is said.
     log: Option<Log>,
@@ -81,8 +84,9 @@ pub struct Client {
     /// What the last GraphQL query cost in points (1 before any): the next is not sent when
     /// fewer are left.
     graphql_cost: Cell<i64>,
-    /// The whole request's time limit, body included (reqwest's blocking reader bounds each
-    /// read, not the sum: a trickling answer once took 88 s under a 5 s timeout).
+    /// The whole request's time limit, body included: given to the HTTP agent, and checked
+    /// again before each read of a body (a trickling answer once took 88 s under a 5 s
+    /// timeout with a client that bounded each read, not the sum).
     timeout: Duration,
     /// How far GitHub's clock is ahead of ours, from the `Date` of its latest answer.
     github_offset: Cell<Option<chrono::Duration>>,
@@ -107,37 +111,15 @@ pub struct LiveOptions {
     pub record: bool,
 }
 
-const API_VERSION: &str = "2022-11-28";
-
 impl Client {
     pub fn live(options: LiveOptions) -> anyhow::Result<Self> {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            ACCEPT,
-            HeaderValue::from_static("application/vnd.github+json"),
-        );
-        headers.insert(
-            "X-GitHub-Api-Version",
-            HeaderValue::from_static(API_VERSION),
-        );
-        headers.insert(
-            USER_AGENT,
-            HeaderValue::from_static(concat!("gh-sweep/", env!("CARGO_PKG_VERSION"))),
-        );
-        let http = Http::builder()
-            .default_headers(headers)
-            .timeout(options.timeout)
-            .connect_timeout(options.timeout.min(Duration::from_secs(10)))
-            // Redirects are handled by hand: never followed on a write (a 301'd POST would be
-            // replayed as a GET and "succeed"), followed on a read only on the API host.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()?;
+        let http = transport::agent(options.timeout);
         let fingerprint = token_fingerprint(&options.token);
         Ok(Client {
             fingerprint,
             links: RefCell::new(Default::default()),
             base: options.base.trim_end_matches('/').to_string(),
-            mode: Transport::Live {
+            mode: Upstream::Live {
                 http,
                 token: options.token,
                 record: options
@@ -163,7 +145,7 @@ impl Client {
     pub fn replay(snapshot: Snapshot) -> Self {
         Client {
             base: String::new(),
-            mode: Transport::Replay(snapshot),
+            mode: Upstream::Replay(snapshot),
             retry: RetryPolicy {
                 retries: 0,
                 backoff: Duration::ZERO,
@@ -221,7 +203,7 @@ impl Client {
     /// The recorded snapshot, when recording (taken: a second call finds it empty).
     pub fn take_recording(&self) -> Option<Snapshot> {
         match &self.mode {
-            Transport::Live {
+            Upstream::Live {
                 record: Some(record),
                 ..
             } => {
@@ -393,14 +375,6 @@ impl Client {
             log(&format!("  {method} {} -> {status}", self.key(url)));
         }
     }
-}
-
-/// The `Authorization` header for the token, marked sensitive so it is never shown.
-fn bearer(token: &SecretString) -> HeaderValue {
-    let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
-        .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
-    value.set_sensitive(true);
-    value
 }
 
 #[cfg(test)]

@@ -2,15 +2,17 @@
 //! GitHub answered (its clock, for the journal) or why the write failed, and whether it may
 //! have been applied all the same.
 
-use reqwest::blocking::Response;
-use reqwest::header::AUTHORIZATION;
-use reqwest::{Method, StatusCode};
-use serde_json::Value;
+use std::time::Instant;
 
-use super::errors::{describe_transport, github_message, Refusal, WriteError};
-use super::limits::github_date;
-use super::{bearer, Client, Transport};
 use chrono::{DateTime, Utc};
+use serde_json::Value;
+use ureq::http::header::LOCATION;
+use ureq::http::{Method, StatusCode};
+
+use super::errors::{github_message, Refusal, WriteError};
+use super::limits::github_date;
+use super::transport::{self, describe_transport, read_capped, Response};
+use super::{Client, Upstream};
 
 /// What a write answered: GitHub's clock when it answered.
 pub struct WriteReceipt {
@@ -27,7 +29,7 @@ impl Client {
     ) -> Result<WriteReceipt, WriteError> {
         let url = self.url(path);
         let (http, token) = match &self.mode {
-            Transport::Replay(_) => {
+            Upstream::Replay(_) => {
                 return Err(WriteError {
                     status: None,
                     message: "a snapshot run never writes".into(),
@@ -35,16 +37,11 @@ impl Client {
                     refusal: Refusal::Other,
                 })
             }
-            Transport::Live { http, token, .. } => (http, token),
+            Upstream::Live { http, token, .. } => (http, token),
         };
         self.requests.set(self.requests.get() + 1);
-        let mut request = http
-            .request(method.clone(), &url)
-            .header(AUTHORIZATION, bearer(token));
-        if let Some(body) = body {
-            request = request.json(body);
-        }
-        let response = match request.send() {
+        let deadline = Instant::now() + self.timeout;
+        let response = match transport::send(http, method.clone(), &url, token, &[], body) {
             Ok(response) => response,
             Err(error) => {
                 self.log(method.as_str(), &url, None);
@@ -65,7 +62,7 @@ impl Client {
         if status.is_redirection() {
             return Err(self.moved_write(&method, &url, &response));
         }
-        self.written(&method, &url, status, response)
+        self.written(&method, &url, status, response, deadline)
     }
 
     /// What a write's answer says: written (with GitHub's clock), or the failure, unknown in
@@ -76,10 +73,11 @@ impl Client {
         url: &str,
         status: StatusCode,
         response: Response,
+        deadline: Instant,
     ) -> Result<WriteReceipt, WriteError> {
         let server_date = github_date(response.headers());
-        let text = match response.text() {
-            Ok(text) => text,
+        let text = match read_capped(response.into_body(), deadline) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(error) => {
                 return Err(WriteError {
                     status: Some(status.as_u16()),
@@ -113,9 +111,9 @@ impl Client {
         let status = response.status();
         let target = response
             .headers()
-            .get(reqwest::header::LOCATION)
+            .get(LOCATION)
             .and_then(|value| value.to_str().ok())
-            .and_then(|location| reqwest::Url::parse(url).ok()?.join(location).ok())
+            .and_then(|location| url::Url::parse(url).ok()?.join(location).ok())
             .map(|target| target.to_string());
         let name = match &target {
             Some(target) if self.on_api_host(target) => self.name_location(target),

@@ -131,16 +131,25 @@ fn harness(document: &Document, error: &QueryError) -> ApiError {
     }
 }
 
-/// Whether GitHub gave up on the query at its time limit but answered HTTP 200: no `data`, and
-/// an error without a `type` saying "Something went wrong while executing your query. This may
-/// be the result of a timeout, or it could be a GitHub bug." (as recorded in answers quoted in
-/// gayanvoice/top-github-users#107 and liatrio/liatrio-otel-collector#71, whose fix was a
-/// smaller page). Treated like the 502 or 504 GitHub answers a cut-off query with.
+/// The `type` of an error that has none.
+const UNTYPED: &str = "UNKNOWN";
+
+/// Whether GitHub gave up on the query at its time limit but answered HTTP 200. GitHub
+/// documents a query cut off as "a `502` or `504` status code" with the message "We couldn't
+/// respond to your request in time" ("Rate limits and query limits for the GraphQL API",
+/// Timeouts), which the client tells by its status; for one answered 200 it documents nothing.
+/// Such answers have no `data` and one error with neither a `type` nor a `path` saying
+/// "Something went wrong while executing your query. This may be the result of a timeout, or it
+/// could be a GitHub bug." (recorded in gayanvoice/top-github-users#107 and
+/// liatrio/liatrio-otel-collector#71, whose fix was a smaller page): only there, with nothing
+/// else to go by, is the message read. An error with a `type` is told by its type.
 fn timed_out(answer: &Value, errors: &[QueryError]) -> bool {
     answer.get("data").is_none_or(Value::is_null)
-        && errors
-            .iter()
-            .any(|error| error.path.is_empty() && error.message.contains("result of a timeout"))
+        && errors.iter().any(|error| {
+            error.kind == UNTYPED
+                && error.path.is_empty()
+                && error.message.contains("result of a timeout")
+        })
 }
 
 fn query_errors(body: &Value) -> Vec<QueryError> {
@@ -153,7 +162,7 @@ fn query_errors(body: &Value) -> Vec<QueryError> {
                     kind: error
                         .get("type")
                         .and_then(Value::as_str)
-                        .unwrap_or("UNKNOWN")
+                        .unwrap_or(UNTYPED)
                         .to_string(),
                     path: error
                         .get("path")
@@ -247,4 +256,22 @@ pub fn send_page(
         });
     }
     Ok(Some(Answer { data, errors }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_untyped_error_is_read_for_a_timeout() {
+        let said = "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug.";
+        let untyped = json!({"data": null, "errors": [{"message": said}]});
+        assert!(timed_out(&untyped, &query_errors(&untyped)));
+        // A typed error is what its type says, whatever its message.
+        let typed = json!({"data": null, "errors": [{"type": "INTERNAL", "message": said}]});
+        assert!(!timed_out(&typed, &query_errors(&typed)));
+        // An answer with data was not cut off.
+        let answered = json!({"data": {"viewer": null}, "errors": [{"message": said}]});
+        assert!(!timed_out(&answered, &query_errors(&answered)));
+    }
 }

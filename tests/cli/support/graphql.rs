@@ -12,7 +12,8 @@
 //! - Its cost by GitHub's formula ("Calculating a rate limit score before running the call"):
 //!   the requests each connection needs if every one were full, summed, divided by 100 and
 //!   rounded, at least 1, out of the points left this hour; a query the points left cannot pay
-//!   for is refused whole: `{"errors": [{"type": "RATE_LIMITED", …}]}` (renovatebot/renovate#21861).
+//!   for is refused whole: `{"errors": [{"type": "RATE_LIMITED", …}]}` (renovatebot/renovate#21861)
+//!   with HTTP 200 and `x-ratelimit-remaining: 0` ("Exceeding the rate limit").
 //! - Every field is resolved from the same world the REST routes serve (`graphql_world.rs`). A
 //!   field the fake does not model is not answered with something plausible: the request
 //!   answers 599 and the test fails.
@@ -72,7 +73,17 @@ pub(super) fn answer(world: &mut WorldState, page_size: usize, body: &str, accep
     let cost = ((limits.requests as f64) / 100.0).round().max(1.0) as i64;
     if cost > world.graphql_points {
         let limited = json!({"errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]});
-        return reply(200, limited);
+        // "Rate limits and query limits for the GraphQL API", Exceeding the rate limit: "the
+        // response status will still be `200`, but you will receive an error message, and the
+        // value of the `x-ratelimit-remaining` header will be `0`", until `x-ratelimit-reset`.
+        let mut answer = reply(200, limited);
+        let reset = (chrono::Utc::now() + chrono::Duration::hours(1)).timestamp();
+        answer.headers.extend([
+            ("x-ratelimit-remaining".to_string(), "0".to_string()),
+            ("x-ratelimit-reset".to_string(), reset.to_string()),
+            ("x-ratelimit-resource".to_string(), "graphql".to_string()),
+        ]);
+        return answer;
     }
     world.graphql_points -= cost;
     let cx = Cx::new(world, page_size, cost, limits.nodes);

@@ -1,0 +1,290 @@
+//! The one place the HTTP client library is used: a blocking `ureq` agent (no async runtime:
+//! the process starts no thread of its own for HTTP), one request sent with what every request
+//! to GitHub carries, an answer's body read against the deadline and the body cap, and a
+//! request that got no answer, in words.
+
+use std::time::{Duration, Instant};
+
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::Value;
+use ureq::http::header::{AUTHORIZATION, CONTENT_TYPE};
+use ureq::http::{HeaderValue, Method};
+
+/// The HTTP agent: its connections are kept between requests.
+pub(super) type Http = ureq::Agent;
+
+/// An answer, whatever its status.
+pub(super) type Response = ureq::http::Response<ureq::Body>;
+
+/// The largest answer a read accepts: a page of 100 items with long bodies, or a GraphQL page
+/// of 50 pull requests with their reviews and checks, is a few MiB, over ureq's 10 MB default
+/// for reading a body whole only for the largest timelines. The cap is ours, set on every body
+/// read, so one slow giant cannot take the memory and an answer up to it is read.
+pub(super) const MAX_BODY: u64 = 32 << 20;
+
+/// GitHub's REST API version every request asks for ("API Versions": the
+/// `X-GitHub-Api-Version` header).
+const API_VERSION: &str = "2022-11-28";
+
+/// The agent every request goes through. Its configuration is what the client relies on:
+/// - a status is an answer, never an error (ureq's default turns 4xx and 5xx into errors; the
+///   client classifies every status itself);
+/// - no redirect is followed (a 301'd POST would be replayed as a GET and "succeed"; reads
+///   follow one by hand, only on the API host);
+/// - `timeout` bounds the whole request, body included, and a connection takes at most 10 s
+///   of it;
+/// - gzip is asked for and decoded (GitHub compresses its answers; the body cap counts the
+///   decoded bytes);
+/// - a proxy is taken from `ALL_PROXY`, `HTTPS_PROXY` or `HTTP_PROXY` (and `NO_PROXY`), as
+///   ureq reads them.
+pub(super) fn agent(timeout: Duration) -> Http {
+    Http::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(timeout))
+        .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
+        .user_agent(concat!("gh-sweep/", env!("CARGO_PKG_VERSION")))
+        .accept("application/vnd.github+json")
+        .build()
+        .into()
+}
+
+/// One request to `url`, with the token (marked sensitive) and GitHub's API version, and the
+/// extra `headers` (an `Accept` here replaces the agent's): the answer, whatever its status,
+/// or why there was none. A `body` is sent as JSON.
+pub(super) fn send(
+    http: &Http,
+    method: Method,
+    url: &str,
+    token: &SecretString,
+    headers: &[(&str, String)],
+    body: Option<&Value>,
+) -> Result<Response, ureq::Error> {
+    // Parsed as a URL first, so an address is normalised (percent-encoded) the way a browser
+    // and GitHub's own `Link` URLs are.
+    let url = url::Url::parse(url).map_err(|error| ureq::Error::BadUri(error.to_string()))?;
+    let mut request = ureq::http::Request::builder()
+        .method(method)
+        .uri(url.as_str())
+        .header(AUTHORIZATION, bearer(token))
+        .header("X-GitHub-Api-Version", API_VERSION);
+    for (name, value) in headers {
+        request = request.header(*name, value.as_str());
+    }
+    match body {
+        None => http.run(request.body(())?),
+        Some(body) => {
+            let bytes = serde_json::to_vec(body).unwrap_or_default();
+            http.run(
+                request
+                    .header(CONTENT_TYPE, "application/json")
+                    .body(bytes)?,
+            )
+        }
+    }
+}
+
+/// The `Authorization` header for the token, marked sensitive so it is never shown.
+fn bearer(token: &SecretString) -> HeaderValue {
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose_secret()))
+        .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
+    value.set_sensitive(true);
+    value
+}
+
+/// A response body read against the request's deadline: past it, the next read fails as a
+/// timeout however steadily the bytes trickle in.
+struct Deadline<R> {
+    inner: R,
+    deadline: Instant,
+}
+
+impl<R: std::io::Read> std::io::Read for Deadline<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if Instant::now() > self.deadline {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the answer took longer than timeout_seconds",
+            ));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// The body's bytes, read no further than one past the cap: anything past it is not an
+/// answer to read into memory, whatever the server says. ureq's own limit is set to the same
+/// cap plus one, so it is never what stops the read.
+pub(super) fn read_capped(body: ureq::Body, deadline: Instant) -> std::io::Result<Vec<u8>> {
+    let reader = body.into_with_config().limit(MAX_BODY + 1).reader();
+    let capped = std::io::Read::take(
+        Deadline {
+            inner: reader,
+            deadline,
+        },
+        MAX_BODY + 1,
+    );
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut { capped }, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// A request that got no answer, in words: timed out, could not connect, or the connection
+/// failed, with ureq's reason. ureq's text names neither the URL nor any header, so the token
+/// cannot appear in it.
+pub(super) fn describe_transport(error: &ureq::Error, url: &str) -> String {
+    use std::io::ErrorKind;
+    use ureq::Error;
+    let what = match error {
+        Error::Timeout(_) => "timed out",
+        Error::Io(io) if io.kind() == ErrorKind::TimedOut => "timed out",
+        Error::HostNotFound | Error::ConnectionFailed | Error::ConnectProxyFailed(_) => {
+            "could not connect"
+        }
+        Error::Io(io)
+            if matches!(
+                io.kind(),
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::AddrNotAvailable
+                    | ErrorKind::HostUnreachable
+                    | ErrorKind::NetworkUnreachable
+            ) =>
+        {
+            "could not connect"
+        }
+        _ => "connection failed",
+    };
+    format!("request to {url} {what}: {error}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// A server on a local port that answers one connection with `answer`, and sends back
+    /// what it was asked.
+    fn server(answer: impl Into<Vec<u8>>) -> (String, std::sync::mpsc::Receiver<String>) {
+        let answer = answer.into();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let (asked, heard) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = [0u8; 8192];
+            let read = stream.read(&mut request).unwrap_or(0);
+            let _ = asked.send(String::from_utf8_lossy(&request[..read]).into_owned());
+            let _ = stream.write_all(&answer);
+        });
+        (format!("http://{address}"), heard)
+    }
+
+    fn token() -> SecretString {
+        SecretString::from("ghp_never_shown_token".to_string())
+    }
+
+    #[test]
+    fn a_status_is_an_answer_and_a_redirect_is_not_followed() {
+        let (base, heard) = server(
+            "HTTP/1.1 301 Moved Permanently\r\nlocation: /elsewhere\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+        let http = agent(Duration::from_secs(5));
+        let response = send(
+            &http,
+            Method::POST,
+            &format!("{base}/x"),
+            &token(),
+            &[],
+            None,
+        )
+        .expect("a 301 is an answer");
+        assert_eq!(response.status().as_u16(), 301);
+        let asked = heard.recv().unwrap().to_ascii_lowercase();
+        assert!(asked.starts_with("post /x "), "{asked}");
+        assert!(asked.contains("authorization: bearer ghp_never_shown_token"));
+        assert!(asked.contains("x-github-api-version: 2022-11-28"));
+        assert!(asked.contains("accept: application/vnd.github+json"));
+        assert!(asked.contains("user-agent: gh-sweep/"));
+
+        let (base, _) =
+            server("HTTP/1.1 404 Not Found\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+        let response = send(
+            &http,
+            Method::GET,
+            &format!("{base}/y"),
+            &token(),
+            &[],
+            None,
+        )
+        .expect("a 404 is an answer, not an error");
+        assert_eq!(response.status().as_u16(), 404);
+    }
+
+    #[test]
+    fn an_accept_of_the_request_replaces_the_agents() {
+        let (base, heard) =
+            server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+        let http = agent(Duration::from_secs(5));
+        let accept = [(
+            "accept",
+            "application/vnd.github.merge-info-preview+json".to_string(),
+        )];
+        send(
+            &http,
+            Method::POST,
+            &format!("{base}/graphql"),
+            &token(),
+            &accept,
+            None,
+        )
+        .unwrap();
+        let asked = heard.recv().unwrap().to_ascii_lowercase();
+        assert_eq!(asked.matches("accept:").count(), 1, "{asked}");
+        assert!(asked.contains("accept: application/vnd.github.merge-info-preview+json"));
+    }
+
+    #[test]
+    fn a_body_past_ureqs_10_mb_default_is_read_whole_up_to_the_cap() {
+        let body = vec![b' '; 12 << 20];
+        let mut answer = format!(
+            "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        )
+        .into_bytes();
+        answer.extend_from_slice(&body);
+        let (base, _) = server(answer);
+        let http = agent(Duration::from_secs(30));
+        let response = send(
+            &http,
+            Method::GET,
+            &format!("{base}/z"),
+            &token(),
+            &[],
+            None,
+        )
+        .unwrap();
+        let bytes = read_capped(
+            response.into_body(),
+            Instant::now() + Duration::from_secs(30),
+        );
+        assert_eq!(bytes.unwrap().len(), 12 << 20);
+    }
+
+    #[test]
+    fn no_answer_is_described_without_the_token() {
+        // Nothing listens on a port just given back.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let http = agent(Duration::from_secs(5));
+        let url = format!("http://127.0.0.1:{port}/repos/o/r");
+        let error = send(&http, Method::GET, &url, &token(), &[], None).unwrap_err();
+        let said = describe_transport(&error, &url);
+        assert!(
+            said.starts_with(&format!("request to {url} could not connect: ")),
+            "{said}"
+        );
+        assert!(!said.contains("ghp_"), "{said}");
+    }
+}
