@@ -47,6 +47,8 @@ pub enum Effect {
     },
     /// What a run saw of each PR, for the merge gate: stored in one transaction.
     RecordGates(Vec<(ItemRef, Gate, DateTime<Utc>)>),
+    /// What `poll` remembers of each repository's tick, as JSON (`merge_memory.rs`).
+    RecordPollMemory(Vec<(RepoRef, String)>),
     /// A merge row for the PR's head, unless its key is queued already (a lost trigger).
     Enqueue {
         key: String,
@@ -94,6 +96,7 @@ fn apply_one(store: &dyn Store, effect: &Effect) -> anyhow::Result<()> {
         Effect::RecordBudget { item, budget } => store.record_budget(item, budget)?,
         Effect::RecordGate { item, gate, now } => store.record_gate(item, gate, *now)?,
         Effect::RecordGates(observed) => store.record_gates(observed)?,
+        Effect::RecordPollMemory(memories) => store.record_poll_memory(memories)?,
         Effect::Enqueue {
             key,
             repo,

@@ -259,7 +259,7 @@ pub fn is_failure(error: &anyhow::Error) -> bool {
 }
 
 /// The whole store: each part below, and what concerns the store as one.
-pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
+pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate + PollMemory {
     /// What the maintainer should know about the store (a file others can read).
     fn warnings(&self) -> &[String];
 
@@ -547,4 +547,14 @@ pub trait MergeGate {
     /// After a merge was found not to have happened: the PR's claimed rows go back to pending
     /// (their lease belonged to a run that is over).
     fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> Result<usize>;
+}
+
+/// What `poll` remembers of each repository's last tick (issue 24): a document the engine
+/// writes and reads back whole (JSON), one per repository, so that a repeat tick asks GitHub
+/// only what changed since. Lost or unreadable, it costs one full tick, never a verdict.
+pub trait PollMemory {
+    fn poll_memory(&self, repo: &RepoRef) -> Result<Option<String>>;
+
+    /// Replaces the memories of these repositories, in one transaction.
+    fn record_poll_memory(&self, memories: &[(RepoRef, String)]) -> Result<()>;
 }

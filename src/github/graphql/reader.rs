@@ -547,4 +547,12 @@ impl MergeReader for GraphqlReader<'_> {
     fn pulls_ahead(&self, items: &[ItemRef]) {
         GraphqlReader::pulls_ahead(self, items);
     }
+
+    fn pulls_changed_since(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+    ) -> Result<Option<Vec<crate::github::reader::ChangedPull>>, ApiError> {
+        self.pulls_changed(repo, since).map(Some)
+    }
 }
