@@ -11,6 +11,7 @@ use globset::GlobSet;
 use serde::Serialize;
 
 use super::merge_reads::MergeReads;
+use listing::ineligible;
 #[path = "merge_listing.rs"]
 mod listing;
 #[path = "merge_memory.rs"]
@@ -374,18 +375,6 @@ fn confirm_by_reading(github: &dyn Reader, item: &ItemRef) -> Result<Confirmed, 
     Ok(Confirmed::Read(read.head_sha, read.base_ref, draft_known))
 }
 
-fn ineligible(item: &ItemRef, title: String, rule: Rule, reason: String) -> Plan {
-    Plan {
-        item: item.clone(),
-        title,
-        disposition: Disposition::Ineligible(rule),
-        reason,
-        remote: Vec::new(),
-        local: Vec::new(),
-        updated_at: None,
-    }
-}
-
 fn skip(item: &ItemRef, title: &str, why: Skip, reason: String) -> Plan {
     Plan {
         item: item.clone(),
@@ -417,19 +406,8 @@ impl Kind for MergeKind<'_> {
         }
         let now = github.on_github_clock(crate::clock::wall());
         let pool = self.search_pool(github, scope);
-        // A repository's full listing starts its memory, when every PR it found is its own.
-        if let (Scope::Repo(repo), Ok(pool), false) = (scope, &pool, self.classify) {
-            if pool.iter().all(|(item, _)| item.repo == *repo) {
-                self.memories
-                    .start(repo, self.rules, now - memory::MARGIN, now);
-                for (item, listed) in pool {
-                    let facts = match listed {
-                        Listed::Pull(Ok(facts)) => facts.clone(),
-                        _ => memory::PullMemory::default().facts(),
-                    };
-                    self.memories.saw(item, &facts, None);
-                }
-            }
+        if let (Scope::Repo(repo), Ok(pool)) = (scope, &pool) {
+            self.remember_listing(repo, pool, now);
         }
         let mut found = ScopeListing::of(pool);
         found.notes = std::mem::take(&mut self.notes);
@@ -476,24 +454,7 @@ impl Kind for MergeKind<'_> {
 }
 
 impl MergeKind<'_> {
-    /// The plan for one PR, in seed 000's order of reads; a PR found not open is forgotten.
-    fn plan(
-        &mut self,
-        github: &dyn Reader,
-        store: StoreView<'_>,
-        item: &ItemRef,
-        listed: Option<&Listed>,
-        now: DateTime<Utc>,
-    ) -> Result<Plan, ReadError> {
-        let plan = self.plan_reads(github, store, item, listed, now)?;
-        if let Disposition::Skip(Skip::AlreadyMerged | Skip::NotOpen | Skip::Draft) =
-            plan.disposition
-        {
-            self.memories.forget(item);
-        }
-        Ok(plan)
-    }
-
+    /// The plan for one PR, in seed 000's order of reads.
     fn plan_reads(
         &mut self,
         github: &dyn Reader,

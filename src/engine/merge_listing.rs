@@ -5,14 +5,71 @@
 
 use std::collections::BTreeSet;
 
+use chrono::{DateTime, Utc};
+
 use super::memory::{self, PullMemory};
 use super::{MergeKind, StoreView};
-use crate::engine::{Listed, ScopeListing};
+use crate::engine::{Listed, Plan, ReadError, ScopeListing};
 use crate::github::{ApiError, Reader};
 use crate::item::{ItemRef, RepoRef};
+use crate::policy::disposition::{Disposition, Skip};
+use crate::policy::merge::Rule;
 use crate::policy::{backoff, merge};
 
+pub(super) fn ineligible(item: &ItemRef, title: String, rule: Rule, reason: String) -> Plan {
+    Plan {
+        item: item.clone(),
+        title,
+        disposition: Disposition::Ineligible(rule),
+        reason,
+        remote: Vec::new(),
+        local: Vec::new(),
+        updated_at: None,
+    }
+}
+
 impl MergeKind<'_> {
+    /// The plan for one PR, in seed 000's order of reads; a PR found not open is forgotten.
+    pub(super) fn plan(
+        &mut self,
+        github: &dyn Reader,
+        store: StoreView<'_>,
+        item: &ItemRef,
+        listed: Option<&Listed>,
+        now: DateTime<Utc>,
+    ) -> Result<Plan, ReadError> {
+        let plan = self.plan_reads(github, store, item, listed, now)?;
+        self.memories.link(item, github.link(item));
+        if let Disposition::Skip(Skip::AlreadyMerged | Skip::NotOpen | Skip::Draft) =
+            plan.disposition
+        {
+            self.memories.forget(item);
+        }
+        Ok(plan)
+    }
+
+    /// A repository's full listing starts its memory (`poll`, when every PR it found is the
+    /// repository's own), each PR with what its listing showed.
+    pub(super) fn remember_listing(
+        &mut self,
+        repo: &RepoRef,
+        pool: &[(ItemRef, Listed)],
+        now: DateTime<Utc>,
+    ) {
+        if self.classify || pool.iter().any(|(item, _)| item.repo != *repo) {
+            return;
+        }
+        self.memories
+            .start(repo, self.rules, now - memory::MARGIN, now);
+        for (item, listed) in pool {
+            let facts = match listed {
+                Listed::Pull(Ok(facts)) => facts.clone(),
+                _ => PullMemory::default().facts(),
+            };
+            self.memories.saw(item, &facts, None);
+        }
+    }
+
     /// The pool of `repo` from its memory and what changed since; `None` when this tick
     /// must list it in full (no usable memory, or a reader with no list by update).
     pub(super) fn list_from_memory(
@@ -70,6 +127,9 @@ impl MergeKind<'_> {
                 }
             } else {
                 let pull = kept[&number].clone();
+                if let Some(url) = &pull.url {
+                    github.keep_link(url);
+                }
                 let facts = pull.facts();
                 self.memories.saw(&item, &facts, Some(&pull));
                 self.memories.carried.insert(item.clone(), pull);

@@ -46,6 +46,9 @@ pub struct PullMemory {
     pub head_sha: Option<String>,
     pub base_ref: Option<String>,
     pub judged: Option<Judged>,
+    /// Its web address, as GitHub gave it, for the recap's link when it is not read again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// The eligibility rules' verdict at a head: the first rule unmet and why.
@@ -138,7 +141,15 @@ impl Memories {
                 head_sha: facts.head_sha.clone(),
                 base_ref: facts.base_ref.clone(),
                 judged,
+                url: kept.and_then(|kept| kept.url.clone()),
             };
+        }
+    }
+
+    /// The PR's web address, as an answer gave it.
+    pub fn link(&mut self, item: &ItemRef, url: Option<String>) {
+        if let (Some(entry), Some(url)) = (self.entry(item), url) {
+            entry.url = Some(url);
         }
     }
 

@@ -177,6 +177,15 @@ pub trait MergeReader {
         Ok(None)
     }
 
+    /// The PR's web address, as an answer of this run gave it (for `poll`'s memory).
+    fn link(&self, _item: &ItemRef) -> Option<String> {
+        None
+    }
+
+    /// A web address an earlier run's answer gave, for the recap's link of a PR this run
+    /// does not read (`poll`'s repeat tick).
+    fn keep_link(&self, _url: &str) {}
+
     /// [`StaleReader::items_ahead`] for the merge rules' reads of PRs ([`MergeReader::pull`]
     /// and the facts that come with it).
     fn pulls_ahead(&self, _items: &[ItemRef]) {}

@@ -548,6 +548,14 @@ impl MergeReader for GraphqlReader<'_> {
         GraphqlReader::pulls_ahead(self, items);
     }
 
+    fn link(&self, item: &ItemRef) -> Option<String> {
+        self.client.html_url(&item.to_string())
+    }
+
+    fn keep_link(&self, url: &str) {
+        self.client.note_link(url);
+    }
+
     fn pulls_changed_since(
         &self,
         repo: &RepoRef,
