@@ -187,3 +187,40 @@ fn a_first_tick_reads_every_pr_and_judges_as_rest_does() {
     let read = rest.run(&["poll", "--repo", REPO, "--json"]);
     assert_eq!(verdicts(&graphql.json()), verdicts(&read.json()));
 }
+
+/// Issue 24's table at 1,000 open PRs (every tenth eligible, the rest not docs-only; then
+/// every 33rd over 100 changed files): the first tick's queries and points, and the repeat
+/// tick's, as the fake GitHub charged them.
+#[test]
+fn a_thousand_prs_cost_one_query_on_a_repeat_tick() {
+    for many_files in [false, true] {
+        let test = Test::new(|world| {
+            for number in 1..=1000 {
+                let pr = world.green_pr(number);
+                if number % 10 != 0 {
+                    pr.files = vec![("src/lib.rs".into(), None)];
+                }
+                if many_files && number % 33 == 0 {
+                    pr.files = (0..150).map(|n| (format!("src/f{n}.rs"), None)).collect();
+                }
+            }
+        });
+        let args = ["poll", "--repo", REPO, "--read-api", "graphql"];
+        let mut ticks = Vec::new();
+        for _ in 0..2 {
+            test.clear_log();
+            let points = points_of(&test, || {
+                test.run(&args).expect_code(0);
+            });
+            let requests = test.all_requests();
+            let queries = requests.iter().filter(|r| r.is_graphql()).count();
+            ticks.push((requests.len(), queries, points));
+        }
+        eprintln!("1,000 PRs, many files {many_files}: (requests, queries, points) {ticks:?}");
+        assert_eq!(
+            ticks[1],
+            (2, 1, 1),
+            "the repository's name and one query of 1 point"
+        );
+    }
+}
