@@ -141,6 +141,19 @@ fn poll_world(size: u64) -> impl FnOnce(&mut WorldState) {
     }
 }
 
+/// A world's setup, boxed.
+type Setup = Box<dyn FnOnce(&mut WorldState)>;
+
+/// [`poll_world`] where every 33rd PR changes 150 files (a first tick follows their files).
+fn many_files(world: &mut WorldState, size: u64) {
+    poll_world(size)(world);
+    for number in (33..=size).step_by(33) {
+        world.issue(number).files = (0..150)
+            .map(|n| (format!("src/file{n}.rs"), None))
+            .collect();
+    }
+}
+
 fn row(case: &str, size: u64, minimum: usize, measured: &Measured) -> String {
     format!(
         "| {case} | {size} | {} | {} | {minimum} | {:.2} | {:.2} s | {:.3} s | {:.1} MiB | {} | {} |",
@@ -263,14 +276,29 @@ fn main() {
             row("poll, second tick (unchanged), REST", size, 2, &second)
         );
         // Through GraphQL: the repository's name, a query per page of 50 PRs, the branch's
-        // rules and the reviewer's permission once a run. A second tick costs the same.
-        let test = Test::new(poll_world(size));
-        test.world().latency = Duration::from_millis(latency);
-        let minimum = 1 + size.div_ceil(50) as usize + 2;
-        for tick in ["first", "second"] {
-            let measured = measure(&test, &["poll", "--repo", REPO, "--read-api", "graphql"]);
-            let case = format!("poll, {tick} tick, GraphQL");
-            println!("{}", row(&case, size, minimum, &measured));
+        // rules and the reviewer's permission once a run. A repeat tick over unchanged PRs
+        // asks only what changed since (issue 24): the repository's name and one query.
+        let worlds: [(&str, Setup); 2] = [
+            ("", Box::new(poll_world(size))),
+            (
+                ", 3% over 100 files",
+                Box::new(move |world| many_files(world, size)),
+            ),
+        ];
+        for (pool, world) in worlds {
+            let test = Test::new(world);
+            test.world().latency = Duration::from_millis(latency);
+            let first = 1 + size.div_ceil(50) as usize + 2;
+            for (tick, minimum) in [("first", first), ("repeat (unchanged)", 2)] {
+                let measured = measure(&test, &["poll", "--repo", REPO, "--read-api", "graphql"]);
+                let queries = test
+                    .all_requests()
+                    .iter()
+                    .filter(|r| r.is_graphql())
+                    .count();
+                let case = format!("poll, {tick} tick{pool}, GraphQL ({queries} queries)");
+                println!("{}", row(&case, size, minimum, &measured));
+            }
         }
     }
     println!("\nThe poll cases stop at 1,000 PRs: with {latency} ms a request, a first tick over 10,000 PRs is some 20,000 sequential reads.");

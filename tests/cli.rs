@@ -48,6 +48,8 @@ mod pacing;
 mod pinned;
 #[path = "cli/poll.rs"]
 mod poll;
+#[path = "cli/poll_ticks.rs"]
+mod poll_ticks;
 #[path = "cli/readme.rs"]
 mod readme;
 #[cfg(unix)]

@@ -60,6 +60,11 @@ impl<'a> StoreView<'a> {
         Ok(self.store.gates(repos)?)
     }
 
+    /// What `poll` remembers of the repository's last tick, as JSON.
+    pub fn poll_memory(&self, repo: &RepoRef) -> anyhow::Result<Option<String>> {
+        Ok(self.store.poll_memory(repo)?)
+    }
+
     pub fn budget(&self, item: &ItemRef) -> anyhow::Result<Budget> {
         Ok(self.store.budget(item)?)
     }

@@ -11,6 +11,11 @@ use globset::GlobSet;
 use serde::Serialize;
 
 use super::merge_reads::MergeReads;
+use listing::ineligible;
+#[path = "merge_listing.rs"]
+mod listing;
+#[path = "merge_memory.rs"]
+pub(super) mod memory;
 use super::settle::Effect;
 use super::{
     Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing, StoreView,
@@ -64,6 +69,8 @@ pub struct MergeKind<'a> {
     notes: Vec<String>,
     /// Permissions, branch rules: read once per run.
     reads: MergeReads,
+    /// What the last tick saw of each repository, and what this one will remember.
+    memories: memory::Memories,
 }
 
 impl<'a> MergeKind<'a> {
@@ -79,6 +86,7 @@ impl<'a> MergeKind<'a> {
             listed: std::collections::BTreeSet::new(),
             notes: Vec::new(),
             reads: MergeReads::default(),
+            memories: memory::Memories::default(),
         })
     }
 
@@ -314,16 +322,10 @@ impl MergeKind<'_> {
         if self.record {
             self.observed.push((item.clone(), gate, now));
         }
+        let verdict = unmet.as_ref().map(|(rule, why)| (*rule, why.as_str()));
+        self.memories.judged(item, &head, verdict);
         if let Some((rule, why)) = unmet {
-            return Ok(Plan {
-                item: item.clone(),
-                title,
-                disposition: Disposition::Ineligible(rule),
-                reason: why,
-                remote: Vec::new(),
-                local: Vec::new(),
-                updated_at: None,
-            });
+            return Ok(ineligible(item, title, rule, why));
         }
         let names: Vec<&str> = self.rules.rules.iter().map(|rule| rule.name()).collect();
         let mut reason = format!("{} at {}", names.join(", "), merge::short(&head));
@@ -396,8 +398,18 @@ impl Kind for MergeKind<'_> {
         write.is_merge()
     }
 
-    fn list(&mut self, github: &dyn Reader, _store: StoreView<'_>, scope: &Scope) -> ScopeListing {
-        let mut found = ScopeListing::of(self.search_pool(github, scope));
+    fn list(&mut self, github: &dyn Reader, store: StoreView<'_>, scope: &Scope) -> ScopeListing {
+        if let Scope::Repo(repo) = scope {
+            if let Some(found) = self.list_from_memory(github, store, repo) {
+                return found;
+            }
+        }
+        let now = github.on_github_clock(crate::clock::wall());
+        let pool = self.search_pool(github, scope);
+        if let (Scope::Repo(repo), Ok(pool)) = (scope, &pool) {
+            self.remember_listing(repo, pool, now);
+        }
+        let mut found = ScopeListing::of(pool);
         found.notes = std::mem::take(&mut self.notes);
         found
     }
@@ -425,9 +437,12 @@ impl Kind for MergeKind<'_> {
     }
 
     fn finish(&mut self, _store: StoreView<'_>) -> anyhow::Result<Vec<Effect>> {
-        Ok(vec![Effect::RecordGates(std::mem::take(
-            &mut self.observed,
-        ))])
+        let mut effects = vec![Effect::RecordGates(std::mem::take(&mut self.observed))];
+        let memories = self.memories.take_stored();
+        if self.record && !memories.is_empty() {
+            effects.push(Effect::RecordPollMemory(memories));
+        }
+        Ok(effects)
     }
 
     fn summary(&self, completed: &[&Disposition], failed: usize, _dry_run: bool) -> Summary {
@@ -440,7 +455,7 @@ impl Kind for MergeKind<'_> {
 
 impl MergeKind<'_> {
     /// The plan for one PR, in seed 000's order of reads.
-    fn plan(
+    fn plan_reads(
         &mut self,
         github: &dyn Reader,
         store: StoreView<'_>,
@@ -448,11 +463,15 @@ impl MergeKind<'_> {
         listed: Option<&Listed>,
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
-        // An `--only` item is read on its own, which gives its head: it is not read twice.
-        let (facts, read_alone) = match listed {
-            Some(Listed::Pull(facts)) => (facts.clone().map_err(ReadError::Item)?, false),
+        // An `--only` item is read on its own, which gives its head: it is not read twice; so
+        // are a repeat tick's PRs (read again in its listing, or known from the last tick).
+        let carried = self.memories.carried.get(item).cloned();
+        let confirmed = carried.is_some() || self.memories.read_again.contains(item);
+        let (mut facts, read_alone) = match listed {
+            Some(Listed::Pull(facts)) => (facts.clone().map_err(ReadError::Item)?, confirmed),
             _ => (github.pull(item)?, true),
         };
+        self.memories.saw(item, &facts, carried.as_ref());
         if let Some(plan) = self.guards(store, item, &facts, now)? {
             return Ok(plan);
         }
@@ -470,7 +489,16 @@ impl MergeKind<'_> {
                 Confirmed::Skip(why, reason) => return Ok(skip(item, &facts.title, why, reason)),
             }
         };
+        // A PR the last tick knew no head of, that no guard decided: read it now.
+        let (head, base) = match head {
+            None if carried.is_some() => {
+                facts = github.pull(item)?;
+                (facts.head_sha.clone(), facts.base_ref.clone())
+            }
+            head => (head, base),
+        };
         let head = head.ok_or_else(|| ReadError::Item("the PR's `head.sha` is missing".into()))?;
+        self.memories.head(item, &head, base.as_deref());
         if !draft_known {
             return Err(ReadError::Item(
                 "GitHub does not say whether the PR is a draft".into(),
@@ -478,6 +506,18 @@ impl MergeKind<'_> {
         }
         if let Some(why) = backoff::backed_off(&failures, &head, window, now) {
             return Ok(skip(item, &facts.title, Skip::BackedOff, why));
+        }
+        // Unchanged since the last tick, and its verdict rests on nothing that moves without
+        // moving `updatedAt`: the verdict stands, unread.
+        if let Some(judged) = carried.as_ref().and_then(|pull| pull.kept_verdict()) {
+            if judged.head_sha == head {
+                return Ok(ineligible(
+                    item,
+                    facts.title,
+                    judged.unmet,
+                    judged.reason.clone(),
+                ));
+            }
         }
         self.judge(github, item, facts.title, head, base, now)
     }

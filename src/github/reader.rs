@@ -64,6 +64,15 @@ impl SearchPage {
     }
 }
 
+/// A PR as a repository's list of PRs by update shows it, for `poll`'s repeat tick.
+pub struct ChangedPull {
+    pub number: u64,
+    /// The pull request's own `updatedAt`.
+    pub updated_at: DateTime<Utc>,
+    pub open: bool,
+    pub draft: bool,
+}
+
 /// A comment on an issue or PR: who and when, and its body (a reconcile looks for its marker).
 pub struct Comment {
     pub activity: Activity,
@@ -156,6 +165,26 @@ pub trait MergeReader {
         repo: &RepoRef,
         branch: &str,
     ) -> Result<ClassicProtection, ApiError>;
+
+    /// The repository's PRs of every state whose `updatedAt` is at or after `since`, newest
+    /// first: what `poll` reads again on a repeat tick. `None` where a reader has no cheap way
+    /// to ask (REST, whose conditional reads already answer 304 for what did not change).
+    fn pulls_changed_since(
+        &self,
+        _repo: &RepoRef,
+        _since: DateTime<Utc>,
+    ) -> Result<Option<Vec<ChangedPull>>, ApiError> {
+        Ok(None)
+    }
+
+    /// The PR's web address, as an answer of this run gave it (for `poll`'s memory).
+    fn link(&self, _item: &ItemRef) -> Option<String> {
+        None
+    }
+
+    /// A web address an earlier run's answer gave, for the recap's link of a PR this run
+    /// does not read (`poll`'s repeat tick).
+    fn keep_link(&self, _url: &str) {}
 
     /// [`StaleReader::items_ahead`] for the merge rules' reads of PRs ([`MergeReader::pull`]
     /// and the facts that come with it).

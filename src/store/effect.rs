@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 
 use super::queue::NewRow;
-use super::{MergeGate, MergeQueue, StaleMarks};
+use super::{MergeGate, MergeQueue, PollMemory, StaleMarks};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::lease::{LeaseOutcome, Owner};
 use crate::policy::sweep::{Budget, Gate};
@@ -47,6 +47,8 @@ pub enum Effect {
     },
     /// What a run saw of each PR, for the merge gate (stored with the rest of its settlement).
     RecordGates(Vec<(ItemRef, Gate, DateTime<Utc>)>),
+    /// What `poll` remembers of each repository's tick, as JSON (`engine/merge_memory.rs`).
+    RecordPollMemory(Vec<(RepoRef, String)>),
     /// A merge row for the PR's head, unless its key is queued already (a lost trigger).
     Enqueue {
         key: String,
@@ -83,7 +85,7 @@ pub struct Applied {
 /// [`MergeGate::record_gates`], which would).
 pub(crate) fn apply_each<S>(store: &S, effects: &[Effect]) -> super::Result<Applied>
 where
-    S: MergeQueue + MergeGate + StaleMarks + ?Sized,
+    S: MergeQueue + MergeGate + StaleMarks + PollMemory + ?Sized,
 {
     let mut applied = Applied::default();
     for effect in effects {
@@ -98,7 +100,7 @@ where
 /// One effect; false when it was a lease outcome for a row the owner no longer holds.
 fn apply_one<S>(store: &S, effect: &Effect) -> super::Result<bool>
 where
-    S: MergeQueue + MergeGate + StaleMarks + ?Sized,
+    S: MergeQueue + MergeGate + StaleMarks + PollMemory + ?Sized,
 {
     match effect {
         Effect::RecordStaleMark {
@@ -120,6 +122,11 @@ where
         Effect::RecordGates(observed) => {
             for (item, gate, at) in observed {
                 store.record_gate(item, gate, *at)?;
+            }
+        }
+        Effect::RecordPollMemory(memories) => {
+            for (repo, memory) in memories {
+                store.record_poll_memory(repo, memory)?;
             }
         }
         Effect::Enqueue {

@@ -263,7 +263,7 @@ pub fn is_failure(error: &anyhow::Error) -> bool {
 }
 
 /// The whole store: each part below, and what concerns the store as one.
-pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate {
+pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate + PollMemory {
     /// What the maintainer should know about the store (a file others can read).
     fn warnings(&self) -> &[String];
 
@@ -560,4 +560,15 @@ pub trait MergeGate {
     /// After a merge was found not to have happened: the PR's claimed rows go back to pending
     /// (their lease belonged to a run that is over).
     fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> Result<usize>;
+}
+
+/// What `poll` remembers of each repository's last tick (issue 24): a document the engine
+/// writes and reads back whole (JSON), one per repository, so that a repeat tick asks GitHub
+/// only what changed since. Lost or unreadable, it costs one full tick, never a verdict.
+pub trait PollMemory {
+    fn poll_memory(&self, repo: &RepoRef) -> Result<Option<String>>;
+
+    /// Replaces the memory of `repo`. One statement and no transaction of its own: it is
+    /// applied as an effect, inside the settlement's transaction ([`Store::settle`]).
+    fn record_poll_memory(&self, repo: &RepoRef, memory: &str) -> Result<()>;
 }

@@ -60,6 +60,7 @@ fn as_text_schema(test: &Test, texts: &[&str]) {
              ALTER TABLE journal DROP COLUMN intent_tick;
              ALTER TABLE journal DROP COLUMN outcome_tick;
              DROP TABLE store_clock;
+             DROP TABLE poll_memory;
              PRAGMA user_version = 7",
         )
         .unwrap();

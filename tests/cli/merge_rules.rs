@@ -885,7 +885,9 @@ fn issue20_7_a_ruleset_requiring_linear_history_rules_out_merge_commits() {
                         allow_rebase_merge: Some(true),
                     },
                 );
-                world.green_pr(2);
+                // Opened after the last tick: GitHub stamps it now.
+                let now = world.now;
+                world.green_pr(2).updated_at = now;
             }
             test.run(&["poll", "--repo", REPO]).expect_code(0);
             let recap = sweep(&test, &[]);
@@ -909,7 +911,9 @@ fn issue20_7_a_ruleset_requiring_linear_history_rules_out_merge_commits() {
                         allow_rebase_merge: Some(false),
                     },
                 );
-                world.green_pr(3);
+                // Opened after the last tick: GitHub stamps it now.
+                let now = world.now;
+                world.green_pr(3).updated_at = now;
             }
             test.run(&["poll", "--repo", REPO]).expect_code(0);
             let recap = sweep(&test, &[]);
@@ -1000,7 +1004,9 @@ fn issue20_7_a_classic_linear_history_refusal_moves_the_next_attempt_to_another_
                         allow_rebase_merge: Some(false),
                     },
                 );
-                world.green_pr(3);
+                // Opened after the last tick: GitHub stamps it now.
+                let now = world.now;
+                world.green_pr(3).updated_at = now;
             }
             test.run(&["poll", "--repo", REPO]).expect_code(0);
             let outcome = test.run(&["sweep", "--repo", REPO, "--yes", "--json"]);

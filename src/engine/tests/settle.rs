@@ -115,6 +115,7 @@ fn one_of_each(store: &mut dyn Store) -> Vec<Effect> {
             now: now(),
         },
         Effect::RecordGates(vec![(item(8), gate("h8"), now())]),
+        Effect::RecordPollMemory(vec![(item(8).repo, "{\"pulls\":{}}".into())]),
         Effect::Enqueue {
             key: "m9".into(),
             repo: item(9).repo,
@@ -160,6 +161,10 @@ fn check(store: &mut dyn Store, effect: &Effect) {
         Effect::RecordGates(observed) => {
             let (item, gate, _) = &observed[0];
             assert_eq!(store.gate(item).unwrap().unwrap().head_sha, gate.head_sha);
+        }
+        Effect::RecordPollMemory(memories) => {
+            let (repo, memory) = &memories[0];
+            assert_eq!(store.poll_memory(repo).unwrap().as_ref(), Some(memory));
         }
         Effect::Enqueue { key, pr, .. } => {
             assert_eq!(status(store, *pr, key), QueueStatus::Pending)

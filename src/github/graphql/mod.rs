@@ -3,6 +3,7 @@
 //! first page. The documents it sends are in `queries`, checked against GitHub's schema.
 
 mod batch;
+mod changes;
 mod files;
 mod parse;
 pub mod queries;

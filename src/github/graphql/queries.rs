@@ -57,6 +57,10 @@ pub const ITEM: Document =
 pub const ITEM_TIMELINE: Document =
     document!("ItemTimeline": "item_timeline.graphql", "timeline_facts.graphql");
 
+/// A repository's PRs of every state, most recently updated first: what changed since the
+/// last tick of `poll`.
+pub const PULLS_CHANGED: Document = document!("PullsChanged": "pulls_changed.graphql");
+
 /// Which PRs a page of a PR search holds, asked when one of its nodes came back `null`.
 pub const PULLS_PAGE_NUMBERS: Document = document!("PullsPageNumbers": "pulls_numbers.graphql");
 
@@ -235,6 +239,7 @@ pub const ALL: &[&Document] = &[
     &ITEM_TIMELINE,
     &PULLS_PAGE_NUMBERS,
     &OPEN_ITEM_NUMBERS,
+    &PULLS_CHANGED,
 ];
 
 /// GitHub's pinned schema, which the fake GitHub of the end-to-end tests executes against too.

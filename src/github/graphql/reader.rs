@@ -547,4 +547,20 @@ impl MergeReader for GraphqlReader<'_> {
     fn pulls_ahead(&self, items: &[ItemRef]) {
         GraphqlReader::pulls_ahead(self, items);
     }
+
+    fn link(&self, item: &ItemRef) -> Option<String> {
+        self.client.html_url(&item.to_string())
+    }
+
+    fn keep_link(&self, url: &str) {
+        self.client.note_link(url);
+    }
+
+    fn pulls_changed_since(
+        &self,
+        repo: &RepoRef,
+        since: DateTime<Utc>,
+    ) -> Result<Option<Vec<crate::github::reader::ChangedPull>>, ApiError> {
+        self.pulls_changed(repo, since).map(Some)
+    }
 }

@@ -26,6 +26,7 @@ mod gate;
 mod http_cache;
 mod journal;
 mod migrations;
+mod poll_memory;
 mod prune;
 mod queue;
 #[cfg(test)]

@@ -169,6 +169,13 @@ pub(super) const MIGRATIONS: &[&str] = &[
      );
      INSERT INTO run_recaps (run_id, recap) SELECT id, recap FROM runs WHERE recap IS NOT NULL;
      ALTER TABLE runs DROP COLUMN recap;",
+    // 14 -> 15: what `poll` remembers of each repository's last tick, so that a repeat tick
+    // reads only the PRs that changed and those left waiting on their checks (issue 24).
+    "CREATE TABLE poll_memory (
+        repo TEXT PRIMARY KEY,
+        memory TEXT NOT NULL,
+        stored_at TEXT NOT NULL
+     );",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -395,13 +402,23 @@ mod tests {
                 .execute_batch(&format!("PRAGMA user_version = {version}"))
                 .unwrap();
             if version >= 1 {
+                // From version 14 on, a run's recap is in `run_recaps`.
+                let runs = if version < 14 {
+                    "INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
+                       VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep --repo o/r', '2026-11-01T00:00:00Z', '2026-11-01T00:01:00Z', 11, NULL);
+                     INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
+                       VALUES (2, 'classify', 'gh-sweep classify stale --repo o/r', '2026-11-01T00:02:00Z', '2026-11-01T00:03:00Z', 0, '{\"run_id\": 2}');"
+                } else {
+                    "INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code)
+                       VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep --repo o/r', '2026-11-01T00:00:00Z', '2026-11-01T00:01:00Z', 11);
+                     INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code)
+                       VALUES (2, 'classify', 'gh-sweep classify stale --repo o/r', '2026-11-01T00:02:00Z', '2026-11-01T00:03:00Z', 0);
+                     INSERT INTO run_recaps (run_id, recap) VALUES (2, '{\"run_id\": 2}');"
+                };
+                connection.execute_batch(runs).unwrap();
                 connection
                     .execute_batch(
-                        "INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
-                           VALUES (1, 'stale-sweep', 'gh-sweep stale-sweep --repo o/r', '2026-11-01T00:00:00Z', '2026-11-01T00:01:00Z', 11, NULL);
-                         INSERT INTO runs (id, command, argv, started_at, finished_at, exit_code, recap)
-                           VALUES (2, 'classify', 'gh-sweep classify stale --repo o/r', '2026-11-01T00:02:00Z', '2026-11-01T00:03:00Z', 0, '{\"run_id\": 2}');
-                         INSERT INTO stale_marks VALUES ('o/r#4', 'Stale', '2026-11-01T00:00:10Z', '2026-11-01T00:00:11Z');",
+                        "INSERT INTO stale_marks VALUES ('o/r#4', 'Stale', '2026-11-01T00:00:10Z', '2026-11-01T00:00:11Z');",
                     )
                     .unwrap();
                 // Words no version wrote, as that version stores them: from version 8 on, the

@@ -26,6 +26,7 @@ pub mod http_cache;
 mod journal;
 mod migrations;
 mod open;
+mod poll_memory;
 mod prune;
 pub mod queue;
 mod runs;

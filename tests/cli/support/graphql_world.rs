@@ -622,7 +622,17 @@ impl<'a> Obj<'a> {
                     .unwrap_or("CREATED_AT");
                 match by {
                     "CREATED_AT" => all.sort_by_key(|issue| issue.created_at),
-                    "UPDATED_AT" => all.sort_by_key(|issue| issue.updated_at),
+                    // `IssueOrderField.UPDATED_AT`, "Order issues by update time": a pull
+                    // request by its own `updatedAt` (the field below), which pushes, comments,
+                    // reviews, labels, edits and closing move and a check completing does not
+                    // (`Issue::complete_checks`). `poll`'s repeat tick lists by it.
+                    "UPDATED_AT" => all.sort_by_key(|issue| {
+                        if issue.is_pr {
+                            issue.pull_updated_at.unwrap_or(issue.updated_at)
+                        } else {
+                            issue.updated_at
+                        }
+                    }),
                     "COMMENTS" => all.sort_by_key(|issue| issue.comments.len()),
                     _ => return Ok(None),
                 }

@@ -316,7 +316,36 @@ impl Issue {
         for run in &mut self.check_runs {
             run.started_at = now;
         }
+        // A push moves the pull request's `updatedAt` (its `synchronize`), as the issue's.
         self.updated_at = now;
+        self.pull_updated_at = self.pull_updated_at.map(|_| now);
+    }
+
+    /// The head's check runs complete with `conclusion`. A check run belongs to the head
+    /// commit, not to the pull request: completing one leaves the PR's `updatedAt` where it was
+    /// ("Statuses are associated to commits, which aren't strongly associated to pull
+    /// requests", vito/cadet#46; "It sets the status of the commit, not the pull request",
+    /// myrotvorets/set-commit-status-action#765), so nothing here moves `updated_at`.
+    pub fn complete_checks(&mut self, conclusion: &str) {
+        for run in &mut self.check_runs {
+            run.status = "completed".into();
+            run.conclusion = Some(conclusion.into());
+        }
+    }
+
+    /// `by` adds the label `name` at `at`: a `labeled` event, and the PR's `updatedAt` moves
+    /// ("`updatedAt` of the PR gets updated with adding a label", dlang/dlang-bot#99; label
+    /// changes "update the PR's `updated_at` timestamp", actions/stale#1305).
+    pub fn add_label(&mut self, name: &str, by: &str, at: DateTime<Utc>) {
+        self.labels.push(name.into());
+        self.events.push(Event {
+            name: "labeled".into(),
+            label: Some(name.into()),
+            actor: by.into(),
+            at,
+        });
+        self.updated_at = self.updated_at.max(at);
+        self.pull_updated_at = self.pull_updated_at.map(|stamp| stamp.max(at));
     }
 
     /// The base branch moved: GitHub must compute again whether the PR can merge, and will
