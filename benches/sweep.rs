@@ -192,6 +192,11 @@ fn main() {
         .split(',')
         .filter_map(|size| size.trim().parse().ok())
         .collect();
+    if let Ok(spec) = std::env::var("GH_SWEEP_BENCH_PROFILE") {
+        let seed = env_number("GH_SWEEP_BENCH_SEED").unwrap_or(busy::SEED);
+        profile_only(&spec, seed);
+        return;
+    }
     if !busy_sizes.is_empty() {
         let seed = env_number("GH_SWEEP_BENCH_SEED").unwrap_or(busy::SEED);
         busy_pools(&busy_sizes, seed, latency);
@@ -376,24 +381,30 @@ fn busy_pools(sizes: &[u64], seed: u64, latency: u64) {
     }
 }
 
-/// `GH_SWEEP_BENCH_MASSIF=1`: `classify stale --read-api graphql` over the first busy pool once
-/// more, under valgrind's massif, and the heap's peak snapshot as `ms_print` shows it (its
-/// largest allocation sites).
+/// `classify stale --read-api API` over the busy pool of `size` under valgrind's `tool`
+/// (`massif`, `callgrind`, `dhat`), its output in `out`; the fake serves from this process, so
+/// only gh-sweep's instructions and heap are counted. The exit code gh-sweep gave.
 #[cfg(unix)]
-fn heap_profile(size: u64, seed: u64) {
+fn under_valgrind(
+    tool: &str,
+    size: u64,
+    seed: u64,
+    api: &str,
+    out: &std::path::Path,
+) -> Option<i32> {
     let mut world = WorldState::new();
     busy::generate(&mut world, size, seed);
     world.graphql_points = BUSY_POINTS;
     let test = Test::new(|_| {});
     test.world().world = world;
+    test.world().latency = Duration::ZERO;
     test.config(busy::CONFIG);
-    let out = test.dir.path().join("massif.out");
-    let binary = test.std_command(&["classify", "stale", "--repo", REPO, "--read-api", "graphql"]);
+    let binary = test.std_command(&["classify", "stale", "--repo", REPO, "--read-api", api]);
     let mut command = std::process::Command::new("valgrind");
     command
         .env_clear()
-        .arg("--tool=massif")
-        .arg(format!("--massif-out-file={}", out.display()))
+        .arg(format!("--tool={tool}"))
+        .arg(format!("--{tool}-out-file={}", out.display()))
         .arg(binary.get_program())
         .args(binary.get_args())
         .stdout(std::process::Stdio::null())
@@ -407,12 +418,38 @@ fn heap_profile(size: u64, seed: u64) {
         }
     }
     let status = command.status().expect("valgrind runs");
+    test.clear_log();
+    status.code()
+}
+
+/// `GH_SWEEP_BENCH_PROFILE=TOOL:API:SIZE:OUT` (e.g. `callgrind:graphql:10000:/tmp/cg.out`):
+/// only that profile, of the busy pool of SIZE, its output left in OUT for
+/// `callgrind_annotate`, `ms_print` or dhat's viewer.
+#[cfg(unix)]
+fn profile_only(spec: &str, seed: u64) {
+    let parts: Vec<&str> = spec.splitn(4, ':').collect();
+    let [tool, api, size, out] = parts[..] else {
+        panic!("GH_SWEEP_BENCH_PROFILE is TOOL:API:SIZE:OUT, not {spec}");
+    };
+    let size = size.parse().expect("SIZE is a number");
+    let code = under_valgrind(tool, size, seed, api, std::path::Path::new(out));
+    println!("{tool} of `classify stale --read-api {api}` over the busy pool of {size}: exit {code:?}, output in {out}");
+}
+
+/// `GH_SWEEP_BENCH_MASSIF=1`: `classify stale --read-api graphql` over the first busy pool once
+/// more, under valgrind's massif, and the heap's peak snapshot as `ms_print` shows it (its
+/// largest allocation sites).
+#[cfg(unix)]
+fn heap_profile(size: u64, seed: u64) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = dir.path().join("massif.out");
+    let status = under_valgrind("massif", size, seed, "graphql", &out);
     let printed = std::process::Command::new("ms_print")
         .arg(&out)
         .output()
         .expect("ms_print runs");
     let text = String::from_utf8_lossy(&printed.stdout);
-    println!("\nHeap profile (valgrind --tool=massif, then ms_print), `classify stale --read-api graphql` over the busy pool of {size}, exit {:?}: the peak snapshot's largest sites.\n\n```text", status.code());
+    println!("\nHeap profile (valgrind --tool=massif, then ms_print), `classify stale --read-api graphql` over the busy pool of {size}, exit {status:?}: the peak snapshot's largest sites.\n\n```text");
     // " Detailed snapshots: [3, 7, 12 (peak), ...]": the peak's number, then its tree, which
     // follows its row in the snapshots' table; its top two levels.
     let peak = text
@@ -438,7 +475,6 @@ fn heap_profile(size: u64, seed: u64) {
         println!("{row}\n{}", tree.join("\n"));
     }
     println!("```");
-    test.clear_log();
 }
 
 /// The run's verdicts, counted from the store's record of its items (`run_items`: each

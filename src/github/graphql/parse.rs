@@ -15,16 +15,24 @@ pub struct Connection {
     pub next: Option<String>,
 }
 
-/// A connection field of `value` (`files`, `reviews`): absent or null is an empty one.
-pub fn connection(value: &Value, name: &str) -> Connection {
+/// [`Connection`], borrowed from the answer: a page of 100 items and their timelines is not
+/// copied to be read.
+#[derive(Clone, Debug, Default)]
+pub struct ConnectionRef<'a> {
+    pub nodes: &'a [Value],
+    pub next: Option<String>,
+}
+
+/// A connection field of `value` (`files`, `reviews`), borrowed from the answer: absent or
+/// null is an empty one.
+pub fn connection_ref<'a>(value: &'a Value, name: &str) -> ConnectionRef<'a> {
     let Some(found) = value.get(name).filter(|found| !found.is_null()) else {
-        return Connection::default();
+        return ConnectionRef::default();
     };
     let nodes = found
         .get("nodes")
         .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
     let info = found.get("pageInfo");
     let more = info
         .and_then(|info| info.get("hasNextPage"))
@@ -35,16 +43,24 @@ pub fn connection(value: &Value, name: &str) -> Connection {
         .and_then(Value::as_str)
         .filter(|_| more)
         .map(str::to_string);
-    Connection { nodes, next }
+    ConnectionRef { nodes, next }
 }
 
 /// A connection field GitHub must have answered: `null` (or no `nodes`) is a list nobody knows,
 /// never an empty one. GitHub has answered a list `null` where it gave `[]` before
 /// (ovotech/go-sync#195); with an error, the error is the item's failure first.
 pub fn list(value: &Value, name: &str) -> Result<Connection, ParseError> {
+    list_ref(value, name).map(|found| Connection {
+        nodes: found.nodes.to_vec(),
+        next: found.next,
+    })
+}
+
+/// [`list`], borrowed from the answer.
+pub fn list_ref<'a>(value: &'a Value, name: &str) -> Result<ConnectionRef<'a>, ParseError> {
     match value.get(name) {
         Some(found) if found.get("nodes").is_some_and(Value::is_array) => {
-            Ok(connection(value, name))
+            Ok(connection_ref(value, name))
         }
         Some(found) if !found.is_null() => Err(ParseError::NullNodes {
             field: name.to_string(),
@@ -330,12 +346,12 @@ mod tests {
     #[test]
     fn a_connection_says_where_its_next_page_starts() {
         let value = json!({"files": {"pageInfo": {"hasNextPage": true, "endCursor": "c1"}, "nodes": [{"path": "a"}]}});
-        let files = connection(&value, "files");
+        let files = connection_ref(&value, "files");
         assert_eq!((files.nodes.len(), files.next.as_deref()), (1, Some("c1")));
         let done =
             json!({"files": {"pageInfo": {"hasNextPage": false, "endCursor": "c1"}, "nodes": []}});
-        assert_eq!(connection(&done, "files").next, None);
-        assert!(connection(&json!({"files": null}), "files")
+        assert_eq!(connection_ref(&done, "files").next, None);
+        assert!(connection_ref(&json!({"files": null}), "files")
             .nodes
             .is_empty());
     }

@@ -209,7 +209,7 @@ impl GraphqlReader<'_> {
                     "GitHub answered {item} `null`, with no error, while reading its older timeline entries"
                 ))
             })?;
-        super::parse::list(node, "timelineItems").map_err(malformed)?;
+        super::parse::list_ref(node, "timelineItems").map_err(malformed)?;
         Ok(stale_parse::timeline(node, &mut self.names.borrow_mut()))
     }
 
@@ -235,7 +235,7 @@ impl GraphqlReader<'_> {
             let mut named: Option<Value> = None;
             for list in lists_asked {
                 let connection =
-                    super::parse::list(&answer.data["repository"], list).map_err(|why| {
+                    super::parse::list_ref(&answer.data["repository"], list).map_err(|why| {
                         ApiError::Harness {
                             message: format!("listing {repo}: {why}"),
                         }

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::parse::{list, string};
+use super::parse::{list_ref, string};
 use super::stale_entry::{reduce, Entry, Interner, Timeline, TimelineRead, What};
 use crate::github::model::{timestamp, ParseError};
 use crate::policy::stale::{ItemFacts, StampOf};
@@ -114,7 +114,7 @@ pub fn rest_name(kind: &str) -> Option<&'static str> {
 }
 
 fn names(node: &Value, field: &str, key: &str) -> Result<(Vec<String>, bool), ParseError> {
-    let found = list(node, field)?;
+    let found = list_ref(node, field)?;
     let names = found
         .nodes
         .iter()
@@ -130,7 +130,7 @@ pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), ParseError> {
     let state = string(node, if is_pr { "pullState" } else { "issueState" })?;
     let (labels, more_labels) = names(node, "labels", "name")?;
     // The timeline entries explain `updatedAt`: a null list of them is no explanation.
-    list(node, "timelineItems")?;
+    list_ref(node, "timelineItems")?;
     let (assignees, more_assignees) = names(node, "assignees", "login")?;
     let milestone = match node.get("milestone") {
         None | Some(Value::Null) => None,
