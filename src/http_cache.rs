@@ -27,7 +27,7 @@ pub trait ResponseCache {
 /// writes), whose URL names a moment that never comes again, so no later read asks for it
 /// (each used to be kept for a week, for nothing). An item's comments since its stale label
 /// do repeat, run after run, and are kept.
-pub fn worth_keeping(url: &str) -> bool {
+pub(crate) fn worth_keeping(url: &str) -> bool {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     let repository_list = path
         .rsplit_once("/repos/")
@@ -36,7 +36,7 @@ pub fn worth_keeping(url: &str) -> bool {
 }
 
 /// A cache that keeps nothing: every read is a full one.
-pub struct NoCache;
+pub(crate) struct NoCache;
 
 impl ResponseCache for NoCache {
     fn lookup(&self, _url: &str) -> Option<Cached> {

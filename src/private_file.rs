@@ -6,7 +6,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 /// Writes a file readable by its owner only.
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut options = OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -20,7 +20,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Creates an empty file readable by its owner only, unless it exists: never truncates, so two
 /// runs starting at once cannot wipe the database the other just created.
-pub fn create_private(path: &Path) -> std::io::Result<()> {
+pub(crate) fn create_private(path: &Path) -> std::io::Result<()> {
     let mut options = OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]

@@ -10,7 +10,7 @@ use crate::report::{self, PlanRow};
 use crate::ui::{Choice, Ui};
 
 /// How a run learns which planned writes to send.
-pub trait Confirm {
+pub(crate) trait Confirm {
     /// Whether the writes are only shown, never sent (a dry run).
     fn dry_run(&self) -> bool {
         false
@@ -22,7 +22,7 @@ pub trait Confirm {
 }
 
 /// The maintainer at the prompt.
-pub struct Prompt<'a>(pub &'a Ui);
+pub(crate) struct Prompt<'a>(pub &'a Ui);
 
 impl Confirm for Prompt<'_> {
     fn asks(&self) -> bool {
@@ -35,7 +35,7 @@ impl Confirm for Prompt<'_> {
 }
 
 /// `--yes`: every planned write is confirmed.
-pub struct AssumeYes;
+pub(crate) struct AssumeYes;
 
 impl Confirm for AssumeYes {
     fn asks(&self) -> bool {
@@ -48,7 +48,7 @@ impl Confirm for AssumeYes {
 }
 
 /// `--dry-run`: the plan is shown in the recap and nothing is sent.
-pub struct DryRun;
+pub(crate) struct DryRun;
 
 impl Confirm for DryRun {
     fn dry_run(&self) -> bool {

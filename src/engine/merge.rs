@@ -52,7 +52,7 @@ pub struct MergeCounters {
     pub failed: usize,
 }
 
-pub struct MergeKind<'a> {
+pub(crate) struct MergeKind<'a> {
     rules: &'a PollRules,
     globs: GlobSet,
     /// `classify merge`: drafts are listed too, to say why they are not merged, and what poll
@@ -74,7 +74,7 @@ pub struct MergeKind<'a> {
 }
 
 impl<'a> MergeKind<'a> {
-    pub fn new(rules: &'a PollRules, classify: bool, record: bool) -> Result<Self, Fatal> {
+    pub(crate) fn new(rules: &'a PollRules, classify: bool, record: bool) -> Result<Self, Fatal> {
         Ok(MergeKind {
             rules,
             globs: rules.globs().map_err(|e| Fatal::Usage(e.to_string()))?,

@@ -20,15 +20,15 @@ use crate::policy::merge::{PollRules, Rule};
 
 /// A PR updated this long before a tick listed its repository is read again by the next tick
 /// too: an update GitHub stamped just before the listing may not have been in what it served.
-pub const MARGIN: Duration = Duration::minutes(2);
+pub(crate) const MARGIN: Duration = Duration::minutes(2);
 
 /// A full tick at least this often, for what moves no `updatedAt` and no check (a reviewer's
 /// permission, the branch's rules).
-pub const FULL_EVERY: Duration = Duration::hours(24);
+pub(crate) const FULL_EVERY: Duration = Duration::hours(24);
 
 /// One repository's memory, stored as JSON.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
-pub struct RepoMemory {
+pub(crate) struct RepoMemory {
     /// The rules the verdicts were judged by, as JSON.
     pub rules: String,
     /// A PR whose `updatedAt` is at or after this is read again.
@@ -40,7 +40,7 @@ pub struct RepoMemory {
 
 /// One open PR as the last tick saw it.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
-pub struct PullMemory {
+pub(crate) struct PullMemory {
     pub title: String,
     pub labels: Vec<String>,
     pub head_sha: Option<String>,
@@ -53,7 +53,7 @@ pub struct PullMemory {
 
 /// The eligibility rules' verdict at a head: the first rule unmet and why.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-pub struct Judged {
+pub(crate) struct Judged {
     pub head_sha: String,
     pub unmet: Rule,
     pub reason: String,
@@ -62,7 +62,7 @@ pub struct Judged {
 impl PullMemory {
     /// The verdict a repeat tick may keep without reading the PR: one judged at the head it
     /// knows, not waiting on the checks.
-    pub fn kept_verdict(&self) -> Option<&Judged> {
+    pub(crate) fn kept_verdict(&self) -> Option<&Judged> {
         self.judged
             .as_ref()
             .filter(|judged| Some(&judged.head_sha) == self.head_sha.as_ref())
@@ -70,7 +70,7 @@ impl PullMemory {
     }
 
     /// The PR's facts as its last read gave them: open, not a draft, its head and base.
-    pub fn facts(&self) -> PullFacts {
+    pub(crate) fn facts(&self) -> PullFacts {
         PullFacts {
             title: self.title.clone(),
             labels: self.labels.clone(),
@@ -86,14 +86,14 @@ impl PullMemory {
 }
 
 /// The rules as the memory names them.
-pub fn rules_key(rules: &PollRules) -> String {
+pub(crate) fn rules_key(rules: &PollRules) -> String {
     serde_json::to_string(rules).unwrap_or_default()
 }
 
 /// This run's use of the memories: what it carries over, what it reads again, and what it
 /// will remember.
 #[derive(Default)]
-pub struct Memories {
+pub(crate) struct Memories {
     /// PRs whose last verdict may be kept, with what the last tick saw of them.
     pub carried: BTreeMap<ItemRef, PullMemory>,
     /// PRs read on their own in the listing (changed, waiting on checks, new): their facts
@@ -105,7 +105,7 @@ pub struct Memories {
 
 impl Memories {
     /// Starts the memory of `repo` for this tick.
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         repo: &RepoRef,
         rules: &PollRules,
@@ -130,7 +130,7 @@ impl Memories {
 
     /// The PR is listed: its title and labels, its head and base when known. A verdict
     /// judged at another head is forgotten.
-    pub fn saw(&mut self, item: &ItemRef, facts: &PullFacts, kept: Option<&PullMemory>) {
+    pub(crate) fn saw(&mut self, item: &ItemRef, facts: &PullFacts, kept: Option<&PullMemory>) {
         if let Some(entry) = self.entry(item) {
             let judged = kept
                 .and_then(|kept| kept.judged.clone())
@@ -147,14 +147,14 @@ impl Memories {
     }
 
     /// The PR's web address, as an answer gave it.
-    pub fn link(&mut self, item: &ItemRef, url: Option<String>) {
+    pub(crate) fn link(&mut self, item: &ItemRef, url: Option<String>) {
         if let (Some(entry), Some(url)) = (self.entry(item), url) {
             entry.url = Some(url);
         }
     }
 
     /// The PR's head and base, once its single read gave them.
-    pub fn head(&mut self, item: &ItemRef, head: &str, base: Option<&str>) {
+    pub(crate) fn head(&mut self, item: &ItemRef, head: &str, base: Option<&str>) {
         if let Some(entry) = self.entry(item) {
             if entry.head_sha.as_deref() != Some(head) {
                 entry.judged = None;
@@ -165,7 +165,7 @@ impl Memories {
     }
 
     /// The rules' verdict at `head`: `None` when every rule was met.
-    pub fn judged(&mut self, item: &ItemRef, head: &str, unmet: Option<(Rule, &str)>) {
+    pub(crate) fn judged(&mut self, item: &ItemRef, head: &str, unmet: Option<(Rule, &str)>) {
         if let Some(entry) = self.entry(item) {
             entry.judged = unmet.map(|(rule, reason)| Judged {
                 head_sha: head.to_string(),
@@ -176,14 +176,14 @@ impl Memories {
     }
 
     /// The PR is not open (merged, closed, a draft): nothing to remember.
-    pub fn forget(&mut self, item: &ItemRef) {
+    pub(crate) fn forget(&mut self, item: &ItemRef) {
         if let Some(repo) = self.next.get_mut(&item.repo) {
             repo.pulls.remove(&item.number);
         }
     }
 
     /// What the store should keep: each repository's memory as JSON.
-    pub fn take_stored(&mut self) -> Vec<(RepoRef, String)> {
+    pub(crate) fn take_stored(&mut self) -> Vec<(RepoRef, String)> {
         std::mem::take(&mut self.next)
             .into_iter()
             .filter_map(|(repo, memory)| Some((repo, serde_json::to_string(&memory).ok()?)))
@@ -192,7 +192,11 @@ impl Memories {
 }
 
 /// A stored memory, when it can serve a repeat tick judged by `rules` at `now`.
-pub fn usable(stored: Option<String>, rules: &PollRules, now: DateTime<Utc>) -> Option<RepoMemory> {
+pub(crate) fn usable(
+    stored: Option<String>,
+    rules: &PollRules,
+    now: DateTime<Utc>,
+) -> Option<RepoMemory> {
     let memory: RepoMemory = serde_json::from_str(&stored?).ok()?;
     let fresh = memory.full_at.is_some_and(|at| now - at < FULL_EVERY);
     (memory.rules == rules_key(rules) && fresh && memory.since.is_some()).then_some(memory)

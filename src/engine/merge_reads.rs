@@ -15,7 +15,7 @@ use crate::policy::merge::{self, Access, BranchRules, Checks, MergeSettings, Pol
 
 /// The run's memory of what does not change within a run.
 #[derive(Default)]
-pub struct MergeReads {
+pub(crate) struct MergeReads {
     access: BTreeMap<(RepoRef, String), Access>,
     settings: BTreeMap<RepoRef, MergeSettings>,
     rules: BTreeMap<(RepoRef, String), BranchRules>,
@@ -33,20 +33,20 @@ fn refused(error: ApiError, what: &str) -> Result<String, ApiError> {
 }
 
 /// The green rule's verdict and, when green, when it went green.
-pub struct Green {
+pub(crate) struct Green {
     pub verdict: Result<Vec<String>, merge::NotGreen>,
     pub since: Option<DateTime<Utc>>,
 }
 
 /// The approval rule's verdict and, when approved, the time of the newest counted approval.
-pub struct Approval {
+pub(crate) struct Approval {
     pub verdict: merge::ApprovalVerdict,
     pub since: Option<DateTime<Utc>>,
 }
 
 impl MergeReads {
     /// A reviewer's access, read once per run.
-    pub fn access(
+    pub(crate) fn access(
         &mut self,
         github: &dyn Reader,
         repo: &RepoRef,
@@ -68,7 +68,7 @@ impl MergeReads {
     }
 
     /// The PR's reviews, judged with each reviewer's access.
-    pub fn approval(
+    pub(crate) fn approval(
         &mut self,
         github: &dyn Reader,
         item: &ItemRef,
@@ -95,7 +95,7 @@ impl MergeReads {
 
     /// The rules of a branch, read once per run: its rulesets and its classic protection's
     /// required checks (the branch summary). Unreadable rules are said, not guessed.
-    pub fn rules(
+    pub(crate) fn rules(
         &mut self,
         github: &dyn Reader,
         repo: &RepoRef,
@@ -139,7 +139,7 @@ impl MergeReads {
     }
 
     /// A repository's merge settings, read once per run.
-    pub fn settings(
+    pub(crate) fn settings(
         &mut self,
         github: &dyn Reader,
         repo: &RepoRef,
@@ -154,7 +154,7 @@ impl MergeReads {
 
     /// The head's check runs, check suites, commit statuses and (when a suite needs them)
     /// workflow runs, judged with the checks the base branch's rules require.
-    pub fn green(
+    pub(crate) fn green(
         &mut self,
         github: &dyn Reader,
         repo: &RepoRef,

@@ -10,8 +10,8 @@ mod account;
 mod confirm;
 mod interrupt;
 mod kind;
-pub mod merge;
-pub mod merge_reads;
+pub(crate) mod merge;
+pub(crate) mod merge_reads;
 mod plan;
 mod pool;
 mod read;
@@ -19,9 +19,9 @@ mod recap;
 mod recheck;
 mod reconcile;
 mod settle;
-pub mod stale;
+pub(crate) mod stale;
 mod state;
-pub mod sweep;
+pub(crate) mod sweep;
 mod write;
 
 #[cfg(test)]
@@ -33,13 +33,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-pub use confirm::{AssumeYes, Confirm, DryRun, Prompt};
-pub use kind::{
+pub(crate) use confirm::{AssumeYes, Confirm, DryRun, Prompt};
+pub(crate) use kind::{
     AfterWrite, ClaimRequest, Counters, Kind, Reconciled, ScopeListing, StoreView, Summary, Written,
 };
-pub use plan::{Classified, Listed, Plan, ReadError};
-pub use pool::canonicalise_repos;
-pub use settle::Effect;
+pub(crate) use plan::{Classified, Listed, Plan, ReadError};
+pub(crate) use pool::canonicalise_repos;
+pub(crate) use settle::Effect;
 
 use crate::clock::Clock;
 use crate::github::{Reader, Writer};
@@ -52,7 +52,7 @@ use state::{store_failure, RunProgress, State};
 
 /// Whether the run may write.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// `classify`: the read phase alone; every classified item is completed.
     Classify,
     /// A sweep: read, confirm, write.
@@ -62,7 +62,7 @@ pub enum Mode {
 /// What the engine takes of the settings: the pool, the budget, the limits on writing, and
 /// what the recap names. Built once from the resolved settings by the command.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub(crate) struct Options {
     pub repos: Vec<RepoRef>,
     /// Organisations whose repositories make the pool (`poll`, `classify merge`).
     pub orgs: Vec<String>,
@@ -96,7 +96,7 @@ pub struct Options {
     pub web_url: String,
 }
 
-pub struct Run<'a> {
+pub(crate) struct Run<'a> {
     /// GitHub's facts, through the reader port.
     pub reader: &'a dyn Reader,
     /// Where the writes go.
@@ -117,7 +117,7 @@ pub struct Run<'a> {
 
 impl Run<'_> {
     /// Runs every phase and returns the recap, which is stored with the run.
-    pub fn execute(
+    pub(crate) fn execute(
         mut self,
         kind: &mut dyn Kind,
         confirm: &mut dyn Confirm,

@@ -249,7 +249,7 @@ fn blocked_reason(
 /// The canonical name replaces the given one everywhere (pool, `--only`, queue scope, rerun
 /// line). Best effort: a repository that cannot be read is left as given, and its listing
 /// says why. Returns the notes for the recap.
-pub fn canonicalise_repos(
+pub(crate) fn canonicalise_repos(
     client: &dyn Reader,
     store: &mut dyn Store,
     options: &mut Options,

@@ -12,7 +12,7 @@
 
 use crate::store::Store;
 
-pub use crate::store::Effect;
+pub(crate) use crate::store::Effect;
 
 /// Applies one settlement's effects to the store, in the order given, all or none.
 pub(super) fn apply(store: &dyn Store, effects: &[Effect]) -> anyhow::Result<()> {

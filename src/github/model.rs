@@ -9,7 +9,7 @@ use crate::policy::merge::BranchRules;
 use crate::policy::stale::{Activity, ActivityKind, ItemFacts};
 use crate::policy::write::marker_in;
 
-pub use super::parse_error::ParseError;
+pub(crate) use super::parse_error::ParseError;
 
 fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, ParseError> {
     match value.get(name) {
@@ -25,7 +25,7 @@ fn string(value: &Value, name: &str) -> Result<String, ParseError> {
         .ok_or_else(|| ParseError::not_a(name, "a string"))
 }
 
-pub fn timestamp(value: &Value, name: &str) -> Result<DateTime<Utc>, ParseError> {
+pub(crate) fn timestamp(value: &Value, name: &str) -> Result<DateTime<Utc>, ParseError> {
     let text = string(value, name)?;
     DateTime::parse_from_rfc3339(&text)
         .map(|time| time.with_timezone(&Utc))
@@ -36,7 +36,7 @@ pub fn timestamp(value: &Value, name: &str) -> Result<DateTime<Utc>, ParseError>
 }
 
 /// The number of a list entry, if it has one.
-pub fn number(value: &Value) -> Option<u64> {
+pub(crate) fn number(value: &Value) -> Option<u64> {
     value.get("number")?.as_u64()
 }
 
@@ -74,7 +74,7 @@ fn label_names(value: &Value) -> Result<Vec<String>, ParseError> {
 }
 
 /// An issue or PR from `GET /repos/{o}/{r}/issues`.
-pub fn item_facts(value: &Value) -> Result<ItemFacts, ParseError> {
+pub(crate) fn item_facts(value: &Value) -> Result<ItemFacts, ParseError> {
     let number = number(value).ok_or_else(|| ParseError::missing("number"))?;
     let state = string(value, "state")?;
     let is_pr = value.get("pull_request").is_some_and(|pr| !pr.is_null());
@@ -144,7 +144,7 @@ pub struct Event {
     pub activity: Activity,
 }
 
-pub fn event(value: &Value) -> Result<Event, ParseError> {
+pub(crate) fn event(value: &Value) -> Result<Event, ParseError> {
     let name = string(value, "event")?;
     let (login, is_bot) = actor(value, "actor")?;
     let label = value
@@ -181,7 +181,7 @@ pub fn event(value: &Value) -> Result<Event, ParseError> {
 /// `submitted_at` (GitHub's "Issue event types"); a `head_ref_force_pushed` its `actor` and
 /// `created_at`. Other entries are `None` (read elsewhere, or, like `committed`, naming only git
 /// authors, no GitHub account).
-pub fn timeline_activity(value: &Value) -> Result<Option<Activity>, ParseError> {
+pub(crate) fn timeline_activity(value: &Value) -> Result<Option<Activity>, ParseError> {
     let in_entry = |why: ParseError| why.within("a timeline entry");
     let (who, when, what) = match value.get("event").and_then(Value::as_str) {
         Some("reviewed") => ("user", "submitted_at", "review"),
@@ -205,7 +205,7 @@ pub fn timeline_activity(value: &Value) -> Result<Option<Activity>, ParseError> 
 }
 
 /// One entry of `GET .../issues/{n}/comments`.
-pub fn comment(value: &Value) -> Result<Activity, ParseError> {
+pub(crate) fn comment(value: &Value) -> Result<Activity, ParseError> {
     let (login, is_bot) = actor(value, "user")?;
     let body = value
         .get("body")
@@ -240,7 +240,7 @@ pub struct PullFacts {
     pub base_ref: Option<String>,
 }
 
-pub fn pull_facts(value: &Value) -> Result<PullFacts, ParseError> {
+pub(crate) fn pull_facts(value: &Value) -> Result<PullFacts, ParseError> {
     let draft = match value.get("draft") {
         None | Some(Value::Null) => None,
         Some(Value::Bool(draft)) => Some(*draft),
@@ -273,7 +273,7 @@ pub fn pull_facts(value: &Value) -> Result<PullFacts, ParseError> {
     })
 }
 
-pub fn changed_file(value: &Value) -> Result<crate::policy::merge::ChangedFile, ParseError> {
+pub(crate) fn changed_file(value: &Value) -> Result<crate::policy::merge::ChangedFile, ParseError> {
     Ok(crate::policy::merge::ChangedFile {
         path: string(value, "filename").map_err(|why| why.within("a changed file"))?,
         previous: value
@@ -290,7 +290,7 @@ fn optional_time(value: &Value, name: &str) -> Result<Option<DateTime<Utc>>, Par
     }
 }
 
-pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, ParseError> {
+pub(crate) fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, ParseError> {
     let in_run = |why: ParseError| why.within("a check run");
     Ok(crate::policy::merge::CheckRun {
         name: string(value, "name").map_err(in_run)?,
@@ -315,7 +315,7 @@ pub fn check_run(value: &Value) -> Result<crate::policy::merge::CheckRun, ParseE
 }
 
 /// One entry of `GET /repos/{o}/{r}/commits/{ref}/check-suites`.
-pub fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, ParseError> {
+pub(crate) fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, ParseError> {
     let in_suite = |why: ParseError| why.within("a check suite");
     let app = field(value, "app").map_err(in_suite)?;
     let slug = string(app, "slug").map_err(|why| in_suite(why.within("`app`")))?;
@@ -350,7 +350,7 @@ pub fn check_suite(value: &Value) -> Result<crate::policy::merge::CheckSuite, Pa
 }
 
 /// One entry of `GET /repos/{o}/{r}/actions/runs`.
-pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, ParseError> {
+pub(crate) fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, ParseError> {
     let in_run = |why: ParseError| why.within("a workflow run");
     let number = |name: &str| {
         value
@@ -366,7 +366,9 @@ pub fn workflow_run(value: &Value) -> Result<crate::policy::merge::WorkflowRun, 
     })
 }
 
-pub fn commit_status(value: &Value) -> Result<crate::policy::merge::CommitStatus, ParseError> {
+pub(crate) fn commit_status(
+    value: &Value,
+) -> Result<crate::policy::merge::CommitStatus, ParseError> {
     let in_status = |why: ParseError| why.within("a commit status");
     Ok(crate::policy::merge::CommitStatus {
         context: string(value, "context").map_err(in_status)?,
@@ -375,7 +377,7 @@ pub fn commit_status(value: &Value) -> Result<crate::policy::merge::CommitStatus
 }
 
 /// The combined status: its first page's object (`state`, `total_count`) and the statuses read.
-pub fn statuses(
+pub(crate) fn statuses(
     first: &Value,
     statuses: &[Value],
 ) -> Result<crate::policy::merge::Statuses, ParseError> {
@@ -394,7 +396,7 @@ pub fn statuses(
 }
 
 /// `GET /repos/{o}/{r}/collaborators/{user}/permission`.
-pub fn access(value: &Value) -> crate::policy::merge::Access {
+pub(crate) fn access(value: &Value) -> crate::policy::merge::Access {
     crate::policy::merge::Access::from_permission(
         value.get("permission").and_then(Value::as_str),
         value.get("role_name").and_then(Value::as_str),
@@ -402,7 +404,7 @@ pub fn access(value: &Value) -> crate::policy::merge::Access {
 }
 
 /// The merge settings of `GET /repos/{o}/{r}`.
-pub fn merge_settings(value: &Value) -> crate::policy::merge::MergeSettings {
+pub(crate) fn merge_settings(value: &Value) -> crate::policy::merge::MergeSettings {
     let flag = |name: &str| value.get(name).and_then(Value::as_bool);
     crate::policy::merge::MergeSettings {
         merge: flag("allow_merge_commit"),
@@ -412,7 +414,7 @@ pub fn merge_settings(value: &Value) -> crate::policy::merge::MergeSettings {
 }
 
 /// The rules that apply to a branch (`GET /repos/{o}/{r}/rules/branches/{branch}`), in words.
-pub fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
+pub(crate) fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
     let mut out = BranchRules {
         branch: branch.to_string(),
         ..Default::default()
@@ -450,7 +452,7 @@ pub fn branch_rules(branch: &str, rules: &[Value]) -> BranchRules {
 /// Classic protection as "Get a branch" summarises it: `protected`, and the contexts of
 /// `protection.required_status_checks` (`contexts`, and `checks[].context` in newer answers),
 /// unless its `enforcement_level` is `off` (GitHub's docs example, google/go-github#625).
-pub fn classic_protection(value: &Value) -> crate::policy::merge::ClassicProtection {
+pub(crate) fn classic_protection(value: &Value) -> crate::policy::merge::ClassicProtection {
     let protected = value.get("protected").and_then(Value::as_bool) == Some(true);
     let checks = value.pointer("/protection/required_status_checks");
     let enforced = checks
@@ -562,7 +564,7 @@ fn deployments_rule(parameters: &Value) -> String {
     format!("deployments to {}", environments.join(", "))
 }
 
-pub fn review(value: &Value) -> Result<crate::policy::merge::Review, ParseError> {
+pub(crate) fn review(value: &Value) -> Result<crate::policy::merge::Review, ParseError> {
     let in_review = |why: ParseError| why.within("a review");
     let (login, bot) = actor(value, "user").map_err(in_review)?;
     // A deleted account ("ghost", no `user`) is no bot.

@@ -3,7 +3,7 @@
 /// What in GitHub's JSON did not parse: the field, and the value when it has one, and where
 /// (`in a check run: ...`).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     #[error("the `{field}` field is missing")]
     Missing { field: String },
     /// The field is there but of another JSON type; `expected` is "a string", "a list", ...
@@ -37,13 +37,13 @@ pub enum ParseError {
 }
 
 impl ParseError {
-    pub fn missing(field: &str) -> ParseError {
+    pub(crate) fn missing(field: &str) -> ParseError {
         ParseError::Missing {
             field: field.to_string(),
         }
     }
 
-    pub fn not_a(field: &str, expected: &'static str) -> ParseError {
+    pub(crate) fn not_a(field: &str, expected: &'static str) -> ParseError {
         ParseError::NotA {
             field: field.to_string(),
             expected,
@@ -51,7 +51,7 @@ impl ParseError {
     }
 
     /// This error, found inside `place` ("a check run", "`labels`").
-    pub fn within(self, place: &str) -> ParseError {
+    pub(crate) fn within(self, place: &str) -> ParseError {
         ParseError::In {
             place: place.to_string(),
             inner: Box::new(self),

@@ -197,7 +197,7 @@ pub trait Reader: CommonReader + StaleReader + MergeReader {}
 impl<T: CommonReader + StaleReader + MergeReader> Reader for T {}
 
 /// Where a run's writes go.
-pub trait Writer {
+pub(crate) trait Writer {
     /// Sends one write for one item, once: never retried.
     fn send(&self, item: &ItemRef, write: &Write) -> Result<Option<WriteReceipt>, WriteError>;
     /// What GitHub last said of a rate-limit resource: (remaining, when it resets).

@@ -137,7 +137,7 @@ fn repository(client: &Client, repo: &RepoRef) -> Result<Repository, ApiError> {
 
 /// The most repositories one search looks at (REST docs, Search: "The REST API will find up
 /// to 4,000 repositories that match your filters").
-pub const SEARCH_REPOSITORY_CAP: u64 = 4000;
+pub(crate) const SEARCH_REPOSITORY_CAP: u64 = 4000;
 
 /// How many repositories an organisation has, as far as the token may see (`public_repos`
 /// and, for its members, `total_private_repos` of `GET /orgs/{org}`).
@@ -148,7 +148,7 @@ fn org_repository_count(client: &Client, org: &str) -> Result<u64, ApiError> {
 }
 
 /// GitHub returns at most this many results for one search.
-pub const SEARCH_CAP: u64 = 1000;
+pub(crate) const SEARCH_CAP: u64 = 1000;
 
 /// Runs one issue search. Reads every page, unless the first says the query matches more than
 /// GitHub's cap: then only the total is worth anything, and the caller splits the query.
@@ -552,7 +552,7 @@ impl MergeReader for Client {
 #[path = "rest_write.rs"]
 mod write;
 
-pub use write::refused_as_locked;
+pub(crate) use write::refused_as_locked;
 
 #[cfg(test)]
 #[path = "rest_tests.rs"]

@@ -13,7 +13,7 @@ use crate::policy::write::Write;
 /// Whether GitHub refused a write because the item's conversation is locked
 /// ([`Refusal::Locked`](crate::github::client::Refusal::Locked), as the client read its answer).
 /// GitHub applied nothing, and the refusal is about that item alone.
-pub fn refused_as_locked(error: &WriteError) -> bool {
+pub(crate) fn refused_as_locked(error: &WriteError) -> bool {
     error.refusal == crate::github::client::Refusal::Locked && !error.outcome_unknown
 }
 

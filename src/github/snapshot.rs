@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-pub const FORMAT: &str = "gh-sweep-snapshot/1";
+pub(crate) const FORMAT: &str = "gh-sweep-snapshot/1";
 
 /// Why a snapshot cannot serve a command: it was captured by a command that reads other
 /// things, or from other repositories. Each names the snapshot and both sides.

@@ -14,7 +14,7 @@ pub struct Failure {
     pub failed_at: DateTime<Utc>,
 }
 
-pub fn backed_off(
+pub(crate) fn backed_off(
     failures: &[Failure],
     head_sha: &str,
     window: Duration,

@@ -94,7 +94,7 @@ impl fmt::Display for stale::Verdict {
 
 /// The recap's disposition for an item whose writes were not sent because a re-read before
 /// writing found it decided otherwise.
-pub fn changed_since_read(now: &Disposition) -> String {
+pub(crate) fn changed_since_read(now: &Disposition) -> String {
     format!("changed since read: now {now}")
 }
 

@@ -53,7 +53,7 @@ pub enum LeaseOutcome {
 
 /// What a claimed PR's attempt came to.
 #[derive(Clone, Copy, Debug)]
-pub enum Attempt<'a> {
+pub(crate) enum Attempt<'a> {
     /// The read decided, nothing was written: the disposition says what.
     Decided(&'a Disposition),
     /// The merge was written.
@@ -64,7 +64,7 @@ pub enum Attempt<'a> {
 
 /// The lease's outcome for an attempt; `None` leaves the row to another settlement: a PR found
 /// merged on GitHub has every row settled as merged, and a planned merge waits for its write.
-pub fn outcome(attempt: Attempt<'_>) -> Option<LeaseOutcome> {
+pub(crate) fn outcome(attempt: Attempt<'_>) -> Option<LeaseOutcome> {
     match attempt {
         Attempt::Merged => Some(LeaseOutcome::Complete),
         Attempt::Refused(error) => Some(LeaseOutcome::Fail {

@@ -1,18 +1,18 @@
 //! Pure decisions over plain data. Nothing in here touches the network, the database or the
 //! terminal; the engine gathers the facts and carries out what these return.
 
-pub mod backoff;
+pub(crate) mod backoff;
 pub mod budget;
-pub mod disposition;
-pub mod lease;
-pub mod merge;
-pub mod pacing;
+pub(crate) mod disposition;
+pub(crate) mod lease;
+pub(crate) mod merge;
+pub(crate) mod pacing;
 pub mod recap;
-pub mod recheck;
+pub(crate) mod recheck;
 mod rule_error;
 pub mod selector;
-pub mod stale;
-pub mod sweep;
+pub(crate) mod stale;
+pub(crate) mod sweep;
 pub mod write;
 
 pub use rule_error::RuleError;

@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-pub const PER_MINUTE: usize = 80;
-pub const PER_HOUR: usize = 500;
+pub(crate) const PER_MINUTE: usize = 80;
+pub(crate) const PER_HOUR: usize = 500;
 /// How far back an account's earlier writes matter: the longest window of a ceiling.
-pub const WINDOW: Duration = Duration::from_secs(3600);
+pub(crate) const WINDOW: Duration = Duration::from_secs(3600);
 
 /// What asked for a wait.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ impl fmt::Display for Limit {
 /// How long to wait before the next write, given when the account's earlier writes were sent
 /// (ascending: other runs' and this run's alike; older than an hour they change nothing) and
 /// the time now. Also says which rule asked for the wait (`None` when there is none).
-pub fn wait(
+pub(crate) fn wait(
     sent: &[DateTime<Utc>],
     now: DateTime<Utc>,
     interval: Duration,
@@ -69,7 +69,7 @@ pub fn wait(
 /// The account's writes as sent by `now`: another host's clock may be ahead of this one, and
 /// its writes stamped later than `now` were sent by now (never a wait for this clock to catch
 /// up). Ascending stays ascending.
-pub fn sent_by(sent: &[DateTime<Utc>], now: DateTime<Utc>) -> Vec<DateTime<Utc>> {
+pub(crate) fn sent_by(sent: &[DateTime<Utc>], now: DateTime<Utc>) -> Vec<DateTime<Utc>> {
     sent.iter().map(|time| (*time).min(now)).collect()
 }
 
@@ -80,7 +80,7 @@ pub fn sent_by(sent: &[DateTime<Utc>], now: DateTime<Utc>) -> Vec<DateTime<Utc>>
 /// for all of the item's writes, a later one for none: its room was reserved with the
 /// first). The check the store makes in the transaction that journals the intent, under the
 /// account's lock, so concurrent runs never pass a ceiling together.
-pub fn admission(
+pub(crate) fn admission(
     sent: &[DateTime<Utc>],
     reserved: usize,
     now: DateTime<Utc>,
@@ -124,7 +124,7 @@ fn later(time: DateTime<Utc>, duration: Duration) -> DateTime<Utc> {
 
 /// The limits a run's writes are held to, beside GitHub's ceilings.
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// `--max-writes`: writes to GitHub this run may send.
     pub max_writes: Option<u64>,
     /// What GitHub last said of the core rate limit: requests left, and when it resets.
@@ -138,7 +138,7 @@ pub struct Limits {
 
 /// Why the rest of a run's writes are held, and when they can go on.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Held {
+pub(crate) enum Held {
     /// `--max-writes` has no room for the next item's writes.
     Cap { cap: u64, sent: u64 },
     /// GitHub's core rate limit has fewer requests left than the next item needs.
@@ -153,7 +153,7 @@ pub enum Held {
 
 impl Held {
     /// The reason the items left get in the recap: why, and the time they can go on.
-    pub fn reason(&self, account: &str) -> String {
+    pub(crate) fn reason(&self, account: &str) -> String {
         match self {
             Held::Cap { .. } => "write cap reached".to_string(),
             Held::RateLimit { left, reset } => format!(
@@ -168,7 +168,7 @@ impl Held {
     }
 
     /// The sentence on the run's stop.
-    pub fn detail(&self, account: &str) -> String {
+    pub(crate) fn detail(&self, account: &str) -> String {
         match self {
             Held::Cap { cap, sent } => format!("--max-writes {cap} reached after {sent} writes"),
             Held::RateLimit { .. } => self.reason(account),
@@ -181,7 +181,8 @@ impl Held {
     }
 
     /// When the writes held can go on (`None` for the cap: the maintainer's choice).
-    pub fn resume_at(&self) -> Option<DateTime<Utc>> {
+    #[cfg(test)]
+    pub(crate) fn resume_at(&self) -> Option<DateTime<Utc>> {
         match self {
             Held::Cap { .. } => None,
             Held::RateLimit { reset, .. } => Some(*reset),
@@ -194,7 +195,7 @@ impl Held {
 /// order: the run has sent `sent` writes, the account's writes of the last hour were sent at
 /// `recent` (ascending). `None`: start them (waiting as [`wait`] says before each). An item
 /// whose writes are not all paid for is not begun, and nor is any item after it.
-pub fn next(
+pub(crate) fn next(
     writes: usize,
     sent: u64,
     recent: &[DateTime<Utc>],
@@ -257,7 +258,7 @@ fn schedule(
 /// How long `writes` writes take at GitHub's ceilings from `now`, after the account's earlier
 /// writes at `recent`; `Some` only when the hourly ceiling is what makes them take long, for
 /// the plan's line before the prompt.
-pub fn hourly_estimate(
+pub(crate) fn hourly_estimate(
     recent: &[DateTime<Utc>],
     now: DateTime<Utc>,
     writes: usize,
@@ -275,7 +276,7 @@ pub fn hourly_estimate(
 }
 
 /// The plan's line for writes that need longer than the hour allows.
-pub fn estimate_text(writes: usize, estimate: Duration) -> String {
+pub(crate) fn estimate_text(writes: usize, estimate: Duration) -> String {
     format!(
         "{} writes: about {} at GitHub's limit of 500 writes an hour",
         thousands(writes),
@@ -286,14 +287,18 @@ pub fn estimate_text(writes: usize, estimate: Duration) -> String {
 /// The least time `writes` writes can take at GitHub's ceilings for content creation: the
 /// largest of the write interval after each one, 80 a minute, and the 500-an-hour windows
 /// (`hourly`, from [`hourly_estimate`], when the hour's writes already sent matter).
-pub fn least_duration(writes: usize, interval: Duration, hourly: Option<Duration>) -> Duration {
+pub(crate) fn least_duration(
+    writes: usize,
+    interval: Duration,
+    hourly: Option<Duration>,
+) -> Duration {
     let per_interval = interval.saturating_mul(u32::try_from(writes).unwrap_or(u32::MAX));
     let per_minute = Duration::from_secs_f64(writes as f64 * 60.0 / PER_MINUTE as f64);
     per_interval.max(per_minute).max(hourly.unwrap_or_default())
 }
 
 /// `2 h 7 min`, `7 min 32 s`, `40 s`: to the second below an hour.
-pub fn precise_duration_text(duration: Duration) -> String {
+pub(crate) fn precise_duration_text(duration: Duration) -> String {
     let seconds = duration.as_secs() + u64::from(duration.subsec_nanos() > 0);
     match (seconds / 3600, (seconds % 3600) / 60, seconds % 60) {
         (0, 0, seconds) => format!("{seconds} s"),
@@ -305,7 +310,7 @@ pub fn precise_duration_text(duration: Duration) -> String {
 }
 
 /// `2 h 50 min`, `7 min`, `40 s`.
-pub fn duration_text(duration: Duration) -> String {
+pub(crate) fn duration_text(duration: Duration) -> String {
     let seconds = duration.as_secs();
     if seconds < 60 {
         return format!("{seconds} s");

@@ -20,11 +20,11 @@ use super::stale::QUIET_SLACK_SECONDS;
 
 /// How far `since` reaches back before the moment it covers: the clock slack within which
 /// the client does not move our time onto GitHub's, and a second for whole-second stamps.
-pub const SINCE_SLACK_SECONDS: i64 = QUIET_SLACK_SECONDS + 1;
+pub(crate) const SINCE_SLACK_SECONDS: i64 = QUIET_SLACK_SECONDS + 1;
 
 /// The `since` that covers every change after `moment` (on GitHub's clock as far as it is
 /// known): reaching back by the slack, in whole seconds (GitHub's format has no fraction).
-pub fn since(moment: DateTime<Utc>) -> DateTime<Utc> {
+pub(crate) fn since(moment: DateTime<Utc>) -> DateTime<Utc> {
     let back = moment - Duration::seconds(SINCE_SLACK_SECONDS);
     DateTime::from_timestamp(back.timestamp(), 0).unwrap_or(back)
 }
@@ -32,7 +32,7 @@ pub fn since(moment: DateTime<Utc>) -> DateTime<Utc> {
 /// What GitHub's lists of changed items have shown of one repository, from `from` on: each
 /// listed item's newest `updated_at`.
 #[derive(Debug, Clone)]
-pub struct Changes {
+pub(crate) struct Changes {
     from: DateTime<Utc>,
     latest: BTreeMap<u64, DateTime<Utc>>,
     /// A list could not be read: nothing is known, and every item is read again.
@@ -41,7 +41,7 @@ pub struct Changes {
 
 impl Changes {
     /// Nothing seen yet of the changes from `from` on.
-    pub fn new(from: DateTime<Utc>) -> Self {
+    pub(crate) fn new(from: DateTime<Utc>) -> Self {
         Changes {
             from,
             latest: BTreeMap::new(),
@@ -50,7 +50,7 @@ impl Changes {
     }
 
     /// Adds one list's entries (number, `updated_at`), keeping each item's newest.
-    pub fn add(&mut self, entries: impl IntoIterator<Item = (u64, DateTime<Utc>)>) {
+    pub(crate) fn add(&mut self, entries: impl IntoIterator<Item = (u64, DateTime<Utc>)>) {
         for (number, updated_at) in entries {
             let latest = self.latest.entry(number).or_insert(updated_at);
             *latest = (*latest).max(updated_at);
@@ -58,12 +58,12 @@ impl Changes {
     }
 
     /// A list could not be read: from now on nothing is known of the repository's changes.
-    pub fn lose_sight(&mut self) {
+    pub(crate) fn lose_sight(&mut self) {
         self.blind = true;
     }
 
     /// Whether a list could not be read.
-    pub fn blind(&self) -> bool {
+    pub(crate) fn blind(&self) -> bool {
         self.blind
     }
 }
@@ -72,7 +72,7 @@ impl Changes {
 /// `updated_at` other than the one its read saw (`seen`), or when they cannot tell (they
 /// start after `read_since`, the `since` of the item's own read, or one was not read). An item
 /// they do not name was not updated since they start: its read stands.
-pub fn must_reread(
+pub(crate) fn must_reread(
     changes: &Changes,
     number: u64,
     seen: DateTime<Utc>,

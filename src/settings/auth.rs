@@ -8,7 +8,7 @@ use super::env::Env;
 use super::error::SettingsError;
 
 /// The API base URL, from the flag, `GITHUB_API_URL`, `GH_HOST`, or github.com.
-pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, SettingsError> {
+pub(crate) fn api_base(flag: Option<&str>, env: &Env) -> Result<String, SettingsError> {
     let (base, source) = if let Some(flag) = flag {
         (flag.to_string(), "--api-url")
     } else if let Some(url) = env.get("GITHUB_API_URL") {
@@ -42,7 +42,7 @@ pub fn api_base(flag: Option<&str>, env: &Env) -> Result<String, SettingsError> 
 
 /// The API base of a web host, as gh maps them: `github.com` → `https://api.github.com`,
 /// `SUB.ghe.com` → `https://api.SUB.ghe.com`, any other host → `https://HOST/api/v3`.
-pub fn api_base_for_host(host: &str) -> String {
+pub(crate) fn api_base_for_host(host: &str) -> String {
     let host = host.trim().trim_end_matches('/').to_ascii_lowercase();
     if host == "github.com" {
         "https://api.github.com".to_string()
@@ -61,7 +61,7 @@ fn is_tenancy(host: &str) -> bool {
 
 /// Which kind of GitHub an API base is, for choosing a token.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Host {
+pub(crate) enum Host {
     /// github.com, or a subdomain of ghe.com: `GH_TOKEN` / `GITHUB_TOKEN`.
     Cloud { web_host: String },
     /// GitHub Enterprise Server: `GH_ENTERPRISE_TOKEN` / `GITHUB_ENTERPRISE_TOKEN`.
@@ -70,7 +70,7 @@ pub enum Host {
 
 impl Host {
     /// The web host, as `gh auth token --hostname` names it.
-    pub fn web_host(&self) -> &str {
+    pub(crate) fn web_host(&self) -> &str {
         match self {
             Host::Cloud { web_host } | Host::Server { web_host } => web_host,
         }
@@ -87,7 +87,7 @@ impl Host {
 /// The host an API base belongs to: `api.github.com` is github.com, `api.SUB.ghe.com` is
 /// SUB.ghe.com, `HOST/api/v3` (or any other host) is an Enterprise Server. A loopback base
 /// without `/api/v3` is a local stand-in for github.com (a test server or a local proxy).
-pub fn host_of(api_base: &str) -> Host {
+pub(crate) fn host_of(api_base: &str) -> Host {
     let url = url::Url::parse(api_base).ok();
     let host = url
         .as_ref()
@@ -148,7 +148,7 @@ pub struct Token {
 /// `GITHUB_TOKEN` only for github.com and `*.ghe.com`; `GH_ENTERPRISE_TOKEN`,
 /// `GITHUB_ENTERPRISE_TOKEN` only for an Enterprise Server; else `gh auth token --hostname`
 /// of the web host. A token meant for one host is never sent to another.
-pub fn token(env: &Env, base: &str) -> Result<Token, SettingsError> {
+pub(crate) fn token(env: &Env, base: &str) -> Result<Token, SettingsError> {
     let host = host_of(base);
     let names = host.token_variables();
     for name in &names {

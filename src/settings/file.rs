@@ -65,7 +65,7 @@ const TOP_KEYS: &[&str] = &[
     "sweep",
 ];
 
-pub const STALE_KEYS: &[&str] = &[
+pub(crate) const STALE_KEYS: &[&str] = &[
     "days_before_stale",
     "days_before_close",
     "days_before_issue_stale",
@@ -122,7 +122,7 @@ pub const STALE_KEYS: &[&str] = &[
     "enable_statistics",
 ];
 
-pub const POLL_KEYS: &[&str] = &[
+pub(crate) const POLL_KEYS: &[&str] = &[
     "rules",
     "docs_globs",
     "held_labels",
@@ -131,7 +131,7 @@ pub const POLL_KEYS: &[&str] = &[
     "orphan_suite_minutes",
 ];
 
-pub const SWEEP_KEYS: &[&str] = &[
+pub(crate) const SWEEP_KEYS: &[&str] = &[
     "attempts_per_trigger",
     "backoff_minutes",
     "settle_minutes",
@@ -306,7 +306,7 @@ fn plain_type_error(message: &str) -> String {
 
 /// The `[stale]` table with `table`'s keys put over `rules`.
 /// An error names the bad key, and `source`, where the table came from.
-pub fn overlay_stale(
+pub(crate) fn overlay_stale(
     rules: &StaleRules,
     table: toml::Table,
     source: &str,

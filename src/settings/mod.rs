@@ -18,19 +18,19 @@
 //! The functions here are the layer's face to the commands: their errors are
 //! [`ExpectedError`]s, which exit with the code their kind calls for.
 
-pub mod auth;
-pub mod common;
-pub mod env;
-pub mod error;
-pub mod file;
-pub mod flags;
-pub mod paths;
-pub mod pool;
+pub(crate) mod auth;
+pub(crate) mod common;
+pub(crate) mod env;
+pub(crate) mod error;
+pub(crate) mod file;
+pub(crate) mod flags;
+pub(crate) mod paths;
+pub(crate) mod pool;
 mod rerun;
-pub mod run;
+pub(crate) mod run;
 mod stale_config;
-pub mod store;
-pub mod workflow;
+pub(crate) mod store;
+pub(crate) mod workflow;
 
 use std::path::Path;
 

@@ -66,7 +66,7 @@ pub fn default_db(env: &Env) -> Result<PathBuf, SettingsError> {
 
 /// The repository a clone's git remotes give, as gh picks it, and the remote that gave it.
 #[derive(Debug, PartialEq, Eq)]
-pub struct CloneDefault {
+pub(crate) struct CloneDefault {
     pub repo: RepoRef,
     pub remote: String,
 }
@@ -101,7 +101,7 @@ type Remote = (String, Option<RepoRef>, Option<String>);
 /// else, where gh would ask, we take the only repository the remotes on the API's host name,
 /// and refuse when there are several (a fork clone's `origin` and `upstream`), naming them.
 /// Remotes on other hosts are not this run's.
-pub fn clone_default(
+pub(crate) fn clone_default(
     git_config: &str,
     web_host: &str,
 ) -> Result<Option<CloneDefault>, SettingsError> {

@@ -15,7 +15,7 @@ use crate::item::{ItemRef, RepoRef};
 use crate::policy::selector;
 
 /// What the pool is: its repositories, the `--only` items, and the snapshot it replays.
-pub struct ResolvedPool {
+pub(crate) struct ResolvedPool {
     pub repos: Vec<RepoRef>,
     pub only: Option<BTreeSet<ItemRef>>,
     pub snapshot: Option<Snapshot>,
@@ -23,7 +23,7 @@ pub struct ResolvedPool {
 
 /// The most an `--only @FILE` or `--only -` list may hold: a rerun line of a few hundred
 /// thousand items. More is refused, never read to the end (`@/dev/zero` has no end).
-pub const MAX_ONLY_BYTES: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_ONLY_BYTES: u64 = 8 * 1024 * 1024;
 
 /// How long an `--only @FILE` that is a pipe may keep us waiting for its first data.
 const ONLY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -101,7 +101,7 @@ fn only_list(text: &str) -> Result<String, String> {
 }
 
 /// What the pool is made from: `--repo`, `--only`, `--org`, a snapshot, or the clone's default.
-pub struct Pool<'a> {
+pub(crate) struct Pool<'a> {
     /// `--repo` values, as given.
     pub repos: &'a [String],
     /// `--only`, as given.
@@ -121,7 +121,10 @@ pub struct Pool<'a> {
 impl Pool<'_> {
     /// The repositories, the `--only` items and the loaded snapshot; a note when the clone's
     /// default repository was taken.
-    pub fn resolve(&self, warnings: &mut Vec<String>) -> Result<ResolvedPool, SettingsError> {
+    pub(crate) fn resolve(
+        &self,
+        warnings: &mut Vec<String>,
+    ) -> Result<ResolvedPool, SettingsError> {
         self.resolved(warnings).map_err(|error| match error {
             Pooled::Message(message) => SettingsError::Pool(message),
             Pooled::Settings(error) => error,

@@ -33,7 +33,7 @@ pub(super) fn stale_inputs(
 
 /// The `[stale]` table in effect for `--print-config`: from the workflow (or the action's
 /// inputs), else the config file (`config`: `--config`, or `GH_SWEEP_CONFIG`).
-pub fn stale_table_in_effect(
+pub(super) fn stale_table_in_effect(
     config: Option<&Path>,
     workflow: Option<&Path>,
     action_inputs: bool,

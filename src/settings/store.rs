@@ -15,7 +15,7 @@ use crate::store::location::{conninfo_pairs, is_postgres, Liveness, Target};
 use crate::store::Location;
 
 /// The store named by `text`: a PostgreSQL target, or a SQLite file's path.
-pub enum Named {
+pub(crate) enum Named {
     Postgres(Target),
     File(PathBuf),
 }
@@ -24,7 +24,7 @@ pub enum Named {
 /// A URL of another scheme (`mysql://`, a mistyped `postgress://`) is refused by its scheme
 /// alone, never echoed whole: it may carry a password, and taken as a path it would make a
 /// SQLite file named after it.
-pub fn named(text: &str, env: &Env, what: &str) -> Result<Named, SettingsError> {
+pub(crate) fn named(text: &str, env: &Env, what: &str) -> Result<Named, SettingsError> {
     if is_postgres(text) && text.contains("://") {
         return postgres(text, env, what);
     }
@@ -173,7 +173,7 @@ impl StoreChoice {
 
 impl Named {
     /// Where the store is, as `store::open` takes it.
-    pub fn location(self) -> Location {
+    pub(crate) fn location(self) -> Location {
         match self {
             Named::Postgres(target) => Location::Postgres(Box::new(target)),
             Named::File(path) => Location::File(path),
@@ -183,14 +183,14 @@ impl Named {
 
 /// The name this host goes by among those sharing a store: `GH_SWEEP_HOST`, else its
 /// hostname. A label for people: liveness never rests on it.
-pub fn host(env: &Env) -> String {
+pub(crate) fn host(env: &Env) -> String {
     env.get("GH_SWEEP_HOST")
         .map(str::to_string)
         .unwrap_or_else(crate::store::sqlite::host_name)
 }
 
 /// The PostgreSQL target of `url`, with the environment's password, passfile, CA and host name.
-pub fn target(url: &str, env: &Env) -> Target {
+pub(crate) fn target(url: &str, env: &Env) -> Target {
     let mut target = Target::new(url, host(env));
     target.password_env = env
         .get("PGPASSWORD")
@@ -208,7 +208,7 @@ pub fn target(url: &str, env: &Env) -> Target {
 
 /// The heartbeat settings: the config's, checked, with the HTTP timeout a taking-over host
 /// waits on top of the bound.
-pub fn liveness(
+pub(crate) fn liveness(
     heartbeat_seconds: Option<u64>,
     dead_after_seconds: Option<u64>,
     write_timeout: Duration,

@@ -17,7 +17,7 @@ use crate::policy::stale::StaleRules;
 /// unless one is given, 30 operations per run, statistics on). The one deliberate exception:
 /// `ascending` defaults to `true` (oldest first), where actions/stale's is `false`: newest first
 /// under a per-run cap starves old items whenever the cached state is lost.
-pub const ACTIONS_STALE_INPUTS: &[(&str, &str)] = &[
+pub(crate) const ACTIONS_STALE_INPUTS: &[(&str, &str)] = &[
     ("repo-token", "${{ github.token }}"),
     ("stale-issue-message", ""),
     ("stale-pr-message", ""),
@@ -95,12 +95,12 @@ const OPTIONAL_FLAGS: &[&str] = &[
 ];
 
 /// Where the inputs come from, for errors: a workflow file, or the action's step.
-pub struct Source(pub String);
+pub(crate) struct Source(pub String);
 
 /// The environment variable the action's step passes an input in: `GH_SWEEP_INPUT_` and the
 /// name in upper snake case (`days-before-stale` is `GH_SWEEP_INPUT_DAYS_BEFORE_STALE`). A
 /// composite action gets no `INPUT_*` variables from the runner, so the step sets these itself.
-pub fn input_variable(name: &str) -> String {
+pub(crate) fn input_variable(name: &str) -> String {
     format!(
         "GH_SWEEP_INPUT_{}",
         name.replace('-', "_").to_ascii_uppercase()
@@ -109,7 +109,7 @@ pub fn input_variable(name: &str) -> String {
 
 /// The `[stale]` table the action's inputs ask for, read from the step's `GH_SWEEP_INPUT_*`
 /// variables: the same conversion as a workflow's `with:` block ([`inputs_table`]).
-pub fn action_table(
+pub(crate) fn action_table(
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<(toml::Table, Vec<String>), SettingsError> {
     let given: Vec<(String, String)> = ACTIONS_STALE_INPUTS
@@ -138,7 +138,7 @@ fn unknown_input(name: &str, source: &Source) -> String {
 
 /// The `[stale]` table the workflow's actions/stale step asks for, and warnings for what was
 /// not carried over.
-pub fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), SettingsError> {
+pub(crate) fn stale_table(path: &Path) -> Result<(toml::Table, Vec<String>), SettingsError> {
     workflow_table(path).map_err(SettingsError::StaleInputs)
 }
 
@@ -287,7 +287,7 @@ fn typed_input(name: &str, text: &str, source: &Source) -> Result<Option<toml::V
 
 /// [`print`], with a comment line for each input that was not carried over, so that the kept
 /// config still says what the workflow asked for and gh-sweep does not do.
-pub fn print_with_notes(table: &toml::Table, from: &Path, not_carried: &[String]) -> String {
+pub(crate) fn print_with_notes(table: &toml::Table, from: &Path, not_carried: &[String]) -> String {
     let printed = print(table, from);
     let Some((header, rest)) = printed.split_once('\n') else {
         return printed;
@@ -300,7 +300,7 @@ pub fn print_with_notes(table: &toml::Table, from: &Path, not_carried: &[String]
 }
 
 /// The table as the maintainer would paste it into `.github/gh-sweep.toml`.
-pub fn print(table: &toml::Table, from: &Path) -> String {
+pub(crate) fn print(table: &toml::Table, from: &Path) -> String {
     let defaults =
         toml::Value::try_from(StaleRules::default()).unwrap_or(toml::Value::Boolean(false));
     let differs: toml::Table = table

@@ -5,14 +5,14 @@
 
 /// A column's kind, which decides how a backend reads and writes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColumnKind {
+pub(crate) enum ColumnKind {
     Int,
     Text,
     Time,
 }
 
 /// A table both backends keep, with its columns.
-pub struct Table {
+pub(crate) struct Table {
     pub name: &'static str,
     pub columns: &'static [(&'static str, ColumnKind)],
 }
@@ -20,7 +20,7 @@ pub struct Table {
 use ColumnKind::{Int, Text, Time};
 
 /// Every table `store copy` moves, parents first.
-pub const TABLES: &[Table] = &[
+pub(crate) const TABLES: &[Table] = &[
     Table {
         name: "runs",
         columns: &[
@@ -165,6 +165,6 @@ impl Dump {
 }
 
 /// A time as the copy carries it.
-pub fn time_text(time: chrono::DateTime<chrono::Utc>) -> String {
+pub(crate) fn time_text(time: chrono::DateTime<chrono::Utc>) -> String {
     time.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }

@@ -13,7 +13,7 @@ use std::io::Read;
 
 /// What a store records of the process that runs a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Identity {
+pub(crate) struct Identity {
     /// 128 random bits, hex.
     pub run_uid: String,
     pub boot_id: String,
@@ -25,7 +25,7 @@ pub struct Identity {
 
 impl Identity {
     /// This process, with a fresh random run id.
-    pub fn this_process() -> Identity {
+    pub(crate) fn this_process() -> Identity {
         let pid = i64::from(std::process::id());
         Identity {
             run_uid: random_id(),
@@ -51,7 +51,7 @@ fn pid_namespace() -> String {
 
 /// The start time of process `pid` in clock ticks since boot (`/proc/PID/stat`, field 22),
 /// when this PID namespace has such a process.
-pub fn start_time(pid: i64) -> Option<i64> {
+pub(crate) fn start_time(pid: i64) -> Option<i64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces: fields count after it.
     let after_name = &stat[stat.rfind(')')? + 1..];
@@ -76,7 +76,7 @@ fn random_id() -> String {
 /// What a store read of a run's process: its PID, boot id, PID namespace and start time (any
 /// of them missing on rows older than these columns).
 #[derive(Clone, Debug, Default)]
-pub struct Process {
+pub(crate) struct Process {
     pub pid: Option<i64>,
     pub boot_id: Option<String>,
     pub pid_ns: Option<String>,
@@ -87,7 +87,7 @@ impl Process {
     /// Whether the run's process is known to be gone: it ran on this kernel, in this PID
     /// namespace, and no process with its PID and start time is there any more. Anything else
     /// (another kernel or namespace, a row that does not say) is not known.
-    pub fn gone(&self, me: &Identity) -> bool {
+    pub(crate) fn gone(&self, me: &Identity) -> bool {
         let (Some(pid), Some(boot_id), Some(pid_ns)) = (self.pid, &self.boot_id, &self.pid_ns)
         else {
             return false;

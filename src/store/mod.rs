@@ -22,10 +22,10 @@ use crate::policy::recap::Recap;
 use crate::policy::sweep::{Budget, Gate};
 use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
-pub mod copy;
-pub mod effect;
-pub mod error;
-pub mod identity;
+pub(crate) mod copy;
+pub(crate) mod effect;
+pub(crate) mod error;
+pub(crate) mod identity;
 pub mod location;
 #[cfg(feature = "postgres")]
 pub mod postgres;

@@ -25,7 +25,7 @@ use crate::store::UnknownWrite;
 
 mod history;
 
-pub struct StaleKind<'a> {
+pub(crate) struct StaleKind<'a> {
     rules: &'a StaleRules,
     /// The token's login, read once when first needed.
     viewer: Option<Option<String>>,
@@ -65,7 +65,7 @@ pub struct StaleCounters {
 }
 
 impl<'a> StaleKind<'a> {
-    pub fn new(rules: &'a StaleRules, github_clock: bool) -> Self {
+    pub(crate) fn new(rules: &'a StaleRules, github_clock: bool) -> Self {
         StaleKind {
             rules,
             viewer: None,

@@ -34,7 +34,7 @@ struct Leased {
     started: DateTime<Utc>,
 }
 
-pub struct SweepKind<'a> {
+pub(crate) struct SweepKind<'a> {
     rules: &'a SweepRules,
     /// `rules.merge_method`, read once.
     method: MergeMethod,
@@ -59,7 +59,7 @@ pub struct SweepKind<'a> {
 
 impl<'a> SweepKind<'a> {
     /// `owner` names the leases until the run is recorded (then they name the run).
-    pub fn new(
+    pub(crate) fn new(
         rules: &'a SweepRules,
         poll: &'a PollRules,
         act: bool,

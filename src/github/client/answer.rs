@@ -14,7 +14,7 @@ use super::Cached;
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// One page of a read.
-pub struct Page {
+pub(super) struct Page {
     pub body: Value,
     pub next: Option<String>,
     /// A fresh answer with validators, to keep for the next run's conditional request.

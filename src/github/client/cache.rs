@@ -15,7 +15,7 @@ use crate::github::snapshot::{Recorded, Snapshot};
 
 /// A fingerprint of a token for the HTTP cache: the first 16 hex digits of a SHA-256 of it.
 /// It tells two tokens apart; it cannot give the token back.
-pub fn token_fingerprint(token: &SecretString) -> String {
+pub(crate) fn token_fingerprint(token: &SecretString) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, token.expose_secret().as_bytes());
     digest.as_ref()[..8]
         .iter()

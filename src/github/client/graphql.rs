@@ -18,17 +18,17 @@ use super::{Client, Upstream};
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// What a GraphQL read answered: GitHub's JSON, or that GitHub cut the query off at its time
-/// limit (the status, 502 or 504) when the caller asked to hear of it rather than retry.
-pub enum Posted {
+/// limit (GitHub answers 502 or 504) when the caller asked to hear of it rather than retry.
+pub(crate) enum Posted {
     Answer(Value),
-    CutOff(u16),
+    CutOff,
 }
 
 impl Client {
     /// Where GitHub's GraphQL API is: `{api}/graphql` beside api.github.com's REST API, and
     /// `http(s)://HOSTNAME/api/graphql` on GitHub Enterprise Server, whose REST API is under
     /// `/api/v3` (GitHub docs, "Forming calls with GraphQL", The GraphQL endpoint).
-    pub fn graphql_url(&self) -> String {
+    pub(crate) fn graphql_url(&self) -> String {
         match self.base.strip_suffix("/api/v3") {
             Some(host) => format!("{host}/api/graphql"),
             None => format!("{}/graphql", self.base),
@@ -43,7 +43,7 @@ impl Client {
     /// `cut_off_is_final`, a 502 or 504 (GitHub cuts off a query that runs past its 10 seconds,
     /// "Rate limits and node limits for the GraphQL API", Timeouts) is not retried but answered
     /// as [`Posted::CutOff`], for the caller to ask a smaller page.
-    pub fn post_graphql(
+    pub(crate) fn post_graphql(
         &self,
         key: &str,
         body: &Value,
@@ -80,7 +80,7 @@ impl Client {
                     self.log("POST", &url, Some(status));
                     self.note_limits(response.headers());
                     if cut_off_is_final && matches!(status.as_u16(), 502 | 504) {
-                        return Ok(Posted::CutOff(status.as_u16()));
+                        return Ok(Posted::CutOff);
                     }
                     let wait = rate_limit_wait(response.headers());
                     refused_for_limit(read_attempt(response, deadline, &asked), wait, &key)

@@ -69,7 +69,7 @@ fn spacing_wait(last: Option<Instant>, spacing: Duration, now: Instant) -> Durat
 impl Client {
     /// What is left of a rate-limit resource (`core`, `search`) and when it resets, as GitHub
     /// last said.
-    pub fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
+    pub(crate) fn remaining(&self, resource: &str) -> Option<(i64, DateTime<Utc>)> {
         let (remaining, reset) = *self.limits.borrow().get(resource)?;
         Some((remaining, DateTime::from_timestamp(reset, 0)?))
     }
@@ -78,7 +78,7 @@ impl Client {
     /// was from ours, or unchanged before any answer and in a replay. `Date` has whole
     /// seconds and arrives after a round trip, so a difference within the clock slack (15 s)
     /// is noise, not skew, and is not applied.
-    pub fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc> {
+    pub(crate) fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc> {
         match self.github_offset.get() {
             Some(offset) if offset.abs() > chrono::Duration::seconds(15) => local + offset,
             _ => local,
@@ -109,7 +109,7 @@ impl Client {
     /// Keeps what a GraphQL answer's `rateLimit` said of the `graphql` resource: the points
     /// left, when they reset, and what that query cost (the next of its kind costs about as
     /// much, so it is not sent when fewer points are left).
-    pub fn note_graphql_limit(&self, remaining: i64, reset: DateTime<Utc>, cost: i64) {
+    pub(crate) fn note_graphql_limit(&self, remaining: i64, reset: DateTime<Utc>, cost: i64) {
         self.limits
             .borrow_mut()
             .insert("graphql".to_string(), (remaining, reset.timestamp()));
@@ -165,7 +165,7 @@ impl Client {
     /// the same moment; `None` when it cannot be had (a snapshot, no answer, no `Date`). Never
     /// retried: the caller falls back on its clock slack alone. For the few places where a
     /// local stamp (the journal's) meets GitHub's.
-    pub fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    pub(crate) fn server_clock(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
         let Upstream::Live { http, token, .. } = &self.mode else {
             return None;
         };

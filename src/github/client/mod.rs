@@ -32,15 +32,15 @@ use errors::kind_of;
 use hosts::name_of_body;
 use transport::Http;
 
-pub use cache::token_fingerprint;
-pub use errors::{ApiError, Refusal, WriteError};
-pub use graphql::Posted;
+pub(crate) use cache::token_fingerprint;
+pub(crate) use errors::{ApiError, Refusal, WriteError};
+pub(crate) use graphql::Posted;
 /// The HTTP method of a write.
-pub use ureq::http::Method;
-pub use write::WriteReceipt;
+pub(crate) use ureq::http::Method;
+pub(crate) use write::WriteReceipt;
 
 /// The cache port lives below both the client and the store; the client uses it from here.
-pub use crate::http_cache::{Cached, ResponseCache};
+pub(crate) use crate::http_cache::{Cached, ResponseCache};
 
 /// How reads are retried on harness failures.
 #[derive(Clone, Debug)]
@@ -54,7 +54,7 @@ pub struct RetryPolicy {
 /// Where the client's request lines go (`  GET /path -> 200`), one line at a time without its
 /// line end: the caller's choice (the terminal's standard error under `-v`). The token never
 /// appears in a line.
-pub type Log = Box<dyn Fn(&str)>;
+pub(crate) type Log = Box<dyn Fn(&str)>;
 
 enum Upstream {
     Live {
@@ -65,7 +65,7 @@ enum Upstream {
     Replay(Snapshot),
 }
 
-pub struct Client {
+pub(crate) struct Client {
     base: String,
     mode: Upstream,
     retry: RetryPolicy,
@@ -100,7 +100,7 @@ pub struct Client {
     links: RefCell<std::collections::BTreeMap<String, String>>,
 }
 
-pub struct LiveOptions {
+pub(crate) struct LiveOptions {
     pub search_interval: Duration,
     pub base: String,
     pub token: SecretString,
@@ -112,7 +112,7 @@ pub struct LiveOptions {
 }
 
 impl Client {
-    pub fn live(options: LiveOptions) -> anyhow::Result<Self> {
+    pub(crate) fn live(options: LiveOptions) -> anyhow::Result<Self> {
         let http = transport::agent(options.timeout);
         let fingerprint = token_fingerprint(&options.token);
         Ok(Client {
@@ -142,7 +142,7 @@ impl Client {
         })
     }
 
-    pub fn replay(snapshot: Snapshot) -> Self {
+    pub(crate) fn replay(snapshot: Snapshot) -> Self {
         Client {
             base: String::new(),
             mode: Upstream::Replay(snapshot),
@@ -169,14 +169,14 @@ impl Client {
     }
 
     /// Keeps an answer for the rest of the run under `path` (matched whatever its case).
-    pub fn remember(&self, path: &str, body: &Value) {
+    pub(crate) fn remember(&self, path: &str, body: &Value) {
         self.remembered
             .borrow_mut()
             .insert(path.to_ascii_lowercase(), body.clone());
     }
 
     /// An answer kept by [`Client::remember`], or a fresh read (then kept).
-    pub fn get_remembered(&self, path: &str) -> Result<Value, ApiError> {
+    pub(crate) fn get_remembered(&self, path: &str) -> Result<Value, ApiError> {
         if let Some(body) = self.remembered.borrow().get(&path.to_ascii_lowercase()) {
             return Ok(body.clone());
         }
@@ -186,22 +186,22 @@ impl Client {
     }
 
     /// Makes every read conditional on what `cache` kept from earlier runs.
-    pub fn set_cache(&mut self, cache: Box<dyn ResponseCache>) {
+    pub(crate) fn set_cache(&mut self, cache: Box<dyn ResponseCache>) {
         self.cache = Some(cache);
     }
 
     /// Requests GitHub answered 304 Not Modified (free of rate limit).
-    pub fn not_modified(&self) -> u64 {
+    pub(crate) fn not_modified(&self) -> u64 {
         self.not_modified.get()
     }
 
     /// Requests sent over the network so far.
-    pub fn requests(&self) -> u64 {
+    pub(crate) fn requests(&self) -> u64 {
         self.requests.get()
     }
 
     /// The recorded snapshot, when recording (taken: a second call finds it empty).
-    pub fn take_recording(&self) -> Option<Snapshot> {
+    pub(crate) fn take_recording(&self) -> Option<Snapshot> {
         match &self.mode {
             Upstream::Live {
                 record: Some(record),
@@ -232,13 +232,13 @@ impl Client {
     }
 
     /// Reads every page of a list, following `Link: rel="next"` verbatim.
-    pub fn get_all(&self, path: &str) -> Result<Vec<Value>, ApiError> {
+    pub(crate) fn get_all(&self, path: &str) -> Result<Vec<Value>, ApiError> {
         self.get_all_in(path, None).map(|(items, _)| items)
     }
 
     /// Reads every page of a list wrapped in an object (`{"total_count": .., field: [..]}`, as
     /// search and check runs answer), with the first page's object minus the list.
-    pub fn get_all_in(
+    pub(crate) fn get_all_in(
         &self,
         path: &str,
         field: Option<&str>,
@@ -247,7 +247,7 @@ impl Client {
     }
 
     /// [`Client::get_all_in`], stopping after the first page when `enough` says so of it.
-    pub fn get_all_until(
+    pub(crate) fn get_all_until(
         &self,
         path: &str,
         field: Option<&str>,
@@ -261,7 +261,7 @@ impl Client {
     /// Reads every page of a list and hands each page's entries to `each` as it arrives, so a
     /// caller that keeps only what it needs of an entry never holds the whole list's JSON (a
     /// repository's 100,000 open issues). Returns the first page's object minus the list.
-    pub fn for_each_page(
+    pub(crate) fn for_each_page(
         &self,
         path: &str,
         field: Option<&str>,
@@ -310,7 +310,7 @@ impl Client {
 
     /// Reads one resource. A read GitHub redirected to another resource is not the one asked
     /// for (a transferred issue): an item failure naming where it went.
-    pub fn get(&self, path: &str) -> Result<Value, ApiError> {
+    pub(crate) fn get(&self, path: &str) -> Result<Value, ApiError> {
         let page = self.get_page(path)?;
         if let Some((status, to)) = &page.moved {
             return Err(self.moved_error(path, *status, to, Some(&page.body)));
@@ -345,7 +345,7 @@ impl Client {
 
     /// Keeps one issue's or PR's web address (`https://HOST/OWNER/REPO/issues/N` or `/pull/N`),
     /// as another API than REST gave it, for the recap's links.
-    pub fn note_link(&self, url: &str) {
+    pub(crate) fn note_link(&self, url: &str) {
         let body = serde_json::json!({ "html_url": url });
         if let Some(name) = name_of_body(&body) {
             self.links
@@ -355,13 +355,13 @@ impl Client {
     }
 
     /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.
-    pub fn html_url(&self, item: &str) -> Option<String> {
+    pub(crate) fn html_url(&self, item: &str) -> Option<String> {
         self.links.borrow().get(&item.to_ascii_lowercase()).cloned()
     }
 
     /// Reads one resource, following GitHub's redirects on the API host, and says where the
     /// answer came from when it was redirected (a renamed repository).
-    pub fn get_following(&self, path: &str) -> Result<(Value, Option<String>), ApiError> {
+    pub(crate) fn get_following(&self, path: &str) -> Result<(Value, Option<String>), ApiError> {
         let page = self.get_page(path)?;
         Ok((page.body, page.moved.map(|(_, to)| self.key(&to))))
     }

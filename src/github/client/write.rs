@@ -15,13 +15,13 @@ use super::transport::{self, describe_transport, read_capped, Response};
 use super::{Client, Upstream};
 
 /// What a write answered: GitHub's clock when it answered.
-pub struct WriteReceipt {
+pub(crate) struct WriteReceipt {
     pub server_date: Option<DateTime<Utc>>,
 }
 
 impl Client {
     /// Sends one write, once. The caller journals the intent before and the outcome after.
-    pub fn write(
+    pub(crate) fn write(
         &self,
         method: Method,
         path: &str,

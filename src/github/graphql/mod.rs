@@ -6,7 +6,7 @@ mod batch;
 mod changes;
 mod files;
 mod parse;
-pub mod queries;
+pub(crate) mod queries;
 mod reader;
 mod search;
 mod stale;
@@ -14,4 +14,4 @@ mod stale_entry;
 pub(crate) mod stale_parse;
 mod transport;
 
-pub use reader::{GraphqlReader, PULLS_PER_PAGE};
+pub(crate) use reader::GraphqlReader;

@@ -10,7 +10,7 @@ use crate::policy::merge::{ChangedFile, CheckRun, CheckSuite, CommitStatus, Revi
 
 /// One page of a nested connection: its nodes, and the cursor after them when there are more.
 #[derive(Clone, Debug, Default)]
-pub struct Connection {
+pub(super) struct Connection {
     pub nodes: Vec<Value>,
     pub next: Option<String>,
 }
@@ -18,14 +18,14 @@ pub struct Connection {
 /// [`Connection`], borrowed from the answer: a page of 100 items and their timelines is not
 /// copied to be read.
 #[derive(Clone, Debug, Default)]
-pub struct ConnectionRef<'a> {
+pub(super) struct ConnectionRef<'a> {
     pub nodes: &'a [Value],
     pub next: Option<String>,
 }
 
 /// A connection field of `value` (`files`, `reviews`), borrowed from the answer: absent or
 /// null is an empty one.
-pub fn connection_ref<'a>(value: &'a Value, name: &str) -> ConnectionRef<'a> {
+pub(super) fn connection_ref<'a>(value: &'a Value, name: &str) -> ConnectionRef<'a> {
     let Some(found) = value.get(name).filter(|found| !found.is_null()) else {
         return ConnectionRef::default();
     };
@@ -49,7 +49,7 @@ pub fn connection_ref<'a>(value: &'a Value, name: &str) -> ConnectionRef<'a> {
 /// A connection field GitHub must have answered: `null` (or no `nodes`) is a list nobody knows,
 /// never an empty one. GitHub has answered a list `null` where it gave `[]` before
 /// (ovotech/go-sync#195); with an error, the error is the item's failure first.
-pub fn list(value: &Value, name: &str) -> Result<Connection, ParseError> {
+pub(super) fn list(value: &Value, name: &str) -> Result<Connection, ParseError> {
     list_ref(value, name).map(|found| Connection {
         nodes: found.nodes.to_vec(),
         next: found.next,
@@ -57,7 +57,7 @@ pub fn list(value: &Value, name: &str) -> Result<Connection, ParseError> {
 }
 
 /// [`list`], borrowed from the answer.
-pub fn list_ref<'a>(value: &'a Value, name: &str) -> Result<ConnectionRef<'a>, ParseError> {
+pub(super) fn list_ref<'a>(value: &'a Value, name: &str) -> Result<ConnectionRef<'a>, ParseError> {
     match value.get(name) {
         Some(found) if found.get("nodes").is_some_and(Value::is_array) => {
             Ok(connection_ref(value, name))
@@ -74,7 +74,7 @@ pub fn list_ref<'a>(value: &'a Value, name: &str) -> Result<ConnectionRef<'a>, P
 /// Guards a paging loop: the cursor a page ends at must not be one already asked after (or
 /// before); GitHub answering `hasNextPage` with the same cursor would page for ever. Like the
 /// REST path's guard of a `Link` that points back, it ends the list with an error.
-pub fn advance(
+pub(super) fn advance(
     seen: &mut std::collections::HashSet<String>,
     what: &str,
     next: Option<&String>,
@@ -98,7 +98,7 @@ fn field<'a>(value: &'a Value, name: &str) -> Result<&'a Value, ParseError> {
     }
 }
 
-pub fn string(value: &Value, name: &str) -> Result<String, ParseError> {
+pub(super) fn string(value: &Value, name: &str) -> Result<String, ParseError> {
     field(value, name)?
         .as_str()
         .map(str::to_string)
@@ -127,7 +127,7 @@ fn word(value: &Value, name: &str) -> Option<String> {
 }
 
 /// The names of a PR's labels, as far as its first page of them goes.
-pub fn label_names(node: &Value) -> Result<Vec<String>, ParseError> {
+pub(super) fn label_names(node: &Value) -> Result<Vec<String>, ParseError> {
     list(node, "labels")?
         .nodes
         .iter()
@@ -138,7 +138,7 @@ pub fn label_names(node: &Value) -> Result<Vec<String>, ParseError> {
 /// A PR's own facts, as the single-PR REST read gives them: `state` is `OPEN`, `CLOSED` or
 /// `MERGED`; `mergeable` is `MERGEABLE`, `CONFLICTING` or `UNKNOWN` (still computing, REST's
 /// `null`); `mergeStateStatus` is REST's `mergeable_state` in capitals.
-pub fn pull_facts(node: &Value) -> Result<PullFacts, ParseError> {
+pub(super) fn pull_facts(node: &Value) -> Result<PullFacts, ParseError> {
     let state = string(node, "state")?;
     let mergeable = match string(node, "mergeable")?.as_str() {
         "MERGEABLE" => Some(true),
@@ -163,7 +163,7 @@ pub fn pull_facts(node: &Value) -> Result<PullFacts, ParseError> {
 
 /// A changed file, and whether GitHub calls it `RENAMED` (its previous path is not in GraphQL:
 /// `PullRequestChangedFile` has `path` and `changeType` only).
-pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), ParseError> {
+pub(super) fn changed_file(node: &Value) -> Result<(ChangedFile, bool), ParseError> {
     let path = string(node, "path").map_err(|why| why.within("a changed file"))?;
     let renamed = node.get("changeType").and_then(Value::as_str) == Some("RENAMED");
     Ok((
@@ -175,7 +175,7 @@ pub fn changed_file(node: &Value) -> Result<(ChangedFile, bool), ParseError> {
     ))
 }
 
-pub fn review(node: &Value) -> Result<Review, ParseError> {
+pub(super) fn review(node: &Value) -> Result<Review, ParseError> {
     let in_review = |why: ParseError| why.within("a review");
     // A deleted account ("ghost") has no author. A `Bot`'s `login` is its App's slug, without
     // REST's `[bot]` (Esposter/Esposter#1059): reviewers are matched by `databaseId`, REST's
@@ -209,12 +209,12 @@ pub fn review(node: &Value) -> Result<Review, ParseError> {
 }
 
 /// One context of a commit's status check rollup: a check run or a commit status.
-pub enum RollupContext {
+pub(super) enum RollupContext {
     Run(CheckRun),
     Status(CommitStatus),
 }
 
-pub fn context(node: &Value) -> Result<RollupContext, ParseError> {
+pub(super) fn context(node: &Value) -> Result<RollupContext, ParseError> {
     match node.get("__typename").and_then(Value::as_str) {
         Some("CheckRun") => {
             let in_run = |why: ParseError| why.within("a check run");
@@ -260,7 +260,7 @@ pub fn context(node: &Value) -> Result<RollupContext, ParseError> {
 /// The combined status of a commit's statuses, by REST's rule ("Get the combined status for a
 /// specific reference"): `failure` if any is `error` or `failure`, `pending` if there is none
 /// or any is pending (GraphQL's `EXPECTED`: a required status not reported yet), else `success`.
-pub fn statuses(statuses: Vec<CommitStatus>) -> Statuses {
+pub(super) fn statuses(statuses: Vec<CommitStatus>) -> Statuses {
     let any = |wanted: &[&str]| statuses.iter().any(|s| wanted.contains(&s.state.as_str()));
     let state = if any(&["error", "failure"]) {
         "failure"
@@ -277,7 +277,7 @@ pub fn statuses(statuses: Vec<CommitStatus>) -> Statuses {
 }
 
 /// A check suite, with how many (latest) runs the head's rollup shows of it.
-pub fn check_suite(node: &Value, runs: u64) -> Result<CheckSuite, ParseError> {
+pub(super) fn check_suite(node: &Value, runs: u64) -> Result<CheckSuite, ParseError> {
     let in_suite = |why: ParseError| why.within("a check suite");
     let app = field(node, "app").map_err(in_suite)?;
     let slug = string(app, "slug").map_err(|why| in_suite(why.within("`app`")))?;

@@ -11,7 +11,7 @@ use crate::item::ItemRef;
 
 /// One operation, ready to send: one of the fixed documents below, or a batch built for the
 /// items it reads.
-pub struct Document {
+pub(crate) struct Document {
     /// The operation's name, as GitHub's answers and the fake's routes know it.
     pub name: &'static str,
     pub text: Cow<'static, str>,
@@ -27,45 +27,47 @@ macro_rules! document {
 }
 
 /// A page of a PR search, each PR with every fact the merge rules take.
-pub const PULLS_PAGE: Document = document!("PullsPage": "pulls.graphql", "pull_facts.graphql",
+pub(crate) const PULLS_PAGE: Document = document!("PullsPage": "pulls.graphql", "pull_facts.graphql",
     "file_facts.graphql", "review_facts.graphql", "context_facts.graphql", "suite_facts.graphql");
 
 /// One PR on its own, with the same facts.
-pub const PULL: Document = document!("Pull": "pull.graphql", "pull_facts.graphql",
+pub(crate) const PULL: Document = document!("Pull": "pull.graphql", "pull_facts.graphql",
     "file_facts.graphql", "review_facts.graphql", "context_facts.graphql", "suite_facts.graphql");
 
 /// The next page of one PR's reviews.
-pub const PULL_REVIEWS: Document =
+pub(crate) const PULL_REVIEWS: Document =
     document!("PullReviews": "pull_reviews.graphql", "review_facts.graphql");
 
 /// The next page of a commit's rollup contexts.
-pub const COMMIT_CONTEXTS: Document =
+pub(crate) const COMMIT_CONTEXTS: Document =
     document!("CommitContexts": "commit_contexts.graphql", "context_facts.graphql");
 
 /// The next page of a commit's check suites.
-pub const COMMIT_SUITES: Document =
+pub(crate) const COMMIT_SUITES: Document =
     document!("CommitSuites": "commit_suites.graphql", "suite_facts.graphql");
 
 /// A page of a repository's open issues and PRs, for the stale rules.
-pub const OPEN_ITEMS_PAGE: Document = document!("OpenItemsPage": "open_items.graphql", "item_facts.graphql", "timeline_facts.graphql");
+pub(crate) const OPEN_ITEMS_PAGE: Document = document!("OpenItemsPage": "open_items.graphql", "item_facts.graphql", "timeline_facts.graphql");
 
 /// One issue or PR on its own, for the stale rules.
-pub const ITEM: Document =
+pub(crate) const ITEM: Document =
     document!("Item": "item.graphql", "item_facts.graphql", "timeline_facts.graphql");
 
 /// The older timeline entries of one issue or PR.
-pub const ITEM_TIMELINE: Document =
+pub(crate) const ITEM_TIMELINE: Document =
     document!("ItemTimeline": "item_timeline.graphql", "timeline_facts.graphql");
 
 /// A repository's PRs of every state, most recently updated first: what changed since the
 /// last tick of `poll`.
-pub const PULLS_CHANGED: Document = document!("PullsChanged": "pulls_changed.graphql");
+pub(crate) const PULLS_CHANGED: Document = document!("PullsChanged": "pulls_changed.graphql");
 
 /// Which PRs a page of a PR search holds, asked when one of its nodes came back `null`.
-pub const PULLS_PAGE_NUMBERS: Document = document!("PullsPageNumbers": "pulls_numbers.graphql");
+pub(crate) const PULLS_PAGE_NUMBERS: Document =
+    document!("PullsPageNumbers": "pulls_numbers.graphql");
 
 /// Which items a page of open items holds, asked when one of its nodes came back `null`.
-pub const OPEN_ITEM_NUMBERS: Document = document!("OpenItemNumbers": "open_item_numbers.graphql");
+pub(crate) const OPEN_ITEM_NUMBERS: Document =
+    document!("OpenItemNumbers": "open_item_numbers.graphql");
 
 /// The fragments a batch of issues and PRs spreads, for the stale rules.
 const ITEM_FRAGMENTS: &[&str] = &[
@@ -86,7 +88,7 @@ const PULL_FRAGMENTS: &[&str] = &[
 /// value"): an issue number past it cannot be asked, and GitHub refuses a whole query whose
 /// variable holds one ("Variable $number of type Int! was provided invalid value", as answered
 /// in octokit/graphql-action#7). Such an item is that item's failure before anything is sent.
-pub fn askable(item: &ItemRef) -> Result<i32, NotAskable> {
+pub(crate) fn askable(item: &ItemRef) -> Result<i32, NotAskable> {
     i32::try_from(item.number).map_err(|_| NotAskable { item: item.clone() })
 }
 
@@ -97,19 +99,19 @@ pub fn askable(item: &ItemRef) -> Result<i32, NotAskable> {
     item.number,
     i32::MAX
 )]
-pub struct NotAskable {
+pub(crate) struct NotAskable {
     pub item: ItemRef,
 }
 
 /// Where one item of a batch is in its answer: the repository's alias and the item's, as in
 /// `data.r0.i3`.
-pub struct Alias {
+pub(crate) struct Alias {
     pub repo: String,
     pub item: String,
 }
 
 /// A batch's document, its variables, and where each item is in its answer.
-pub type Batch = (Document, Value, Vec<Alias>);
+pub(crate) type Batch = (Document, Value, Vec<Alias>);
 
 /// A batch of issues or PRs read in one query (a rerun line's `--only` list): one aliased
 /// `repository` per repository, one aliased field per item under it, each with the same facts
@@ -189,7 +191,7 @@ fn batch_after(
 }
 
 /// Issues and PRs by number, for the stale rules: `issueOrPullRequest(number:)` each.
-pub fn items(items: &[ItemRef]) -> Batch {
+pub(crate) fn items(items: &[ItemRef]) -> Batch {
     batch(
         "Items",
         "issueOrPullRequest",
@@ -200,7 +202,7 @@ pub fn items(items: &[ItemRef]) -> Batch {
 }
 
 /// PRs by number, for the merge rules: `pullRequest(number:)` each.
-pub fn pulls(items: &[ItemRef]) -> Batch {
+pub(crate) fn pulls(items: &[ItemRef]) -> Batch {
     batch(
         "Pulls",
         "pullRequest",
@@ -214,7 +216,7 @@ pub fn pulls(items: &[ItemRef]) -> Batch {
 /// (`pages`, PR and cursor): `pullRequest(number:) { files(first: 100, after:) }` each, aliased
 /// as a batch's are ("Using pagination in the GraphQL API": a connection's next page is asked
 /// `after` its `endCursor`; any field may be aliased, "Forming calls with GraphQL").
-pub fn pull_files(pages: &[(ItemRef, String)]) -> Batch {
+pub(crate) fn pull_files(pages: &[(ItemRef, String)]) -> Batch {
     let items: Vec<ItemRef> = pages.iter().map(|(item, _)| item.clone()).collect();
     let after: Vec<String> = pages.iter().map(|(_, cursor)| cursor.clone()).collect();
     batch_after(
@@ -228,7 +230,8 @@ pub fn pull_files(pages: &[(ItemRef, String)]) -> Batch {
 }
 
 /// Every document, for the schema check.
-pub const ALL: &[&Document] = &[
+#[cfg(test)]
+pub(crate) const ALL: &[&Document] = &[
     &PULLS_PAGE,
     &PULL,
     &PULL_REVIEWS,
@@ -245,6 +248,7 @@ pub const ALL: &[&Document] = &[
 /// GitHub's pinned schema, which the fake GitHub of the end-to-end tests executes against too.
 #[cfg(test)]
 #[path = "../../../tests/cli/support/schema.rs"]
+#[allow(unreachable_pub)] // `pub` for the end-to-end tests, which include it too
 mod pinned_schema;
 
 #[cfg(test)]

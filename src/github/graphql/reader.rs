@@ -30,7 +30,7 @@ use crate::policy::stale::ItemFacts;
 /// PRs per search page at first. Pages of 100 PRs with their files and checks can pass GitHub's
 /// 10-second execution limit (Prow's Tide pages at 37): gh-sweep asks 50 at a time, and fewer
 /// once GitHub cuts a page off.
-pub const PULLS_PER_PAGE: u64 = 50;
+pub(crate) const PULLS_PER_PAGE: u64 = 50;
 
 /// What one page carried of one PR, each fact kept until it is read.
 #[derive(Default)]
@@ -51,7 +51,7 @@ struct HeadEntry {
     suite_runs: Option<BTreeMap<u64, u64>>,
 }
 
-pub struct GraphqlReader<'a> {
+pub(crate) struct GraphqlReader<'a> {
     pub(super) client: &'a Client,
     pub(super) items: RefCell<BTreeMap<String, super::stale_entry::ItemEntry>>,
     /// The logins and label names of the timelines kept, each once.
@@ -116,7 +116,7 @@ fn page_at(answer: &Answer, document: &Document, pointer: &str) -> Result<Connec
 }
 
 impl<'a> GraphqlReader<'a> {
-    pub fn new(client: &'a Client) -> Self {
+    pub(crate) fn new(client: &'a Client) -> Self {
         GraphqlReader {
             client,
             items: RefCell::new(BTreeMap::new()),
@@ -135,18 +135,18 @@ impl<'a> GraphqlReader<'a> {
 
     /// Told the stale labels of issues and of PRs, the reader keeps the timelines of the
     /// items that carry them alone (the stale rules read no other item's history).
-    pub fn knowing_stale_labels(mut self, issue: &str, pull: &str) -> Self {
+    pub(crate) fn knowing_stale_labels(mut self, issue: &str, pull: &str) -> Self {
         self.stale_labels = Some([issue.to_string(), pull.to_string()]);
         self
     }
 
     /// The GraphQL points this reader's queries cost, as GitHub's `rateLimit.cost` said.
-    pub fn points(&self) -> u64 {
+    pub(crate) fn points(&self) -> u64 {
         self.points.get()
     }
 
     /// How many GraphQL queries this reader sent.
-    pub fn queries(&self) -> u64 {
+    pub(crate) fn queries(&self) -> u64 {
         self.queries.get()
     }
 

@@ -19,7 +19,7 @@ use crate::policy::write::marker_in;
 /// whether only a PR has it. The stale documents ask every one (a test checks they do), so both
 /// read paths see the same events; what REST reports and GraphQL has no type for
 /// (`issue_type_added`, …) is read through REST (see `StaleReader::events_in_full`).
-pub const EVENT_NAMES: &[(&str, &str, bool)] = &[
+pub(crate) const EVENT_NAMES: &[(&str, &str, bool)] = &[
     ("AddedToProjectEvent", "added_to_project", false),
     ("AssignedEvent", "assigned", false),
     ("ClosedEvent", "closed", false),
@@ -106,7 +106,7 @@ pub const EVENT_NAMES: &[(&str, &str, bool)] = &[
 ];
 
 /// The REST name of a GraphQL event type.
-pub fn rest_name(kind: &str) -> Option<&'static str> {
+pub(crate) fn rest_name(kind: &str) -> Option<&'static str> {
     EVENT_NAMES
         .iter()
         .find(|(graphql, _, _)| *graphql == kind)
@@ -125,7 +125,7 @@ fn names(node: &Value, field: &str, key: &str) -> Result<(Vec<String>, bool), Pa
 
 /// An issue's or PR's facts, and whether its labels or assignees went past their first page
 /// (then REST's read of the item gives them whole).
-pub fn item_facts(node: &Value) -> Result<(ItemFacts, bool), ParseError> {
+pub(crate) fn item_facts(node: &Value) -> Result<(ItemFacts, bool), ParseError> {
     let is_pr = node.get("pullState").is_some();
     let state = string(node, if is_pr { "pullState" } else { "issueState" })?;
     let (labels, more_labels) = names(node, "labels", "name")?;

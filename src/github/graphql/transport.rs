@@ -31,7 +31,7 @@ const HARNESS_TYPES: &[&str] = &[
 
 /// One entry of an answer's `errors`.
 #[derive(Clone, Debug)]
-pub struct QueryError {
+pub(super) struct QueryError {
     pub kind: String,
     pub path: Vec<Value>,
     pub message: String,
@@ -39,19 +39,19 @@ pub struct QueryError {
 
 impl QueryError {
     /// Whether the error is at `prefix` or below it.
-    pub fn under(&self, prefix: &[Value]) -> bool {
+    pub(super) fn under(&self, prefix: &[Value]) -> bool {
         self.path.len() >= prefix.len() && self.path[..prefix.len()] == *prefix
     }
 
     /// Whether the error is about one entry of a `timelineItems` list.
-    pub fn in_timeline(&self) -> bool {
+    pub(super) fn in_timeline(&self) -> bool {
         self.path
             .windows(2)
             .any(|pair| pair[0] == "timelineItems" && pair[1] == "nodes")
     }
 
     /// The item failure this error is: `NOT_FOUND` as a 404, like REST's.
-    pub fn item_error(&self) -> ApiError {
+    pub(super) fn item_error(&self) -> ApiError {
         ApiError::Item {
             // `INVALID`: a search GitHub refuses, REST's 422 (the type GraphQL gives it is not
             // documented; an unknown type is taken as the item's failure, never as success).
@@ -69,14 +69,14 @@ impl QueryError {
 }
 
 /// An answer's `data`, and its errors about single fields.
-pub struct Answer {
+pub(super) struct Answer {
     pub data: Value,
     pub errors: Vec<QueryError>,
 }
 
 impl Answer {
     /// The first error at or below `path`.
-    pub fn error_at(&self, path: &[Value]) -> Option<&QueryError> {
+    pub(super) fn error_at(&self, path: &[Value]) -> Option<&QueryError> {
         self.errors.iter().find(|error| error.under(path))
     }
 
@@ -84,7 +84,7 @@ impl Answer {
     /// timeline entry GitHub cannot resolve (a label event whose label was deleted: the
     /// non-null `LabeledEvent.label` has nothing to point to) is `null` in the list: the item
     /// is still readable, and its events are then read through REST, which keeps them whole.
-    pub fn item_error_at(&self, path: &[Value]) -> Option<&QueryError> {
+    pub(super) fn item_error_at(&self, path: &[Value]) -> Option<&QueryError> {
         self.errors
             .iter()
             .find(|error| error.under(path) && !error.in_timeline())
@@ -92,7 +92,11 @@ impl Answer {
 
     /// A harness failure for any error not at or below one of `items`: an error the reader
     /// cannot put on an item is about the request.
-    pub fn only_under(&self, document: &Document, items: &[Vec<Value>]) -> Result<(), ApiError> {
+    pub(super) fn only_under(
+        &self,
+        document: &Document,
+        items: &[Vec<Value>],
+    ) -> Result<(), ApiError> {
         match self
             .errors
             .iter()
@@ -188,7 +192,7 @@ fn query_errors(body: &Value) -> Vec<QueryError> {
 /// Sends `document` with `variables`; adds what it cost to `points` and tells the client what
 /// is left of the `graphql` budget (GitHub's `rateLimit`, "Rate limits and node limits for the
 /// GraphQL API"). A query GitHub cuts off at its time limit is retried like any failed read.
-pub fn send(
+pub(super) fn send(
     client: &Client,
     document: &Document,
     variables: Value,
@@ -204,7 +208,7 @@ pub fn send(
 
 /// [`send`] for a page whose size can shrink: `None` when GitHub cut the query off at its
 /// 10-second limit (502 or 504), not retried as it was.
-pub fn send_page(
+pub(super) fn send_page(
     client: &Client,
     document: &Document,
     variables: Value,
@@ -219,7 +223,7 @@ pub fn send_page(
     });
     let mut answer = match client.post_graphql(&key, &body, ACCEPT, shrinkable)? {
         Posted::Answer(answer) => answer,
-        Posted::CutOff(_) => return Ok(None),
+        Posted::CutOff => return Ok(None),
     };
     let errors = query_errors(&answer);
     if timed_out(&answer, &errors) {

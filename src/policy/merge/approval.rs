@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use super::short;
 
 /// The time of the newest counted approval of the head (seed 001's `review-approved`).
-pub fn approved_since(
+pub(crate) fn approved_since(
     reviews: &[Review],
     head_sha: &str,
     access: &dyn Fn(&str) -> Access,
@@ -93,7 +93,7 @@ impl Access {
 }
 
 /// The newest verdict of each reviewer: comments do not change it, a dismissal withdraws it.
-pub fn verdicts(reviews: &[Review]) -> Vec<&Review> {
+pub(crate) fn verdicts(reviews: &[Review]) -> Vec<&Review> {
     let mut newest: Vec<&Review> = Vec::new();
     for review in reviews.iter().filter(|review| {
         matches!(
@@ -117,7 +117,7 @@ pub fn verdicts(reviews: &[Review]) -> Vec<&Review> {
 /// The reviewers whose access decides: the people with a standing verdict. A bot is no
 /// collaborator: the permission endpoint answers `none` for an App's bot and 404 for Copilot,
 /// so a bot's access is never asked.
-pub fn reviewers(reviews: &[Review]) -> Vec<String> {
+pub(crate) fn reviewers(reviews: &[Review]) -> Vec<String> {
     verdicts(reviews)
         .into_iter()
         .filter(|review| !review.bot)
@@ -128,7 +128,7 @@ pub fn reviewers(reviews: &[Review]) -> Vec<String> {
 /// The approval rule's verdict. What the guard does with it follows its kind (changes
 /// requested end a sweep, seed 001), never its words.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ApprovalVerdict {
+pub(crate) enum ApprovalVerdict {
     Approved,
     /// Not approved at the head (yet), with the reason in words.
     NotApproved(String),
@@ -140,7 +140,7 @@ pub enum ApprovalVerdict {
 
 impl ApprovalVerdict {
     /// Why the PR is not approved, in words; `None` when it is.
-    pub fn reason(&self) -> Option<String> {
+    pub(crate) fn reason(&self) -> Option<String> {
         match self {
             ApprovalVerdict::Approved => None,
             ApprovalVerdict::NotApproved(why) => Some(why.clone()),
@@ -151,7 +151,7 @@ impl ApprovalVerdict {
     }
 
     /// The verdict as the other rules give theirs: passed, or the reason in words.
-    pub fn into_result(self) -> Result<(), NotApproved> {
+    pub(crate) fn into_result(self) -> Result<(), NotApproved> {
         self.reason().map_or(Ok(()), |why| Err(NotApproved(why)))
     }
 }
@@ -159,12 +159,12 @@ impl ApprovalVerdict {
 /// Why the PR is not approved at its head, in words.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct NotApproved(pub String);
+pub(crate) struct NotApproved(pub String);
 
 /// At least one approval of the head and no changes requested, counting only reviewers with
 /// write access. A reviewer whose access could not be read cannot be counted either way: that
 /// is a reason not to merge yet, never a guess.
-pub fn approved_at_head(
+pub(crate) fn approved_at_head(
     reviews: &[Review],
     head_sha: &str,
     access: &dyn Fn(&str) -> Access,

@@ -21,7 +21,7 @@ pub struct CheckRun {
 }
 
 /// GitHub Actions' app: one check suite per workflow run, so several on one commit.
-pub const ACTIONS_APP: &str = "github-actions";
+pub(crate) const ACTIONS_APP: &str = "github-actions";
 
 /// A check suite on the head: one per app, and for GitHub Actions one per workflow run.
 pub struct CheckSuite {
@@ -60,7 +60,11 @@ fn is_orphan_candidate(suite: &CheckSuite) -> bool {
 /// Whether judging the head needs its workflow runs: to tell GitHub Actions' suites apart by
 /// workflow (more than one on the head), or to see whether an old suite with no runs is still
 /// waiting for its run. Reading them needs Actions read access, so it is done only then.
-pub fn needs_workflow_runs(suites: &[CheckSuite], now: DateTime<Utc>, orphan: Duration) -> bool {
+pub(crate) fn needs_workflow_runs(
+    suites: &[CheckSuite],
+    now: DateTime<Utc>,
+    orphan: Duration,
+) -> bool {
     let actions: Vec<&CheckSuite> = suites
         .iter()
         .filter(|suite| suite.app == ACTIONS_APP)
@@ -92,12 +96,12 @@ impl Statuses {
 /// Why the head's workflow runs could not be read: GitHub's refusal, in its words.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct WorkflowRunsUnread(pub String);
+pub(crate) struct WorkflowRunsUnread(pub String);
 
 /// What the green rule judges: the head's check runs, check suites, workflow runs (when read:
 /// `Some(Err)` says why they could not be), commit statuses, and the checks the branch's rules
 /// require.
-pub struct Checks {
+pub(crate) struct Checks {
     pub runs: Vec<CheckRun>,
     pub suites: Vec<CheckSuite>,
     pub workflows: Option<Result<Vec<WorkflowRun>, WorkflowRunsUnread>>,
@@ -110,7 +114,7 @@ pub struct Checks {
 }
 
 /// When the head went green: the newest `completed_at` of its runs (GitHub's clock, not ours).
-pub fn green_since(runs: &[CheckRun]) -> Option<DateTime<Utc>> {
+pub(crate) fn green_since(runs: &[CheckRun]) -> Option<DateTime<Utc>> {
     runs.iter().filter_map(|run| run.completed_at).max()
 }
 
@@ -192,7 +196,7 @@ fn age(duration: Duration) -> String {
 /// Whether the head is green; `Ok` carries what was ignored, for the reason in words. The
 /// steps in their order: the newest run of each name per group, then the suites (what their
 /// runs do not show), the checks the branch's rules require, and the commit statuses.
-pub fn green(
+pub(crate) fn green(
     checks: &Checks,
     head_sha: &str,
     skipped: SkippedCountsAs,
@@ -205,7 +209,7 @@ pub fn green(
 /// Why the head is not green, in words (the first step that failed says it).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct NotGreen(pub String);
+pub(crate) struct NotGreen(pub String);
 
 fn judge_green(
     checks: &Checks,

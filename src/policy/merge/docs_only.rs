@@ -10,11 +10,11 @@ pub struct ChangedFile {
 }
 
 /// GitHub lists at most 3,000 files of a PR.
-pub const FILE_LIST_LIMIT: usize = 3000;
+pub(crate) const FILE_LIST_LIMIT: usize = 3000;
 
 /// Why a PR is not (known to be) docs-only.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NotDocsOnly {
+pub(crate) enum NotDocsOnly {
     #[error("docs-only: unknown, GitHub lists at most {FILE_LIST_LIMIT} files")]
     TooManyFiles,
     #[error("docs-only: the PR changes no file")]
@@ -23,7 +23,7 @@ pub enum NotDocsOnly {
     NotDocs { path: String },
 }
 
-pub fn docs_only(files: &[ChangedFile], globs: &GlobSet) -> Result<(), NotDocsOnly> {
+pub(crate) fn docs_only(files: &[ChangedFile], globs: &GlobSet) -> Result<(), NotDocsOnly> {
     if files.len() >= FILE_LIST_LIMIT {
         return Err(NotDocsOnly::TooManyFiles);
     }

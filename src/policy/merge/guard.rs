@@ -4,7 +4,7 @@
 use super::PollRules;
 
 /// The guard before any database or GitHub call: `(HELD)` in the title or a held label.
-pub fn held(title: &str, labels: &[String], rules: &PollRules) -> Option<String> {
+pub(crate) fn held(title: &str, labels: &[String], rules: &PollRules) -> Option<String> {
     if title.contains("(HELD)") {
         return Some("title has (HELD)".into());
     }
@@ -78,7 +78,7 @@ impl std::fmt::Display for QueueStatus {
 }
 
 /// A merge already queued for this PR, by the status of its queue row.
-pub fn in_flight(status: QueueStatus) -> bool {
+pub(crate) fn in_flight(status: QueueStatus) -> bool {
     matches!(
         status,
         QueueStatus::Pending | QueueStatus::Claimed | QueueStatus::Done

@@ -81,7 +81,7 @@ pub struct ClassicProtection {
 
 /// What a non-admin can and cannot know of classic branch protection, said in every recap that
 /// explains a blocked PR.
-pub const CLASSIC_NOTE: &str =
+pub(crate) const CLASSIC_NOTE: &str =
     "classic protection details need admin; its required checks are read from the branch summary";
 
 impl BranchRules {
@@ -173,14 +173,14 @@ fn listed(methods: &[MergeMethod]) -> String {
 /// the methods it allows, listed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("merge_method \"{method}\" is not allowed on {repo} (it allows {allowed}): set [sweep] merge_method")]
-pub struct MethodNotAllowed {
+pub(crate) struct MethodNotAllowed {
     pub method: MergeMethod,
     pub repo: String,
     pub allowed: String,
 }
 
 /// Whether `method` may be used: the repository's settings intersected with the rules'.
-pub fn method_allowed(
+pub(crate) fn method_allowed(
     method: MergeMethod,
     repo: &str,
     settings: &MergeSettings,
@@ -199,14 +199,14 @@ pub fn method_allowed(
 
 /// The method a merge is sent with, and, when it is not `[sweep] merge_method`, why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MethodChoice {
+pub(crate) struct MethodChoice {
     pub method: MergeMethod,
     pub why: Option<String>,
 }
 
 /// Why no merge is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NoMethod {
+pub(crate) enum NoMethod {
     /// `[sweep] merge_method` is not allowed: the maintainer's to change.
     NotAllowed(String),
     /// Linear history rules out a merge commit and the repository allows no other method:
@@ -217,7 +217,7 @@ pub enum NoMethod {
 /// The method for a PR's merge: `configured`, unless linear history rules out a merge commit
 /// (a ruleset's `required_linear_history`, or GitHub's refusal of one on this PR's branch,
 /// `merge_commit_refused`): then squash, else rebase, as the repository and rules allow.
-pub fn choose_method(
+pub(crate) fn choose_method(
     configured: MergeMethod,
     repo: &str,
     settings: &MergeSettings,
@@ -274,7 +274,7 @@ pub fn choose_method(
 
 /// What a 405 from `PUT /merge` means, from GitHub's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MergeRefusal {
+pub(crate) enum MergeRefusal {
     /// The base branch requires the merge queue: trying again cannot help.
     MergeQueue,
     /// The repository does not allow this merge method: trying again cannot help.
@@ -288,12 +288,12 @@ pub enum MergeRefusal {
 
 impl MergeRefusal {
     /// Whether trying again (with the same method) can help.
-    pub fn retryable(&self) -> bool {
+    pub(crate) fn retryable(&self) -> bool {
         matches!(self, MergeRefusal::Retry(_))
     }
 
     /// The reason in words; for a refused merge commit, what the next attempt does.
-    pub fn reason(&self, next: Option<MergeMethod>) -> String {
+    pub(crate) fn reason(&self, next: Option<MergeMethod>) -> String {
         match self {
             MergeRefusal::MergeQueue => "the base branch requires the merge queue: gh-sweep does not retry it (its budget is spent); merge it through the queue on GitHub".into(),
             MergeRefusal::MethodNotAllowed => "the repository does not allow this merge method: set [sweep] merge_method (not retried)".into(),
@@ -309,7 +309,7 @@ impl MergeRefusal {
 }
 
 /// What a 405 from `PUT /merge` means, from GitHub's message.
-pub fn refusal(message: &str) -> MergeRefusal {
+pub(crate) fn refusal(message: &str) -> MergeRefusal {
     let lower = message.to_ascii_lowercase();
     if lower.contains("merge queue") {
         return MergeRefusal::MergeQueue;

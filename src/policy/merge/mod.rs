@@ -13,32 +13,37 @@
 //! `checks` (green), `approval` (approved at the head), `method` (which merge method the
 //! repository and its branch allow, and what GitHub's refusal of a merge means).
 
-pub mod approval;
-pub mod checks;
-pub mod docs_only;
-pub mod guard;
-pub mod method;
-pub mod rules;
-pub mod state;
+pub(crate) mod approval;
+pub(crate) mod checks;
+pub(crate) mod docs_only;
+pub(crate) mod guard;
+pub(crate) mod method;
+pub(crate) mod rules;
+pub(crate) mod state;
 
-pub use approval::{
-    approved_at_head, approved_since, reviewers, verdicts, Access, ApprovalVerdict, NotApproved,
-    Review,
+pub(crate) use approval::{
+    approved_at_head, approved_since, reviewers, Access, ApprovalVerdict, Review,
 };
-pub use checks::{
+#[cfg(test)]
+pub(crate) use checks::ACTIONS_APP;
+pub(crate) use checks::{
     green, green_since, needs_workflow_runs, CheckRun, CheckSuite, Checks, CommitStatus, NotGreen,
-    Statuses, WorkflowRun, WorkflowRunsUnread, ACTIONS_APP,
+    Statuses, WorkflowRun, WorkflowRunsUnread,
 };
-pub use docs_only::{docs_only, ChangedFile, NotDocsOnly, FILE_LIST_LIMIT};
-pub use guard::{held, in_flight, QueueStatus, UnknownQueueStatus};
-pub use method::{
-    choose_method, method_allowed, refusal, BranchRules, ClassicProtection, MergeMethod,
-    MergeRefusal, MergeSettings, MethodChoice, MethodNotAllowed, NoMethod, CLASSIC_NOTE,
+#[cfg(test)]
+pub(crate) use docs_only::NotDocsOnly;
+pub(crate) use docs_only::{docs_only, ChangedFile};
+pub(crate) use guard::{held, in_flight, QueueStatus, UnknownQueueStatus};
+#[cfg(test)]
+pub(crate) use method::method_allowed;
+pub(crate) use method::{
+    choose_method, refusal, BranchRules, ClassicProtection, MergeMethod, MergeRefusal,
+    MergeSettings, NoMethod,
 };
-pub use rules::{PollRules, Rule, SkippedCountsAs};
-pub use state::MergeableState;
+pub(crate) use rules::{PollRules, Rule, SkippedCountsAs};
+pub(crate) use state::MergeableState;
 
-pub fn short(sha: &str) -> &str {
+pub(crate) fn short(sha: &str) -> &str {
     &sha[..sha.len().min(12)]
 }
 

@@ -10,7 +10,7 @@ use super::{Activity, ActivityKind, History};
 /// label event and the issue's `updated_at`, a write's `Date` header and the stamps it leaves,
 /// a comment's `created_at` and the journal's time of sending it. Seconds apart in practice;
 /// at least 15 s, and only ever GitHub's times against GitHub's (or the journal's with it).
-pub const QUIET_SLACK_SECONDS: i64 = 15;
+pub(crate) const QUIET_SLACK_SECONDS: i64 = 15;
 
 /// Whether an issue event only records that someone was notified: `mentioned` (someone wrote
 /// their name; the comment or body that did is read on its own), `subscribed` and
@@ -19,20 +19,20 @@ pub const QUIET_SLACK_SECONDS: i64 = 15;
 /// `marked_as_duplicate`, `connected`, `referenced`, `added_to_project`, `transferred`,
 /// `comment_deleted`, ...): closing an issue a maintainer just pinned is the harm to avoid, and
 /// actions/stale too treats any update after its label as activity. One rule on both read paths.
-pub fn is_notification(event: &str) -> bool {
+pub(crate) fn is_notification(event: &str) -> bool {
     matches!(event, "mentioned" | "subscribed" | "unsubscribed")
 }
 
 /// From when to look for gh-sweep's comment whose answer was lost, on GitHub's clock: the
 /// journal's local time of sending it, moved by how far our clock is ahead of GitHub's (`skew`,
 /// from a `Date` header, when known), less the clock slack.
-pub fn reconcile_since(intent_at: DateTime<Utc>, skew: Option<Duration>) -> DateTime<Utc> {
+pub(crate) fn reconcile_since(intent_at: DateTime<Utc>, skew: Option<Duration>) -> DateTime<Utc> {
     intent_at - skew.unwrap_or_else(Duration::zero) - Duration::seconds(QUIET_SLACK_SECONDS)
 }
 
 /// Whether anything may have happened after the label (and after gh-sweep's own writes),
 /// judged from `updated_at` alone. When false, no comment needs to be read.
-pub fn activity_possible(
+pub(crate) fn activity_possible(
     updated_at: DateTime<Utc>,
     label_added_at: DateTime<Utc>,
     own_last_write: Option<DateTime<Utc>>,
@@ -44,7 +44,7 @@ pub fn activity_possible(
 /// An update that no comment, event or review read explains (an edit of the body, a plain push:
 /// neither names a GitHub account), treated as activity so an item that changed is never closed
 /// as idle; its actor is unknown.
-pub fn unexplained_update(
+pub(crate) fn unexplained_update(
     updated_at: DateTime<Utc>,
     label_added_at: DateTime<Utc>,
     own_last_write: Option<DateTime<Utc>>,

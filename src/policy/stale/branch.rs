@@ -7,7 +7,7 @@ use crate::policy::write::Write;
 
 /// Why a closed PR's head branch is not deleted.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum BranchKept {
+pub(crate) enum BranchKept {
     #[error("its head branch is already gone")]
     Gone,
     #[error("its head branch {name} lives in another repository")]
@@ -20,7 +20,7 @@ pub enum BranchKept {
 
 /// The deletion of the closed PR's head branch, or why there is none (`None`: the branch is
 /// already gone).
-pub fn branch_deletion(branch: Option<&HeadBranch>) -> Result<Write, BranchKept> {
+pub(crate) fn branch_deletion(branch: Option<&HeadBranch>) -> Result<Write, BranchKept> {
     let Some(branch) = branch else {
         return Err(BranchKept::Gone);
     };

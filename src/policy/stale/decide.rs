@@ -10,7 +10,7 @@ use crate::policy::RuleError;
 
 /// Why an item could not be decided.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DecideError {
+pub(crate) enum DecideError {
     /// The item carries the stale label, but the label's history was not given.
     #[error("the \"{label}\" label's history was not read")]
     HistoryNotRead { label: String },
@@ -31,7 +31,7 @@ pub enum Verdict {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub disposition: Verdict,
     pub reason: String,
     pub writes: Vec<Write>,
@@ -40,7 +40,7 @@ pub struct Decision {
 impl Decision {
     /// Whether the decision writes because the item looks idle (a mark or a close), so the
     /// stamp it was judged by must be the one the rules are defined on: the issue's.
-    pub fn rests_on_idleness(&self) -> bool {
+    pub(crate) fn rests_on_idleness(&self) -> bool {
         matches!(self.disposition, Verdict::MarkStale | Verdict::Close)
     }
 
@@ -57,7 +57,7 @@ impl Decision {
 /// events keep a label's name as it was when they happened, so after a rename (say "wontfix" to
 /// "Stale") the label's date is unknown. The item is kept: never closed on a guessed date, and
 /// not the item's failure either.
-pub fn label_date_unknown(facts: &ItemFacts, rules: &StaleRules) -> Decision {
+pub(crate) fn label_date_unknown(facts: &ItemFacts, rules: &StaleRules) -> Decision {
     let label = rules.stale_label(facts.is_pr);
     Decision::without_writes(
         Verdict::Keep,
@@ -75,7 +75,7 @@ fn days_between(from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
 /// token's own login, whose label events at gh-sweep's own writes are not activity.
 ///
 /// [`needs_history`]: super::needs_history
-pub fn decide(
+pub(crate) fn decide(
     facts: &ItemFacts,
     history: Option<&History>,
     rules: &StaleRules,

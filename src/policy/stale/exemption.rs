@@ -4,7 +4,7 @@
 use super::{ItemFacts, StaleRules};
 
 /// Why an item is left alone whatever its age, and the option that says so; or `None`.
-pub fn exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<(String, &'static str)> {
+pub(crate) fn exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<(String, &'static str)> {
     let matches_any = |wanted: &[String], have: &[String]| {
         wanted
             .iter()
@@ -183,7 +183,7 @@ fn assignee_exemption(facts: &ItemFacts, rules: &StaleRules) -> Option<(String, 
 }
 
 /// Whether deciding needs the stale label's history (events, perhaps comments).
-pub fn needs_history(facts: &ItemFacts, rules: &StaleRules) -> bool {
+pub(crate) fn needs_history(facts: &ItemFacts, rules: &StaleRules) -> bool {
     facts.open
         && facts.has_label(rules.stale_label(facts.is_pr))
         && exemption(facts, rules).is_none()

@@ -89,7 +89,7 @@ pub struct Activity {
 
 /// What was read about an item that carries the stale label.
 #[derive(Clone, Debug, PartialEq)]
-pub struct History {
+pub(crate) struct History {
     pub label_added_at: DateTime<Utc>,
     /// Comments and events after the label was put on, as far as they were read.
     pub activity: Vec<Activity>,

@@ -9,25 +9,25 @@
 //! label), `decide` (mark, close, unmark or keep), `order` (the sweep's order and its cap on
 //! operations).
 
-pub mod activity;
-pub mod branch;
-pub mod decide;
-pub mod exemption;
-pub mod facts;
-pub mod order;
-pub mod outputs;
-pub mod rules;
+pub(crate) mod activity;
+pub(crate) mod branch;
+pub(crate) mod decide;
+pub(crate) mod exemption;
+pub(crate) mod facts;
+pub(crate) mod order;
+pub(crate) mod outputs;
+pub(crate) mod rules;
 
-pub use activity::{
+pub(crate) use activity::{
     activity_possible, is_notification, reconcile_since, unexplained_update, QUIET_SLACK_SECONDS,
 };
-pub use branch::{branch_deletion, BranchKept};
-pub use decide::{decide, label_date_unknown, DecideError, Decision, Verdict};
-pub use exemption::{exemption, needs_history};
-pub use facts::{Activity, ActivityKind, HeadBranch, History, ItemFacts, StampOf};
-pub use order::{list_operations, operations_spent, order};
-pub use outputs::{outputs, OutputItem, StaleOutputs, OUTPUTS_LIMIT};
-pub use rules::{label_addressable, CloseReason, SortBy, StaleRules, MAX_DAYS};
+pub(crate) use branch::branch_deletion;
+pub(crate) use decide::{decide, label_date_unknown, Decision, Verdict};
+pub(crate) use exemption::{exemption, needs_history};
+pub(crate) use facts::{Activity, ActivityKind, HeadBranch, History, ItemFacts, StampOf};
+pub(crate) use order::{list_operations, operations_spent, order};
+pub(crate) use outputs::{outputs, OutputItem, StaleOutputs};
+pub(crate) use rules::{label_addressable, CloseReason, SortBy, StaleRules};
 
 #[cfg(test)]
 mod tests;

@@ -8,14 +8,14 @@ use std::collections::BTreeSet;
 use super::{ItemFacts, SortBy, StaleRules};
 
 /// How many items a page of GitHub's issue list holds (`per_page=100`).
-pub const LIST_PAGE: u64 = 100;
+pub(crate) const LIST_PAGE: u64 = 100;
 
 /// Puts `entries` in the order the rules ask for: by `sort_by`, oldest (or fewest comments)
 /// first when `ascending`, ties by number; an entry without facts (one that did not parse)
 /// goes by its number alone. The default (created, ascending) is the order GitHub's list was
 /// asked for, and is kept as GitHub gave it. Items in `first` (those the last capped run left
 /// unfinished) come before all others, in the same order among themselves.
-pub fn order<T>(
+pub(crate) fn order<T>(
     entries: &mut [T],
     rules: &StaleRules,
     first: &BTreeSet<u64>,
@@ -47,14 +47,14 @@ pub fn order<T>(
 }
 
 /// The operations listing `items` took: one per page of the list, at least one.
-pub fn list_operations(items: usize) -> u64 {
+pub(crate) fn list_operations(items: usize) -> u64 {
     (items as u64).div_ceil(LIST_PAGE).max(1)
 }
 
 /// Why the run reads no further item, when `spent` operations used up the cap; `None` while
 /// some are left. As actions/stale, the check is before each item: an item begun is finished
 /// even if its reads and writes go past the cap.
-pub fn operations_spent(spent: u64, rules: &StaleRules) -> Option<String> {
+pub(crate) fn operations_spent(spent: u64, rules: &StaleRules) -> Option<String> {
     let cap = rules.operations_per_run?;
     (spent >= cap).then(|| {
         format!("operations_per_run {cap} reached after {spent} operations (requests counted as actions/stale counts them)")

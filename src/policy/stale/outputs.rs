@@ -9,11 +9,11 @@ use super::ItemFacts;
 /// GitHub's limit on a job's outputs: "Outputs are Unicode strings, and can be a maximum of
 /// 1 MB" (workflow syntax, `jobs.<job_id>.outputs`). Both lists together stay under it, with
 /// room for the `$GITHUB_OUTPUT` framing.
-pub const OUTPUTS_LIMIT: usize = 1_000_000 - 4_096;
+pub(crate) const OUTPUTS_LIMIT: usize = 1_000_000 - 4_096;
 
 /// One item of an output list.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct OutputItem {
+pub(crate) struct OutputItem {
     pub number: u64,
     pub title: String,
     /// `owner/name`.
@@ -22,7 +22,7 @@ pub struct OutputItem {
 }
 
 impl OutputItem {
-    pub fn of(facts: &ItemFacts, repository: &str) -> OutputItem {
+    pub(crate) fn of(facts: &ItemFacts, repository: &str) -> OutputItem {
         OutputItem {
             number: facts.number,
             title: facts.title.clone(),
@@ -47,7 +47,7 @@ pub struct StaleOutputs {
 /// The two outputs, as JSON text each (the form `$GITHUB_OUTPUT` takes), under
 /// [`OUTPUTS_LIMIT`] together: past it, the last entries of the longer list are left out and
 /// `truncated` says how many.
-pub fn outputs(staled: &[OutputItem], closed: &[OutputItem]) -> StaleOutputs {
+pub(crate) fn outputs(staled: &[OutputItem], closed: &[OutputItem]) -> StaleOutputs {
     let text = |list: &[OutputItem]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
     // Each entry's share of its list's JSON: itself and a comma.
     let sizes = |list: &[OutputItem]| -> Vec<usize> {

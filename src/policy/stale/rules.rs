@@ -9,10 +9,10 @@ use crate::policy::RuleError;
 
 /// The longest number of days a `[stale]` duration may be: a century, far below where a
 /// duration in seconds would overflow.
-pub const MAX_DAYS: i64 = 36_500;
+pub(crate) const MAX_DAYS: i64 = 36_500;
 
 /// A label name that stays one path segment in a URL: not `.` or `..`.
-pub fn label_addressable(label: &str) -> bool {
+pub(crate) fn label_addressable(label: &str) -> bool {
     !matches!(label, "." | "..")
 }
 
@@ -197,7 +197,7 @@ fn string_list<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>
 }
 
 /// The longest comment body GitHub accepts, in Unicode scalar values.
-pub const MAX_COMMENT_CHARS: usize = 65_536;
+pub(crate) const MAX_COMMENT_CHARS: usize = 65_536;
 
 impl StaleRules {
     /// `close_issue_reason` as a reason; the error names the bad value.

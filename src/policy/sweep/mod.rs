@@ -118,7 +118,7 @@ pub struct Budget {
 
 /// The budget that applies to a trigger stamped `stamp`: fresh only for a stamp newer than the
 /// watermark; an older stamp (a cleared flag falling back to the approval) carries on.
-pub fn effective(budget: &Budget, stamp: Option<DateTime<Utc>>) -> Budget {
+pub(crate) fn effective(budget: &Budget, stamp: Option<DateTime<Utc>>) -> Budget {
     let fresh = |stamp| Budget {
         watermark: Some(stamp),
         merge_commit_refused: budget.merge_commit_refused,
@@ -133,7 +133,7 @@ pub fn effective(budget: &Budget, stamp: Option<DateTime<Utc>>) -> Budget {
 
 /// Why a PR is not due for an attempt now.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NotDue {
+pub(crate) enum NotDue {
     #[error("budget spent: {attempts} of {limit} attempts")]
     Spent { attempts: u32, limit: u32 },
     /// In the backoff: the next attempt's number and how many minutes until it.
@@ -150,7 +150,7 @@ pub enum NotDue {
 }
 
 /// Whether the budget allows an attempt now, or why not.
-pub fn allows(
+pub(crate) fn allows(
     budget: &Budget,
     stamp: Option<DateTime<Utc>>,
     rules: &SweepRules,
@@ -178,7 +178,7 @@ pub fn allows(
 }
 
 /// Whether a gate entry is due for an attempt (the lost trigger), or why not.
-pub fn due(
+pub(crate) fn due(
     gate: &Gate,
     budget: &Budget,
     rules: &SweepRules,
@@ -205,7 +205,7 @@ pub fn due(
 }
 
 /// The budget after an attempt at `now` for the trigger stamped `stamp`.
-pub fn after(budget: &Budget, stamp: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Budget {
+pub(crate) fn after(budget: &Budget, stamp: Option<DateTime<Utc>>, now: DateTime<Utc>) -> Budget {
     let budget = effective(budget, stamp);
     Budget {
         attempts: budget.attempts + 1,
@@ -216,7 +216,7 @@ pub fn after(budget: &Budget, stamp: Option<DateTime<Utc>>, now: DateTime<Utc>) 
 }
 
 /// A PR that is not open spends the rest of its budget at once.
-pub fn spent(
+pub(crate) fn spent(
     budget: &Budget,
     stamp: Option<DateTime<Utc>>,
     rules: &SweepRules,
@@ -233,7 +233,7 @@ pub fn spent(
 
 /// GitHub refused a merge commit on the PR's branch: the budget remembers it, so the next
 /// attempt uses another method.
-pub fn merge_commit_refused(budget: Budget) -> Budget {
+pub(crate) fn merge_commit_refused(budget: Budget) -> Budget {
     Budget {
         merge_commit_refused: true,
         ..budget
@@ -242,7 +242,7 @@ pub fn merge_commit_refused(budget: Budget) -> Budget {
 
 /// Whether a claim may lease a PR's row now: no merge recorded within the merged marker's
 /// hours, and the budget allows an attempt. Read with the claim, in its transaction.
-pub fn admits(
+pub(crate) fn admits(
     gate: Option<&Gate>,
     budget: &Budget,
     rules: &SweepRules,
@@ -260,7 +260,7 @@ pub fn admits(
 /// method other than a merge commit is left. A refusal that trying again cannot help spends
 /// the rest of the budget; a refused merge commit costs one attempt when another method is
 /// left (the next attempt uses it).
-pub fn after_refusal(
+pub(crate) fn after_refusal(
     budget: Budget,
     stamp: Option<DateTime<Utc>>,
     refusal: Option<&MergeRefusal>,
@@ -284,7 +284,7 @@ pub fn after_refusal(
 }
 
 /// What a PR looks like to the guard, from the single-PR read.
-pub struct PullState<'a> {
+pub(crate) struct PullState<'a> {
     pub merged: bool,
     pub open: bool,
     pub head: &'a str,
@@ -299,7 +299,7 @@ pub struct PullState<'a> {
 
 /// Where the guard sends a PR that must not be merged now. Each mismatch has its own route.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Route {
+pub(crate) enum Route {
     /// Merged already: recorded quietly, no attempt spent.
     Merged,
     /// Closed without merging: the rest of the budget is spent at once.
@@ -333,7 +333,7 @@ pub enum Route {
 }
 
 impl Route {
-    pub fn disposition(&self) -> Disposition {
+    pub(crate) fn disposition(&self) -> Disposition {
         match self {
             Route::Merged => Disposition::Skip(Skip::AlreadyMerged),
             Route::NotOpen => Disposition::Skip(Skip::NotOpen),
@@ -348,7 +348,7 @@ impl Route {
         }
     }
 
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         match self {
             Route::Merged => "merged on GitHub".into(),
             Route::NotOpen => "closed without merging; the rest of its budget is spent".into(),
@@ -372,7 +372,7 @@ impl Route {
 }
 
 /// The guard's first part, before checks and reviews are read: the cheap facts of the PR.
-pub fn guard(pull: &PullState<'_>) -> Option<Route> {
+pub(crate) fn guard(pull: &PullState<'_>) -> Option<Route> {
     if pull.merged {
         return Some(Route::Merged);
     }
@@ -440,12 +440,12 @@ pub fn guard(pull: &PullState<'_>) -> Option<Route> {
 /// Sweeps of one trigger that may find GitHub still computing whether the PR can merge without
 /// spending an attempt. From the next on, each such deferral is charged, so a computation that
 /// never ends (or a GitHub that never starts it) ends with the budget.
-pub const COMPUTING_FREE_SWEEPS: u32 = 3;
+pub(crate) const COMPUTING_FREE_SWEEPS: u32 = 3;
 
 /// A deferral because GitHub is still computing: whether it is charged, the budget after it,
 /// and what the recap adds to the reason.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Computing {
+pub(crate) struct Computing {
     pub charged: bool,
     pub budget: Budget,
     pub note: String,
@@ -453,7 +453,7 @@ pub struct Computing {
 
 /// This sweep found GitHub still computing: free for the trigger's first
 /// [`COMPUTING_FREE_SWEEPS`] sweeps, then charged like any attempt.
-pub fn computing(
+pub(crate) fn computing(
     budget: &Budget,
     stamp: Option<DateTime<Utc>>,
     rules: &SweepRules,
@@ -495,7 +495,7 @@ pub fn computing(
 const BLOCKED: &str = "blocked by branch protection or a ruleset (mergeable_state blocked)";
 
 /// The guard's second part, from the fresh checks and reviews (the same rules as `poll`'s).
-pub fn verdict(green: Result<(), NotGreen>, approval: ApprovalVerdict) -> Option<Route> {
+pub(crate) fn verdict(green: Result<(), NotGreen>, approval: ApprovalVerdict) -> Option<Route> {
     if let Err(NotGreen(why)) = green {
         return Some(Route::Defer {
             why,
@@ -517,7 +517,7 @@ pub fn verdict(green: Result<(), NotGreen>, approval: ApprovalVerdict) -> Option
 /// The budget as stored: `attempts|last|watermark|computing|merge_commit_refused`, times in
 /// RFC 3339, the flag `0` or `1`. A budget stored before the last two fields existed
 /// (`attempts|last|watermark`) reads with them at their defaults.
-pub fn encode(budget: &Budget) -> String {
+pub(crate) fn encode(budget: &Budget) -> String {
     let time = |time: Option<DateTime<Utc>>| time.map(|t| t.to_rfc3339()).unwrap_or_default();
     format!(
         "{}|{}|{}|{}|{}",
@@ -530,7 +530,7 @@ pub fn encode(budget: &Budget) -> String {
 }
 
 /// Reads a stored budget; anything missing or damaged reads as fresh.
-pub fn decode(text: Option<&str>) -> Budget {
+pub(crate) fn decode(text: Option<&str>) -> Budget {
     let parse = || -> Option<Budget> {
         let mut parts = text?.split('|');
         let attempts = parts.next()?.parse().ok()?;

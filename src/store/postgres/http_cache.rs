@@ -10,12 +10,12 @@ use super::connect::connect;
 use super::Target;
 use crate::http_cache::{worth_keeping, Cached, ResponseCache};
 
-pub struct PostgresCache {
+pub(super) struct PostgresCache {
     client: Mutex<Client>,
 }
 
 impl PostgresCache {
-    pub fn open(target: &Target) -> anyhow::Result<Self> {
+    pub(super) fn open(target: &Target) -> anyhow::Result<Self> {
         Ok(PostgresCache {
             client: Mutex::new(connect(target)?),
         })
