@@ -1,4 +1,4 @@
-//! `poll`'s repeat tick of one repository (issue 24): its pool from the last tick's memory
+//! `poll`'s repeat tick of one repository: its pool from the last tick's memory
 //! (`merge_memory.rs`) and GitHub's list of what changed since, with every PR that must be read
 //! again (changed, new, left waiting on its checks or found eligible) read at once, in batches
 //! of aliased `pullRequest` fields, and every other PR keeping its last verdict unread.

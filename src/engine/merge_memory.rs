@@ -1,5 +1,5 @@
 //! What `poll` remembers of a repository's last tick, so that a repeat tick reads only what
-//! may have changed (issue 24): the PRs whose `updatedAt` moved since the last tick (GitHub's
+//! may have changed: the PRs whose `updatedAt` moved since the last tick (GitHub's
 //! list of PRs by update, [`crate::github::reader::MergeReader::pulls_changed_since`]), and
 //! the PRs whose verdict rests on what moves no `updatedAt`: those the last tick left waiting
 //! on their checks (a check run or a status completing belongs to the commit and leaves the

@@ -562,7 +562,7 @@ pub trait MergeGate {
     fn reopen_claims(&self, item: &ItemRef, now: DateTime<Utc>) -> Result<usize>;
 }
 
-/// What `poll` remembers of each repository's last tick (issue 24): a document the engine
+/// What `poll` remembers of each repository's last tick: a document the engine
 /// writes and reads back whole (JSON), one per repository, so that a repeat tick asks GitHub
 /// only what changed since. Lost or unreadable, it costs one full tick, never a verdict.
 pub trait PollMemory {

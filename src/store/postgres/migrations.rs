@@ -126,7 +126,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
          ADD COLUMN start_time BIGINT;
      ALTER TABLE journal ADD COLUMN intent_tick BIGINT, ADD COLUMN outcome_tick BIGINT;
      CREATE SEQUENCE journal_ticks;",
-    // 4 -> 5: what `poll` remembers of each repository's last tick (issue 24).
+    // 4 -> 5: what `poll` remembers of each repository's last tick.
     "CREATE TABLE poll_memory (
         repo TEXT PRIMARY KEY,
         memory TEXT NOT NULL,

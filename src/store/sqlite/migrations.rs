@@ -170,7 +170,7 @@ pub(super) const MIGRATIONS: &[&str] = &[
      INSERT INTO run_recaps (run_id, recap) SELECT id, recap FROM runs WHERE recap IS NOT NULL;
      ALTER TABLE runs DROP COLUMN recap;",
     // 14 -> 15: what `poll` remembers of each repository's last tick, so that a repeat tick
-    // reads only the PRs that changed and those left waiting on their checks (issue 24).
+    // reads only the PRs that changed and those left waiting on their checks.
     "CREATE TABLE poll_memory (
         repo TEXT PRIMARY KEY,
         memory TEXT NOT NULL,
