@@ -90,6 +90,8 @@ mod tests {
             let state = MergeableState::parse(rest).unwrap();
             assert_eq!(MergeableState::parse(graphql), Some(state.clone()));
             assert_eq!(state.word(), rest);
+            // Display is the same word.
+            assert_eq!(state.to_string(), rest);
             assert!(!matches!(state, MergeableState::Other(_)), "{rest}");
         }
         assert_eq!(MergeableState::parse(""), None);
