@@ -19,7 +19,7 @@ pub(super) mod memory;
 use super::settle::Effect;
 use super::{
     Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing, StoreView,
-    Summary,
+    Summary, UnreadEntry,
 };
 use crate::exit::Fatal;
 use crate::github::reader::SearchHit;
@@ -232,7 +232,7 @@ impl MergeKind<'_> {
             }
             pool.push((
                 ItemRef::new(&repo, number),
-                Listed::Pull(hit.facts.map_err(|e| e.to_string())),
+                Listed::Pull(hit.facts.map_err(UnreadEntry::from)),
             ));
         }
         Ok(pool)
@@ -468,7 +468,7 @@ impl MergeKind<'_> {
         let carried = self.memories.carried.get(item).cloned();
         let confirmed = carried.is_some() || self.memories.read_again.contains(item);
         let (mut facts, read_alone) = match listed {
-            Some(Listed::Pull(facts)) => (facts.clone().map_err(ReadError::Item)?, confirmed),
+            Some(Listed::Pull(facts)) => (facts.clone().map_err(ReadError::from)?, confirmed),
             _ => (github.pull(item)?, true),
         };
         self.memories.saw(item, &facts, carried.as_ref());

@@ -122,7 +122,7 @@ impl MergeKind<'_> {
                     .saw(&item, &PullMemory::default().facts(), None);
                 match github.pull(&item) {
                     Ok(facts) => Listed::Pull(Ok(facts)),
-                    Err(ApiError::Item { message, .. }) => Listed::Pull(Err(message)),
+                    Err(error @ ApiError::Item { .. }) => Listed::Pull(Err(error.into())),
                     Err(error) => return Some(ScopeListing::of(Err(error))),
                 }
             } else {

@@ -37,7 +37,7 @@ pub(crate) use confirm::{AssumeYes, Confirm, DryRun, Prompt};
 pub(crate) use kind::{
     AfterWrite, ClaimRequest, Counters, Kind, Reconciled, ScopeListing, StoreView, Summary, Written,
 };
-pub(crate) use plan::{Classified, Listed, Plan, ReadError};
+pub(crate) use plan::{Classified, Listed, Plan, ReadError, UnreadEntry};
 pub(crate) use pool::canonicalise_repos;
 pub(crate) use settle::Effect;
 

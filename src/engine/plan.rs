@@ -17,9 +17,9 @@ use crate::store::queue::Claim;
 /// not parse is the item's own failure when it is classified.
 pub enum Listed {
     /// From a repository's list of open issues and PRs.
-    Issue(Result<ItemFacts, String>),
+    Issue(Result<ItemFacts, UnreadEntry>),
     /// From a PR search.
-    Pull(Result<PullFacts, String>),
+    Pull(Result<PullFacts, UnreadEntry>),
     /// A merge from the queue that this run did not lease (a dry run's): the head it was
     /// queued for, where the row names one.
     Queued { head_sha: Option<String> },
@@ -28,6 +28,24 @@ pub enum Listed {
         claim: Claim,
         started: DateTime<Utc>,
     },
+}
+
+/// Why a listing's entry could not be read as an item, in GitHub's words or the client's: the
+/// item's own failure ([`ReadError::Item`]) once it is classified, never the run's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnreadEntry(String);
+
+impl From<ApiError> for UnreadEntry {
+    fn from(error: ApiError) -> Self {
+        UnreadEntry(error.to_string())
+    }
+}
+
+impl From<UnreadEntry> for ReadError {
+    fn from(entry: UnreadEntry) -> Self {
+        ReadError::Item(entry.0)
+    }
 }
 
 /// A classified item and the writes its disposition needs.

@@ -20,7 +20,6 @@ use crate::item::ItemRef;
 use crate::policy::pacing;
 use crate::policy::recap::{Phase, Stop};
 use crate::policy::write::{LocalWrite, Write, WriteOutcome};
-use crate::store::queue::NewRow;
 use crate::store::{Admission, IntentStep, PacedIntent};
 
 /// What sending one item's writes came to.
@@ -295,12 +294,8 @@ impl Run<'_> {
                 }
             }
         }
-        // gh-sweep's own store last, once GitHub has every write of the item.
         for write in &plan.local {
             bar.advance(&format!("{item}: {write}"));
-            match write {
-                LocalWrite::Enqueue { key, head_sha } => self.enqueue(item, key, head_sha)?,
-            }
         }
         Ok(Sent::All(dates))
     }
@@ -395,17 +390,23 @@ impl Run<'_> {
     }
 
     /// A local write: the merge goes into gh-sweep's own queue, for `sweep`.
-    fn enqueue(&mut self, item: &ItemRef, key: &str, head_sha: &str) -> anyhow::Result<()> {
-        let row = NewRow {
-            key,
-            kind: "merge",
-            repo: &item.repo,
-            pr: item.number,
-            head_sha: Some(head_sha),
-            max_attempts: self.options.attempts_per_trigger,
-        };
-        self.store.enqueue(&row, self.clock.wall())?;
-        Ok(())
+    /// The store's side of the item's local writes, applied with the rest of its settlement
+    /// (and so fenced like it), once GitHub has every remote write of the item.
+    fn local_effects(&self, plan: &Plan) -> Vec<Effect> {
+        let now = self.clock.wall();
+        plan.local
+            .iter()
+            .map(|write| match write {
+                LocalWrite::Enqueue { key, head_sha } => Effect::Enqueue {
+                    key: key.clone(),
+                    repo: plan.item.repo.clone(),
+                    pr: plan.item.number,
+                    head_sha: head_sha.clone(),
+                    max_attempts: self.options.attempts_per_trigger,
+                    now,
+                },
+            })
+            .collect()
     }
 
     /// Records what sending the item's writes came to, and applies, in this one place, what
@@ -466,6 +467,7 @@ impl Run<'_> {
                 let store = StoreView::new(self.store);
                 let answer = kind.written(store, plan, Written::All(&dates))?;
                 effects.extend(answer.effects);
+                effects.extend(self.local_effects(plan));
                 settle::apply(self.store, &effects)?;
                 state.completed(item, &plan.disposition, &plan.reason);
                 state.sent.insert(item.to_string(), plan.words());

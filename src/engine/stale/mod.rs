@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::settle::Effect;
 use super::{
     AfterWrite, Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing,
-    StoreView, Summary, Written,
+    StoreView, Summary, UnreadEntry, Written,
 };
 use crate::github::{self, ApiError, Reader};
 use crate::item::{ItemRef, Scope};
@@ -192,7 +192,7 @@ impl StaleKind<'_> {
             .map(|entry| match entry.number {
                 Some(number) => Ok((
                     ItemRef::new(repo, number),
-                    Listed::Issue(entry.facts.map_err(|e| e.to_string())),
+                    Listed::Issue(entry.facts.map_err(UnreadEntry::from)),
                 )),
                 None => Err(ApiError::Harness {
                     message: format!("GitHub's list of {repo} holds an entry without a number"),
@@ -245,7 +245,7 @@ impl StaleKind<'_> {
         now: DateTime<Utc>,
     ) -> Result<Plan, ReadError> {
         let facts = match listed {
-            Some(Listed::Issue(facts)) => facts.clone().map_err(ReadError::Item)?,
+            Some(Listed::Issue(facts)) => facts.clone().map_err(ReadError::from)?,
             _ => {
                 self.spend(1);
                 github.item(item)?

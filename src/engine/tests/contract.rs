@@ -188,6 +188,65 @@ fn local_writes_are_asked_about_only_with_confirm() {
     assert!(harness.store.queue_rows(&repo(), 8).unwrap().is_empty());
 }
 
+/// Asked to confirm, another host takes this run's work over (as one does after a pause past
+/// the heartbeat's bound), then the maintainer says yes to all.
+struct TakenOverWhileAsked(std::path::PathBuf);
+
+impl Confirm for TakenOverWhileAsked {
+    fn asks(&self) -> bool {
+        true
+    }
+    fn choose(&mut self, _labels: &[String], _writes: usize) -> std::io::Result<Choice> {
+        rusqlite::Connection::open(&self.0)
+            .unwrap()
+            .execute(
+                "UPDATE runs SET taken_over_at = '2025-03-04T12:00:00.000000Z', taken_over_by = 'host-b' WHERE finished_at IS NULL",
+                [],
+            )
+            .unwrap();
+        Ok(Choice::All)
+    }
+}
+
+/// A queue entry is part of its item's settlement, so a run that lost its heartbeat between
+/// its read and its writes queues nothing: the host that took the run over decides.
+#[test]
+fn a_run_taken_over_before_its_writes_queues_nothing() {
+    let github = Scripted::new(Vec::new());
+    let mut harness = Harness::new();
+    harness.options.confirm_local = true;
+    let db = harness._dir.path().join("state.db");
+    let ui = quiet();
+    let recap = Run {
+        reader: &github,
+        writer: &github,
+        store: harness.store.as_mut(),
+        options: &harness.options,
+        ui: &ui,
+        clock: crate::clock::Clock::fixed(now()),
+        now: now(),
+        command: "poll",
+        mode: Mode::Sweep,
+        argv: "gh-sweep poll --repo o/r".into(),
+        notes: Vec::new(),
+    }
+    .execute(&mut Enqueues(vec![9], 0), &mut TakenOverWhileAsked(db))
+    .unwrap();
+    assert_eq!(recap.stopped, Some(Stop::HarnessOutage), "{recap:?}");
+    assert!(
+        recap
+            .stop_detail
+            .as_deref()
+            .is_some_and(|detail| detail.contains("no longer holds its heartbeat")),
+        "{recap:?}"
+    );
+    assert_eq!(recap.unfinished, ["o/r#9"]);
+    assert!(
+        harness.store.queue_rows(&repo(), 9).unwrap().is_empty(),
+        "queued after the run was taken over"
+    );
+}
+
 #[test]
 fn classify_settles_nothing_and_writes_nothing() {
     let mut github = Scripted::new(vec![Ok(issue(1, 100))]);

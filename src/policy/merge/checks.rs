@@ -203,7 +203,7 @@ pub(crate) fn green(
     now: DateTime<Utc>,
     orphan: Duration,
 ) -> Result<Vec<String>, NotGreen> {
-    judge_green(checks, head_sha, skipped, now, orphan).map_err(NotGreen)
+    judge_green(checks, head_sha, skipped, now, orphan)
 }
 
 /// Why the head is not green, in words (the first step that failed says it).
@@ -217,7 +217,7 @@ fn judge_green(
     skipped: SkippedCountsAs,
     now: DateTime<Utc>,
     orphan: Duration,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, NotGreen> {
     let head = short(head_sha);
     let newest = newest_runs(checks);
     let passed = judge_runs(checks, &newest, skipped, head)?;
@@ -225,7 +225,7 @@ fn judge_green(
     required_present(checks, &newest, head)?;
     judge_statuses(&checks.statuses, head)?;
     if passed == 0 && checks.statuses.total == 0 {
-        return Err(format!("no check has passed on {head}"));
+        return Err(NotGreen(format!("no check has passed on {head}")));
     }
     Ok(ignored)
 }
@@ -284,15 +284,15 @@ fn judge_runs(
     newest: &[(Group, &CheckRun)],
     skipped: SkippedCountsAs,
     head: &str,
-) -> Result<usize, String> {
+) -> Result<usize, NotGreen> {
     let mut passed = 0;
     for (group, run) in newest {
         let name = run_label(checks, newest, group, run);
         if run.status != "completed" {
-            return Err(format!(
+            return Err(NotGreen(format!(
                 "{name} is {} on {head}",
                 run.status.replace('_', " ")
-            ));
+            )));
         }
         match run.conclusion.as_deref() {
             Some("success") => passed += 1,
@@ -300,14 +300,14 @@ fn judge_runs(
                 SkippedCountsAs::Excluded => {}
                 SkippedCountsAs::Success => passed += 1,
                 SkippedCountsAs::Failure => {
-                    return Err(format!(
+                    return Err(NotGreen(format!(
                         "{name} was {} on {head}",
                         run.conclusion.as_deref().unwrap_or_default()
-                    ))
+                    )))
                 }
             },
-            Some(other) => return Err(format!("{name} {} on {head}", describe(other))),
-            None => return Err(format!("{name} has no conclusion on {head}")),
+            Some(other) => return Err(NotGreen(format!("{name} {} on {head}", describe(other)))),
+            None => return Err(NotGreen(format!("{name} has no conclusion on {head}"))),
         }
     }
     Ok(passed)
@@ -320,7 +320,7 @@ fn judge_suites(
     head: &str,
     now: DateTime<Utc>,
     orphan: Duration,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, NotGreen> {
     let mut ignored = Vec::new();
     let mut suites: Vec<&CheckSuite> = checks.suites.iter().collect();
     suites.sort_by_key(|suite| suite.id);
@@ -339,12 +339,12 @@ fn judge_suites(
 
 /// A completed suite fails the head when it waits for a maintainer's approval (a fork's
 /// workflow), or when it failed without any run to show it.
-fn judge_completed_suite(suite: &CheckSuite, name: &str, head: &str) -> Result<(), String> {
+fn judge_completed_suite(suite: &CheckSuite, name: &str, head: &str) -> Result<(), NotGreen> {
     let conclusion = suite.conclusion.as_deref().unwrap_or_default();
     if conclusion == "action_required" {
-        return Err(format!(
+        return Err(NotGreen(format!(
             "{name} waits for a maintainer's approval to run on {head} (its check suite concluded action_required)"
-        ));
+        )));
     }
     if suite.runs == 0
         && matches!(
@@ -352,9 +352,9 @@ fn judge_completed_suite(suite: &CheckSuite, name: &str, head: &str) -> Result<(
             "failure" | "cancelled" | "timed_out" | "startup_failure"
         )
     {
-        return Err(format!(
+        return Err(NotGreen(format!(
             "{name} ended {conclusion} with no check runs on {head}"
-        ));
+        )));
     }
     Ok(())
 }
@@ -369,19 +369,19 @@ fn judge_unfinished_suite(
     head: &str,
     now: DateTime<Utc>,
     orphan: Duration,
-) -> Result<String, String> {
+) -> Result<String, NotGreen> {
     let status = suite.status.replace('_', " ");
     if suite.runs > 0 || !unfinished(&suite.status) {
-        return Err(format!("{name} is {status} on {head}"));
+        return Err(NotGreen(format!("{name} is {status} on {head}")));
     }
     let waited = suite.created_at.map(|at| now - at);
     match waited {
         Some(waited) if waited >= orphan => {}
         _ => {
-            return Err(format!(
+            return Err(NotGreen(format!(
                 "{name} is {status} with no runs yet on {head} (ignored once {} old)",
                 age(orphan)
-            ))
+            )))
         }
     }
     if suite.app == ACTIONS_APP {
@@ -401,23 +401,23 @@ fn workflow_run_done(
     name: &str,
     status: &str,
     head: &str,
-) -> Result<(), String> {
+) -> Result<(), NotGreen> {
     match &checks.workflows {
-        None => Err(format!(
+        None => Err(NotGreen(format!(
             "{name} is {status} with no runs on {head}, and its workflow run was not read"
-        )),
-        Some(Err(why)) => Err(format!(
+        ))),
+        Some(Err(why)) => Err(NotGreen(format!(
             "{name} is {status} with no runs on {head}, and whether its workflow run still waits cannot be read: {why}"
-        )),
+        ))),
         Some(Ok(_)) => {
             let waiting =
                 workflow_of(checks, Some(suite.id)).filter(|run| unfinished(&run.status));
             match waiting {
-                Some(run) => Err(format!(
+                Some(run) => Err(NotGreen(format!(
                     "workflow `{}` is {} on {head}: its run has no jobs yet (a concurrency group, or an approval, holds it)",
                     run.name,
                     run.status.replace('_', " ")
-                )),
+                ))),
                 None => Ok(()),
             }
         }
@@ -430,12 +430,12 @@ fn required_present(
     checks: &Checks,
     newest: &[(Group, &CheckRun)],
     head: &str,
-) -> Result<(), String> {
+) -> Result<(), NotGreen> {
     if let Some(why) = &checks.required_unknown {
-        return Err(format!(
+        return Err(NotGreen(format!(
             "the checks {} requires are not known ({why}), so {head} is not taken as green",
             checks.branch
-        ));
+        )));
     }
     for required in &checks.required {
         let present = newest.iter().any(|(_, run)| &run.name == required)
@@ -445,10 +445,10 @@ fn required_present(
                 .iter()
                 .any(|status| &status.context == required);
         if !present {
-            return Err(format!(
+            return Err(NotGreen(format!(
                 "required check `{required}` (a rule of {}) has not run on {head}",
                 checks.branch
-            ));
+            )));
         }
     }
     Ok(())
@@ -456,23 +456,23 @@ fn required_present(
 
 /// Commit statuses: each read must be success, and the combined state covers every context,
 /// past any page. No status at all (GitHub then says `pending`) is not a failure.
-fn judge_statuses(statuses: &Statuses, head: &str) -> Result<(), String> {
+fn judge_statuses(statuses: &Statuses, head: &str) -> Result<(), NotGreen> {
     if statuses.total == 0 {
         return Ok(());
     }
     for status in &statuses.statuses {
         if status.state != "success" {
-            return Err(format!(
+            return Err(NotGreen(format!(
                 "status `{}` is {} on {head}",
                 status.context, status.state
-            ));
+            )));
         }
     }
     if statuses.state != "success" {
-        return Err(format!(
+        return Err(NotGreen(format!(
             "the combined commit status is {} on {head}",
             statuses.state
-        ));
+        )));
     }
     Ok(())
 }
