@@ -196,7 +196,8 @@ impl SqliteStore {
 }
 
 /// A run's recap, read as a column of its row.
-const RECAP_OF_RUN: &str = "(SELECT recap FROM run_recaps WHERE run_recaps.run_id = runs.id)";
+const RECAP_OF_RUN: &str =
+    "(SELECT CAST(recap AS TEXT) FROM run_recaps WHERE run_recaps.run_id = runs.id)";
 
 fn cell_value(cell: &Cell) -> rusqlite::types::Value {
     match cell {
