@@ -169,6 +169,7 @@ impl Run<'_> {
         let blocked = self.block_unknown(kind, progress, &settles_at)?;
         let pending = self.read(kind, progress, &listing, &blocked);
         drop(listing);
+        self.reader.read_phase_over();
         let classified = std::mem::take(&mut progress.state.classified);
         let planned: Vec<Planned> = classified
             .into_iter()

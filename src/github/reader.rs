@@ -137,6 +137,11 @@ pub trait StaleReader {
     /// that can read many at once does so now and answers [`StaleReader::item`] from that
     /// read, once per item; a failure is kept for the item's own read. REST reads each alone.
     fn items_ahead(&self, _items: &[ItemRef]) {}
+
+    /// The read phase is over. What a reader kept of the listing's pages for the items' own
+    /// reads (a GraphQL reader's timelines, a few hundred bytes an item) is of no more use:
+    /// a read after this (a recheck before a write) reads the item afresh.
+    fn read_phase_over(&self) {}
 }
 
 /// What the merge rules read.

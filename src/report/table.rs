@@ -2,7 +2,7 @@
 //! line, always in that order), and the run list. Decorated on a terminal, plain otherwise
 //! (no trailing blanks), every cell cleaned.
 
-use comfy_table::{presets, ContentArrangement, Table};
+use comfy_table::{presets, ColumnConstraint, ContentArrangement, Table, Width};
 
 use super::{clean, count, counters_line, phase_word, stop_word};
 use crate::policy::recap::Recap;
@@ -19,6 +19,13 @@ fn render(table: &Table) -> String {
 }
 
 fn table(terminal: bool, header: &[&str]) -> Table {
+    let mut table = bare_table(terminal);
+    table.set_header(header.to_vec());
+    table
+}
+
+/// A table without its header, decorated on a terminal, plain otherwise.
+fn bare_table(terminal: bool) -> Table {
     let mut table = Table::new();
     table.load_preset(if terminal {
         presets::UTF8_FULL_CONDENSED
@@ -30,8 +37,59 @@ fn table(terminal: bool, header: &[&str]) -> Table {
     } else {
         ContentArrangement::Disabled
     });
-    table.set_header(header.to_vec());
     table
+}
+
+/// Rows a plain table is laid out in at a time: a table holds each of its cells several times
+/// over while it lays them out (some 1 KB a row), so a recap of 100,000 items as one table
+/// would hold 100 MB.
+const PLAIN_ROWS_AT_ONCE: usize = 1000;
+
+/// The table of `rows`, each made into its cells by `cells`. On a terminal one table, laid out
+/// to the terminal's width. Plain, the same text as one table, laid out `PLAIN_ROWS_AT_ONCE`
+/// rows at a time: the widths of every row's cells are measured first (by the table's own
+/// measure), then each part is laid out at those widths, the header over the first.
+fn rows_table<R>(
+    terminal: bool,
+    header: &[&str],
+    rows: &[R],
+    cells: impl Fn(&R) -> Vec<String>,
+) -> String {
+    let part = |rows: &[R], header: Option<&[&str]>| {
+        let mut part = bare_table(terminal);
+        if let Some(header) = header {
+            part.set_header(header.to_vec());
+        }
+        for row in rows {
+            part.add_row(
+                cells(row)
+                    .iter()
+                    .map(|cell| clean(cell))
+                    .collect::<Vec<_>>(),
+            );
+        }
+        part
+    };
+    if terminal || rows.len() <= PLAIN_ROWS_AT_ONCE {
+        return render(&part(rows, Some(header)));
+    }
+    let mut widths = vec![0u16; header.len()];
+    for rows in rows.chunks(PLAIN_ROWS_AT_ONCE) {
+        let measured = part(rows, Some(header)).column_max_content_widths();
+        for (width, measured) in widths.iter_mut().zip(measured) {
+            *width = (*width).max(measured);
+        }
+    }
+    let mut out = Vec::new();
+    for (at, rows) in rows.chunks(PLAIN_ROWS_AT_ONCE).enumerate() {
+        let mut part = part(rows, (at == 0).then_some(header));
+        for (column, width) in part.column_iter_mut().zip(&widths) {
+            let padded = width + column.padding_width();
+            column.set_constraint(ColumnConstraint::Absolute(Width::Fixed(padded)));
+        }
+        out.push(render(&part));
+    }
+    out.join("\n")
 }
 
 /// Adds a row of cleaned cells.
@@ -50,28 +108,21 @@ pub struct PlanRow {
 }
 
 pub fn plan(rows: &[PlanRow], terminal: bool) -> String {
-    let mut table = table(
-        terminal,
-        &["ITEM", "TITLE", "DISPOSITION", "REASON", "WRITES"],
-    );
-    for row in rows {
+    let header = ["ITEM", "TITLE", "DISPOSITION", "REASON", "WRITES"];
+    rows_table(terminal, &header, rows, |row| {
         let title: String = if row.title.chars().count() > 50 {
             row.title.chars().take(49).chain(['…']).collect()
         } else {
             row.title.clone()
         };
-        self::row(
-            &mut table,
-            &[
-                &row.item,
-                &title,
-                &row.disposition,
-                &row.reason,
-                &row.writes,
-            ],
-        );
-    }
-    render(&table)
+        vec![
+            row.item.clone(),
+            title,
+            row.disposition.clone(),
+            row.reason.clone(),
+            row.writes.clone(),
+        ]
+    })
 }
 
 type Style = fn(console::StyledObject<String>) -> console::StyledObject<String>;
@@ -135,25 +186,26 @@ fn recap_completed(out: &mut String, recap: &Recap, terminal: bool, color: bool)
     ));
     let wrote = recap.completed.iter().any(|item| !item.writes.is_empty());
     if !recap.completed.is_empty() && wrote {
-        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES SENT"]);
-        for item in &recap.completed {
+        let header = ["ITEM", "DISPOSITION", "DETAIL", "WRITES SENT"];
+        out.push_str(&rows_table(terminal, &header, &recap.completed, |item| {
             let writes = item.writes.join("; ");
-            row(
-                &mut completed,
-                &[&item.item, &item.disposition, &item.detail, &writes],
-            );
-        }
-        out.push_str(&render(&completed));
+            vec![
+                item.item.clone(),
+                item.disposition.clone(),
+                item.detail.clone(),
+                writes,
+            ]
+        }));
         out.push('\n');
     } else if !recap.completed.is_empty() {
-        let mut completed = table(terminal, &["ITEM", "DISPOSITION", "DETAIL"]);
-        for item in &recap.completed {
-            row(
-                &mut completed,
-                &[&item.item, &item.disposition, &item.detail],
-            );
-        }
-        out.push_str(&render(&completed));
+        let header = ["ITEM", "DISPOSITION", "DETAIL"];
+        out.push_str(&rows_table(terminal, &header, &recap.completed, |item| {
+            vec![
+                item.item.clone(),
+                item.disposition.clone(),
+                item.detail.clone(),
+            ]
+        }));
         out.push('\n');
     }
 }
@@ -166,14 +218,14 @@ fn recap_failed(out: &mut String, recap: &Recap, terminal: bool, color: bool) {
             .red())
     ));
     if !recap.failed.is_empty() {
-        let mut failed = table(terminal, &["ITEM", "PHASE", "REASON"]);
-        for item in &recap.failed {
-            row(
-                &mut failed,
-                &[&item.item, phase_word(&item.phase), &item.reason],
-            );
-        }
-        out.push_str(&render(&failed));
+        let header = ["ITEM", "PHASE", "REASON"];
+        out.push_str(&rows_table(terminal, &header, &recap.failed, |item| {
+            vec![
+                item.item.clone(),
+                phase_word(&item.phase).to_string(),
+                item.reason.clone(),
+            ]
+        }));
         out.push('\n');
     }
     if let Some(budget) = &recap.budget {
@@ -216,20 +268,15 @@ fn recap_unfinished(out: &mut String, recap: &Recap, terminal: bool, color: bool
         .filter(|planned| unfinished.contains(planned.item.as_str()))
         .collect();
     if !planned.is_empty() && planned.len() == recap.unfinished.len() {
-        let mut unfinished = table(terminal, &["ITEM", "DISPOSITION", "DETAIL", "WRITES"]);
-        for planned in planned {
-            let writes = planned.writes.join("; ");
-            row(
-                &mut unfinished,
-                &[
-                    &planned.item,
-                    &planned.disposition,
-                    &planned.detail,
-                    &writes,
-                ],
-            );
-        }
-        out.push_str(&render(&unfinished));
+        let header = ["ITEM", "DISPOSITION", "DETAIL", "WRITES"];
+        out.push_str(&rows_table(terminal, &header, &planned, |planned| {
+            vec![
+                planned.item.clone(),
+                planned.disposition.clone(),
+                planned.detail.clone(),
+                planned.writes.join("; "),
+            ]
+        }));
         out.push('\n');
     } else if !recap.unfinished.is_empty() {
         out.push_str(&format!("  {}\n", recap.unfinished.join(", ")));
@@ -275,4 +322,41 @@ pub fn runs(rows: &[RunRow], terminal: bool) -> String {
         );
     }
     render(&runs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One plain table of `rows`, as comfy-table lays it out whole.
+    fn whole(rows: &[Vec<String>]) -> String {
+        let mut whole = table(false, &["ITEM", "DETAIL", "WRITES"]);
+        for cells in rows {
+            let cells: Vec<&str> = cells.iter().map(String::as_str).collect();
+            row(&mut whole, &cells);
+        }
+        render(&whole)
+    }
+
+    /// A plain table laid out in parts is the same text as the whole table, to the byte: the
+    /// widest cell of each column is in a later part, and some cells are wide characters.
+    #[test]
+    fn a_plain_table_in_parts_is_the_whole_table() {
+        let rows: Vec<Vec<String>> = (0..2 * PLAIN_ROWS_AT_ONCE + 17)
+            .map(|n| {
+                vec![
+                    format!("o/r#{n}"),
+                    "d".repeat(n % 37) + if n % 11 == 0 { "日本" } else { "" },
+                    if n == 2 * PLAIN_ROWS_AT_ONCE + 3 {
+                        "the widest of them all, far in".to_string()
+                    } else {
+                        "w".repeat(n % 5)
+                    },
+                ]
+            })
+            .collect();
+        let parts = rows_table(false, &["ITEM", "DETAIL", "WRITES"], &rows, Clone::clone);
+        assert_eq!(parts, whole(&rows));
+        assert_eq!(parts.lines().count(), rows.len() + 1, "one header line");
+    }
 }

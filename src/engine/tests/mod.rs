@@ -66,6 +66,8 @@ fn issue(number: u64, idle_days: i64) -> ItemFacts {
 /// with a record of every write sent; the writes of the items named in `refuse` are refused.
 struct Scripted {
     items: RefCell<Vec<Result<ItemFacts, String>>>,
+    /// How many writes were sent each time the engine said a run's read phase was over.
+    phase_over: RefCell<Vec<usize>>,
     sent: RefCell<Vec<(u64, Write)>>,
     refuse: BTreeMap<u64, WriteError>,
     /// What `GET /repos/{o}/{r}` answers, by the name asked: (full name, id, moved).
@@ -97,6 +99,7 @@ impl Scripted {
             reads: RefCell::new(Vec::new()),
             change_lists: std::cell::Cell::new(0),
             changes_fail: None,
+            phase_over: RefCell::new(Vec::new()),
             pulls: BTreeMap::new(),
         }
     }
@@ -143,6 +146,10 @@ impl CommonReader for Scripted {
 }
 
 impl StaleReader for Scripted {
+    fn read_phase_over(&self) {
+        let sent = self.sent.borrow().len();
+        self.phase_over.borrow_mut().push(sent);
+    }
     fn open_items(&self, _repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
         Ok(self
             .items

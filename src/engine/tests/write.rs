@@ -309,3 +309,18 @@ fn a_cap_smaller_than_the_first_items_writes_sends_none_of_them() {
     assert_eq!(recap.stopped, Some(Stop::WriteCap));
     assert_eq!(recap.unfinished, ["o/r#1"]);
 }
+
+/// The reader is told once that the read phase is over, before the first write: a GraphQL
+/// reader then drops what it kept of the listing's pages.
+#[test]
+fn the_reader_hears_the_read_phase_end_before_the_writes() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    harness.run(&github, &mut all());
+    assert_eq!(*github.phase_over.borrow(), [0], "once, before any write");
+    assert_eq!(
+        github.take_sent().len(),
+        4,
+        "both items are marked: label and comment"
+    );
+}

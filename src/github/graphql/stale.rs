@@ -485,6 +485,10 @@ impl StaleReader for GraphqlReader<'_> {
         GraphqlReader::items_ahead(self, items);
     }
 
+    fn read_phase_over(&self) {
+        self.items.borrow_mut().clear();
+    }
+
     /// By REST's list of issues: GraphQL's `issues(filterBy: {since})` has no PRs, and
     /// `pullRequests` no `since` at all (GraphQL docs, `IssueFilters` and
     /// `Repository.pullRequests`).
