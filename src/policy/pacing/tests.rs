@@ -365,3 +365,50 @@ fn benchmark_rows_count_writes_per_hour_and_runs_to_finish_a_pool() {
     assert!(per_run.iter().all(|writes| *writes == 500));
     assert!(most_in_any(WINDOW, &sent) <= PER_HOUR);
 }
+
+/// No wait names no rule: a write long after the last one, past every ceiling, is not "held
+/// by the interval" (the plan and the recap say a rule only when it made a write wait).
+#[test]
+fn no_wait_names_no_rule() {
+    let sent = [at(-10)];
+    let interval = Duration::from_secs(1);
+    assert_eq!(wait(&sent, start(), interval), (Duration::ZERO, None));
+    assert_eq!(
+        admission(&sent, 0, start(), 1, interval),
+        (Duration::ZERO, None)
+    );
+}
+
+/// A write exactly an hour old no longer counts against the hour, as it no longer holds a
+/// write back in [`wait`].
+#[test]
+fn a_write_an_hour_old_has_left_the_hour() {
+    let recent: Vec<_> = (0..500).map(|_| at(-3600)).collect();
+    assert_eq!(hourly_estimate(&recent, start(), 1, Duration::ZERO), None);
+    assert_eq!(
+        wait(&recent, start(), Duration::ZERO),
+        (Duration::ZERO, None)
+    );
+}
+
+/// The estimate keeps each write's place in the hour however the earlier ones were spread:
+/// three writes 50 minutes ago and 497 a moment ago let three more go in 10 minutes, and the
+/// rest only once the 497 are an hour old.
+#[test]
+fn the_estimate_holds_every_write_of_the_hour_back() {
+    let recent: Vec<_> = (0..500)
+        .map(|n| if n < 3 { at(-3000) } else { at(-100) })
+        .collect();
+    assert_eq!(
+        hourly_estimate(&recent, start(), 10, Duration::ZERO),
+        Some(Duration::from_secs(3500))
+    );
+}
+
+#[test]
+fn durations_round_up_to_the_second_and_a_minute_reads_as_one() {
+    assert_eq!(precise_duration_text(Duration::from_millis(40_500)), "41 s");
+    assert_eq!(precise_duration_text(Duration::from_secs(40)), "40 s");
+    assert_eq!(duration_text(Duration::from_secs(60)), "1 min");
+    assert_eq!(duration_text(Duration::from_secs(59)), "59 s");
+}
