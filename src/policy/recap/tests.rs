@@ -228,3 +228,29 @@ fn shell_quote_leaves_plain_words_alone() {
     assert_eq!(shell_quote("max(3, 10%)"), "'max(3, 10%)'");
     assert_eq!(shell_quote("it's"), r"'it'\''s'");
 }
+
+/// A selector of exactly `LONG_SELECTOR` characters still fits the line; one longer goes to
+/// the file.
+#[test]
+fn a_selector_of_the_longest_length_stays_on_the_line() {
+    let mut left: BTreeSet<ItemRef> = BTreeSet::new();
+    let mut number = 1;
+    while selector::format(&left).len() < LONG_SELECTOR - 20 {
+        left.insert(format!("o/r#{number}").parse().unwrap());
+        number += 2;
+    }
+    // One more item whose digits make the selector exactly `LONG_SELECTOR` long (",#" and
+    // its digits).
+    let digits = LONG_SELECTOR - selector::format(&left).len() - 2;
+    let last = 10u64.pow(digits as u32 - 1) + 1;
+    left.insert(format!("o/r#{last}").parse().unwrap());
+    assert_eq!(selector::format(&left).len(), LONG_SELECTOR);
+    let pool: Vec<ItemRef> = left.iter().cloned().collect();
+    let outcomes = BTreeMap::new();
+    let run = facts(&pool, &outcomes, Some(Stop::Interrupted));
+    let (line, file) = rerun_line(&run, &left);
+    assert!(file.is_none(), "{line:?}");
+    left.insert(format!("o/r#{}", last + 2).parse().unwrap());
+    let (line, file) = rerun_line(&run, &left);
+    assert!(file.is_some(), "{line:?}");
+}
