@@ -165,9 +165,9 @@ impl Run<'_> {
         } else {
             BTreeMap::new()
         };
-        let listing = self.pool(kind, progress);
+        let mut listing = self.pool(kind, progress);
         let blocked = self.block_unknown(kind, progress, &settles_at)?;
-        let pending = self.read(kind, progress, &listing, &blocked);
+        let pending = self.read(kind, progress, &mut listing, &blocked);
         drop(listing);
         self.reader.read_phase_over();
         let classified = std::mem::take(&mut progress.state.classified);

@@ -18,16 +18,20 @@ use crate::store::{Store, UnknownWrite};
 /// What the listings showed, for the read phase.
 #[derive(Default)]
 pub(super) struct Listing {
-    /// Each listed item's entry.
-    pub(super) listed: BTreeMap<ItemRef, Listed>,
+    /// Each listed item's entry; the read phase takes each out as it classifies the item.
+    pub(super) listed: BTreeMap<ItemRef, ListedEntry>,
     /// Items this run never reads: another run still at work holds them, or a snapshot has
     /// no answer for them.
     pub(super) held: BTreeSet<ItemRef>,
-    /// When each item's facts were asked of GitHub: a list entry is as old as its list.
-    pub(super) read_times: BTreeMap<ItemRef, DateTime<Utc>>,
-    /// The store's clock when each listed item's facts were asked for (see
-    /// [`crate::store::WriteJournal::read_mark`]).
-    pub(super) read_marks: BTreeMap<ItemRef, i64>,
+}
+
+/// An item as its listing showed it, and when.
+pub(super) struct ListedEntry {
+    pub(super) listed: Listed,
+    /// When its facts were asked of GitHub: a list entry is as old as its list.
+    pub(super) read_at: DateTime<Utc>,
+    /// The store's clock then (see [`crate::store::WriteJournal::read_mark`]).
+    pub(super) read_mark: i64,
 }
 
 impl Run<'_> {
@@ -104,8 +108,11 @@ impl Run<'_> {
                         continue;
                     }
                     progress.pool.push(item.clone());
-                    listing.read_times.insert(item.clone(), listed_at);
-                    listing.read_marks.insert(item.clone(), listed_mark);
+                    let entry = ListedEntry {
+                        listed: entry,
+                        read_at: listed_at,
+                        read_mark: listed_mark,
+                    };
                     listing.listed.insert(item, entry);
                 }
             }

@@ -53,7 +53,7 @@ impl Run<'_> {
         &mut self,
         kind: &mut dyn Kind,
         progress: &mut RunProgress,
-        listing: &Listing,
+        listing: &mut Listing,
         blocked: &BTreeSet<ItemRef>,
     ) -> Vec<PendingPlan> {
         let mut pending = Vec::new();
@@ -110,23 +110,25 @@ impl Run<'_> {
         &mut self,
         kind: &mut dyn Kind,
         state: &mut State,
-        listing: &Listing,
+        listing: &mut Listing,
         item: &ItemRef,
         failures: &mut u64,
     ) -> ReadOutcome {
-        let read_at = listing
-            .read_times
-            .get(item)
-            .copied()
-            .unwrap_or_else(crate::clock::wall);
-        let read_mark = listing
-            .read_marks
-            .get(item)
-            .copied()
-            .unwrap_or_else(|| self.read_mark());
-        let listed = listing.listed.get(item);
+        // Taken out of the listing: once the item is classified, what its listing showed is
+        // of no more use, and a pool of 100,000 items need not hold every entry to the end.
+        let entry = listing.listed.remove(item);
+        let read_at = entry
+            .as_ref()
+            .map_or_else(crate::clock::wall, |entry| entry.read_at);
+        let read_mark = entry
+            .as_ref()
+            .map_or_else(|| self.read_mark(), |entry| entry.read_mark);
+        let listed = entry.as_ref().map(|entry| &entry.listed);
         let store = StoreView::new(self.store);
-        match kind.classify(self.reader, store, item, listed, self.now) {
+        let classified = kind.classify(self.reader, store, item, listed, self.now);
+        drop(entry);
+        self.reader.done_reading(item);
+        match classified {
             Ok(Classified { plan, effects }) if plan.is_empty() || self.mode == Mode::Classify => {
                 // Nothing to write: what the read decided for the store is kept at once.
                 if let Err(error) = settle::apply(self.store, &effects) {

@@ -142,6 +142,10 @@ pub trait StaleReader {
     /// reads (a GraphQL reader's timelines, a few hundred bytes an item) is of no more use:
     /// a read after this (a recheck before a write) reads the item afresh.
     fn read_phase_over(&self) {}
+
+    /// The read phase classified `item`: what the reader kept of the listing for it is of no
+    /// more use (a later read of it reads afresh).
+    fn done_reading(&self, _item: &ItemRef) {}
 }
 
 /// What the merge rules read.

@@ -66,8 +66,9 @@ fn issue(number: u64, idle_days: i64) -> ItemFacts {
 /// with a record of every write sent; the writes of the items named in `refuse` are refused.
 struct Scripted {
     items: RefCell<Vec<Result<ItemFacts, String>>>,
-    /// How many writes were sent each time the engine said a run's read phase was over.
-    phase_over: RefCell<Vec<usize>>,
+    /// What the engine said of its read phases, in order: each item it was done with
+    /// (`done #N`), and each end (`over after N writes`).
+    read_phase: RefCell<Vec<String>>,
     sent: RefCell<Vec<(u64, Write)>>,
     refuse: BTreeMap<u64, WriteError>,
     /// What `GET /repos/{o}/{r}` answers, by the name asked: (full name, id, moved).
@@ -99,7 +100,7 @@ impl Scripted {
             reads: RefCell::new(Vec::new()),
             change_lists: std::cell::Cell::new(0),
             changes_fail: None,
-            phase_over: RefCell::new(Vec::new()),
+            read_phase: RefCell::new(Vec::new()),
             pulls: BTreeMap::new(),
         }
     }
@@ -148,7 +149,14 @@ impl CommonReader for Scripted {
 impl StaleReader for Scripted {
     fn read_phase_over(&self) {
         let sent = self.sent.borrow().len();
-        self.phase_over.borrow_mut().push(sent);
+        self.read_phase
+            .borrow_mut()
+            .push(format!("over after {sent} writes"));
+    }
+    fn done_reading(&self, item: &ItemRef) {
+        self.read_phase
+            .borrow_mut()
+            .push(format!("done #{}", item.number));
     }
     fn open_items(&self, _repo: &RepoRef) -> Result<Vec<ListedItem>, ApiError> {
         Ok(self

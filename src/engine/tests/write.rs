@@ -310,14 +310,18 @@ fn a_cap_smaller_than_the_first_items_writes_sends_none_of_them() {
     assert_eq!(recap.unfinished, ["o/r#1"]);
 }
 
-/// The reader is told once that the read phase is over, before the first write: a GraphQL
-/// reader then drops what it kept of the listing's pages.
+/// The reader is told of each item the read phase is done with, then once that the read
+/// phase is over, before the first write: a GraphQL reader drops what it kept of the
+/// listing's pages for them.
 #[test]
 fn the_reader_hears_the_read_phase_end_before_the_writes() {
     let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
     let mut harness = Harness::new();
     harness.run(&github, &mut all());
-    assert_eq!(*github.phase_over.borrow(), [0], "once, before any write");
+    assert_eq!(
+        *github.read_phase.borrow(),
+        ["done #1", "done #2", "over after 0 writes"]
+    );
     assert_eq!(
         github.take_sent().len(),
         4,

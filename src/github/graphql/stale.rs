@@ -489,6 +489,10 @@ impl StaleReader for GraphqlReader<'_> {
         self.items.borrow_mut().clear();
     }
 
+    fn done_reading(&self, item: &ItemRef) {
+        self.items.borrow_mut().remove(&key(item));
+    }
+
     /// By REST's list of issues: GraphQL's `issues(filterBy: {since})` has no PRs, and
     /// `pullRequests` no `since` at all (GraphQL docs, `IssueFilters` and
     /// `Repository.pullRequests`).
