@@ -200,8 +200,12 @@ fn main() {
     if !busy_sizes.is_empty() {
         let seed = env_number("GH_SWEEP_BENCH_SEED").unwrap_or(busy::SEED);
         busy_pools(&busy_sizes, seed, latency);
-        let runs = env_number("GH_SWEEP_BENCH_HISTORY").unwrap_or(50);
-        for api in ["rest", "graphql"] {
+        // `GH_SWEEP_BENCH_HISTORY=0` leaves the history case out.
+        let runs = std::env::var("GH_SWEEP_BENCH_HISTORY")
+            .ok()
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or(50);
+        for api in bench_apis().into_iter().filter(|_| runs > 0) {
             busy_history(runs, seed, api);
         }
         if pools.is_empty() && std::env::var("GH_SWEEP_BENCH_RECHECK").is_err() {
@@ -325,15 +329,26 @@ const BUSY_POINTS: i64 = 12_500;
 /// Issue 24's table: `classify stale` over each busy pool, REST and GraphQL side by side, each
 /// on a fresh world and a cold store, one process at a time.
 #[cfg(unix)]
+/// The read APIs the busy cases run through: `GH_SWEEP_BENCH_APIS=graphql` (or `rest`) runs
+/// one; both by default.
+fn bench_apis() -> Vec<&'static str> {
+    let wanted = std::env::var("GH_SWEEP_BENCH_APIS").unwrap_or_default();
+    ["rest", "graphql"]
+        .into_iter()
+        .filter(|api| wanted.is_empty() || wanted.split(',').any(|want| want == *api))
+        .collect()
+}
+
 fn busy_pools(sizes: &[u64], seed: u64, latency: u64) {
     println!("Busy-repository pools, seed {seed}, {latency} ms a request; `classify stale --read-api API` on a cold store.\n");
     let mut captions = Vec::new();
     let mut rows = Vec::new();
     for &size in sizes {
-        for api in ["rest", "graphql"] {
+        let mut captioned = false;
+        for api in bench_apis() {
             let mut world = WorldState::new();
             let census = busy::generate(&mut world, size, seed);
-            if api == "rest" {
+            if !std::mem::replace(&mut captioned, true) {
                 captions.push(format!(
                     "- {size}: {}; expected: {}.",
                     census.describe(),

@@ -162,7 +162,7 @@ pub(super) fn reduce(entries: Vec<Entry>) -> Vec<Entry> {
             }
         }
     }
-    entries
+    let mut kept: Vec<Entry> = entries
         .into_iter()
         .filter(|entry| {
             entry.always_kept()
@@ -171,7 +171,11 @@ pub(super) fn reduce(entries: Vec<Entry>) -> Vec<Entry> {
                         && newest[index][usize::from(entry.may_count())] == Some(entry.at)
                 })
         })
-        .collect()
+        .collect();
+    // The filter reuses the page's buffer (room for every entry of the page, up to 100): an
+    // item keeps room for what it keeps, a few entries, not the page's.
+    kept.shrink_to_fit();
+    kept
 }
 
 /// What one page (or several, going back) carried of an item's timeline, reduced.
