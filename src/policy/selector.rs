@@ -309,4 +309,24 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_part_without_a_number_says_so_and_a_one_item_range_is_one_item() {
+        let error = parse("octo/demo", None).unwrap_err().to_string();
+        assert!(error.contains("`octo/demo` has no `#NUMBER`"), "{error}");
+        let one: Vec<String> = parse("octo/demo#5-5", None)
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(one, ["octo/demo#5"]);
+    }
+
+    #[test]
+    fn only_a_first_item_without_its_repository_needs_the_runs_repository() {
+        assert!(needs_default_repo("12"));
+        assert!(needs_default_repo("#12,octo/demo#3"));
+        assert!(!needs_default_repo("octo/demo#12"));
+        assert!(!needs_default_repo(" octo/demo#1,#2"));
+    }
 }

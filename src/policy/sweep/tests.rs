@@ -505,3 +505,150 @@ fn computing_is_free_for_three_sweeps_of_a_trigger_then_charged() {
     assert!(!fresh.charged);
     assert_eq!(fresh.budget.computing, 1);
 }
+
+/// The first trigger a budget sees starts it afresh at that stamp (its watermark), keeping
+/// only a refused merge commit, which is the branch's.
+#[test]
+fn a_budget_without_a_watermark_starts_at_the_first_stamp() {
+    let old = Budget {
+        attempts: 3,
+        last: Some(t(1)),
+        watermark: None,
+        computing: 2,
+        merge_commit_refused: true,
+    };
+    assert_eq!(
+        effective(&old, Some(t(5))),
+        Budget {
+            watermark: Some(t(5)),
+            merge_commit_refused: true,
+            ..Budget::default()
+        }
+    );
+    assert_eq!(effective(&old, None), old, "no stamp: the budget as it is");
+}
+
+/// An attempt counts, is stamped and raises the watermark; a PR that is not open spends all.
+#[test]
+fn an_attempt_and_a_spent_budget_keep_the_newest_stamp() {
+    let budget = Budget {
+        attempts: 2,
+        last: Some(t(1)),
+        watermark: Some(t(0)),
+        computing: 0,
+        merge_commit_refused: true,
+    };
+    assert_eq!(
+        after(&budget, Some(t(0)), t(30)),
+        Budget {
+            attempts: 3,
+            last: Some(t(30)),
+            ..budget.clone()
+        }
+    );
+    assert_eq!(
+        spent(&budget, Some(t(0)), &rules(), t(30)),
+        Budget {
+            attempts: 12,
+            last: Some(t(30)),
+            ..budget.clone()
+        }
+    );
+    // A newer stamp: fresh, then this attempt; the refused merge commit stays.
+    assert_eq!(
+        after(&budget, Some(t(20)), t(30)),
+        Budget {
+            attempts: 1,
+            last: Some(t(30)),
+            watermark: Some(t(20)),
+            computing: 0,
+            merge_commit_refused: true,
+        }
+    );
+}
+
+/// What each refusal costs: one attempt for a 409 or a refusal worth retrying, and for a
+/// refused merge commit while another method is left (remembered for the next attempt);
+/// the whole budget otherwise.
+#[test]
+fn each_refusal_costs_what_trying_again_can_win() {
+    let stamp = Some(t(0));
+    let fresh = Budget::default();
+    let now = t(10);
+    let one = |budget: &Budget| (budget.attempts, budget.merge_commit_refused);
+    let cost = |refusal: Option<&MergeRefusal>, other_method| {
+        one(&after_refusal(
+            fresh.clone(),
+            stamp,
+            refusal,
+            other_method,
+            &rules(),
+            now,
+        ))
+    };
+    assert_eq!(cost(None, false), (1, false), "a 409: the head moved");
+    assert_eq!(
+        cost(Some(&MergeRefusal::Retry("mergeability unknown")), false),
+        (1, false)
+    );
+    assert_eq!(cost(Some(&MergeRefusal::MergeCommit), true), (1, true));
+    assert_eq!(cost(Some(&MergeRefusal::MergeCommit), false), (12, true));
+    assert_eq!(cost(Some(&MergeRefusal::MergeQueue), true), (12, false));
+    assert_eq!(
+        cost(Some(&MergeRefusal::MethodNotAllowed), true),
+        (12, false)
+    );
+    assert_eq!(
+        merge_commit_refused(fresh.clone()),
+        Budget {
+            merge_commit_refused: true,
+            ..fresh
+        }
+    );
+}
+
+/// A claim leases a row only when the budget allows an attempt and no merge is recorded
+/// within the marker's hour.
+#[test]
+fn a_claim_is_admitted_only_when_an_attempt_is_allowed_and_no_merge_is_recorded() {
+    let gate = approved(0);
+    let fresh = Budget::default();
+    assert!(admits(Some(&gate), &fresh, &rules(), t(10)));
+    assert!(
+        admits(None, &fresh, &rules(), t(10)),
+        "no gate: the budget decides"
+    );
+    let spent = spent(&fresh, gate.stamp(), &rules(), t(5));
+    assert!(!admits(Some(&gate), &spent, &rules(), t(10)));
+    let merged = Gate {
+        merged_at: Some(t(0)),
+        ..approved(0)
+    };
+    assert!(!admits(Some(&merged), &fresh, &rules(), t(59)));
+    assert!(
+        admits(Some(&merged), &fresh, &rules(), t(60)),
+        "the marker holds for an hour, then the claim may go on"
+    );
+}
+
+/// The settle holds a trigger for exactly its minutes (at two minutes it is due), and a
+/// recorded merge for exactly its hour.
+#[test]
+fn the_settle_and_the_merged_marker_end_on_their_minute() {
+    let gate = approved(0);
+    assert_eq!(
+        due(&gate, &Budget::default(), &rules(), t(1)),
+        Err(NotDue::Settling)
+    );
+    assert_eq!(due(&gate, &Budget::default(), &rules(), t(2)), Ok(()));
+    // A recorded merge holds the entry for exactly the marker's hour.
+    let merged = Gate {
+        merged_at: Some(t(0)),
+        ..approved(0)
+    };
+    assert_eq!(
+        due(&merged, &Budget::default(), &rules(), t(59)),
+        Err(NotDue::Merged)
+    );
+    assert_eq!(due(&merged, &Budget::default(), &rules(), t(60)), Ok(()));
+}
