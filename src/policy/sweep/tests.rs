@@ -496,7 +496,10 @@ fn computing_is_free_for_three_sweeps_of_a_trigger_then_charged() {
     let found = computing(&budget, Some(t(0)), &rules, t(10));
     assert!(found.charged);
     assert_eq!((found.budget.attempts, found.budget.last), (1, Some(t(10))));
-    assert_eq!(found.budget.computing, 4, "the charged sweep is counted too");
+    assert_eq!(
+        found.budget.computing, 4,
+        "the charged sweep is counted too"
+    );
     assert_eq!(
         found.note,
         "after 3 sweeps this deferral is charged: attempt 1 of 12"

@@ -186,3 +186,62 @@ fn reviewers_are_matched_by_account_id() {
         }
     );
 }
+
+/// The merge gate's approval time: the newest counted approval of the head, by a human with
+/// write access; a request for changes, an older commit, a bot or a reader adds none.
+#[test]
+fn the_approval_time_is_the_newest_counted_approval_of_the_head() {
+    let since = |reviews: &[Review]| approved_since(reviews, "head", &writers);
+    let reviews = [
+        review("ann", "APPROVED", "head", 3),
+        review("cy", "APPROVED", "head", 7),
+        review("dee", "CHANGES_REQUESTED", "head", 9),
+        review("eve", "APPROVED", "old", 11),
+        review("mallory", "APPROVED", "head", 12),
+        review("dependabot[bot]", "APPROVED", "head", 13),
+    ];
+    assert_eq!(since(&reviews), Some(now() + Duration::minutes(7)));
+    assert_eq!(since(&reviews[2..]), None, "nothing counted: no time");
+}
+
+/// Write access is the base role or the role itself being admin, maintain or write.
+#[test]
+fn write_access_is_read_from_either_the_permission_or_the_role() {
+    assert_eq!(
+        Access::from_permission(Some("write"), Some("triage")),
+        Access::Write
+    );
+    assert_eq!(
+        Access::from_permission(Some("read"), Some("maintain")),
+        Access::Write
+    );
+    assert_eq!(
+        Access::from_permission(Some("read"), Some("triage")),
+        Access::Without("triage".into())
+    );
+    assert_eq!(
+        Access::from_permission(None, None),
+        Access::Without("none".into())
+    );
+}
+
+/// The verdict as the other rules give theirs: only an approval passes.
+#[test]
+fn only_an_approval_passes_as_a_result() {
+    assert_eq!(ApprovalVerdict::Approved.into_result(), Ok(()));
+    assert_eq!(
+        ApprovalVerdict::NotApproved("no approval".into()).into_result(),
+        Err(crate::policy::merge::approval::NotApproved(
+            "no approval".into()
+        ))
+    );
+    assert_eq!(
+        ApprovalVerdict::ChangesRequested {
+            reviewer: "bob".into()
+        }
+        .into_result(),
+        Err(crate::policy::merge::approval::NotApproved(
+            "bob requested changes".into()
+        ))
+    );
+}
