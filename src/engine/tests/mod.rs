@@ -69,6 +69,8 @@ struct Scripted {
     /// What the engine said of its read phases, in order: each item it was done with
     /// (`done #N`), and each end (`over after N writes`).
     read_phase: RefCell<Vec<String>>,
+    /// How many times the token's account was asked.
+    viewer_asked: std::cell::Cell<u32>,
     sent: RefCell<Vec<(u64, Write)>>,
     refuse: BTreeMap<u64, WriteError>,
     /// What `GET /repos/{o}/{r}` answers, by the name asked: (full name, id, moved).
@@ -101,6 +103,7 @@ impl Scripted {
             change_lists: std::cell::Cell::new(0),
             changes_fail: None,
             read_phase: RefCell::new(Vec::new()),
+            viewer_asked: std::cell::Cell::new(0),
             pulls: BTreeMap::new(),
         }
     }
@@ -136,6 +139,7 @@ impl CommonReader for Scripted {
         Ok(self.org_size)
     }
     fn viewer(&self) -> Result<Option<String>, ApiError> {
+        self.viewer_asked.set(self.viewer_asked.get() + 1);
         Ok(Some("maintainer".into()))
     }
     fn on_github_clock(&self, local: DateTime<Utc>) -> DateTime<Utc> {

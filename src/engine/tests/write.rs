@@ -328,3 +328,29 @@ fn the_reader_hears_the_read_phase_end_before_the_writes() {
         "both items are marked: label and comment"
     );
 }
+
+/// The token's account (for GitHub's write ceilings) is asked only by a run that writes: not
+/// by a dry run, nor by a classification.
+#[test]
+fn only_a_run_that_writes_asks_whose_token_it_is() {
+    let asked = |dry_run: bool, mode: Mode| {
+        let github = Scripted::new(vec![Ok(issue(1, 100))]);
+        let mut harness = Harness::new();
+        harness.options.dry_run = dry_run;
+        let rules = StaleRules::default();
+        let mut kind = StaleKind::new(&rules, mode == Mode::Classify);
+        harness.run_with(&github, &mut kind, mode, &mut all());
+        github.viewer_asked.get()
+    };
+    assert_eq!(
+        asked(false, Mode::Sweep),
+        1,
+        "a sweep that writes asks once"
+    );
+    assert_eq!(asked(true, Mode::Sweep), 0, "a dry run writes nothing");
+    assert_eq!(
+        asked(false, Mode::Classify),
+        0,
+        "a classification writes nothing"
+    );
+}
