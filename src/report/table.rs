@@ -60,12 +60,11 @@ fn rows_table<R>(
         if let Some(header) = header {
             part.set_header(header.to_vec());
         }
-        for row in rows {
-            part.add_row(
-                cells(row)
-                    .iter()
-                    .map(|cell| clean(cell))
-                    .collect::<Vec<_>>(),
+        for each in rows {
+            let cells = cells(each);
+            row(
+                &mut part,
+                &cells.iter().map(String::as_str).collect::<Vec<_>>(),
             );
         }
         part

@@ -230,3 +230,29 @@ fn the_database_is_private() {
     let mode = std::fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o600);
 }
+
+/// A recap streamed into its row comes back as it was, whatever its text holds: an issue
+/// title is anyone's text (quotes, backslashes, control characters, emoji, a NUL), and its
+/// escaped JSON is longer than the text; the row's length is counted from the same
+/// serializer that writes it, so nothing is cut off or left over.
+#[test]
+fn a_recap_with_hostile_text_comes_back_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+    let run = store
+        .start_run("stale-sweep", "gh-sweep stale-sweep")
+        .unwrap();
+    let mut recap = big_recap(run, 3);
+    let hostile =
+        "\"quoted\" \\ back\\slash \u{0}nul \u{1b}[31mred\u{1b}[0m \n\t 🧹 ' ; DROP TABLE runs; --";
+    recap.completed[1].detail = hostile.repeat(50);
+    recap.stop_detail = Some(hostile.to_string());
+    store.finish_run(&recap).unwrap();
+    let back = store.recap(Some(run)).unwrap().expect("the stored recap");
+    assert_eq!(back.completed[1].detail, hostile.repeat(50));
+    assert_eq!(back.stop_detail.as_deref(), Some(hostile));
+    assert_eq!(
+        serde_json::to_value(&back).unwrap(),
+        serde_json::to_value(&recap).unwrap()
+    );
+}
