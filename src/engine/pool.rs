@@ -15,10 +15,6 @@ use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::recap::{Phase, Stop};
 use crate::store::{Store, UnknownWrite};
 
-/// How many entries move from a scope's list into the listing between two shrinks of the
-/// list's buffer.
-const SHRINK_EVERY: usize = 4096;
-
 /// What the listings showed, for the read phase.
 #[derive(Default)]
 pub(super) struct Listing {
@@ -106,14 +102,8 @@ impl Run<'_> {
             }
         }
         match result {
-            Ok(mut entries) => {
-                // Each entry moves into the listing in pool order while the list's own buffer
-                // shrinks behind it, so a pool of 100,000 is not held twice over at once.
-                entries.reverse();
-                while let Some((item, entry)) = entries.pop() {
-                    if entries.len() % SHRINK_EVERY == 0 {
-                        entries.shrink_to_fit();
-                    }
+            Ok(entries) => {
+                for (item, entry) in entries {
                     if listing.listed.contains_key(&item) {
                         continue;
                     }
