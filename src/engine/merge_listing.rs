@@ -82,7 +82,16 @@ impl MergeKind<'_> {
             return None;
         }
         let now = github.on_github_clock(crate::clock::wall());
-        let stored = store.poll_memory(repo).ok().flatten();
+        // A store that cannot say what it remembers is a store failure, told as one: the
+        // repository is not listed in full as if the store had nothing.
+        let stored = match store.poll_memory(repo) {
+            Ok(stored) => stored,
+            Err(error) => {
+                return Some(ScopeListing::of(Err(ApiError::Harness {
+                    message: format!("the store: {error:#}"),
+                })))
+            }
+        };
         let remembered = memory::usable(stored, self.rules, now)?;
         let changed = match github.pulls_changed_since(repo, remembered.since?) {
             Ok(Some(changed)) => changed,

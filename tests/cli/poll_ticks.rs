@@ -224,3 +224,27 @@ fn a_thousand_prs_cost_one_query_on_a_repeat_tick() {
         );
     }
 }
+
+/// A store that cannot give back the last tick's memory is a store failure, said as one: the
+/// tick stops on the repository it could not list (a harness outage, exit 5) and names the
+/// store. It does not quietly list the repository in full, as if there were no memory.
+#[test]
+fn a_memory_the_store_cannot_read_stops_the_tick() {
+    let test = Test::new(quiet_world);
+    let args = ["poll", "--repo", REPO, "--read-api", "graphql", "--json"];
+    test.run(&args).expect_code(0);
+    // What no gh-sweep writes: bytes where the store keeps text.
+    rusqlite::Connection::open(test.db_path())
+        .unwrap()
+        .execute("UPDATE poll_memory SET memory = X'FF00'", [])
+        .unwrap();
+    test.clear_log();
+    let second = test.run(&args);
+    second.expect_code(5);
+    assert!(
+        second.stderr.contains("the store") && second.stderr.contains("poll"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(operations(&test.requests()), Vec::<String>::new());
+}
