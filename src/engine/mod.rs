@@ -125,8 +125,8 @@ impl Run<'_> {
         let run_id = self.store.start_run(self.command, &self.argv)?;
         kind.started(run_id);
         let mut progress = RunProgress {
-            run_id,
             state: State {
+                run_id,
                 outcomes: BTreeMap::new(),
                 stopped: None,
                 stop_detail: None,
@@ -178,12 +178,12 @@ impl Run<'_> {
         progress.blocked = !blocked.is_empty();
         let writes = self.mode == Mode::Sweep && !self.options.dry_run && !confirm.dry_run();
         if writes && progress.state.stopped.is_none() {
-            self.learn_account(progress.run_id, &mut progress.state, &pending)?;
+            self.learn_account(progress.state.run_id, &mut progress.state, &pending)?;
         }
         if progress.state.stopped.is_none() && !pending.is_empty() {
             let chosen = self.confirm(confirm, &mut progress.state, &pending)?;
             if let Some(chosen) = chosen {
-                let run_id = progress.run_id;
+                let run_id = progress.state.run_id;
                 let limits = self.limits(confirm.asks());
                 self.write(run_id, kind, &mut progress.state, pending, chosen, limits)?;
             }
@@ -195,7 +195,7 @@ impl Run<'_> {
         }
         let recap = self.build_recap(
             kind,
-            progress.run_id,
+            progress.state.run_id,
             &progress.state,
             &progress.pool,
             progress.pool_complete,
@@ -204,7 +204,7 @@ impl Run<'_> {
             progress.blocked,
         );
         let effects = kind.finish(StoreView::new(self.store))?;
-        settle::apply(self.store, &effects)?;
+        settle::apply(self.store, progress.state.run_id, &effects)?;
         self.store.finish_run(&recap)?;
         // What no decision needs any more goes, a bounded share each run, so the next run
         // costs no more for this one. The run is recorded: a failure here

@@ -94,7 +94,8 @@ impl Run<'_> {
             listing.held.insert(item.clone());
         }
         let entries = std::mem::replace(&mut found.entries, Ok(Vec::new()));
-        let result = entries.and_then(|entries| self.claim(found, entries));
+        let run_id = progress.state.run_id;
+        let result = entries.and_then(|entries| self.claim(run_id, found, entries));
         if let (Scope::Org(org), Ok(_)) = (scope, &result) {
             if let Some(note) = org_search_note(self.reader, org) {
                 self.ui.status(&note);
@@ -129,13 +130,14 @@ impl Run<'_> {
     /// rows it asks for, each as the pool's next entry.
     fn claim(
         &mut self,
+        run_id: i64,
         found: ScopeListing,
         mut entries: Vec<(ItemRef, Listed)>,
     ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
         let harness = |error: anyhow::Error| ApiError::Harness {
             message: format!("the store: {error}"),
         };
-        settle::apply(self.store, &found.effects).map_err(harness)?;
+        settle::apply(self.store, run_id, &found.effects).map_err(harness)?;
         let Some(mut request) = found.claim else {
             return Ok(entries);
         };

@@ -131,7 +131,7 @@ impl Run<'_> {
         match classified {
             Ok(Classified { plan, effects }) if plan.is_empty() || self.mode == Mode::Classify => {
                 // Nothing to write: what the read decided for the store is kept at once.
-                if let Err(error) = settle::apply(self.store, &effects) {
+                if let Err(error) = settle::apply(self.store, state.run_id, &effects) {
                     state.stop(Stop::HarnessOutage, format!("the store: {error}"));
                     return ReadOutcome::Stop;
                 }

@@ -38,7 +38,7 @@ impl Run<'_> {
         state.exit_override = None;
         let mut recap = self.build_recap(
             kind,
-            progress.run_id,
+            state.run_id,
             &state,
             &progress.pool,
             progress.pool_complete,

@@ -29,7 +29,7 @@ impl Run<'_> {
             // What the finding asks of the store is kept whatever the journal makes of it.
             if let Ok(Some(reconciled)) = &mut finding {
                 let effects = std::mem::take(&mut reconciled.effects);
-                if let Err(error) = settle::apply(self.store, &effects) {
+                if let Err(error) = settle::apply(self.store, progress.state.run_id, &effects) {
                     finding = Err(ReadError::Harness(format!("the store: {error}")));
                 }
             }

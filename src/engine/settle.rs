@@ -6,17 +6,18 @@
 //! writes came to), and the run's last.
 //!
 //! [`Store::settle`] applies a settlement in one transaction, so it lands whole or not at all,
-//! and it is the fencing point: when a run this store started no longer holds its heartbeat
-//! (paused past its bound, taken over by another run), nothing of the settlement is applied
-//! and the run gets the store's `LostLease`, which stops it as a store failure.
+//! and it is the fencing point: when the run no longer holds its heartbeat (paused past its
+//! bound, taken over by another run), nothing of the settlement is applied and the run gets
+//! the store's `LostLease`, which stops it as a store failure.
 
 use crate::store::Store;
 
 pub(crate) use crate::store::Effect;
 
-/// Applies one settlement's effects to the store, in the order given, all or none.
-pub(super) fn apply(store: &dyn Store, effects: &[Effect]) -> anyhow::Result<()> {
-    store.settle(effects)?;
+/// Applies one settlement of run `run_id` to the store, in the order given, all or none, if
+/// that run still holds its heartbeat.
+pub(super) fn apply(store: &dyn Store, run_id: i64, effects: &[Effect]) -> anyhow::Result<()> {
+    store.settle(run_id, effects)?;
     Ok(())
 }
 

@@ -10,6 +10,8 @@ use crate::policy::disposition::Disposition;
 use crate::policy::recap::{Outcome, Phase, Planned, Stop};
 
 pub(super) struct State {
+    /// The run's id in the store: its settlements are fenced on this run's heartbeat.
+    pub(super) run_id: i64,
     pub(super) outcomes: BTreeMap<ItemRef, Outcome>,
     pub(super) stopped: Option<Stop>,
     pub(super) stop_detail: Option<String>,
@@ -34,7 +36,6 @@ pub(super) struct State {
 /// What a run has found so far, kept outside its phases so that a store failure in mid-run
 /// (disk full, a lock held past the busy timeout) still ends with the recap of it.
 pub(super) struct RunProgress {
-    pub(super) run_id: i64,
     pub(super) state: State,
     pub(super) pool: Vec<ItemRef>,
     pub(super) pool_complete: bool,

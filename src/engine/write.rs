@@ -199,7 +199,7 @@ impl Run<'_> {
                     if plan.disposition != pending.plan.disposition =>
                 {
                     // Nothing of it is written: what the fresh read decided is kept at once.
-                    settle::apply(self.store, &effects)?;
+                    settle::apply(self.store, state.run_id, &effects)?;
                     state.changed(item, &plan.disposition, &plan.reason);
                     None
                 }
@@ -457,7 +457,7 @@ impl Run<'_> {
                 if refused && answer.goes_on {
                     effects.extend(answer.effects);
                 }
-                settle::apply(self.store, &effects)?;
+                settle::apply(self.store, state.run_id, &effects)?;
                 if !(error.moved() || refused && answer.goes_on) {
                     state.stop(Stop::WriteFailed, format!("{item}: {reason}"));
                 }
@@ -468,13 +468,13 @@ impl Run<'_> {
                 let answer = kind.written(store, plan, Written::All(&dates))?;
                 effects.extend(answer.effects);
                 effects.extend(self.local_effects(plan));
-                settle::apply(self.store, &effects)?;
+                settle::apply(self.store, state.run_id, &effects)?;
                 state.completed(item, &plan.disposition, &plan.reason);
                 state.sent.insert(item.to_string(), plan.words());
                 return Ok(());
             }
         }
-        settle::apply(self.store, &effects)
+        settle::apply(self.store, state.run_id, &effects)
     }
 }
 

@@ -15,8 +15,8 @@ use crate::policy::write::{JournalWrite, Settled, WriteOutcome};
 
 mod settle;
 use settle::{
-    settle_is_refused_past_the_heartbeat_bound, settle_is_refused_to_a_run_taken_over,
-    settle_is_whole_or_nothing, Beside,
+    settle_is_fenced_on_its_own_run, settle_is_refused_past_the_heartbeat_bound,
+    settle_is_refused_to_a_run_taken_over, settle_is_whole_or_nothing, Beside,
 };
 
 fn now() -> DateTime<Utc> {
@@ -783,6 +783,7 @@ contract_beside!(
         settle_is_whole_or_nothing,
         settle_is_refused_to_a_run_taken_over,
         settle_is_refused_past_the_heartbeat_bound,
+        settle_is_fenced_on_its_own_run,
     ]
 );
 
@@ -794,6 +795,7 @@ contract_beside!(
         settle_is_whole_or_nothing,
         settle_is_refused_to_a_run_taken_over,
         settle_is_refused_past_the_heartbeat_bound,
+        settle_is_fenced_on_its_own_run,
     ]
 );
 

@@ -305,14 +305,14 @@ pub trait Store: RunLog + WriteJournal + StaleMarks + MergeQueue + MergeGate + P
     /// Replaces every table `store copy` moves with `dump`'s rows, in one transaction.
     fn import(&mut self, dump: &copy::Dump) -> Result<()>;
 
-    /// Applies `effects`, in order, in one transaction (`BEGIN IMMEDIATE` on SQLite, one
-    /// `BEGIN`/`COMMIT` on PostgreSQL) that first checks that every run this store started
-    /// and has not finished still holds its heartbeat: not taken over, renewed within its
-    /// bound. A run that lost it gets [`LostLease`] and nothing is applied, so a run paused
-    /// past its bound and resumed after another run took its work over never applies its
-    /// stale bookkeeping; any effect failing rolls every other one back. With no run started
-    /// (a maintenance command), nothing is fenced.
-    fn settle(&self, effects: &[Effect]) -> Result<Applied>;
+    /// Applies `effects` of run `run_id`, in order, in one transaction (`BEGIN IMMEDIATE` on
+    /// SQLite, one `BEGIN`/`COMMIT` on PostgreSQL) that first checks that this run still
+    /// holds its heartbeat: not finished, not taken over, renewed within its bound. A run that
+    /// lost it gets [`LostLease`] and nothing is applied, so a run paused past its bound and
+    /// resumed after another run took its work over never applies its stale bookkeeping; any
+    /// effect failing rolls every other one back. Only that run is checked: another run of
+    /// the same store that lost its heartbeat fences its own settlements, not this one's.
+    fn settle(&self, run_id: i64, effects: &[Effect]) -> Result<Applied>;
 
     /// What the recap should say about the store's doings this run (a dead run of another
     /// host taken over, and when).

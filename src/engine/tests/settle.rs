@@ -201,8 +201,9 @@ fn every_kind_of_effect_reaches_the_store() {
     let dir = tempfile::tempdir().unwrap();
     let location = crate::store::Location::File(dir.path().join("state.db"));
     let mut store = crate::store::open(&location).unwrap();
+    let run = store.start_run("sweep", "gh-sweep sweep").unwrap();
     let effects = one_of_each(store.as_mut());
-    apply(store.as_ref(), &effects).unwrap();
+    apply(store.as_ref(), run, &effects).unwrap();
     for effect in &effects {
         check(store.as_mut(), effect);
     }
@@ -213,9 +214,10 @@ fn a_lease_of_another_owner_is_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let location = crate::store::Location::File(dir.path().join("state.db"));
     let mut store = crate::store::open(&location).unwrap();
+    let run = store.start_run("sweep", "gh-sweep sweep").unwrap();
     enqueue(store.as_ref(), "m1", 1, now() - Duration::hours(1));
     claim(store.as_mut(), 1, "run-9");
-    apply(store.as_ref(), &[lease("m1", LeaseOutcome::Abandon)]).unwrap();
+    apply(store.as_ref(), run, &[lease("m1", LeaseOutcome::Abandon)]).unwrap();
     assert_eq!(status(store.as_ref(), 1, "m1"), QueueStatus::Claimed);
 }
 
@@ -247,7 +249,7 @@ fn a_run_taken_over_applies_nothing_and_is_told() {
         },
         lease("m1", LeaseOutcome::Abandon),
     ];
-    let error = apply(store.as_ref(), &effects).unwrap_err();
+    let error = apply(store.as_ref(), run, &effects).unwrap_err();
     assert!(crate::store::is_failure(&error), "{error:#}");
     assert!(
         format!("{error:#}").contains("no longer holds its heartbeat"),

@@ -166,14 +166,14 @@ pub(super) fn settle_is_whole_or_nothing(store: &mut dyn Store, beside: &Beside)
             },
         },
     ];
-    let error = store.settle(&effects).unwrap_err();
+    let error = store.settle(run, &effects).unwrap_err();
     assert!(
         !matches!(error.root(), StoreError::LostLease(_)),
         "the refused insert failed it, not the heartbeat: {error}"
     );
     assert_eq!(rows_of(store), 0, "no effect of the settlement applied");
     assert_eq!(store.held_by(owner.as_str()).unwrap(), vec![key.clone()]);
-    let applied = store.settle(&effects[..4]).unwrap();
+    let applied = store.settle(run, &effects[..4]).unwrap();
     assert_eq!(
         applied,
         Applied {
@@ -203,7 +203,7 @@ pub(super) fn settle_is_refused_past_the_heartbeat_bound(store: &mut dyn Store, 
 fn refused_after(store: &mut dyn Store, lose: impl FnOnce(i64)) {
     let (run, key) = run_holding_a_lease(store);
     let owner = Owner::run(run);
-    assert_eq!(store.settle(&[stale_mark(2)]).unwrap().effects, 1);
+    assert_eq!(store.settle(run, &[stale_mark(2)]).unwrap().effects, 1);
     assert_eq!(rows_of(store), 1);
     lose(run);
     let effects = [
@@ -215,7 +215,7 @@ fn refused_after(store: &mut dyn Store, lose: impl FnOnce(i64)) {
             now: now(),
         },
     ];
-    let error = store.settle(&effects).unwrap_err();
+    let error = store.settle(run, &effects).unwrap_err();
     assert!(
         matches!(error.root(), StoreError::LostLease(_)),
         "refused for the heartbeat: {error}"
@@ -224,4 +224,24 @@ fn refused_after(store: &mut dyn Store, lose: impl FnOnce(i64)) {
     assert!(error.root().to_string().contains("heartbeat"), "{error}");
     assert_eq!(rows_of(store), 1, "nothing more applied");
     assert_eq!(store.held_by(owner.as_str()).unwrap(), vec![key]);
+}
+
+/// The fence is the settling run's own heartbeat: of two runs of one store, the one taken
+/// over applies nothing, and the one still holding its heartbeat goes on applying its
+/// settlements (what another run lost is not this one's to be refused for).
+pub(super) fn settle_is_fenced_on_its_own_run(store: &mut dyn Store, beside: &Beside) {
+    let (lost, key) = run_holding_a_lease(store);
+    let held = store.start_run("poll", "gh-sweep poll").unwrap();
+    beside.take_over(lost);
+    let error = store
+        .settle(lost, &[lease(&key, lost, LeaseOutcome::Release)])
+        .unwrap_err();
+    assert!(
+        matches!(error.root(), StoreError::LostLease(_)),
+        "refused for the heartbeat: {error}"
+    );
+    let applied = store.settle(held, &[stale_mark(2), enqueue(3)]).unwrap();
+    assert_eq!(applied.effects, 2);
+    assert_eq!(rows_of(store), 2, "a stale mark and a queued row");
+    assert_eq!(store.held_by(Owner::run(lost).as_str()).unwrap(), vec![key]);
 }

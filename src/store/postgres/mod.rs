@@ -475,7 +475,11 @@ impl Store for PostgresStore {
         self.import_rows(dump)
     }
 
-    fn settle(&self, effects: &[super::Effect]) -> crate::store::Result<super::Applied> {
-        self.settle_effects(effects)
+    fn settle(
+        &self,
+        run_id: i64,
+        effects: &[super::Effect],
+    ) -> crate::store::Result<super::Applied> {
+        self.settle_effects(run_id, effects)
     }
 }

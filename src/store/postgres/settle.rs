@@ -1,7 +1,7 @@
 //! A run's settlement in PostgreSQL: one transaction on the store's connection that first
-//! locks the rows of the runs this store acts for (`FOR UPDATE`, so no host takes one over
-//! before it commits) and checks each still holds its heartbeat, then applies every effect;
-//! a failure anywhere rolls the whole settlement back.
+//! locks the run's row (`FOR UPDATE`, so no host takes it over before it commits) and checks
+//! it still holds its heartbeat, then applies every effect; a failure anywhere rolls the
+//! whole settlement back.
 
 use super::PostgresStore;
 use crate::store::error::Doing;
@@ -13,18 +13,20 @@ impl PostgresStore {
     /// The effects go through the store's own calls, which each borrow the one connection in
     /// turn: the transaction is the connection's (`BEGIN` ... `COMMIT`), not a `Transaction`
     /// value, which would hold the connection for the whole of it.
-    pub(super) fn settle_effects(&self, effects: &[Effect]) -> crate::store::Result<Applied> {
+    pub(super) fn settle_effects(
+        &self,
+        run_id: i64,
+        effects: &[Effect],
+    ) -> crate::store::Result<Applied> {
         if effects.is_empty() {
             return Ok(Applied::default());
         }
-        let runs = self.acting_for();
         self.client()
             .batch_execute("BEGIN")
             .doing("settling the run's bookkeeping")?;
-        let result = runs
-            .iter()
-            .try_for_each(|run| self.hold_run(&mut *self.client(), *run))
-            .and_then(|()| effect::apply_each(self, effects));
+        // The connection is borrowed for the check alone: each effect borrows it in turn.
+        let held = self.hold_run(&mut *self.client(), run_id);
+        let result = held.and_then(|()| effect::apply_each(self, effects));
         match result {
             Ok(applied) => {
                 self.client()
@@ -38,14 +40,6 @@ impl PostgresStore {
                 let _ = self.client().batch_execute("ROLLBACK");
                 Err(error).doing("settling the run's bookkeeping")
             }
-        }
-    }
-
-    /// The runs this store started and has not finished (whose heartbeat its thread renews).
-    fn acting_for(&self) -> Vec<i64> {
-        match self.beat.lock() {
-            Ok(beat) => beat.runs.clone(),
-            Err(poisoned) => poisoned.into_inner().runs.clone(),
         }
     }
 }

@@ -310,8 +310,12 @@ impl Store for SqliteStore {
         self.import_rows(dump)
     }
 
-    fn settle(&self, effects: &[super::Effect]) -> crate::store::Result<super::Applied> {
-        self.settle_effects(effects)
+    fn settle(
+        &self,
+        run_id: i64,
+        effects: &[super::Effect],
+    ) -> crate::store::Result<super::Applied> {
+        self.settle_effects(run_id, effects)
     }
 
     fn notes(&self) -> Vec<String> {
