@@ -108,7 +108,18 @@ impl Run<'_> {
         let chosen: Vec<bool> = if !ask {
             vec![true; pending.len()]
         } else {
-            match confirm.choose(&choice_labels(&rows), total)? {
+            let answer = match confirm.choose(&choice_labels(&rows), total) {
+                Ok(answer) => answer,
+                Err(error) => {
+                    // No answer is no confirmation; the run still ends with its recap.
+                    state.stop(
+                        Stop::NotConfirmed,
+                        format!("the prompt failed ({error}); nothing was written"),
+                    );
+                    return Ok(None);
+                }
+            };
+            match answer {
                 Choice::All => vec![true; pending.len()],
                 Choice::None => vec![false; pending.len()],
                 Choice::Some(indices) => (0..pending.len())

@@ -338,3 +338,36 @@ fn a_stale_items_writes_become_effects_the_engine_applies() {
         "nothing written by the kind"
     );
 }
+
+/// A prompt that cannot be answered: its terminal went away with no signal to say so.
+struct PromptFails;
+
+impl Confirm for PromptFails {
+    fn asks(&self) -> bool {
+        true
+    }
+    fn choose(&mut self, _labels: &[String], _writes: usize) -> std::io::Result<Choice> {
+        Err(std::io::Error::other("the terminal went away"))
+    }
+}
+
+/// A prompt that fails is no confirmation: nothing is written, and the run still ends with
+/// its recap, stored, which says why and leaves every planned item for the rerun.
+#[test]
+fn a_prompt_that_fails_writes_nothing_and_still_ends_with_a_recap() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let mut harness = Harness::new();
+    let recap = harness.run(&github, &mut PromptFails);
+    assert_eq!(github.take_sent(), [] as [u64; 0]);
+    assert_eq!(recap.stopped, Some(Stop::NotConfirmed), "{recap:?}");
+    assert!(
+        recap
+            .stop_detail
+            .as_deref()
+            .is_some_and(|detail| detail.contains("the terminal went away")),
+        "{recap:?}"
+    );
+    assert_eq!(recap.unfinished, ["o/r#1", "o/r#2"]);
+    let stored = harness.store.recap(Some(recap.run_id)).unwrap();
+    assert_eq!(stored.map(|stored| stored.stopped), Some(recap.stopped));
+}
