@@ -96,8 +96,11 @@ fn two_runs_in_one_hour_send_at_most_five_hundred_writes_for_the_account() {
         outcome.stderr.contains("698 writes: about 1 h ")
             && outcome
                 .stderr
-                .contains("at GitHub's limit of 500 writes an hour (for "),
-        "the plan says how long the writes take: {}",
+                .contains("at GitHub's limit of 500 writes an hour (for ")
+            && outcome
+                .stderr
+                .contains("with 470 of its writes in the last hour)."),
+        "the plan says how long the writes take, counting the hour's earlier writes: {}",
         outcome.stderr
     );
     assert!(
