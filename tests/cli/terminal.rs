@@ -158,6 +158,16 @@ fn poll_asks_before_enqueueing_only_with_confirm() {
     );
     outcome.expect_code(3);
     assert_eq!(outcome.json()["unfinished_reason"], "not confirmed");
+    // A queue entry is gh-sweep's own: no ceiling of GitHub's makes it wait.
+    let totals = outcome
+        .stderr
+        .lines()
+        .find(|line| line.contains("Plan: "))
+        .unwrap_or_else(|| panic!("no totals line:\n{}", outcome.stderr));
+    assert!(
+        totals.contains("1 write on 1 item") && !totals.contains("at least"),
+        "{totals}"
+    );
     let outcome = on_terminal(&test, &["poll", "--repo", REPO, "--json"], &[]);
     outcome.expect_code(0);
     assert_eq!(
