@@ -75,4 +75,12 @@ mod tests {
         assert!(!sleep(Duration::from_millis(300), false, |left| told.push(left)));
         assert_eq!(told, [1], "told once per second left, never 0");
     }
+
+    /// With no signal, a wait that a signal could cut short is kept whole all the same.
+    #[test]
+    fn a_stoppable_wait_with_no_signal_is_kept_whole() {
+        let mut told = Vec::new();
+        assert!(!sleep(Duration::from_millis(120), true, |left| told.push(left)));
+        assert_eq!(told, [1]);
+    }
 }
