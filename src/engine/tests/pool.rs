@@ -232,31 +232,9 @@ fn the_plan_ends_with_its_totals_and_the_least_time_its_writes_take() {
 /// listing found, not only those named on the command line.
 #[test]
 fn an_org_run_blocks_an_item_whose_merge_is_of_unknown_outcome() {
-    use crate::policy::write::{JournalWrite, WriteOutcome};
     let github = Scripted::new(Vec::new());
     let mut harness = Harness::new();
-    let store = harness.store.as_ref();
-    let run = store
-        .start_run("sweep", "gh-sweep sweep --repo o/r")
-        .unwrap();
-    let merge = JournalWrite::Merge {
-        sha: "h".into(),
-        method: "squash".into(),
-    };
-    let id = store
-        .journal_intent(run, &ItemRef::new(&repo(), 9), &merge)
-        .unwrap();
-    store
-        .journal_outcome(id, WriteOutcome::Unknown, "timed out")
-        .unwrap();
-    // That run is over: its write is no run's at work to settle.
-    rusqlite::Connection::open(harness._dir.path().join("state.db"))
-        .unwrap()
-        .execute(
-            "UPDATE runs SET finished_at = '2025-03-04T12:00:00.000000Z' WHERE id = ?1",
-            [run],
-        )
-        .unwrap();
+    unknown_merge(&harness, 9);
     harness.options.repos = Vec::new();
     harness.options.orgs = vec!["o".into()];
     let recap = harness.run_with(
@@ -269,4 +247,53 @@ fn an_org_run_blocks_an_item_whose_merge_is_of_unknown_outcome() {
     assert_eq!(failed, ["o/r#9"], "{recap:?}");
     assert!(harness.store.queue_rows(&repo(), 9).unwrap().is_empty());
     assert_eq!(harness.store.queue_rows(&repo(), 8).unwrap().len(), 1);
+}
+
+/// With `--only`, a merge of unknown outcome holds back the item it names when the item is
+/// asked for, and says nothing of an item that is not.
+#[test]
+fn with_only_an_unknown_merge_holds_back_just_the_items_asked_for() {
+    let github = Scripted::new(Vec::new());
+    let mut harness = Harness::new();
+    for number in [7, 9] {
+        unknown_merge(&harness, number);
+    }
+    harness.options.only = Some([ItemRef::new(&repo(), 9)].into_iter().collect());
+    let recap = harness.run_with(
+        &github,
+        &mut Enqueues(Vec::new(), 0),
+        Mode::Sweep,
+        &mut NobodyAsked,
+    );
+    let failed: Vec<&str> = recap.failed.iter().map(|f| f.item.as_str()).collect();
+    assert_eq!(failed, ["o/r#9"], "{recap:?}");
+    assert!(recap.completed.is_empty(), "{recap:?}");
+    assert!(harness.store.queue_rows(&repo(), 9).unwrap().is_empty());
+}
+
+/// A merge of `o/r#number` by a run that is over, whose outcome is unknown.
+fn unknown_merge(harness: &Harness, number: u64) {
+    use crate::policy::write::{JournalWrite, WriteOutcome};
+    let store = harness.store.as_ref();
+    let run = store
+        .start_run("sweep", "gh-sweep sweep --repo o/r")
+        .unwrap();
+    let merge = JournalWrite::Merge {
+        sha: "h".into(),
+        method: "squash".into(),
+    };
+    let id = store
+        .journal_intent(run, &ItemRef::new(&repo(), number), &merge)
+        .unwrap();
+    store
+        .journal_outcome(id, WriteOutcome::Unknown, "timed out")
+        .unwrap();
+    // That run is over: its write is no run's at work to settle.
+    rusqlite::Connection::open(harness._dir.path().join("state.db"))
+        .unwrap()
+        .execute(
+            "UPDATE runs SET finished_at = '2025-03-04T12:00:00.000000Z' WHERE id = ?1",
+            [run],
+        )
+        .unwrap();
 }
