@@ -81,6 +81,9 @@ impl MergeKind<'_> {
         if self.classify {
             return None;
         }
+        // When things happened, not when decisions are taken: the memory's stamps are compared
+        // with GitHub's `updatedAt`, so they are the wall clock on GitHub's clock, whatever
+        // `--now` says (the run's clock is for the verdicts).
         let now = github.on_github_clock(crate::clock::wall());
         // A store that cannot say what it remembers is a store failure, told as one: the
         // repository is not listed in full as if the store had nothing.
