@@ -354,3 +354,109 @@ fn only_a_run_that_writes_asks_whose_token_it_is() {
         "a classification writes nothing"
     );
 }
+
+/// A kind like `sweep`'s: a refusal for the item's own state is that item's failed attempt,
+/// the run goes on, and the store keeps the attempt (here, a queue row of the item's).
+struct AttemptAfterRefusal(StaleKind<'static>);
+
+impl Kind for AttemptAfterRefusal {
+    fn list(
+        &mut self,
+        github: &dyn crate::github::Reader,
+        store: StoreView<'_>,
+        scope: &Scope,
+    ) -> crate::engine::kind::ScopeListing {
+        self.0.list(github, store, scope)
+    }
+
+    fn classify(
+        &mut self,
+        github: &dyn crate::github::Reader,
+        store: StoreView<'_>,
+        item: &ItemRef,
+        listed: Option<&crate::engine::Listed>,
+        now: DateTime<Utc>,
+    ) -> Result<crate::engine::plan::Classified, crate::engine::ReadError> {
+        self.0.classify(github, store, item, listed, now)
+    }
+
+    fn reconcile(
+        &mut self,
+        github: &dyn crate::github::Reader,
+        store: StoreView<'_>,
+        write: &crate::store::UnknownWrite,
+    ) -> Result<Option<crate::engine::kind::Reconciled>, crate::engine::ReadError> {
+        self.0.reconcile(github, store, write)
+    }
+
+    fn summary(
+        &self,
+        completed: &[&Disposition],
+        failed: usize,
+        dry_run: bool,
+    ) -> crate::engine::kind::Summary {
+        self.0.summary(completed, failed, dry_run)
+    }
+
+    fn written(
+        &mut self,
+        _store: StoreView<'_>,
+        plan: &Plan,
+        _written: crate::engine::kind::Written<'_>,
+    ) -> anyhow::Result<crate::engine::kind::AfterWrite> {
+        Ok(crate::engine::kind::AfterWrite {
+            effects: vec![crate::engine::settle::Effect::Enqueue {
+                key: format!("attempt-{}", plan.item.number),
+                repo: plan.item.repo.clone(),
+                pr: plan.item.number,
+                head_sha: "h".into(),
+                max_attempts: 5,
+                now: now(),
+            }],
+            goes_on: true,
+            meaning: Some("its failed attempt".into()),
+        })
+    }
+}
+
+/// A write whose outcome is unknown (GitHub may have done it) is no refusal, whatever the
+/// kind makes of refusals: the run stops there, and the kind's bookkeeping of a failed
+/// attempt is not kept. A refusal proper is the item's failed attempt and the run goes on.
+#[test]
+fn an_unknown_outcome_stops_the_run_even_where_a_refusal_would_go_on() {
+    static RULES: std::sync::OnceLock<StaleRules> = std::sync::OnceLock::new();
+    let rules = RULES.get_or_init(StaleRules::default);
+    let timed_out = WriteError {
+        status: None,
+        message: "timed out".into(),
+        outcome_unknown: true,
+        refusal: crate::github::Refusal::Other,
+    };
+    for (error, goes_on) in [
+        (
+            refusal(405, "PUT answered 405: Pull Request is not mergeable"),
+            true,
+        ),
+        (timed_out, false),
+    ] {
+        let mut github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+        github.refuse.insert(1, error);
+        let mut harness = Harness::new();
+        let mut kind = AttemptAfterRefusal(StaleKind::new(rules, false));
+        let recap = harness.run_with(&github, &mut kind, Mode::Sweep, &mut all());
+        let attempts = harness.store.queue_rows(&repo(), 1).unwrap().len();
+        if goes_on {
+            assert_eq!(recap.stopped, None, "{recap:?}");
+            assert_eq!(github.take_sent(), [1, 2, 2]);
+            assert_eq!(attempts, 1, "the failed attempt is kept");
+        } else {
+            assert_eq!(recap.stopped, Some(Stop::WriteFailed), "{recap:?}");
+            assert_eq!(github.take_sent(), [1]);
+            assert_eq!(recap.unfinished, ["o/r#2"]);
+            assert_eq!(
+                attempts, 0,
+                "no failed attempt of a write that may have happened"
+            );
+        }
+    }
+}
