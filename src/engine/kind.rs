@@ -100,7 +100,7 @@ impl<'a> StoreView<'a> {
 /// even when the listing itself failed.
 pub struct ScopeListing {
     /// Each item with its list entry, in the order to read them; or why listing failed.
-    pub entries: Result<Vec<(ItemRef, Listed)>, ApiError>,
+    pub entries: Result<Vec<(ItemRef, Listed)>, ListError>,
     /// Items this run leaves alone because another run still at work holds them, each with
     /// the reason (whose lease, until when): unfinished, not read.
     pub held: Vec<(ItemRef, String)>,
@@ -114,7 +114,7 @@ pub struct ScopeListing {
 }
 
 impl ScopeListing {
-    pub fn of(entries: Result<Vec<(ItemRef, Listed)>, ApiError>) -> Self {
+    pub fn of(entries: Result<Vec<(ItemRef, Listed)>, ListError>) -> Self {
         ScopeListing {
             entries,
             held: Vec::new(),
@@ -123,6 +123,23 @@ impl ScopeListing {
             claim: None,
         }
     }
+}
+
+/// Why a repository or organisation could not be listed. Each stops the run; which stop
+/// is the engine's to say (`pool::listing_stop`).
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    /// GitHub's answer to a listing request, as the client classified it.
+    #[error(transparent)]
+    GitHub(#[from] ApiError),
+    /// The store could not say or keep what the listing needs (its memory of earlier
+    /// ticks, the leases, the queue): the cause is kept, with what was being done.
+    #[error("the store: {0:#}")]
+    Store(anyhow::Error),
+    /// The kind does not list scopes of this shape (the settings refuse `--org` for it, so
+    /// this is the engine's own mistake, told rather than panicked on).
+    #[error("{0}")]
+    Unsupported(&'static str),
 }
 
 /// Rows of the queue to lease while `admit` accepts them.

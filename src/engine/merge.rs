@@ -18,8 +18,8 @@ mod listing;
 pub(super) mod memory;
 use super::settle::Effect;
 use super::{
-    Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing, StoreView,
-    Summary, UnreadEntry,
+    Classified, Counters, Kind, ListError, Listed, Plan, ReadError, Reconciled, ScopeListing,
+    StoreView, Summary, UnreadEntry,
 };
 use crate::exit::Fatal;
 use crate::github::reader::SearchHit;
@@ -148,9 +148,10 @@ impl<'a> MergeKind<'a> {
         why: &str,
         now: DateTime<Utc>,
     ) -> Result<(), ReadError> {
-        let failed =
-            |error: anyhow::Error| ReadError::Harness(format!("recording the merge gate: {error}"));
-        if let Some(mut gate) = store.gate(item).map_err(failed)? {
+        if let Some(mut gate) = store
+            .gate(item)
+            .map_err(ReadError::store("recording the merge gate"))?
+        {
             gate.blocked = Some(why.to_string());
             self.observed.push((item.clone(), gate, now));
         }
@@ -269,7 +270,7 @@ impl MergeKind<'_> {
         }
         let rows = store
             .queue_rows(&item.repo, item.number)
-            .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
+            .map_err(ReadError::store("reading the queue"))?;
         if let Some(row) = rows.iter().find(|row| merge::in_flight(row.status)) {
             let why = format!("{} is {}", row.key, row.status);
             return Ok(Some(skip(item, title, Skip::InFlight, why)));
@@ -409,7 +410,7 @@ impl Kind for MergeKind<'_> {
         if let (Scope::Repo(repo), Ok(pool)) = (scope, &pool) {
             self.remember_listing(repo, pool, now);
         }
-        let mut found = ScopeListing::of(pool);
+        let mut found = ScopeListing::of(pool.map_err(ListError::from));
         found.notes = std::mem::take(&mut self.notes);
         found
     }
@@ -479,7 +480,7 @@ impl MergeKind<'_> {
         let window = self.rules.backoff();
         let failures = store
             .failures(&item.repo, item.number, now - window)
-            .map_err(|error| ReadError::Harness(format!("reading the queue: {error}")))?;
+            .map_err(ReadError::store("reading the queue"))?;
         let (head, base, draft_known) = if read_alone {
             let draft_known = facts.draft.is_some();
             (facts.head_sha.clone(), facts.base_ref.clone(), draft_known)

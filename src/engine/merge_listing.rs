@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::memory::{self, PullMemory};
 use super::{MergeKind, StoreView};
-use crate::engine::{Listed, Plan, ReadError, ScopeListing};
+use crate::engine::{ListError, Listed, Plan, ReadError, ScopeListing};
 use crate::github::{ApiError, Reader};
 use crate::item::{ItemRef, RepoRef};
 use crate::policy::disposition::{Disposition, Skip};
@@ -89,17 +89,13 @@ impl MergeKind<'_> {
         // repository is not listed in full as if the store had nothing.
         let stored = match store.poll_memory(repo) {
             Ok(stored) => stored,
-            Err(error) => {
-                return Some(ScopeListing::of(Err(ApiError::Harness {
-                    message: format!("the store: {error:#}"),
-                })))
-            }
+            Err(error) => return Some(ScopeListing::of(Err(ListError::Store(error)))),
         };
         let remembered = memory::usable(stored, self.rules, now)?;
         let changed = match github.pulls_changed_since(repo, remembered.since?) {
             Ok(Some(changed)) => changed,
             Ok(None) => return None,
-            Err(error) => return Some(ScopeListing::of(Err(error))),
+            Err(error) => return Some(ScopeListing::of(Err(error.into()))),
         };
         let full_at = remembered.full_at?;
         self.memories
@@ -135,7 +131,7 @@ impl MergeKind<'_> {
                 match github.pull(&item) {
                     Ok(facts) => Listed::Pull(Ok(facts)),
                     Err(error @ ApiError::Item { .. }) => Listed::Pull(Err(error.into())),
-                    Err(error) => return Some(ScopeListing::of(Err(error))),
+                    Err(error) => return Some(ScopeListing::of(Err(error.into()))),
                 }
             } else {
                 let pull = kept[&number].clone();

@@ -35,7 +35,8 @@ use chrono::{DateTime, Utc};
 
 pub(crate) use confirm::{AssumeYes, Confirm, DryRun, Prompt};
 pub(crate) use kind::{
-    AfterWrite, ClaimRequest, Counters, Kind, Reconciled, ScopeListing, StoreView, Summary, Written,
+    AfterWrite, ClaimRequest, Counters, Kind, ListError, Reconciled, ScopeListing, StoreView,
+    Summary, Written,
 };
 pub(crate) use plan::{Classified, Listed, Plan, ReadError, UnreadEntry};
 pub(crate) use pool::canonicalise_repos;

@@ -9,6 +9,7 @@ use crate::github::model::PullFacts;
 use crate::github::ApiError;
 use crate::item::ItemRef;
 use crate::policy::disposition::Disposition;
+use crate::policy::recap::Stop;
 use crate::policy::stale::ItemFacts;
 use crate::policy::write::{LocalWrite, Write};
 use crate::store::queue::Claim;
@@ -116,15 +117,38 @@ impl From<Plan> for Classified {
     }
 }
 
-/// Why reading an item failed.
-#[derive(Debug)]
+/// Why reading an item failed, in words fit for the recap.
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The item's own data: spends the budget.
+    #[error("{0}")]
     Item(String),
     /// The connection: stops the run as an outage.
+    #[error("{0}")]
     Harness(String),
     /// The token: stops the run, exit 4.
+    #[error("{0}")]
     Auth(String),
+    /// The store could not say or keep what the read needs: stops the run as an outage, the
+    /// cause kept with what was being done.
+    #[error("{0:#}")]
+    Store(anyhow::Error),
+}
+
+impl ReadError {
+    /// A store failure while `doing` something, for `map_err`.
+    pub fn store<E: Into<anyhow::Error>>(doing: &'static str) -> impl FnOnce(E) -> ReadError {
+        move |error| ReadError::Store(error.into().context(doing))
+    }
+
+    /// How it stops the run; `None` for the item's own failure, which spends the budget.
+    pub fn stop(&self) -> Option<Stop> {
+        match self {
+            ReadError::Item(_) => None,
+            ReadError::Harness(_) | ReadError::Store(_) => Some(Stop::HarnessOutage),
+            ReadError::Auth(_) => Some(Stop::Auth),
+        }
+    }
 }
 
 impl From<ApiError> for ReadError {
@@ -134,5 +158,32 @@ impl From<ApiError> for ReadError {
             ApiError::Auth { message, .. } => ReadError::Auth(message),
             ApiError::Harness { message } => ReadError::Harness(message),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_failure_stops_the_run_as_an_outage_with_its_cause_and_what_was_being_done() {
+        let cause = anyhow::anyhow!("database is locked").context("reading the queue rows");
+        let error = ReadError::store("reading the queue")(cause);
+        assert_eq!(error.stop(), Some(Stop::HarnessOutage));
+        assert_eq!(
+            error.to_string(),
+            "reading the queue: reading the queue rows: database is locked"
+        );
+    }
+
+    #[test]
+    fn only_the_items_own_failure_spends_the_budget_instead_of_stopping() {
+        assert_eq!(ReadError::Item("gone".into()).stop(), None);
+        assert_eq!(ReadError::Auth("bad".into()).stop(), Some(Stop::Auth));
+        let outage = ReadError::from(ApiError::Harness {
+            message: "502".into(),
+        });
+        assert_eq!(outage.stop(), Some(Stop::HarnessOutage));
+        assert_eq!(outage.to_string(), "502");
     }
 }

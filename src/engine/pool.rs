@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::settle;
 use super::state::RunProgress;
 use super::Options;
-use super::{Kind, Listed, Run, ScopeListing, StoreView};
+use super::{Kind, ListError, Listed, Run, ScopeListing, StoreView};
 use crate::exit;
 use crate::github::{self, ApiError, Reader};
 use crate::item::{ItemRef, RepoRef, Scope};
@@ -133,11 +133,8 @@ impl Run<'_> {
         run_id: i64,
         found: ScopeListing,
         mut entries: Vec<(ItemRef, Listed)>,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
-        let harness = |error: anyhow::Error| ApiError::Harness {
-            message: format!("the store: {error}"),
-        };
-        settle::apply(self.store, run_id, &found.effects).map_err(harness)?;
+    ) -> Result<Vec<(ItemRef, Listed)>, ListError> {
+        settle::apply(self.store, run_id, &found.effects).map_err(ListError::Store)?;
         let Some(mut request) = found.claim else {
             return Ok(entries);
         };
@@ -151,7 +148,7 @@ impl Run<'_> {
                 request.lease,
                 request.admit.as_mut(),
             )
-            .map_err(|error| harness(error.into()))?
+            .map_err(|error| ListError::Store(error.into()))?
         {
             // The row's repository as the request names it (the store keeps it as text).
             let named = |repo: &&RepoRef| repo.to_string() == claim.repo;
@@ -352,7 +349,17 @@ fn unconcerned_note(item: &ItemRef, write: &UnknownWrite) -> String {
 /// one: a repository GitHub says is not there (404) exits 4 like a permission refusal (GitHub
 /// answers 404 for both); an organisation its search cannot see (422, "The listed users and
 /// repositories cannot be searched...") is a mistyped `--org`, a usage error.
-fn listing_stop(scope: &Scope, name: &str, error: ApiError) -> (Stop, String, Option<i32>) {
+fn listing_stop(scope: &Scope, name: &str, error: ListError) -> (Stop, String, Option<i32>) {
+    let error = match error {
+        ListError::GitHub(error) => error,
+        other => {
+            return (
+                Stop::HarnessOutage,
+                format!("listing {name}: {other}"),
+                None,
+            )
+        }
+    };
     match (scope, error) {
         (
             Scope::Repo(_),

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use super::pool::Listing;
 use super::settle::{self, Effect};
 use super::state::{RunProgress, State};
-use super::{Classified, Kind, Mode, Plan, ReadError, Run, StoreView};
+use super::{Classified, Kind, Mode, Plan, Run, StoreView};
 use crate::item::ItemRef;
 use crate::policy::recap::{Phase, Stop};
 
@@ -151,19 +151,17 @@ impl Run<'_> {
                 read_at,
                 read_mark,
             })),
-            Err(ReadError::Item(reason)) => {
-                *failures += 1;
-                state.failed(item, Phase::Read, reason);
-                ReadOutcome::Settled
-            }
-            Err(ReadError::Harness(message)) => {
-                state.stop(Stop::HarnessOutage, message);
-                ReadOutcome::Stop
-            }
-            Err(ReadError::Auth(message)) => {
-                state.stop(Stop::Auth, message);
-                ReadOutcome::Stop
-            }
+            Err(error) => match error.stop() {
+                None => {
+                    *failures += 1;
+                    state.failed(item, Phase::Read, error.to_string());
+                    ReadOutcome::Settled
+                }
+                Some(stop) => {
+                    state.stop(stop, error.to_string());
+                    ReadOutcome::Stop
+                }
+            },
         }
     }
 

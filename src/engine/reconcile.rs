@@ -8,7 +8,6 @@ use chrono::{DateTime, Utc};
 use super::settle;
 use super::state::RunProgress;
 use super::{Kind, ReadError, Reconciled, Run, StoreView};
-use crate::policy::recap::Stop;
 use crate::policy::write;
 
 impl Run<'_> {
@@ -30,7 +29,7 @@ impl Run<'_> {
             if let Ok(Some(reconciled)) = &mut finding {
                 let effects = std::mem::take(&mut reconciled.effects);
                 if let Err(error) = settle::apply(self.store, progress.state.run_id, &effects) {
-                    finding = Err(ReadError::Harness(format!("the store: {error}")));
+                    finding = Err(ReadError::Store(error.context("the store")));
                 }
             }
             let pending = match &finding {
@@ -57,9 +56,8 @@ impl Run<'_> {
                     progress.notes.push(note);
                     None
                 }
-                Ok(None) | Err(ReadError::Item(_)) => None,
-                Err(ReadError::Harness(message)) => Some((Stop::HarnessOutage, message)),
-                Err(ReadError::Auth(message)) => Some((Stop::Auth, message)),
+                Ok(None) => None,
+                Err(error) => error.stop().map(|stop| (stop, error.to_string())),
             };
             if let Some((stop, message)) = stop {
                 progress.state.stop(stop, message);

@@ -14,7 +14,7 @@ use super::read::PendingPlan;
 use super::recheck::Watch;
 use super::settle::{self, Effect};
 use super::state::State;
-use super::{Classified, Kind, Plan, ReadError, Run, StoreView, Written};
+use super::{Classified, Kind, Plan, Run, StoreView, Written};
 use crate::github::WriteError;
 use crate::item::ItemRef;
 use crate::policy::pacing;
@@ -204,16 +204,11 @@ impl Run<'_> {
                     None
                 }
                 Ok(Classified { plan, effects }) => Some((plan, effects, read_mark)),
-                Err(ReadError::Item(reason)) => {
-                    state.failed(item, Phase::Read, reason);
-                    None
-                }
-                Err(ReadError::Harness(message)) => {
-                    state.stop(Stop::HarnessOutage, message);
-                    None
-                }
-                Err(ReadError::Auth(message)) => {
-                    state.stop(Stop::Auth, message);
+                Err(error) => {
+                    match error.stop() {
+                        None => state.failed(item, Phase::Read, error.to_string()),
+                        Some(stop) => state.stop(stop, error.to_string()),
+                    }
                     None
                 }
             },

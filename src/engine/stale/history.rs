@@ -23,12 +23,12 @@ impl StaleKind<'_> {
         let label = self.rules.stale_label(facts.is_pr);
         let known = store
             .stale_mark(item, label)
-            .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
+            .map_err(ReadError::store("reading the store"))?;
         // Only when the store has no record of a finished mark can one have been interrupted.
         let mark_unfinished = known.is_none()
             && store
                 .mark_unfinished(item, label)
-                .map_err(|error| ReadError::Harness(format!("reading the store: {error}")))?;
+                .map_err(ReadError::store("reading the store"))?;
         let mut events: Option<Vec<model::Event>> = None;
         let (label_added_at, own_last_write) = match known {
             Some((labeled_at, last_write)) => (labeled_at, Some(last_write)),

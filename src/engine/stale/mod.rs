@@ -13,8 +13,8 @@ use serde::Serialize;
 
 use super::settle::Effect;
 use super::{
-    AfterWrite, Classified, Counters, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing,
-    StoreView, Summary, UnreadEntry, Written,
+    AfterWrite, Classified, Counters, Kind, ListError, Listed, Plan, ReadError, Reconciled,
+    ScopeListing, StoreView, Summary, UnreadEntry, Written,
 };
 use crate::github::{self, ApiError, Reader};
 use crate::item::{ItemRef, Scope};
@@ -180,11 +180,11 @@ impl StaleKind<'_> {
         github: &dyn Reader,
         store: StoreView<'_>,
         scope: &Scope,
-    ) -> Result<Vec<(ItemRef, Listed)>, ApiError> {
+    ) -> Result<Vec<(ItemRef, Listed)>, ListError> {
         let Scope::Repo(repo) = scope else {
-            return Err(ApiError::Harness {
-                message: "the stale rules sweep repositories, not organisations".into(),
-            });
+            return Err(ListError::Unsupported(
+                "the stale rules sweep repositories, not organisations",
+            ));
         };
         let mut listed = github
             .open_items(repo)?

@@ -12,11 +12,11 @@ use chrono::{DateTime, Duration, Utc};
 use super::merge_reads::MergeReads;
 use super::settle::Effect;
 use super::{
-    AfterWrite, ClaimRequest, Classified, Kind, Listed, Plan, ReadError, Reconciled, ScopeListing,
-    StoreView, Summary, Written,
+    AfterWrite, ClaimRequest, Classified, Kind, ListError, Listed, Plan, ReadError, Reconciled,
+    ScopeListing, StoreView, Summary, Written,
 };
 use crate::exit::Fatal;
-use crate::github::{ApiError, Reader, WriteError};
+use crate::github::{Reader, WriteError};
 use crate::item::{ItemRef, RepoRef, Scope};
 use crate::policy::disposition::Disposition;
 use crate::policy::lease::{self, Attempt, LeaseOutcome, Owner};
@@ -83,7 +83,7 @@ impl<'a> SweepKind<'a> {
     }
 
     fn stored<T>(result: anyhow::Result<T>) -> Result<T, ReadError> {
-        result.map_err(|error| ReadError::Harness(format!("the store: {error}")))
+        result.map_err(ReadError::store("the store"))
     }
 
     /// The lost-trigger recovery: a due gate entry with no live queue row gets one (a sweep
@@ -339,15 +339,12 @@ impl Kind for SweepKind<'_> {
     fn list(&mut self, _github: &dyn Reader, store: StoreView<'_>, scope: &Scope) -> ScopeListing {
         let mut found = ScopeListing::of(Ok(Vec::new()));
         found.entries = match scope {
-            Scope::Repo(repo) => {
-                self.list_repo(store, repo, &mut found)
-                    .map_err(|error| ApiError::Harness {
-                        message: format!("the store: {error}"),
-                    })
-            }
-            Scope::Org(_) => Err(ApiError::Harness {
-                message: "sweep works on repositories, not organisations".into(),
-            }),
+            Scope::Repo(repo) => self
+                .list_repo(store, repo, &mut found)
+                .map_err(ListError::Store),
+            Scope::Org(_) => Err(ListError::Unsupported(
+                "sweep works on repositories, not organisations",
+            )),
         };
         found.notes = std::mem::take(&mut self.notes);
         found.held = std::mem::take(&mut self.held);
