@@ -180,11 +180,18 @@ impl PostgresStore {
         )?;
         let others = transaction.query(
             &format!(
-                "SELECT journal.outcome_at IS NOT NULL, COALESCE(journal.outcome_tick, 0) > $3,
-                        journal.intent_at >= now() - make_interval(secs => $4), {}
+                // Two ranges of the index on the item and the outcome's tick: an intent
+                // with no outcome has no tick; the ticks start at 1, so a settled write
+                // without one (an earlier schema's) is never after a read.
+                "SELECT false, false, journal.intent_at >= now() - make_interval(secs => $4), {0}
                  FROM journal JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = $1 AND journal.run_id != $2
-                   AND (journal.outcome_at IS NULL OR COALESCE(journal.outcome_tick, 0) > $3)",
+                 WHERE journal.item = $1 AND journal.outcome_tick IS NULL
+                   AND journal.outcome_at IS NULL AND journal.run_id != $2
+                 UNION ALL
+                 SELECT true, true, journal.intent_at >= now() - make_interval(secs => $4), {0}
+                 FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = $1 AND journal.outcome_tick > $3
+                   AND journal.outcome_at IS NOT NULL AND journal.run_id != $2",
                 life_columns(5)
             ),
             &[

@@ -132,6 +132,9 @@ pub(super) const MIGRATIONS: &[&str] = &[
         memory TEXT NOT NULL,
         stored_at TIMESTAMPTZ NOT NULL
      );",
+    // 5 -> 6: the check that no other run wrote an item since this run read it reads, by
+    // index, only the writes in flight or settled after the read (as SQLite's 15 -> 16).
+    "CREATE INDEX journal_item_tick ON journal(item, outcome_tick);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

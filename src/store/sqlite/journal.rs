@@ -56,7 +56,7 @@ impl SqliteStore {
     /// this run read out of date, and a run past its bound cannot write again anyway (its
     /// heartbeat is never renewed, and every intent checks it), so a run's cost stays flat
     /// however often earlier runs wrote the item.
-    fn written_since(
+    pub(super) fn written_since(
         &self,
         run_id: i64,
         item: &ItemRef,
@@ -67,11 +67,19 @@ impl SqliteStore {
         // Each write with its run's life in one query (the journal keeps every run it names).
         let others: Vec<(bool, bool, String, super::Life)> = {
             let mut statement = self.connection.prepare_cached(&format!(
-                "SELECT journal.outcome_at IS NOT NULL, COALESCE(journal.outcome_tick, 0) > ?3,
-                        journal.intent_at, {LIFE_COLUMNS}
+                // Two halves, each a range of the index on the item and the outcome's tick
+                // (`journal_item_tick`): an intent with no outcome yet has no tick, and a
+                // settled write has the tick of its outcome. The tick starts at 0, so a
+                // settled write without one (an earlier schema's) is never after a read.
+                "SELECT 0, 0, journal.intent_at, {LIFE_COLUMNS}
                  FROM journal JOIN runs ON runs.id = journal.run_id
-                 WHERE journal.item = ?1 AND journal.run_id != ?2
-                   AND (journal.outcome_at IS NULL OR COALESCE(journal.outcome_tick, 0) > ?3)"
+                 WHERE journal.item = ?1 AND journal.outcome_tick IS NULL
+                   AND journal.outcome_at IS NULL AND journal.run_id != ?2
+                 UNION ALL
+                 SELECT 1, 1, journal.intent_at, {LIFE_COLUMNS}
+                 FROM journal JOIN runs ON runs.id = journal.run_id
+                 WHERE journal.item = ?1 AND journal.outcome_tick > ?3 AND journal.run_id != ?2
+                   AND journal.outcome_at IS NOT NULL"
             ))?;
             let rows =
                 statement.query_map(params![item.to_string(), run_id, read_mark], |row| {

@@ -176,6 +176,11 @@ pub(super) const MIGRATIONS: &[&str] = &[
         memory TEXT NOT NULL,
         stored_at TEXT NOT NULL
      );",
+    // 15 -> 16: the check that no other run wrote an item since this run read it reads only
+    // the writes that can matter (in flight, or settled after the read, on the store's tick)
+    // by index, not every write to the item in the journal's day: its cost stays flat as
+    // runs pile up.
+    "CREATE INDEX journal_item_tick ON journal(item, outcome_tick);",
 ];
 
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

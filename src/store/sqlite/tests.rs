@@ -256,3 +256,60 @@ fn a_recap_with_hostile_text_comes_back_whole() {
         serde_json::to_value(&recap).unwrap()
     );
 }
+
+/// Fifty runs each write the same 30 items (a label, then a comment), as a daily stale sweep
+/// over one busy repository does inside the journal's day. A new run's check that no other run
+/// wrote an item since it read it (`written_since`) reads the few writes that can matter (in
+/// flight, or settled after the read) by index, not all 100 of each item's writes: a few
+/// pages an item however many runs came before (before: 62 an item at run 50, 5 at run 1).
+#[test]
+fn the_check_of_other_runs_writes_reads_as_many_pages_after_fifty_runs_as_after_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = SqliteStore::open(&dir.path().join("state.db")).unwrap();
+    let items: Vec<ItemRef> = (1..=1000u64)
+        .filter(|n| n % 100 <= 2)
+        .map(|n| format!("o/r#{n}").parse().unwrap())
+        .collect();
+    let label = JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    };
+    let comment = JournalWrite::Comment {
+        marker: crate::policy::write::marker("mark-stale"),
+    };
+    let mut reads = Vec::new();
+    for run in 1..=50 {
+        let run_id = store.start_run("stale-sweep", "gh-sweep").unwrap();
+        let mark = store.read_mark().unwrap();
+        let before = store.page_reads();
+        for item in &items {
+            assert!(!store.written_since(run_id, item, mark).unwrap());
+        }
+        reads.push(store.page_reads() - before);
+        for item in &items {
+            for action in [&label, &comment] {
+                let id = store.journal_intent(run_id, item, action).unwrap();
+                store
+                    .journal_outcome(id, crate::policy::write::WriteOutcome::Done, "")
+                    .unwrap();
+            }
+        }
+        store.finish_run(&big_recap(run_id, 10)).unwrap();
+    }
+    let per_item = |pages: i64| pages as f64 / items.len() as f64;
+    let (first, last) = (per_item(reads[1]), per_item(reads[49]));
+    assert!(
+        last <= 6.0,
+        "{last:.1} pages an item at run 50 (run 2: {first:.1}): {reads:?}"
+    );
+    // Still found: a write settled after the read, and one in flight.
+    let run_id = store.start_run("stale-sweep", "gh-sweep").unwrap();
+    let mark = store.read_mark().unwrap();
+    let other = store.start_run("stale-sweep", "gh-sweep").unwrap();
+    let id = store.journal_intent(other, &items[0], &label).unwrap();
+    assert!(store.written_since(run_id, &items[0], mark).unwrap());
+    store
+        .journal_outcome(id, crate::policy::write::WriteOutcome::Done, "")
+        .unwrap();
+    assert!(store.written_since(run_id, &items[0], mark).unwrap());
+    assert!(!store.written_since(run_id, &items[1], mark).unwrap());
+}
