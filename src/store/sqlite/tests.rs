@@ -277,7 +277,7 @@ fn the_check_of_other_runs_writes_reads_as_many_pages_after_fifty_runs_as_after_
         marker: crate::policy::write::marker("mark-stale"),
     };
     let mut reads = Vec::new();
-    for run in 1..=50 {
+    for _ in 1..=50 {
         let run_id = store.start_run("stale-sweep", "gh-sweep").unwrap();
         let mark = store.read_mark().unwrap();
         let before = store.page_reads();
