@@ -363,3 +363,24 @@ fn a_close_is_commented_and_labelled_once() {
     assert_eq!(decision.disposition, Verdict::Keep);
     assert!(decision.writes.is_empty());
 }
+
+/// Only a mark or a close rests on how long the item looks idle: those are the decisions a
+/// PR's GraphQL stamp must be checked against its issue's before they are written.
+#[test]
+fn only_a_mark_or_a_close_rests_on_idleness() {
+    let decision = |disposition| Decision {
+        disposition,
+        reason: String::new(),
+        writes: Vec::new(),
+    };
+    assert!(decision(Verdict::MarkStale).rests_on_idleness());
+    assert!(decision(Verdict::Close).rests_on_idleness());
+    for other in [
+        Verdict::Unmark,
+        Verdict::Keep,
+        Verdict::Exempt("label".into()),
+        Verdict::Skip("unreadable".into()),
+    ] {
+        assert!(!decision(other).rests_on_idleness());
+    }
+}

@@ -8,6 +8,8 @@ use crate::policy::write::{self, Write};
 mod activity;
 mod decide;
 mod exemption;
+mod order;
+mod rules;
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 1, 12, 0, 0).unwrap()
