@@ -380,8 +380,8 @@ fn store_status_names_the_backend_its_schema_the_queue_and_no_password() {
     let status = status.json();
     assert_eq!(status["backend"], "postgres");
     assert_eq!(
-        status["schema_version"], 5,
-        "the PostgreSQL schema: 2 since runs record their account, 3 since an item's first write reserves room for its later ones, 4 since runs record who they are and the journal its ticks, 5 since poll remembers its last tick"
+        status["schema_version"], 6,
+        "the PostgreSQL schema: 2 since runs record their account, 3 since an item's first write reserves room for its later ones, 4 since runs record who they are and the journal its ticks, 5 since poll remembers its last tick, 6 since the journal is indexed by item and outcome tick"
     );
     assert_eq!(status["location"], bare(&url));
     assert_eq!(status["queue"], serde_json::json!([["pending", 3]]));

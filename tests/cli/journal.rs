@@ -40,7 +40,8 @@ fn as_text_schema(test: &Test, texts: &[&str]) {
     // What version 7 did not have yet: schema 10's accounts of runs (and their indexes), and
     // schema 12's reservations of an item's later writes, and schema 13's identities and
     // heartbeats of runs, ticks of the journal and the store's clock; and version 7 kept each
-    // run's recap in its row, which schema 14 keeps apart.
+    // run's recap in its row, which schema 14 keeps apart; nor schema 16's index of the
+    // journal by item and outcome tick.
     connection
         .execute_batch(
             "ALTER TABLE runs ADD COLUMN recap TEXT;
@@ -48,6 +49,7 @@ fn as_text_schema(test: &Test, texts: &[&str]) {
              DROP TABLE run_recaps;
              DROP INDEX IF EXISTS runs_account;
              DROP INDEX IF EXISTS journal_run_intent;
+             DROP INDEX IF EXISTS journal_item_tick;
              ALTER TABLE runs DROP COLUMN account;
              ALTER TABLE journal DROP COLUMN reserved;
              ALTER TABLE runs DROP COLUMN run_uid;
