@@ -22,6 +22,13 @@ pub(super) type Response = ureq::http::Response<ureq::Body>;
 /// read, so one slow giant cannot take the memory and an answer up to it is read.
 pub(super) const MAX_BODY: u64 = 32 << 20;
 
+/// The most bytes of headers an answer may carry, and the input buffer that holds them.
+pub(super) const MAX_HEADERS: usize = 32 << 10;
+
+/// The buffer a request is written through: its line and headers (well under 1 KiB) and its
+/// body in chunks.
+const OUTPUT_BUFFER: usize = 16 << 10;
+
 /// GitHub's REST API version every request asks for ("API Versions": the
 /// `X-GitHub-Api-Version` header).
 const API_VERSION: &str = "2022-11-28";
@@ -36,9 +43,17 @@ const API_VERSION: &str = "2022-11-28";
 /// - gzip is asked for and decoded (GitHub compresses its answers; the body cap counts the
 ///   decoded bytes);
 /// - a proxy is taken from `ALL_PROXY`, `HTTPS_PROXY` or `HTTP_PROXY` (and `NO_PROXY`), as
-///   ureq reads them.
+///   ureq reads them;
+/// - each connection's buffers are sized for GitHub's answers, not ureq's 128 KiB each: a
+///   connection allocates and zeroes both when it opens, which was a third of a REST sweep's
+///   instructions when every answer closed its connection. The input buffer must hold an
+///   answer's headers whole (ureq refuses headers it cannot fit): GitHub's are a few KiB
+///   (rate-limit, `Link`, security headers); [`MAX_HEADERS`] leaves room for a proxy's.
 pub(super) fn agent(timeout: Duration) -> Http {
     Http::config_builder()
+        .input_buffer_size(MAX_HEADERS)
+        .max_response_header_size(MAX_HEADERS)
+        .output_buffer_size(OUTPUT_BUFFER)
         .http_status_as_error(false)
         .max_redirects(0)
         .timeout_global(Some(timeout))
@@ -217,6 +232,62 @@ mod tests {
         )
         .expect("a 404 is an answer, not an error");
         assert_eq!(response.status().as_u16(), 404);
+    }
+
+    /// The buffers are sized down from ureq's defaults, not below what an answer needs: 20 KiB
+    /// of headers (GitHub sends a few; a proxy may add more) and a 200 KiB request body (a
+    /// GraphQL document with its variables) go through whole.
+    #[test]
+    fn answers_with_long_headers_and_requests_with_long_bodies_go_through() {
+        let long = "x".repeat(20 << 10);
+        let (base, _) = server(format!(
+            "HTTP/1.1 200 OK\r\ncontent-security-policy: {long}\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{{}}"
+        ));
+        let http = agent(Duration::from_secs(5));
+        let response = send(
+            &http,
+            Method::GET,
+            &format!("{base}/h"),
+            &token(),
+            &[],
+            None,
+        )
+        .expect("20 KiB of headers is an answer");
+        assert_eq!(
+            response.headers()["content-security-policy"].len(),
+            long.len()
+        );
+
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        let body = serde_json::json!({"query": "y".repeat(200 << 10)});
+        let expected = serde_json::to_vec(&body).unwrap().len();
+        let reader = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut asked = Vec::new();
+            let mut chunk = [0u8; 16384];
+            while !String::from_utf8_lossy(&asked).contains("}") {
+                let read = stream.read(&mut chunk).unwrap();
+                assert!(read > 0, "the request ended early");
+                asked.extend_from_slice(&chunk[..read]);
+            }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+            asked
+        });
+        let response = send(
+            &http,
+            Method::POST,
+            &format!("http://{address}/graphql"),
+            &token(),
+            &[],
+            Some(&body),
+        )
+        .unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let asked = reader.join().unwrap();
+        let split = asked.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        assert_eq!(asked.len() - split, expected);
     }
 
     #[test]
