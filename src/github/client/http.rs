@@ -207,7 +207,9 @@ pub(super) fn read_attempt(response: Response, deadline: Instant, asked: &Asked)
             ),
         });
     }
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    // The body's own bytes when they are UTF-8 (as JSON is), not a lossy copy of them.
+    let text = String::from_utf8(bytes)
+        .unwrap_or_else(|invalid| String::from_utf8_lossy(invalid.as_bytes()).into_owned());
     if status.is_success() {
         return read_success(text, status, &headers, asked);
     }
