@@ -15,16 +15,33 @@ use super::{Client, Upstream};
 /// `owner/repo#N` from an issue or PR body's `html_url`, or `owner/repo` from a repository's
 /// `full_name`.
 pub(super) fn name_of_body(body: &Value) -> Option<String> {
-    if let Some(html) = body.get("html_url").and_then(Value::as_str) {
-        let url = url::Url::parse(html).ok()?;
-        let segments: Vec<&str> = url.path_segments()?.collect();
-        if let [owner, name, "issues" | "pull", number] = segments.as_slice() {
-            return Some(format!("{owner}/{name}#{number}"));
-        }
+    let html = body.get("html_url").and_then(Value::as_str);
+    if let Some(name) = html.and_then(name_of_html_url) {
+        return Some(name);
     }
     body.get("full_name")
         .and_then(Value::as_str)
         .map(str::to_string)
+}
+
+/// `owner/repo#N` from an issue's or PR's web address (`https://github.com/o/r/issues/3`,
+/// `…/pull/3`, a GitHub Enterprise host's the same), read off its path as GitHub writes it:
+/// one of these per issue of a 100,000-item pool, so no URL parser's normalising copy.
+pub(super) fn name_of_html_url(html: &str) -> Option<String> {
+    let (_, rest) = html.split_once("://")?;
+    let path = &rest[rest.find('/')?..];
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let mut segments = path.split('/').skip(1);
+    let (owner, name, kind, number) = (
+        segments.next()?,
+        segments.next()?,
+        segments.next()?,
+        segments.next()?,
+    );
+    (segments.next().is_none()
+        && matches!(kind, "issues" | "pull")
+        && ![owner, name, number].iter().any(|part| part.is_empty()))
+    .then(|| format!("{owner}/{name}#{number}"))
 }
 
 impl Client {
@@ -177,6 +194,35 @@ mod tests {
         assert_eq!(name_of_body(&pull).as_deref(), Some("o/r#3"));
         let repo = serde_json::json!({"full_name": "o/renamed", "html_url": "https://github.com/o/renamed"});
         assert_eq!(name_of_body(&repo).as_deref(), Some("o/renamed"));
+    }
+
+    #[test]
+    fn an_items_name_is_read_off_its_web_address_and_nothing_else_is_one() {
+        let name = |url| name_of_html_url(url);
+        assert_eq!(
+            name("https://github.com/o/r/issues/3").as_deref(),
+            Some("o/r#3")
+        );
+        assert_eq!(
+            name("https://ghe.example.com:8443/o/r/pull/12").as_deref(),
+            Some("o/r#12")
+        );
+        assert_eq!(
+            name("https://github.com/o/r/pull/4?x=1#top").as_deref(),
+            Some("o/r#4")
+        );
+        for other in [
+            "https://github.com/o/r",
+            "https://github.com/o/r/issues",
+            "https://github.com/o/r/commit/abc",
+            "https://github.com/o/r/pull/4/files",
+            "https://github.com/o/r/pull/4/",
+            "https://github.com//r/issues/4",
+            "https://github.com",
+            "github.com/o/r/issues/4",
+        ] {
+            assert_eq!(name(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -346,8 +346,7 @@ impl Client {
     /// Keeps one issue's or PR's web address (`https://HOST/OWNER/REPO/issues/N` or `/pull/N`),
     /// as another API than REST gave it, for the recap's links.
     pub(crate) fn note_link(&self, url: &str) {
-        let body = serde_json::json!({ "html_url": url });
-        if let Some(name) = name_of_body(&body) {
+        if let Some(name) = hosts::name_of_html_url(url) {
             self.links
                 .borrow_mut()
                 .insert(name.to_ascii_lowercase(), url.to_string());
