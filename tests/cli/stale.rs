@@ -634,3 +634,35 @@ fn classify_stale_json_carries_its_planned_writes() {
     assert_eq!(items(&recap["completed"]), ["octo/demo#1", "octo/demo#2"]);
     test.expect_no_writes();
 }
+
+/// An item gh-sweep marked itself is judged on the next run by the store's record of the mark
+/// (when the label went on, when gh-sweep last wrote there): neither its events nor its
+/// comments are read again, since nothing happened on it after gh-sweep's own comment.
+#[test]
+fn an_item_gh_sweep_marked_is_judged_by_its_record_with_no_read_of_its_history() {
+    let test = Test::rest(|world| {
+        world.open_issue(2, 74); // idle: marked by the first run
+    });
+    test.run(&["stale-sweep", "--repo", REPO, "--yes"])
+        .expect_code(0);
+    test.expect_writes(&[
+        &format!("POST {}/labels", issue(2)),
+        &format!("POST {}/comments", issue(2)),
+    ]);
+    assert!(test.world().world.issue(2).has_label("Stale"));
+    let before = test.requests().len();
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(0);
+    assert_eq!(
+        outcome.json()["completed"][0]["disposition"],
+        "keep",
+        "{}",
+        outcome.stdout
+    );
+    let history: Vec<String> = test.requests()[before..]
+        .iter()
+        .map(|r| r.line())
+        .filter(|line| line.contains(&issue(2)))
+        .collect();
+    assert_eq!(history, Vec::<String>::new());
+}
