@@ -607,6 +607,9 @@ fn serve(mut stream: TcpStream, shared: &Arc<Mutex<Shared>>, base: &str) {
         404 => "Not Found",
         _ => "Status",
     };
+    // One answer a connection, `connection: close`, as GitHub's recorded answers to octokit
+    // clients carry it (e.g. zattoo/release-version's recorded `getRef`: `connection: 'close'`
+    // beside `server: 'GitHub.com'`); a client that pools connections must open one a request.
     let mut head = format!(
         "HTTP/1.1 {} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\ndate: {}\r\n",
         answer.status,
