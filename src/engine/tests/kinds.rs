@@ -212,3 +212,27 @@ fn polls_observations_are_one_effect_at_the_runs_end() {
     );
     assert_eq!(store.gate(&pr(9)).unwrap().unwrap().blocked, None);
 }
+
+/// `poll` is held back by a merge of unknown outcome (the PR may have merged: enqueueing it
+/// again could merge twice) and not by a stale sweep's label or comment, which `stale-sweep`
+/// settles and which changes nothing `poll` decides.
+#[test]
+fn poll_is_held_back_by_an_unknown_merge_and_not_by_a_stale_sweeps_write() {
+    use crate::policy::write::JournalWrite;
+    let poll = PollRules::default();
+    let kind = MergeKind::new(&poll, false, true).unwrap();
+    let unknown = |action| crate::store::UnknownWrite {
+        id: 1,
+        run_id: 1,
+        item: "o/r#9".into(),
+        action,
+        intent_at: now(),
+    };
+    assert!(kind.concerns(&unknown(JournalWrite::Merge {
+        sha: "h".into(),
+        method: "squash".into(),
+    })));
+    assert!(!kind.concerns(&unknown(JournalWrite::AddLabels {
+        labels: vec!["Stale".into()],
+    })));
+}
