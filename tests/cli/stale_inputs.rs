@@ -410,6 +410,40 @@ fn a_workflow_without_operations_per_run_is_capped_at_actions_stales_thirty() {
 }
 
 #[test]
+fn reading_a_stale_items_history_spends_operations_as_actions_stale_counts_them() {
+    // actions/stale spends an operation on the label's events (`getLabelCreationDate`), one on
+    // the comments since (`hasCommentsSince`) and one on taking the label off. Here each item
+    // was labelled 3 days ago and commented on by a person since: events (1), comments (1), the
+    // label off (1). The list (1), #1 (4) and #2 (7); the cap of 7 stops the run before #3.
+    let test = Test::new(|world| {
+        for number in 1..=4 {
+            world.stale_issue(number, 3, "github-actions[bot]");
+            world.comment(number, "octocat", 1, "still happening");
+        }
+    });
+    workflow(&test, &["operations-per-run: 7"]);
+    let outcome = sweep(&test, &["--read-api", "rest"]);
+    outcome.expect_code(9);
+    let recap = outcome.json();
+    assert_eq!(
+        items(&recap["completed"]),
+        [format!("{REPO}#1"), format!("{REPO}#2")],
+        "{recap}"
+    );
+    assert!(
+        recap["stop_detail"]
+            .as_str()
+            .unwrap()
+            .contains("operations_per_run 7 reached after 7 operations"),
+        "{recap}"
+    );
+    test.expect_writes(&[
+        format!("DELETE {}/labels/Stale", issue(1)),
+        format!("DELETE {}/labels/Stale", issue(2)),
+    ]);
+}
+
+#[test]
 fn enable_statistics_puts_the_counts_in_the_recap() {
     // "enable-statistics: Display some statistics at the end regarding the stale workflow".
     let test = Test::new(|world| {
