@@ -826,6 +826,49 @@ fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary
     );
 }
 
+/// Rules that cannot be read are said, never taken as "no rules". A server without rulesets
+/// answers "Get rules for a branch" 404 (rulesets came with GitHub Enterprise Server 3.10; the
+/// docs list only 200 for it): a blocked PR's reason then says the rules could not be read,
+/// naming the branch, not that it has none. "Get a branch" needs `contents: read` of a
+/// fine-grained token (its docs' "Fine-grained access tokens"), so a token without it is
+/// refused 403: the checks that branch requires are unknown, and its PRs fail green closed.
+#[test]
+fn unreadable_rules_are_said_and_a_refused_branch_summary_fails_closed() {
+    let test = Test::new(|world| {
+        world.green_pr(1);
+        world.green_pr(2).base = "release".into();
+    });
+    test.fail("GET", "/rules/branches/main", Fault::Status(404), 10);
+    test.fail(
+        "GET",
+        "/demo/branches/release",
+        Fault::Refuse(
+            403,
+            "Resource not accessible by personal access token".into(),
+        ),
+        10,
+    );
+    let recap = classify(&test);
+    let (disposition, detail) = outcome_of(&recap, 2);
+    assert_eq!(disposition, "ineligible: green", "{detail}");
+    assert!(
+        detail.starts_with("the checks release requires are not known (reading the branch release was refused (403)"),
+        "{detail}"
+    );
+    test.run(&["poll", "--repo", REPO]).expect_code(0);
+    test.world().world.issue(1).mergeable_state = "blocked".into();
+    let recap = sweep(&test, &[]);
+    let (disposition, detail) = outcome_of(&recap, 1);
+    assert_eq!(disposition, "defer", "{detail}");
+    assert!(
+        detail.contains(
+            "the rules of main could not be read: GitHub answered 404 (no rulesets on this server?)"
+        ),
+        "{detail}"
+    );
+    test.expect_no_writes();
+}
+
 /// The bodies of the merges sent, in order.
 fn merge_bodies(test: &Test) -> Vec<String> {
     test.requests()
