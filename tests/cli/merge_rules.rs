@@ -826,12 +826,12 @@ fn issue20_6_classic_protection_required_checks_are_read_from_the_branch_summary
     );
 }
 
-/// Rules that cannot be read are said, never taken as "no rules". A server without rulesets
-/// answers "Get rules for a branch" 404 (rulesets came with GitHub Enterprise Server 3.10; the
-/// docs list only 200 for it): a blocked PR's reason then says the rules could not be read,
-/// naming the branch, not that it has none. "Get a branch" needs `contents: read` of a
-/// fine-grained token (its docs' "Fine-grained access tokens"), so a token without it is
-/// refused 403: the checks that branch requires are unknown, and its PRs fail green closed.
+/// Rules that cannot be read are said, never taken as "no rules". "Get rules for a branch"
+/// lists only 200 in GitHub's docs; a server without the rulesets endpoints answers 404 (the
+/// reader's own reading of it: "no rulesets on this server?"): a blocked PR's reason then says
+/// the rules could not be read, naming the branch, not that it has none. A token refused "Get a
+/// branch" (403, with GitHub's message for a fine-grained token that lacks the permission) leaves
+/// the checks that branch requires unknown, and its PRs fail green closed.
 #[test]
 fn unreadable_rules_are_said_and_a_refused_branch_summary_fails_closed() {
     let test = Test::new(|world| {
