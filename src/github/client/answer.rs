@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use ureq::http::{HeaderMap, StatusCode};
 
@@ -13,9 +14,28 @@ use super::limits::rate_limit_wait;
 use super::Cached;
 use crate::github::snapshot::{Recorded, Snapshot};
 
+/// How a successful answer's text is kept: parsed into JSON values (REST's pages), or checked
+/// as JSON and kept as its text (GraphQL's, which the document that asked parses into its own
+/// shape).
+pub(super) trait Body: Sized {
+    fn parse(text: String) -> Result<Self, serde_json::Error>;
+}
+
+impl Body for Value {
+    fn parse(text: String) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(&text)
+    }
+}
+
+impl Body for Box<RawValue> {
+    fn parse(text: String) -> Result<Self, serde_json::Error> {
+        RawValue::from_string(text)
+    }
+}
+
 /// One page of a read.
-pub(super) struct Page {
-    pub body: Value,
+pub(super) struct Page<B = Value> {
+    pub body: B,
     pub next: Option<String>,
     /// A fresh answer with validators, to keep for the next run's conditional request.
     pub(super) fresh: Option<Cached>,
@@ -25,8 +45,8 @@ pub(super) struct Page {
 }
 
 /// Why a single attempt failed, before retries decide.
-pub(super) enum AttemptOutcome {
-    Done(Page),
+pub(super) enum AttemptOutcome<B = Value> {
+    Done(Page<B>),
     Final(ApiError),
     Retry {
         message: String,
@@ -98,12 +118,12 @@ pub(super) fn limited(status: u16, headers: &HeaderMap, message: Option<&str>) -
 /// What an answer that is not a success means: the token refused, a rate limit (with the wait
 /// GitHub named, or none), a server failure to retry, or the item's own failure (recorded in a
 /// snapshot, as a replay must answer it the same).
-pub(super) fn classify_failure(
+pub(super) fn classify_failure<B>(
     status: StatusCode,
     headers: &HeaderMap,
     text: &str,
     asked: &Asked,
-) -> AttemptOutcome {
+) -> AttemptOutcome<B> {
     let Asked {
         method,
         key,

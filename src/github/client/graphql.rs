@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use ureq::http::Method;
 
@@ -17,10 +18,11 @@ use super::transport::{self, describe_transport};
 use super::{Client, Upstream};
 use crate::github::snapshot::{Recorded, Snapshot};
 
-/// What a GraphQL read answered: GitHub's JSON, or that GitHub cut the query off at its time
-/// limit (GitHub answers 502 or 504) when the caller asked to hear of it rather than retry.
+/// What a GraphQL read answered: GitHub's JSON (checked, as its text: the document that asked
+/// parses it into its own shape), or that GitHub cut the query off at its time limit (GitHub
+/// answers 502 or 504) when the caller asked to hear of it rather than retry.
 pub(crate) enum Posted {
-    Answer(Value),
+    Answer(Box<RawValue>),
     CutOff,
 }
 
@@ -114,15 +116,21 @@ impl Client {
 /// (a secondary limit) or `x-ratelimit-remaining: 0` until `x-ratelimit-reset` (the primary
 /// one). Retried after the wait GitHub named, as REST's are; any other answer as it is (the
 /// caller reads the errors' `type`, `RATE_LIMITED`, when no header says so).
-fn refused_for_limit(outcome: AttemptOutcome, wait: Option<Duration>, key: &str) -> AttemptOutcome {
+fn refused_for_limit(
+    outcome: AttemptOutcome<Box<RawValue>>,
+    wait: Option<Duration>,
+    key: &str,
+) -> AttemptOutcome<Box<RawValue>> {
     let (AttemptOutcome::Done(page), Some(wait)) = (&outcome, wait) else {
         return outcome;
     };
-    let errors = page.body.get("errors").and_then(Value::as_array);
+    // Parsed only here, where a header says a limit is spent: such answers are small.
+    let body: Value = serde_json::from_str(page.body.get()).unwrap_or(Value::Null);
+    let errors = body.get("errors").and_then(Value::as_array);
     let Some(first) = errors.and_then(|errors| errors.first()) else {
         return outcome;
     };
-    if !page.body.get("data").is_none_or(Value::is_null) {
+    if !body.get("data").is_none_or(Value::is_null) {
         return outcome;
     }
     let said = |field: &str| first.get(field).and_then(Value::as_str).unwrap_or("");
@@ -139,7 +147,7 @@ fn refused_for_limit(outcome: AttemptOutcome, wait: Option<Duration>, key: &str)
 /// A GraphQL read answered from a snapshot.
 fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
     match snapshot.get_posted(key) {
-        Some(recorded) => Ok(Posted::Answer(recorded.body())),
+        Some(recorded) => Ok(Posted::Answer(recorded.body.clone())),
         None => Err(ApiError::Harness {
             message: format!("the snapshot holds no answer for POST {key}"),
         }),
@@ -147,11 +155,16 @@ fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
 }
 
 /// Keeps a GraphQL answer in the snapshot being recorded, if any.
-fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &Value) {
+fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &RawValue) {
     if let Some(record) = record {
-        record
-            .borrow_mut()
-            .insert_posted(key, Recorded::of(200, body, None));
+        record.borrow_mut().insert_posted(
+            key,
+            Recorded {
+                status: 200,
+                body: body.to_owned(),
+                next: None,
+            },
+        );
     }
 }
 

@@ -7,11 +7,10 @@ use std::cell::RefCell;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 use ureq::http::header::LINK;
 use ureq::http::{HeaderMap, Method, StatusCode};
 
-use super::answer::{classify_failure, Asked, AttemptOutcome, Page, Read};
+use super::answer::{classify_failure, Asked, AttemptOutcome, Body, Page, Read};
 use super::cache::fresh_validators;
 use super::errors::ApiError;
 use super::limits::secondary_wait;
@@ -180,7 +179,11 @@ impl Client {
 
 /// One attempt's answer, read and classified: a page, or why not. A body cut off is retried;
 /// one past the cap is not an answer to read.
-pub(super) fn read_attempt(response: Response, deadline: Instant, asked: &Asked) -> AttemptOutcome {
+pub(super) fn read_attempt<B: Body>(
+    response: Response,
+    deadline: Instant,
+    asked: &Asked,
+) -> AttemptOutcome<B> {
     let Asked {
         method, url, key, ..
     } = *asked;
@@ -218,12 +221,12 @@ pub(super) fn read_attempt(response: Response, deadline: Instant, asked: &Asked)
 
 /// A successful answer: its JSON (a malformed body is the item's failure), recorded in a
 /// snapshot when recording, with its next page and validators.
-fn read_success(
+fn read_success<B: Body>(
     text: String,
     status: StatusCode,
     headers: &HeaderMap,
     asked: &Asked,
-) -> AttemptOutcome {
+) -> AttemptOutcome<B> {
     let Asked {
         method,
         key,
@@ -232,7 +235,16 @@ fn read_success(
         ..
     } = *asked;
     let next = next_link(headers);
-    let body: Value = match serde_json::from_str(&text) {
+    // What is kept of the text is taken before it is parsed (a GraphQL answer's text becomes
+    // its body), and kept only once it parsed.
+    let recorded = record.map(|record| {
+        let next_key = next
+            .as_deref()
+            .map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
+        (record, Recorded::new(status.as_u16(), &text, next_key))
+    });
+    let fresh = fresh_validators(headers, &text, next.as_ref());
+    let body = match B::parse(text) {
         Ok(body) => body,
         Err(error) => {
             return AttemptOutcome::Final(ApiError::Item {
@@ -241,15 +253,9 @@ fn read_success(
             })
         }
     };
-    if let Some(record) = record {
-        let next_key = next
-            .as_deref()
-            .map(|next| next.strip_prefix(base).unwrap_or(next).to_string());
-        record
-            .borrow_mut()
-            .insert(key, Recorded::new(status.as_u16(), &text, next_key));
+    if let Some((record, recorded)) = recorded {
+        record.borrow_mut().insert(key, recorded);
     }
-    let fresh = fresh_validators(headers, &text, next.as_ref());
     AttemptOutcome::Done(Page {
         body,
         next,

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::queries::{self, Alias, Document};
 use super::reader::GraphqlReader;
+use super::stale_parse::TimelineField;
 use super::transport::{self, Answer};
 use crate::github::client::ApiError;
 use crate::github::reader::malformed;
@@ -143,8 +144,9 @@ impl GraphqlReader<'_> {
         let size = Cell::new(ITEMS_PER_BATCH);
         self.read_ahead(items, &size, queries::items, &|item, node| {
             let facts = node.and_then(|node| {
-                let facts = self.facts_of(item, node)?;
-                self.keep(item, node, &facts, false);
+                let timeline = TimelineField::of(node).map_err(malformed)?;
+                let facts = self.facts_of(item, node, &timeline)?;
+                self.keep(item, timeline, &facts, false);
                 Ok(facts)
             });
             self.items_read_ahead.borrow_mut().insert(key(item), facts);

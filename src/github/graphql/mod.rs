@@ -11,6 +11,7 @@ mod reader;
 mod search;
 mod stale;
 mod stale_entry;
+mod stale_page;
 pub(crate) mod stale_parse;
 mod transport;
 

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use super::parse::{self, Connection, RollupContext};
 use super::queries::{self, Document};
-use super::transport::{self, Answer};
+use super::transport::{self, Answer, Data};
 use crate::github::client::{ApiError, Client};
 use crate::github::model::{ParseError, PullFacts};
 use crate::github::reader::{malformed, CommonReader, MergeReader, Repository, SearchPage};
@@ -158,12 +158,12 @@ impl<'a> GraphqlReader<'a> {
     /// Sends a page query of `size` items (`variables` of the size), halving the size for the
     /// rest of the run each time GitHub cuts the query off at its 10-second limit ("Rate limits
     /// and node limits for the GraphQL API", Timeouts: a 502 or 504), down to 5.
-    pub(super) fn send_shrinking(
+    pub(super) fn send_shrinking<D: Data>(
         &self,
         document: &Document,
         size: &Cell<u64>,
         variables: impl Fn(u64) -> Value,
-    ) -> Result<Answer, ApiError> {
+    ) -> Result<Answer<D>, ApiError> {
         loop {
             self.queries.set(self.queries.get() + 1);
             let sent = transport::send_page(

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::parse;
 use super::queries;
 use super::reader::GraphqlReader;
+use super::transport::Answer;
 use crate::github::client::ApiError;
 use crate::github::model::PullFacts;
 use crate::github::reader::{malformed, SearchHit, SearchPage};
@@ -22,7 +23,7 @@ impl GraphqlReader<'_> {
         let mut seen = std::collections::HashSet::new();
         let mut total;
         loop {
-            let answer = self.send_shrinking(
+            let answer: Answer = self.send_shrinking(
                 &queries::PULLS_PAGE,
                 &self.pulls_page,
                 |size| json!({"query": query, "first": size, "after": after}),

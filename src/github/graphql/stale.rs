@@ -15,7 +15,8 @@ use super::parse::string;
 use super::queries;
 use super::reader::GraphqlReader;
 use super::stale_entry::{leaves_open, Ask, ItemEntry, Timeline, TimelineRead};
-use super::stale_parse;
+use super::stale_page::{ItemNode, ItemsPage};
+use super::stale_parse::{self, TimelineField};
 use super::transport::Answer;
 use crate::github::client::ApiError;
 use crate::github::model::Event;
@@ -37,12 +38,12 @@ fn variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
 /// The error at `["repository"]` (a repository GitHub does not know) as the listing's failure;
 /// `repository: null` with no error, a repository GitHub did not answer, as REST's 404 is,
 /// never one with nothing open.
-fn repository_error(repo: &RepoRef, answer: &Answer) -> Result<(), ApiError> {
+fn repository_error<D>(repo: &RepoRef, answer: &Answer<D>, null: bool) -> Result<(), ApiError> {
     match answer.error_at(&[json!("repository")]) {
         Some(error) if error.path.len() <= 2 => return Err(error.item_error()),
         _ => {}
     }
-    if answer.data.get("repository").is_none_or(Value::is_null) {
+    if null {
         return Err(ApiError::Item {
             status: Some(404),
             message: format!(
@@ -73,8 +74,13 @@ fn page_variables(
 impl GraphqlReader<'_> {
     /// An item's facts from its node, whole: labels or assignees past their first page are
     /// read by REST.
-    pub(super) fn facts_of(&self, item: &ItemRef, node: &Value) -> Result<ItemFacts, ApiError> {
-        let (facts, more) = stale_parse::item_facts(node).map_err(malformed)?;
+    pub(super) fn facts_of(
+        &self,
+        item: &ItemRef,
+        node: &Value,
+        timeline: &TimelineField,
+    ) -> Result<ItemFacts, ApiError> {
+        let (facts, more) = stale_parse::item_facts(node, timeline).map_err(malformed)?;
         if more {
             return self.client.item(item);
         }
@@ -98,17 +104,24 @@ impl GraphqlReader<'_> {
         }
     }
 
-    /// Keeps what `node` carries of an item's timeline, reduced, for its reads to come. An
+    /// Keeps what an item's node carried of its timeline, reduced, for its reads to come. An
     /// item on a page that cannot carry the stale label keeps nothing: the stale rules never
     /// read its history, and a read of it reads the item again.
-    pub(super) fn keep(&self, item: &ItemRef, node: &Value, facts: &ItemFacts, on_page: bool) {
+    pub(super) fn keep(
+        &self,
+        item: &ItemRef,
+        timeline: TimelineField,
+        facts: &ItemFacts,
+        on_page: bool,
+    ) {
         let labels = self.stale_label_candidates(facts);
         let mut items = self.items.borrow_mut();
         if on_page && labels.is_empty() {
             items.remove(&key(item));
             return;
         }
-        let timeline = stale_parse::timeline(node, &mut self.names.borrow_mut());
+        let mut timeline = timeline.into_timeline();
+        timeline.intern(&mut self.names.borrow_mut());
         items.insert(key(item), ItemEntry::new(timeline, labels));
     }
 
@@ -133,8 +146,9 @@ impl GraphqlReader<'_> {
                 status: Some(404),
                 message: format!("GitHub's GraphQL API knows no issue or PR {item}"),
             })?;
-        let facts = self.facts_of(item, node)?;
-        self.keep(item, node, &facts, false);
+        let timeline = TimelineField::of(node).map_err(malformed)?;
+        let facts = self.facts_of(item, node, &timeline)?;
+        self.keep(item, timeline, &facts, false);
         Ok(facts)
     }
 
@@ -210,7 +224,7 @@ impl GraphqlReader<'_> {
                 ))
             })?;
         super::parse::list_ref(node, "timelineItems").map_err(malformed)?;
-        Ok(stale_parse::timeline(node, &mut self.names.borrow_mut()))
+        stale_parse::timeline(node, &mut self.names.borrow_mut()).map_err(malformed)
     }
 
     /// The open issues and PRs of a repository, oldest first.
@@ -221,10 +235,12 @@ impl GraphqlReader<'_> {
         let mut seen: BTreeMap<&str, HashSet<String>> = BTreeMap::new();
         while open.values().any(|more| *more) {
             let page_variables = |size: u64| page_variables(repo, size, &open, &cursors);
-            let answer =
+            let mut answer: Answer<ItemsPage> =
                 self.send_shrinking(&queries::OPEN_ITEMS_PAGE, &self.items_page, page_variables)?;
             let asked = page_variables(self.items_page.get());
-            repository_error(repo, &answer)?;
+            let repository = answer.data.repository.take();
+            repository_error(repo, &answer, repository.is_none())?;
+            let mut repository = repository.unwrap_or_default();
             let lists = ["issues", "pullRequests"];
             let on_items: Vec<Vec<Value>> = lists
                 .iter()
@@ -234,14 +250,11 @@ impl GraphqlReader<'_> {
             let lists_asked: Vec<&str> = lists.into_iter().filter(|list| open[list]).collect();
             let mut named: Option<Value> = None;
             for list in lists_asked {
-                let connection =
-                    super::parse::list_ref(&answer.data["repository"], list).map_err(|why| {
-                        ApiError::Harness {
-                            message: format!("listing {repo}: {why}"),
-                        }
-                    })?;
-                for (index, node) in connection.nodes.iter().enumerate() {
-                    if node.is_null() {
+                let (nodes, next) = repository.take(list).map_err(|why| ApiError::Harness {
+                    message: format!("listing {repo}: {why}"),
+                })?;
+                for (index, node) in nodes.into_iter().enumerate() {
+                    let Some(node) = node else {
                         // Which item it is comes from the same page asked again for numbers
                         // alone; that item fails, the page goes on.
                         if named.is_none() {
@@ -257,20 +270,16 @@ impl GraphqlReader<'_> {
                             .and_then(Value::as_u64);
                         found.push(unnamed(repo, list, index, number, &answer)?);
                         continue;
-                    }
+                    };
                     found.push(self.listed(repo, list, index, node, &answer));
                 }
                 let seen = seen.entry(list).or_default();
                 if let Some(Some(sent)) = cursors.get(list) {
                     seen.insert(sent.clone());
                 }
-                super::parse::advance(
-                    seen,
-                    queries::OPEN_ITEMS_PAGE.name,
-                    connection.next.as_ref(),
-                )?;
-                open.insert(list, connection.next.is_some());
-                cursors.insert(list, connection.next);
+                super::parse::advance(seen, queries::OPEN_ITEMS_PAGE.name, next.as_ref())?;
+                open.insert(list, next.is_some());
+                cursors.insert(list, next);
             }
         }
         found.sort_by_key(|(created, number, _)| (*created, *number));
@@ -282,11 +291,12 @@ impl GraphqlReader<'_> {
         repo: &RepoRef,
         list: &str,
         index: usize,
-        node: &Value,
-        answer: &Answer,
+        node: ItemNode,
+        answer: &Answer<ItemsPage>,
     ) -> (Option<DateTime<Utc>>, u64, ListedItem) {
-        let number = node.get("number").and_then(Value::as_u64);
-        let created = string(node, "createdAt")
+        let ItemNode { fields, timeline } = node;
+        let number = fields.get("number").and_then(Value::as_u64);
+        let created = string(&fields, "createdAt")
             .ok()
             .and_then(|text| DateTime::parse_from_rfc3339(&text).ok())
             .map(|time| time.with_timezone(&Utc));
@@ -300,9 +310,9 @@ impl GraphqlReader<'_> {
             (Some(error), _) => Err(error.item_error()),
             (None, Some(number)) => {
                 let item = ItemRef::new(repo, number);
-                let facts = self.facts_of(&item, node);
+                let facts = self.facts_of(&item, &fields, &timeline);
                 if let Ok(facts) = &facts {
-                    self.keep(&item, node, facts, true);
+                    self.keep(&item, timeline, facts, true);
                 }
                 facts
             }
@@ -415,7 +425,7 @@ fn unnamed(
     list: &str,
     index: usize,
     number: Option<u64>,
-    answer: &Answer,
+    answer: &Answer<ItemsPage>,
 ) -> Result<(Option<DateTime<Utc>>, u64, ListedItem), ApiError> {
     let path = [
         json!("repository"),

@@ -196,6 +196,16 @@ pub(super) struct Timeline {
 }
 
 impl Timeline {
+    /// Its logins and labels made the reader's `names`, shared with every other item's.
+    pub(super) fn intern(&mut self, names: &mut Interner) {
+        for entry in &mut self.entries {
+            entry.login = names.get(&entry.login);
+            if let Some(label) = &mut entry.label {
+                *label = names.get(label);
+            }
+        }
+    }
+
     /// `older`'s entries before these: what the pages going back carried.
     pub(super) fn prepend(&mut self, older: Timeline) {
         let mut entries = older.entries;

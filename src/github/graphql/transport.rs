@@ -8,6 +8,9 @@
 use std::cell::Cell;
 
 use chrono::{DateTime, Utc};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::queries::Document;
@@ -69,12 +72,32 @@ impl QueryError {
 }
 
 /// An answer's `data`, and its errors about single fields.
-pub(super) struct Answer {
-    pub data: Value,
+pub(super) struct Answer<D = Value> {
+    pub data: D,
     pub errors: Vec<QueryError>,
 }
 
-impl Answer {
+/// The shape a document's `data` is parsed into: JSON values, or a page's own types that keep
+/// only what the reader takes of it ([`super::stale_page::ItemsPage`]).
+pub(super) trait Data: DeserializeOwned {
+    /// What the query cost and left of the hour's points (`rateLimit`), when it asked.
+    fn rate_limit(&self) -> Option<&Value>;
+    /// Every issue's or PR's web address in the answer (a node with a `number` and a `url`,
+    /// GraphQL's name for REST's `html_url`), for the recap's links.
+    fn links<'a>(&'a self, note: &mut dyn FnMut(&'a str));
+}
+
+impl Data for Value {
+    fn rate_limit(&self) -> Option<&Value> {
+        self.get("rateLimit")
+    }
+
+    fn links<'a>(&'a self, note: &mut dyn FnMut(&'a str)) {
+        value_links(self, note);
+    }
+}
+
+impl<D> Answer<D> {
     /// The first error at or below `path`.
     pub(super) fn error_at(&self, path: &[Value]) -> Option<&QueryError> {
         self.errors.iter().find(|error| error.under(path))
@@ -108,27 +131,35 @@ impl Answer {
     }
 }
 
-/// Tells the client the web address of every issue or PR in an answer (a node with a `number`
-/// and a `url`, GraphQL's name for REST's `html_url`), for the recap's links.
-fn note_links(client: &Client, data: &Value) {
+/// The web address of every node of `data` with a `number` and a `url`.
+pub(super) fn value_links<'a>(data: &'a Value, note: &mut dyn FnMut(&'a str)) {
     match data {
         Value::Object(fields) => {
             if let (Some(url), Some(_)) = (
                 fields.get("url").and_then(Value::as_str),
                 fields.get("number"),
             ) {
-                client.note_link(url);
+                note(url);
             }
             // A timeline's entries name no issue or PR by `url` (the documents ask none): not
             // walked, they are most of a page of open items.
             fields
                 .iter()
                 .filter(|(name, _)| name.as_str() != "timelineItems")
-                .for_each(|(_, value)| note_links(client, value));
+                .for_each(|(_, value)| value_links(value, note));
         }
-        Value::Array(entries) => entries.iter().for_each(|value| note_links(client, value)),
+        Value::Array(entries) => entries.iter().for_each(|value| value_links(value, note)),
         _ => {}
     }
+}
+
+/// An answer's two parts, `data` left as its text for the document's own shape.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+    #[serde(default)]
+    errors: Value,
 }
 
 fn harness(document: &Document, error: &QueryError) -> ApiError {
@@ -152,8 +183,8 @@ const UNTYPED: &str = "UNKNOWN";
 /// could be a GitHub bug." (recorded in gayanvoice/top-github-users#107 and
 /// liatrio/liatrio-otel-collector#71, whose fix was a smaller page): only there, with nothing
 /// else to go by, is the message read. An error with a `type` is told by its type.
-fn timed_out(answer: &Value, errors: &[QueryError]) -> bool {
-    answer.get("data").is_none_or(Value::is_null)
+fn timed_out(data: Option<&RawValue>, errors: &[QueryError]) -> bool {
+    data.is_none()
         && errors.iter().any(|error| {
             error.kind == UNTYPED
                 && error.path.is_empty()
@@ -161,9 +192,9 @@ fn timed_out(answer: &Value, errors: &[QueryError]) -> bool {
         })
 }
 
-fn query_errors(body: &Value) -> Vec<QueryError> {
-    body.get("errors")
-        .and_then(Value::as_array)
+fn query_errors(errors: &Value) -> Vec<QueryError> {
+    errors
+        .as_array()
         .map(|errors| {
             errors
                 .iter()
@@ -192,12 +223,12 @@ fn query_errors(body: &Value) -> Vec<QueryError> {
 /// Sends `document` with `variables`; adds what it cost to `points` and tells the client what
 /// is left of the `graphql` budget (GitHub's `rateLimit`, "Rate limits and node limits for the
 /// GraphQL API"). A query GitHub cuts off at its time limit is retried like any failed read.
-pub(super) fn send(
+pub(super) fn send<D: Data>(
     client: &Client,
     document: &Document,
     variables: Value,
     points: &Cell<u64>,
-) -> Result<Answer, ApiError> {
+) -> Result<Answer<D>, ApiError> {
     match send_page(client, document, variables, points, false)? {
         Some(answer) => Ok(answer),
         None => Err(ApiError::Harness {
@@ -208,25 +239,33 @@ pub(super) fn send(
 
 /// [`send`] for a page whose size can shrink: `None` when GitHub cut the query off at its
 /// 10-second limit (502 or 504), not retried as it was.
-pub(super) fn send_page(
+pub(super) fn send_page<D: Data>(
     client: &Client,
     document: &Document,
     variables: Value,
     points: &Cell<u64>,
     shrinkable: bool,
-) -> Result<Option<Answer>, ApiError> {
+) -> Result<Option<Answer<D>>, ApiError> {
     let key = format!("{} {variables}", document.name);
     let body = json!({
         "query": document.text,
         "operationName": document.name,
         "variables": variables,
     });
-    let mut answer = match client.post_graphql(&key, &body, ACCEPT, shrinkable)? {
-        Posted::Answer(answer) => answer,
+    let text = match client.post_graphql(&key, &body, ACCEPT, shrinkable)? {
+        Posted::Answer(text) => text,
         Posted::CutOff => return Ok(None),
     };
-    let errors = query_errors(&answer);
-    if timed_out(&answer, &errors) {
+    let malformed = |error: serde_json::Error| ApiError::Item {
+        status: Some(200),
+        message: format!(
+            "GitHub's GraphQL API answered {} in a shape it does not have: {error}",
+            document.name
+        ),
+    };
+    let answer: Envelope = serde_json::from_str(text.get()).map_err(malformed)?;
+    let errors = query_errors(&answer.errors);
+    if timed_out(answer.data, &errors) {
         return Ok(None);
     }
     if let Some(error) = errors
@@ -235,12 +274,23 @@ pub(super) fn send_page(
     {
         return Err(harness(document, error));
     }
-    // Taken, not cloned: a page of 100 items and their timelines is megabytes of JSON.
-    let data = answer
-        .get_mut("data")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    if let Some(limit) = data.get("rateLimit") {
+    let Some(data) = answer.data else {
+        // Nothing resolved, and an error names the field that failed (a search GitHub refuses,
+        // a top-level field not found): that field's failure, as REST's 404 or 422 would be.
+        if let Some(error) = errors.first() {
+            return Err(error.item_error());
+        }
+        return Err(ApiError::Harness {
+            message: format!(
+                "GitHub's GraphQL API answered {} without data",
+                document.name
+            ),
+        });
+    };
+    // Parsed into the document's own shape: a page of 100 items and their timelines is
+    // megabytes of JSON, of which the reader keeps a few facts an item.
+    let data: D = serde_json::from_str(data.get()).map_err(malformed)?;
+    if let Some(limit) = data.rate_limit() {
         let cost = limit.get("cost").and_then(Value::as_u64).unwrap_or(0);
         points.set(points.get() + cost);
         let reset = limit
@@ -254,20 +304,7 @@ pub(super) fn send_page(
             client.note_graphql_limit(remaining, reset.with_timezone(&Utc), cost);
         }
     }
-    note_links(client, &data);
-    if data.is_null() {
-        // Nothing resolved, and an error names the field that failed (a search GitHub refuses,
-        // a top-level field not found): that field's failure, as REST's 404 or 422 would be.
-        if let Some(error) = errors.first() {
-            return Err(error.item_error());
-        }
-        return Err(ApiError::Harness {
-            message: format!(
-                "GitHub's GraphQL API answered {} without data",
-                document.name
-            ),
-        });
-    }
+    data.links(&mut |url| client.note_link(url));
     Ok(Some(Answer { data, errors }))
 }
 
@@ -278,13 +315,13 @@ mod tests {
     #[test]
     fn only_an_untyped_error_is_read_for_a_timeout() {
         let said = "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug.";
-        let untyped = json!({"data": null, "errors": [{"message": said}]});
-        assert!(timed_out(&untyped, &query_errors(&untyped)));
+        let untyped = json!([{"message": said}]);
+        assert!(timed_out(None, &query_errors(&untyped)));
         // A typed error is what its type says, whatever its message.
-        let typed = json!({"data": null, "errors": [{"type": "INTERNAL", "message": said}]});
-        assert!(!timed_out(&typed, &query_errors(&typed)));
+        let typed = json!([{"type": "INTERNAL", "message": said}]);
+        assert!(!timed_out(None, &query_errors(&typed)));
         // An answer with data was not cut off.
-        let answered = json!({"data": {"viewer": null}, "errors": [{"message": said}]});
-        assert!(!timed_out(&answered, &query_errors(&answered)));
+        let data = RawValue::from_string(r#"{"viewer": null}"#.to_string()).unwrap();
+        assert!(!timed_out(Some(&data), &query_errors(&untyped)));
     }
 }
