@@ -236,3 +236,54 @@ fn poll_is_held_back_by_an_unknown_merge_and_not_by_a_stale_sweeps_write() {
         labels: vec!["Stale".into()],
     })));
 }
+
+/// A PR whose head moved since its trigger ends that trigger: the gate the sweep records for
+/// it forgets the old head's approval and green checks, so no later sweep counts an approval
+/// or a check run of other code as this head's.
+#[test]
+fn a_moved_head_forgets_the_approval_and_the_green_checks_of_the_old_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = crate::store::Location::File(dir.path().join("state.db"));
+    let store = crate::store::open(&location).unwrap();
+    let gate = Gate {
+        ci_passed_at: Some(now() - chrono::Duration::hours(2)),
+        ..approved()
+    };
+    store.record_gate(&pr(6), &gate, now()).unwrap();
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(3);
+    let mut github = Scripted::new(Vec::new());
+    let mut moved = pull("moved", true, false);
+    moved.head_sha = Some("h2".into());
+    github.pulls.insert(6, moved);
+    let listed = Listed::Queued {
+        head_sha: Some("h".into()),
+    };
+    let view = StoreView::new(store.as_ref());
+    let classified = kind
+        .classify(&github, view, &pr(6), Some(&listed), now())
+        .unwrap();
+    assert_eq!(
+        classified.plan.disposition,
+        Disposition::Skip(Skip::HeadMoved)
+    );
+    let recorded: Vec<&Gate> = classified
+        .effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::RecordGate { gate, .. } => Some(gate),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        recorded,
+        [&Gate {
+            approved_at: None,
+            ci_passed_at: None,
+            ..gate
+        }],
+        "{:?}",
+        classified.effects
+    );
+}
