@@ -237,11 +237,9 @@ fn poll_is_held_back_by_an_unknown_merge_and_not_by_a_stale_sweeps_write() {
     })));
 }
 
-/// A PR whose head moved since its trigger ends that trigger: the gate the sweep records for
-/// it forgets the old head's approval and green checks, so no later sweep counts an approval
-/// or a check run of other code as this head's.
-#[test]
-fn a_moved_head_forgets_the_approval_and_the_green_checks_of_the_old_one() {
+/// What a sweep decides for PR 6, queued for head `h` with an approved, green gate, when
+/// GitHub shows `pull`: its disposition, the gates it records, and the gate it started from.
+fn swept_gate(pull: PullFacts) -> (Disposition, Vec<Gate>, Gate) {
     let dir = tempfile::tempdir().unwrap();
     let location = crate::store::Location::File(dir.path().join("state.db"));
     let store = crate::store::open(&location).unwrap();
@@ -254,9 +252,7 @@ fn a_moved_head_forgets_the_approval_and_the_green_checks_of_the_old_one() {
     let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
     kind.started(3);
     let mut github = Scripted::new(Vec::new());
-    let mut moved = pull("moved", true, false);
-    moved.head_sha = Some("h2".into());
-    github.pulls.insert(6, moved);
+    github.pulls.insert(6, pull);
     let listed = Listed::Queued {
         head_sha: Some("h".into()),
     };
@@ -264,26 +260,43 @@ fn a_moved_head_forgets_the_approval_and_the_green_checks_of_the_old_one() {
     let classified = kind
         .classify(&github, view, &pr(6), Some(&listed), now())
         .unwrap();
-    assert_eq!(
-        classified.plan.disposition,
-        Disposition::Skip(Skip::HeadMoved)
-    );
-    let recorded: Vec<&Gate> = classified
+    let recorded = classified
         .effects
-        .iter()
+        .into_iter()
         .filter_map(|effect| match effect {
             Effect::RecordGate { gate, .. } => Some(gate),
             _ => None,
         })
         .collect();
-    assert_eq!(
-        recorded,
-        [&Gate {
-            approved_at: None,
-            ci_passed_at: None,
-            ..gate
-        }],
-        "{:?}",
-        classified.effects
-    );
+    (classified.plan.disposition, recorded, gate)
+}
+
+/// A PR whose head moved since its trigger ends that trigger: the gate the sweep records for
+/// it forgets the old head's approval and green checks, so no later sweep counts an approval
+/// or a check run of other code as this head's.
+#[test]
+fn a_moved_head_forgets_the_approval_and_the_green_checks_of_the_old_one() {
+    let mut moved = pull("moved", true, false);
+    moved.head_sha = Some("h2".into());
+    let (disposition, recorded, gate) = swept_gate(moved);
+    assert_eq!(disposition, Disposition::Skip(Skip::HeadMoved));
+    let forgotten = Gate {
+        approved_at: None,
+        ci_passed_at: None,
+        ..gate
+    };
+    assert_eq!(recorded, [forgotten]);
+}
+
+/// A held PR (`(HELD)` in its title) ends its trigger with the gate blocked by the hold, its
+/// approval kept: the hold, not a lost approval, is what keeps later sweeps off it.
+#[test]
+fn a_held_pr_records_its_gate_blocked_by_the_hold() {
+    let (disposition, recorded, gate) = swept_gate(pull("(HELD) docs", true, false));
+    assert_eq!(disposition, Disposition::Skip(Skip::Held));
+    let blocked = Gate {
+        blocked: Some("title has (HELD)".into()),
+        ..gate
+    };
+    assert_eq!(recorded, [blocked]);
 }
