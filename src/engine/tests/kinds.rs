@@ -237,9 +237,10 @@ fn poll_is_held_back_by_an_unknown_merge_and_not_by_a_stale_sweeps_write() {
     })));
 }
 
-/// What a sweep decides for PR 6, queued for head `h` with an approved, green gate, when
-/// GitHub shows `pull`: its disposition, the gates it records, and the gate it started from.
-fn swept_gate(pull: PullFacts) -> (Disposition, Vec<Gate>, Gate) {
+/// What a sweep that writes decides for PR 6, queued for head `h` (a row this run did not
+/// lease) with an approved, green gate, when GitHub shows `pull`: its disposition, its
+/// effects, and the gate it started from.
+fn swept(pull: PullFacts) -> (Disposition, Vec<Effect>, Gate) {
     let dir = tempfile::tempdir().unwrap();
     let location = crate::store::Location::File(dir.path().join("state.db"));
     let store = crate::store::open(&location).unwrap();
@@ -260,15 +261,20 @@ fn swept_gate(pull: PullFacts) -> (Disposition, Vec<Gate>, Gate) {
     let classified = kind
         .classify(&github, view, &pr(6), Some(&listed), now())
         .unwrap();
-    let recorded = classified
-        .effects
+    (classified.plan.disposition, classified.effects, gate)
+}
+
+/// [`swept`], with only the gates its effects record.
+fn swept_gate(pull: PullFacts) -> (Disposition, Vec<Gate>, Gate) {
+    let (disposition, effects, gate) = swept(pull);
+    let recorded = effects
         .into_iter()
         .filter_map(|effect| match effect {
             Effect::RecordGate { gate, .. } => Some(gate),
             _ => None,
         })
         .collect();
-    (classified.plan.disposition, recorded, gate)
+    (disposition, recorded, gate)
 }
 
 /// A PR whose head moved since its trigger ends that trigger: the gate the sweep records for
@@ -299,4 +305,24 @@ fn a_held_pr_records_its_gate_blocked_by_the_hold() {
         ..gate
     };
     assert_eq!(recorded, [blocked]);
+}
+
+/// A deferred PR whose queue row this run did not lease is charged nothing and hands back no
+/// lease: a draft (a charged deferral) and a PR whose mergeability GitHub is still computing
+/// both leave the budget to the run that holds the row.
+#[test]
+fn a_deferral_of_a_row_this_run_did_not_lease_charges_nothing() {
+    let mut draft = pull("draft", true, false);
+    draft.draft = Some(true);
+    let (disposition, effects, _) = swept(draft);
+    assert_eq!(disposition, Disposition::Defer { charged: true });
+    assert_eq!(effects, []);
+    let mut computing = pull("computing", true, false);
+    computing.mergeable = None;
+    let (disposition, effects, _) = swept(computing);
+    assert!(
+        matches!(disposition, Disposition::Defer { .. }),
+        "{disposition:?}"
+    );
+    assert_eq!(effects, []);
 }
