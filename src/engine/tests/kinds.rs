@@ -37,13 +37,42 @@ fn approved() -> Gate {
     }
 }
 
-/// A store where `number` has an approved gate and a queued row that `run-3` leased.
-fn leased(number: u64) -> (tempfile::TempDir, Box<dyn Store>, Claim) {
+/// A store where `number` has `gate`.
+fn gated(number: u64, gate: &Gate) -> (tempfile::TempDir, Box<dyn Store>) {
     let dir = tempfile::tempdir().unwrap();
     let location = crate::store::Location::File(dir.path().join("state.db"));
-    let mut store = crate::store::open(&location).unwrap();
+    let store = crate::store::open(&location).unwrap();
+    store.record_gate(&pr(number), gate, now()).unwrap();
+    (dir, store)
+}
+
+/// What `kind` decides for `number`, listed as a queued row for head `h` that this run did
+/// not lease, when GitHub shows `pull`.
+fn classify_queued(
+    kind: &mut SweepKind<'_>,
+    store: &dyn Store,
+    number: u64,
+    pull: PullFacts,
+) -> Classified {
+    let mut github = Scripted::new(Vec::new());
+    github.pulls.insert(number, pull);
+    let listed = Listed::Queued {
+        head_sha: Some("h".into()),
+    };
+    kind.classify(
+        &github,
+        StoreView::new(store),
+        &pr(number),
+        Some(&listed),
+        now(),
+    )
+    .unwrap()
+}
+
+/// A store where `number` has an approved gate and a queued row that `run-3` leased.
+fn leased(number: u64) -> (tempfile::TempDir, Box<dyn Store>, Claim) {
+    let (dir, mut store) = gated(number, &approved());
     let item = pr(number);
-    store.record_gate(&item, &approved(), now()).unwrap();
     let row = NewRow {
         key: "row",
         kind: "merge",
@@ -154,15 +183,7 @@ fn a_dry_run_sweep_says_nothing_for_the_store() {
     let (_dir, store, _claim) = leased(7);
     let (rules, poll) = (SweepRules::default(), PollRules::default());
     let mut kind = SweepKind::new(&rules, &poll, false, "sweep-1".into(), now()).unwrap();
-    let mut github = Scripted::new(Vec::new());
-    github.pulls.insert(7, pull("closed", false, false));
-    let listed = Listed::Queued {
-        head_sha: Some("h".into()),
-    };
-    let view = StoreView::new(store.as_ref());
-    let classified = kind
-        .classify(&github, view, &pr(7), Some(&listed), now())
-        .unwrap();
+    let classified = classify_queued(&mut kind, store.as_ref(), 7, pull("closed", false, false));
     assert_eq!(classified.effects, []);
 }
 
@@ -241,26 +262,15 @@ fn poll_is_held_back_by_an_unknown_merge_and_not_by_a_stale_sweeps_write() {
 /// lease) with an approved, green gate, when GitHub shows `pull`: its disposition, its
 /// effects, and the gate it started from.
 fn swept(pull: PullFacts) -> (Disposition, Vec<Effect>, Gate) {
-    let dir = tempfile::tempdir().unwrap();
-    let location = crate::store::Location::File(dir.path().join("state.db"));
-    let store = crate::store::open(&location).unwrap();
     let gate = Gate {
         ci_passed_at: Some(now() - chrono::Duration::hours(2)),
         ..approved()
     };
-    store.record_gate(&pr(6), &gate, now()).unwrap();
+    let (_dir, store) = gated(6, &gate);
     let (rules, poll) = (SweepRules::default(), PollRules::default());
     let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
     kind.started(3);
-    let mut github = Scripted::new(Vec::new());
-    github.pulls.insert(6, pull);
-    let listed = Listed::Queued {
-        head_sha: Some("h".into()),
-    };
-    let view = StoreView::new(store.as_ref());
-    let classified = kind
-        .classify(&github, view, &pr(6), Some(&listed), now())
-        .unwrap();
+    let classified = classify_queued(&mut kind, store.as_ref(), 6, pull);
     (classified.plan.disposition, classified.effects, gate)
 }
 
