@@ -2,11 +2,13 @@
 //! written to the store by the kind itself.
 
 use super::*;
+use crate::engine::kind::{AfterWrite, Written};
 use crate::engine::merge::MergeKind;
 use crate::engine::sweep::SweepKind;
 use crate::engine::Effect;
 use crate::policy::disposition::Skip;
 use crate::policy::lease::{LeaseOutcome, Owner};
+use crate::policy::merge::MergeMethod;
 use crate::policy::merge::{PollRules, QueueStatus};
 use crate::policy::sweep::{self, Budget, Gate, SweepRules};
 use crate::store::queue::{Claim, NewRow};
@@ -53,9 +55,11 @@ fn classify_queued(
     store: &dyn Store,
     number: u64,
     pull: PullFacts,
+    merge: Option<MergeWorld>,
 ) -> Classified {
     let mut github = Scripted::new(Vec::new());
     github.pulls.insert(number, pull);
+    github.merge = merge;
     let listed = Listed::Queued {
         head_sha: Some("h".into()),
     };
@@ -183,7 +187,13 @@ fn a_dry_run_sweep_says_nothing_for_the_store() {
     let (_dir, store, _claim) = leased(7);
     let (rules, poll) = (SweepRules::default(), PollRules::default());
     let mut kind = SweepKind::new(&rules, &poll, false, "sweep-1".into(), now()).unwrap();
-    let classified = classify_queued(&mut kind, store.as_ref(), 7, pull("closed", false, false));
+    let classified = classify_queued(
+        &mut kind,
+        store.as_ref(),
+        7,
+        pull("closed", false, false),
+        None,
+    );
     assert_eq!(classified.effects, []);
 }
 
@@ -262,6 +272,11 @@ fn poll_is_held_back_by_an_unknown_merge_and_not_by_a_stale_sweeps_write() {
 /// lease) with an approved, green gate, when GitHub shows `pull`: its disposition, its
 /// effects, and the gate it started from.
 fn swept(pull: PullFacts) -> (Disposition, Vec<Effect>, Gate) {
+    swept_in(pull, None)
+}
+
+/// [`swept`], past the guard into `merge`.
+fn swept_in(pull: PullFacts, merge: Option<MergeWorld>) -> (Disposition, Vec<Effect>, Gate) {
     let gate = Gate {
         ci_passed_at: Some(now() - chrono::Duration::hours(2)),
         ..approved()
@@ -270,21 +285,61 @@ fn swept(pull: PullFacts) -> (Disposition, Vec<Effect>, Gate) {
     let (rules, poll) = (SweepRules::default(), PollRules::default());
     let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
     kind.started(3);
-    let classified = classify_queued(&mut kind, store.as_ref(), 6, pull);
+    let classified = classify_queued(&mut kind, store.as_ref(), 6, pull, merge);
     (classified.plan.disposition, classified.effects, gate)
 }
 
 /// [`swept`], with only the gates its effects record.
 fn swept_gate(pull: PullFacts) -> (Disposition, Vec<Gate>, Gate) {
     let (disposition, effects, gate) = swept(pull);
-    let recorded = effects
-        .into_iter()
+    (disposition, gates(&effects), gate)
+}
+
+/// The gates `effects` record.
+fn gates(effects: &[Effect]) -> Vec<Gate> {
+    effects
+        .iter()
         .filter_map(|effect| match effect {
-            Effect::RecordGate { gate, .. } => Some(gate),
+            Effect::RecordGate { gate, .. } => Some(gate.clone()),
             _ => None,
         })
-        .collect();
-    (disposition, recorded, gate)
+        .collect()
+}
+
+/// An open PR at head `h` that GitHub calls `clean`: mergeable, its required checks and
+/// reviews passing as GitHub judges them.
+fn clean(title: &str) -> PullFacts {
+    PullFacts {
+        mergeable_state: Some(crate::policy::merge::MergeableState::Clean),
+        ..pull(title, true, false)
+    }
+}
+
+/// One check run on the head, completed with `conclusion`.
+fn check(conclusion: &str) -> crate::policy::merge::CheckRun {
+    crate::policy::merge::CheckRun {
+        name: "ci".into(),
+        status: "completed".into(),
+        conclusion: Some(conclusion.into()),
+        started_at: Some(now() - chrono::Duration::hours(2)),
+        completed_at: Some(now() - chrono::Duration::hours(2)),
+        id: 1,
+        suite_id: None,
+        app: None,
+    }
+}
+
+/// Branch `main` with `rules` past the defaults, its checks green, head `h` approved.
+fn green_world(rules: crate::policy::merge::BranchRules) -> MergeWorld {
+    MergeWorld {
+        rules: crate::policy::merge::BranchRules {
+            branch: "main".into(),
+            ..rules
+        },
+        runs: vec![check("success")],
+        approved: vec!["h".into()],
+        ..MergeWorld::default()
+    }
 }
 
 /// A PR whose head moved since its trigger ends that trigger: the gate the sweep records for
@@ -335,4 +390,251 @@ fn a_deferral_of_a_row_this_run_did_not_lease_charges_nothing() {
         "{disposition:?}"
     );
     assert_eq!(effects, []);
+}
+
+/// A branch that requires GitHub's merge queue is never tried: the trigger's budget is spent
+/// and the gate records why, so neither this sweep nor the next retries it.
+#[test]
+fn a_branch_that_requires_the_merge_queue_spends_the_budget_and_blocks_the_gate() {
+    let world = green_world(crate::policy::merge::BranchRules {
+        merge_queue: true,
+        ..Default::default()
+    });
+    let (disposition, effects, gate) = swept_in(clean("queued"), Some(world));
+    assert_eq!(disposition, Disposition::Skip(Skip::MergeQueue));
+    let recorded = gates(&effects);
+    let [blocked] = recorded.as_slice() else {
+        panic!("one gate recorded: {effects:?}");
+    };
+    let why = blocked.blocked.as_deref().unwrap_or_default();
+    assert!(why.contains("requires the merge queue"), "{why}");
+    assert_eq!(
+        Gate {
+            blocked: None,
+            ..blocked.clone()
+        },
+        gate
+    );
+    let spent = sweep::spent(
+        &Budget::default(),
+        gate.stamp(),
+        &SweepRules::default(),
+        now(),
+    );
+    assert!(
+        effects.contains(&Effect::RecordBudget {
+            item: pr(6),
+            budget: spent,
+        }),
+        "{effects:?}"
+    );
+}
+
+/// A branch whose linear history rules out the configured merge commit, in a repository that
+/// allows no squash or rebase merge, has no method gh-sweep may send: the budget is spent and
+/// the gate says why.
+#[test]
+fn a_pr_no_allowed_method_can_merge_spends_the_budget_and_blocks_the_gate() {
+    let mut world = green_world(crate::policy::merge::BranchRules {
+        linear_history: true,
+        ..Default::default()
+    });
+    world.settings = crate::policy::merge::MergeSettings {
+        merge: Some(true),
+        squash: Some(false),
+        rebase: Some(false),
+    };
+    let (disposition, effects, gate) = swept_in(clean("linear"), Some(world));
+    assert_eq!(disposition, Disposition::Skip(Skip::NoMergeMethod));
+    let recorded = gates(&effects);
+    let [blocked] = recorded.as_slice() else {
+        panic!("one gate recorded: {effects:?}");
+    };
+    let why = blocked.blocked.as_deref().unwrap_or_default();
+    assert!(why.contains("nothing gh-sweep may send"), "{why}");
+    let spent = sweep::spent(
+        &Budget::default(),
+        gate.stamp(),
+        &SweepRules::default(),
+        now(),
+    );
+    assert!(
+        effects.contains(&Effect::RecordBudget {
+            item: pr(6),
+            budget: spent,
+        }),
+        "{effects:?}"
+    );
+}
+
+/// Checks that are not green by gh-sweep's rules clear the gate's green flag before the PR is
+/// deferred, so a later sweep does not count the earlier green as this head's. GitHub calls a
+/// head whose only check was skipped `clean` (a skipped job reports success, GitHub's
+/// "Troubleshooting required status checks"); with skipped checks excluded, no check passed.
+#[test]
+fn checks_that_are_not_green_clear_the_gates_green_flag() {
+    let mut world = green_world(Default::default());
+    world.runs = vec![check("skipped")];
+    let (disposition, effects, gate) = swept_in(clean("skipped"), Some(world));
+    assert_eq!(disposition, Disposition::Defer { charged: true });
+    let cleared = Gate {
+        ci_passed_at: None,
+        ..gate
+    };
+    assert_eq!(gates(&effects), [cleared]);
+}
+
+/// What a writing sweep makes of GitHub refusing, with `error`, the merge it planned for PR 6
+/// (queued for head `h`, approved and green in `world`): the method it planned, and what the
+/// refusal means for the run and the store.
+fn refused(world: MergeWorld, error: WriteError) -> (Write, AfterWrite, Gate) {
+    let gate = approved();
+    let (_dir, store) = gated(6, &gate);
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(3);
+    let classified = classify_queued(&mut kind, store.as_ref(), 6, clean("docs"), Some(world));
+    assert_eq!(classified.plan.disposition, Disposition::Merge);
+    let planned = classified.plan.remote[0].clone();
+    let view = StoreView::new(store.as_ref());
+    let after = kind
+        .written(view, &classified.plan, Written::Refused(&error))
+        .unwrap();
+    (planned, after, gate)
+}
+
+/// GitHub's 405 to a merge commit on a branch whose classic protection requires linear
+/// history ("This branch must not contain merge commits."; only an admin can read that
+/// setting, so it shows first as this refusal).
+fn linear_history_refusal() -> WriteError {
+    WriteError {
+        status: Some(405),
+        message: "This branch must not contain merge commits.".into(),
+        outcome_unknown: false,
+        refusal: Default::default(),
+    }
+}
+
+/// A merge commit refused for linear history, in a repository that allows squash merges, is
+/// an attempt like any other: the budget remembers the refusal and the next attempt squashes.
+#[test]
+fn a_refused_merge_commit_is_retried_with_the_method_the_repository_allows() {
+    let (planned, after, gate) = refused(green_world(Default::default()), linear_history_refusal());
+    assert!(
+        matches!(
+            planned,
+            Write::Merge {
+                method: MergeMethod::Merge,
+                ..
+            }
+        ),
+        "{planned:?}"
+    );
+    let rules = SweepRules::default();
+    let refusal = crate::policy::merge::MergeRefusal::MergeCommit;
+    let retried = sweep::after_refusal(
+        Budget::default(),
+        gate.stamp(),
+        Some(&refusal),
+        true,
+        &rules,
+        now(),
+    );
+    assert!(retried.merge_commit_refused);
+    assert_eq!(
+        after.effects,
+        [Effect::RecordBudget {
+            item: pr(6),
+            budget: retried,
+        }]
+    );
+    assert!(after.goes_on);
+    let meaning = after.meaning.unwrap_or_default();
+    assert!(
+        meaning.contains("the next attempt uses squash"),
+        "{meaning}"
+    );
+}
+
+/// The same refusal where the repository allows merge commits only has no method left: the
+/// rest of the budget is spent, so no later sweep sends the merge GitHub refuses.
+#[test]
+fn a_refused_merge_commit_with_no_other_method_spends_the_budget() {
+    let mut world = green_world(Default::default());
+    world.settings = crate::policy::merge::MergeSettings {
+        merge: Some(true),
+        squash: Some(false),
+        rebase: Some(false),
+    };
+    let (_, after, gate) = refused(world, linear_history_refusal());
+    let rules = SweepRules::default();
+    let refusal = crate::policy::merge::MergeRefusal::MergeCommit;
+    let spent = sweep::after_refusal(
+        Budget::default(),
+        gate.stamp(),
+        Some(&refusal),
+        false,
+        &rules,
+        now(),
+    );
+    let retried = sweep::after_refusal(
+        Budget::default(),
+        gate.stamp(),
+        Some(&refusal),
+        true,
+        &rules,
+        now(),
+    );
+    assert_ne!(spent, retried, "spending differs from retrying");
+    assert_eq!(
+        after.effects,
+        [Effect::RecordBudget {
+            item: pr(6),
+            budget: spent,
+        }]
+    );
+    assert!(after.goes_on);
+    let meaning = after.meaning.unwrap_or_default();
+    assert!(
+        meaning.contains("allows no other merge method"),
+        "{meaning}"
+    );
+}
+
+/// A 409 (the head moved under the merge) is this PR's failed attempt, read for no meaning of
+/// a 405; any other refusal (a 422, say) stops the run and records nothing for the PR.
+#[test]
+fn a_409_is_an_attempt_and_any_other_refusal_stops_the_run() {
+    let moved = WriteError {
+        status: Some(409),
+        message: "Head branch was modified. Review and try the merge again.".into(),
+        ..linear_history_refusal()
+    };
+    let (_, after, gate) = refused(green_world(Default::default()), moved);
+    let budget = sweep::after_refusal(
+        Budget::default(),
+        gate.stamp(),
+        None,
+        true,
+        &SweepRules::default(),
+        now(),
+    );
+    assert_eq!(
+        after.effects,
+        [Effect::RecordBudget {
+            item: pr(6),
+            budget,
+        }]
+    );
+    assert!(after.goes_on);
+    assert_eq!(after.meaning, None);
+    let invalid = WriteError {
+        status: Some(422),
+        message: "Validation Failed".into(),
+        ..linear_history_refusal()
+    };
+    let (_, after, _) = refused(green_world(Default::default()), invalid);
+    assert_eq!(after.effects, []);
+    assert!(!after.goes_on);
+    assert_eq!(after.meaning, None);
 }

@@ -88,6 +88,28 @@ struct Scripted {
     changes_fail: Option<ApiError>,
     /// What the single-PR read answers, by number.
     pulls: BTreeMap<u64, PullFacts>,
+    /// What a sweep's fresh judgement reads, when set.
+    merge: Option<MergeWorld>,
+}
+
+/// What a sweep reads past its guard: one branch's rules (no classic protection), the
+/// repository's merge settings, the head's check runs (no suites, no commit statuses), and an
+/// approval of each head in `approved` by a reviewer with write access.
+#[derive(Clone, Default)]
+struct MergeWorld {
+    rules: BranchRules,
+    settings: MergeSettings,
+    runs: Vec<CheckRun>,
+    approved: Vec<String>,
+}
+
+impl Scripted {
+    /// The merge world, or the harness's refusal when none was scripted.
+    fn merge_world(&self) -> Result<&MergeWorld, ApiError> {
+        self.merge.as_ref().ok_or(ApiError::Harness {
+            message: "not scripted".into(),
+        })
+    }
 }
 
 impl Scripted {
@@ -105,6 +127,7 @@ impl Scripted {
             read_phase: RefCell::new(Vec::new()),
             viewer_asked: std::cell::Cell::new(0),
             pulls: BTreeMap::new(),
+            merge: None,
         }
     }
 
@@ -250,35 +273,45 @@ impl MergeReader for Scripted {
         not_scripted()
     }
     fn reviews(&self, _item: &ItemRef) -> Result<Vec<Review>, ApiError> {
-        not_scripted()
+        let world = self.merge_world()?;
+        let approval = |head: &String| Review {
+            login: "maintainer".into(),
+            user_id: Some(1),
+            bot: false,
+            state: "APPROVED".into(),
+            commit_id: Some(head.clone()),
+            submitted_at: Some(now() - chrono::Duration::hours(1)),
+            association: None,
+        };
+        Ok(world.approved.iter().map(approval).collect())
     }
     fn check_runs(&self, _repo: &RepoRef, _sha: &str) -> Result<Vec<CheckRun>, ApiError> {
-        not_scripted()
+        self.merge_world().map(|world| world.runs.clone())
     }
     fn check_suites(&self, _repo: &RepoRef, _sha: &str) -> Result<Vec<CheckSuite>, ApiError> {
-        not_scripted()
+        self.merge_world().map(|_| Vec::new())
     }
     fn statuses(&self, _repo: &RepoRef, _sha: &str) -> Result<Statuses, ApiError> {
-        not_scripted()
+        self.merge_world().map(|_| Statuses::none())
     }
     fn workflow_runs(&self, _repo: &RepoRef, _sha: &str) -> Result<Vec<WorkflowRun>, ApiError> {
         not_scripted()
     }
     fn access(&self, _repo: &RepoRef, _login: &str) -> Result<Access, ApiError> {
-        not_scripted()
+        self.merge_world().map(|_| Access::Write)
     }
     fn merge_settings(&self, _repo: &RepoRef) -> Result<MergeSettings, ApiError> {
-        not_scripted()
+        self.merge_world().map(|world| world.settings.clone())
     }
     fn branch_rules(&self, _repo: &RepoRef, _branch: &str) -> Result<BranchRules, ApiError> {
-        not_scripted()
+        self.merge_world().map(|world| world.rules.clone())
     }
     fn classic_protection(
         &self,
         _repo: &RepoRef,
         _branch: &str,
     ) -> Result<crate::policy::merge::ClassicProtection, ApiError> {
-        not_scripted()
+        self.merge_world().map(|_| Default::default())
     }
 }
 

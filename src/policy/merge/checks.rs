@@ -7,6 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use super::{short, SkippedCountsAs};
 
 /// A check run on the head commit.
+#[derive(Clone, Debug)]
 pub struct CheckRun {
     pub name: String,
     pub status: String,
