@@ -638,3 +638,193 @@ fn a_409_is_an_attempt_and_any_other_refusal_stops_the_run() {
     assert!(!after.goes_on);
     assert_eq!(after.meaning, None);
 }
+
+/// Queues a merge row of `number` at `head` and leases it to `owner`; returns its key.
+fn lease_to(store: &mut dyn Store, number: u64, head: &str, owner: &str) -> String {
+    let item = pr(number);
+    let key = crate::store::queue::merge_key(&item.repo, number, head);
+    let row = NewRow {
+        key: &key,
+        kind: "merge",
+        repo: &item.repo,
+        pr: number,
+        head_sha: Some(head),
+        max_attempts: 12,
+    };
+    assert!(store.enqueue(&row, now()).unwrap());
+    let claim = store
+        .claim(
+            now(),
+            owner,
+            &[repo()],
+            chrono::Duration::minutes(30),
+            &mut |_, _, _| true,
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(claim.key, key);
+    key
+}
+
+/// Marks run `run_id` finished, with an empty recap.
+fn finish(store: &mut dyn Store, run_id: i64) {
+    let recap: crate::policy::recap::Recap = serde_json::from_value(serde_json::json!({
+        "schema": 1, "run_id": run_id, "command": "sweep", "dry_run": false,
+        "stopped": null, "stop_detail": null, "completed": [], "failed": [],
+        "unfinished": [], "unfinished_reason": null, "budget": null, "planned": [],
+        "rerun": null, "exit_code": 0,
+    }))
+    .unwrap();
+    store.finish_run(&recap).unwrap();
+}
+
+/// Other runs' leases as a sweep that writes finds them when it lists the repository: a run
+/// still at work keeps its PR (held, with whose lease it is and until when); a run that finished without handing its row back has it
+/// released at once, in words; the sweep's own leases are neither.
+#[test]
+fn a_sweep_holds_a_live_runs_lease_releases_a_finished_runs_and_leaves_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = crate::store::Location::File(dir.path().join("state.db"));
+    let mut store = crate::store::open(&location).unwrap();
+    let live = store.start_run("sweep", "gh-sweep sweep").unwrap();
+    let finished = store.start_run("sweep", "gh-sweep sweep").unwrap();
+    let own = store.start_run("sweep", "gh-sweep sweep").unwrap();
+    let live_owner = Owner::run(live);
+    lease_to(store.as_mut(), 1, "a", live_owner.as_str());
+    let stranded = lease_to(store.as_mut(), 2, "c", Owner::run(finished).as_str());
+    lease_to(store.as_mut(), 3, "d", Owner::run(own).as_str());
+    finish(store.as_mut(), finished);
+
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(own);
+    let github = Scripted::new(Vec::new());
+    let listing = kind.list(
+        &github,
+        StoreView::new(store.as_ref()),
+        &Scope::Repo(repo()),
+    );
+    let [(held, why)] = listing.held.as_slice() else {
+        panic!("PR 1 held once: {:?}", listing.held);
+    };
+    assert_eq!(held, &pr(1));
+    assert!(
+        why.starts_with(&format!("leased to run {live} until 20"))
+            && why.ends_with("(that run is still at work)"),
+        "{why}"
+    );
+    assert_eq!(
+        listing.effects,
+        [Effect::Lease {
+            key: stranded,
+            owner: Owner::run(finished),
+            outcome: LeaseOutcome::Release,
+            started: now(),
+            now: now(),
+        }]
+    );
+    assert_eq!(
+        listing.notes,
+        [format!(
+            "o/r#2: leased to run {finished}, which finished without handing them back; released at once and swept now"
+        )]
+    );
+    assert!(listing.claim.is_some(), "a sweep that writes claims rows");
+}
+
+/// A dry run leases and releases nothing: it lists what a sweep would claim, each PR once (a
+/// pending row, a finished run's stranded lease of the same PR, and an approved PR whose
+/// trigger was lost), and says so.
+#[test]
+fn a_dry_run_lists_what_a_sweep_would_claim_each_pr_once() {
+    let (dir, mut store) = gated(4, &approved());
+    let finished = store.start_run("sweep", "gh-sweep sweep").unwrap();
+    lease_to(store.as_mut(), 5, "e", Owner::run(finished).as_str());
+    finish(store.as_mut(), finished);
+    let item = pr(5);
+    let pending = crate::store::queue::merge_key(&item.repo, 5, "f");
+    let row = NewRow {
+        key: &pending,
+        kind: "merge",
+        repo: &item.repo,
+        pr: 5,
+        head_sha: Some("f"),
+        max_attempts: 12,
+    };
+    assert!(store.enqueue(&row, now()).unwrap());
+
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, false, "sweep-1".into(), now()).unwrap();
+    let github = Scripted::new(Vec::new());
+    let listing = kind.list(
+        &github,
+        StoreView::new(store.as_ref()),
+        &Scope::Repo(repo()),
+    );
+    let entries: Vec<(u64, Option<String>)> = listing
+        .entries
+        .unwrap()
+        .into_iter()
+        .map(|(item, listed)| match listed {
+            Listed::Queued { head_sha } => (item.number, head_sha),
+            _ => panic!("a dry run leases nothing"),
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [(5, Some("f".into())), (4, Some("h".into()))],
+        "the pending row of PR 5 stands for its stranded lease too; PR 4's lost trigger is due"
+    );
+    assert_eq!(listing.effects, []);
+    assert!(listing.claim.is_none());
+    assert_eq!(
+        listing.notes,
+        [format!(
+            "o/r#5: leased to run {finished}, which finished without handing them back; a sweep releases them at once"
+        )]
+    );
+    drop(dir);
+}
+
+/// A sweep that writes queues a lost trigger again as an effect and says how many.
+#[test]
+fn a_sweep_queues_a_lost_trigger_again_and_says_so() {
+    let (_dir, store) = gated(4, &approved());
+    let (rules, poll) = (SweepRules::default(), PollRules::default());
+    let mut kind = SweepKind::new(&rules, &poll, true, "sweep-1".into(), now()).unwrap();
+    kind.started(3);
+    let github = Scripted::new(Vec::new());
+    let listing = kind.list(
+        &github,
+        StoreView::new(store.as_ref()),
+        &Scope::Repo(repo()),
+    );
+    let item = pr(4);
+    assert_eq!(
+        listing.effects,
+        [Effect::Enqueue {
+            key: crate::store::queue::merge_key(&item.repo, 4, "h"),
+            repo: item.repo.clone(),
+            pr: 4,
+            head_sha: "h".into(),
+            max_attempts: rules.attempts_per_trigger,
+            now: now(),
+        }]
+    );
+    assert_eq!(
+        listing.notes,
+        ["o/r: 1 approved PRs whose trigger was lost are due again."]
+    );
+    let disabled = SweepRules {
+        enabled: false,
+        ..SweepRules::default()
+    };
+    let mut kind = SweepKind::new(&disabled, &poll, true, "sweep-1".into(), now()).unwrap();
+    let listing = kind.list(
+        &github,
+        StoreView::new(store.as_ref()),
+        &Scope::Repo(repo()),
+    );
+    assert_eq!(listing.effects, [], "a disabled sweep recovers nothing");
+    assert_eq!(listing.notes, Vec::<String>::new());
+}
