@@ -530,4 +530,5 @@ mod contract;
 mod kinds;
 mod pool;
 mod recheck;
+mod stale;
 mod write;
