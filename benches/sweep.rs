@@ -400,7 +400,7 @@ fn busy_pools(sizes: &[u64], seed: u64, latency: u64) {
 /// (`massif`, `callgrind`, `dhat`), its output in `out`; the fake serves from this process, so
 /// only gh-sweep's instructions and heap are counted. The exit code gh-sweep gave.
 #[cfg(unix)]
-fn under_valgrind(
+fn under_profiler(
     tool: &str,
     size: u64,
     seed: u64,
@@ -415,11 +415,22 @@ fn under_valgrind(
     test.world().latency = Duration::ZERO;
     test.config(busy::CONFIG);
     let binary = test.std_command(&["classify", "stale", "--repo", REPO, "--read-api", api]);
-    let mut command = std::process::Command::new("valgrind");
+    // `perf`: Linux's sampling profiler (`perf report -i OUT` reads it); else a valgrind tool.
+    let mut command = if tool == "perf" {
+        let mut perf = std::process::Command::new("perf");
+        perf.args(["record", "-F", "999", "--call-graph", "dwarf,16384", "-o"])
+            .arg(out)
+            .arg("--");
+        perf
+    } else {
+        let mut valgrind = std::process::Command::new("valgrind");
+        valgrind
+            .arg(format!("--tool={tool}"))
+            .arg(format!("--{tool}-out-file={}", out.display()));
+        valgrind
+    };
     command
         .env_clear()
-        .arg(format!("--tool={tool}"))
-        .arg(format!("--{tool}-out-file={}", out.display()))
         .arg(binary.get_program())
         .args(binary.get_args())
         .stdout(std::process::Stdio::null())
@@ -437,9 +448,9 @@ fn under_valgrind(
     status.code()
 }
 
-/// `GH_SWEEP_BENCH_PROFILE=TOOL:API:SIZE:OUT` (e.g. `callgrind:graphql:10000:/tmp/cg.out`):
-/// only that profile, of the busy pool of SIZE, its output left in OUT for
-/// `callgrind_annotate`, `ms_print` or dhat's viewer.
+/// `GH_SWEEP_BENCH_PROFILE=TOOL:API:SIZE:OUT` (e.g. `callgrind:graphql:10000:/tmp/cg.out`, or
+/// `perf:rest:100000:/tmp/perf.data`): only that profile, of the busy pool of SIZE, its output
+/// left in OUT for `callgrind_annotate`, `ms_print`, dhat's viewer or `perf report`.
 #[cfg(unix)]
 fn profile_only(spec: &str, seed: u64) {
     let parts: Vec<&str> = spec.splitn(4, ':').collect();
@@ -447,7 +458,7 @@ fn profile_only(spec: &str, seed: u64) {
         panic!("GH_SWEEP_BENCH_PROFILE is TOOL:API:SIZE:OUT, not {spec}");
     };
     let size = size.parse().expect("SIZE is a number");
-    let code = under_valgrind(tool, size, seed, api, std::path::Path::new(out));
+    let code = under_profiler(tool, size, seed, api, std::path::Path::new(out));
     println!("{tool} of `classify stale --read-api {api}` over the busy pool of {size}: exit {code:?}, output in {out}");
 }
 
@@ -458,7 +469,7 @@ fn profile_only(spec: &str, seed: u64) {
 fn heap_profile(size: u64, seed: u64) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let out = dir.path().join("massif.out");
-    let status = under_valgrind("massif", size, seed, "graphql", &out);
+    let status = under_profiler("massif", size, seed, "graphql", &out);
     let printed = std::process::Command::new("ms_print")
         .arg(&out)
         .output()

@@ -7,8 +7,8 @@ use std::str::FromStr;
 /// A repository, `owner/name`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RepoRef {
-    pub owner: String,
-    pub name: String,
+    pub owner: std::sync::Arc<str>,
+    pub name: std::sync::Arc<str>,
 }
 
 /// Where a pool comes from: one repository, or every repository of an organisation.
@@ -67,8 +67,8 @@ impl FromStr for RepoRef {
         match (parts.next(), parts.next(), parts.next()) {
             (Some(owner), Some(name), None) if valid_segment(owner) && valid_segment(name) => {
                 Ok(RepoRef {
-                    owner: owner.to_string(),
-                    name: name.to_string(),
+                    owner: owner.into(),
+                    name: name.into(),
                 })
             }
             _ => Err(RefError::Repo(text.to_string())),
@@ -227,7 +227,7 @@ mod tests {
     #[test]
     fn parses_and_prints_items() {
         let item: ItemRef = "octo/demo#12".parse().unwrap();
-        assert_eq!(item.repo.owner, "octo");
+        assert_eq!(&*item.repo.owner, "octo");
         assert_eq!(item.number, 12);
         assert_eq!(item.to_string(), "octo/demo#12");
     }

@@ -39,7 +39,7 @@ impl GraphqlReader<'_> {
         let mut after: Option<String> = None;
         let mut seen = HashSet::new();
         loop {
-            let variables = json!({"owner": repo.owner, "name": repo.name,
+            let variables = json!({"owner": &*repo.owner, "name": &*repo.name,
                 "first": CHANGES_PER_PAGE, "after": after});
             let answer = self.send(document, variables)?;
             let at = [json!("repository")];

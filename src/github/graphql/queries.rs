@@ -148,8 +148,8 @@ fn batch_after(
     let mut aliases: Vec<Option<Alias>> = items.iter().map(|_| None).collect();
     for (r, repo) in repos.iter().enumerate() {
         declared.push(format!("$o{r}: String!, $n{r}: String!"));
-        variables.insert(format!("o{r}"), json!(repo.owner));
-        variables.insert(format!("n{r}"), json!(repo.name));
+        variables.insert(format!("o{r}"), json!(&*repo.owner));
+        variables.insert(format!("n{r}"), json!(&*repo.name));
         let _ = writeln!(body, "  r{r}: repository(owner: $o{r}, name: $n{r}) {{");
         for (i, item) in items
             .iter()

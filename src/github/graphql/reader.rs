@@ -87,8 +87,8 @@ fn head_key(repo: &RepoRef, sha: &str) -> String {
 
 fn repo_variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
     let mut map = serde_json::Map::new();
-    map.insert("owner".into(), json!(repo.owner));
-    map.insert("name".into(), json!(repo.name));
+    map.insert("owner".into(), json!(&*repo.owner));
+    map.insert("name".into(), json!(&*repo.name));
     map
 }
 

@@ -30,8 +30,8 @@ fn key(item: &ItemRef) -> String {
 
 fn variables(repo: &RepoRef) -> serde_json::Map<String, Value> {
     let mut map = serde_json::Map::new();
-    map.insert("owner".into(), json!(repo.owner));
-    map.insert("name".into(), json!(repo.name));
+    map.insert("owner".into(), json!(&*repo.owner));
+    map.insert("name".into(), json!(&*repo.name));
     map
 }
 
