@@ -152,3 +152,117 @@ fn sort_by_updated_lists_the_least_recently_updated_first() {
         [4, 3, 2, 1]
     );
 }
+
+/// A stale write whose answer was lost, as the journal holds it.
+fn unknown(number: u64, action: crate::policy::write::JournalWrite) -> crate::store::UnknownWrite {
+    crate::store::UnknownWrite {
+        id: 1,
+        run_id: 1,
+        item: format!("o/r#{number}"),
+        action,
+        intent_at: now(),
+    }
+}
+
+/// A lost label removal happened when the label is gone, and a lost close when the item is
+/// closed; while GitHub still shows the label, or the item open, neither did.
+#[test]
+fn a_lost_label_removal_or_close_is_found_by_the_items_state() {
+    use crate::policy::write::{JournalWrite, Settled};
+    let mut labelled = issue(1, 100);
+    labelled.labels = vec!["Stale".into()];
+    let mut closed = issue(2, 100);
+    closed.open = false;
+    let github = Scripted::new(vec![Ok(labelled), Ok(closed)]);
+    let harness = Harness::new();
+    let rules = StaleRules::default();
+    let mut kind = StaleKind::new(&rules, false);
+    let mut settled = |number, action| {
+        kind.reconcile(
+            &github,
+            StoreView::new(harness.store.as_ref()),
+            &unknown(number, action),
+        )
+        .unwrap()
+        .unwrap()
+        .settled
+    };
+    let removal = |label: &str| JournalWrite::RemoveLabel {
+        label: label.into(),
+    };
+    let close = || JournalWrite::Close {
+        reason: Some("not_planned".into()),
+    };
+    assert_eq!(settled(1, removal("Stale")), Settled::DidNotHappen);
+    assert_eq!(settled(2, removal("Stale")), Settled::Happened);
+    assert_eq!(settled(1, close()), Settled::DidNotHappen);
+    assert_eq!(settled(2, close()), Settled::Happened);
+}
+
+/// actions/stale's `staled-issues-prs` output lists the items whose writes went through, each
+/// as itself: of two items of one repository planned stale, only the one written is listed,
+/// and a written item that is not stale (un-staled) keeps nothing of a stale mark.
+#[test]
+fn the_outputs_list_each_written_item_as_itself() {
+    let github = Scripted::new(vec![Ok(issue(1, 100)), Ok(issue(2, 100))]);
+    let harness = Harness::new();
+    let rules = StaleRules::default();
+    let mut kind = StaleKind::new(&rules, false);
+    let view = StoreView::new(harness.store.as_ref());
+    let mut plans = Vec::new();
+    for number in [1, 2] {
+        let item = ItemRef::new(&repo(), number);
+        let listed = Listed::Issue(Ok(issue(number, 100)));
+        let classified = kind
+            .classify(&github, view, &item, Some(&listed), now())
+            .unwrap();
+        assert_eq!(
+            classified.plan.disposition,
+            Disposition::Stale(Verdict::MarkStale)
+        );
+        plans.push(classified.plan);
+    }
+    let dates = vec![now(); plans[1].remote.len()];
+    kind.written(view, &plans[1], crate::engine::Written::All(&dates))
+        .unwrap();
+    let outputs = kind.summary(&[], 0, false).outputs.unwrap();
+    let staled: Vec<serde_json::Value> = serde_json::from_str(&outputs.staled).unwrap();
+    let numbers: Vec<u64> = staled
+        .iter()
+        .map(|entry| entry["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, [2]);
+}
+
+/// A written plan that neither marks, un-marks nor closes (here a kept item's comment) leaves
+/// the store's stale mark alone; un-marking forgets it.
+#[test]
+fn only_an_unmark_or_a_close_forgets_the_stale_mark() {
+    let harness = Harness::new();
+    let rules = StaleRules::default();
+    let mut kind = StaleKind::new(&rules, false);
+    let view = StoreView::new(harness.store.as_ref());
+    let item = ItemRef::new(&repo(), 3);
+    let plan = |verdict| Plan {
+        item: item.clone(),
+        title: "issue 3".into(),
+        disposition: Disposition::Stale(verdict),
+        reason: "scripted".into(),
+        remote: vec![Write::Comment {
+            body: "a comment".into(),
+            marker: "<!-- m -->".into(),
+        }],
+        local: Vec::new(),
+        updated_at: None,
+    };
+    let written = |kind: &mut StaleKind<'_>, verdict| {
+        kind.written(view, &plan(verdict), crate::engine::Written::All(&[now()]))
+            .unwrap()
+            .effects
+    };
+    assert_eq!(written(&mut kind, Verdict::Keep), []);
+    assert_eq!(
+        written(&mut kind, Verdict::Unmark),
+        [crate::engine::Effect::ForgetStaleMark { item: item.clone() }]
+    );
+}
