@@ -16,6 +16,7 @@ mod graphql;
 mod hosts;
 mod http;
 mod limits;
+mod links;
 mod transport;
 mod write;
 
@@ -96,8 +97,8 @@ pub(crate) struct Client {
     /// A fingerprint of the token (a hash, never the token), kept with each cached validator:
     /// GitHub's ETags are per token.
     fingerprint: String,
-    /// Each issue's and PR's `html_url` seen in an answer, by `owner/repo#N` in lower case.
-    links: RefCell<std::collections::BTreeMap<String, String>>,
+    /// Each issue's and PR's `html_url` seen in an answer.
+    links: RefCell<links::Links>,
 }
 
 pub(crate) struct LiveOptions {
@@ -327,7 +328,7 @@ impl Client {
             let url = value.get("html_url").and_then(Value::as_str);
             if let (Some(url), Some(_)) = (url, value.get("number")) {
                 if let Some(name) = name_of_body(value) {
-                    links.insert(name.to_ascii_lowercase(), url.to_string());
+                    links.insert(&name, url);
                 }
             }
         };
@@ -347,15 +348,13 @@ impl Client {
     /// as another API than REST gave it, for the recap's links.
     pub(crate) fn note_link(&self, url: &str) {
         if let Some(name) = hosts::name_of_html_url(url) {
-            self.links
-                .borrow_mut()
-                .insert(name.to_ascii_lowercase(), url.to_string());
+            self.links.borrow_mut().insert(&name, url);
         }
     }
 
     /// The `html_url` GitHub gave for `item` (`owner/repo#N`), when an answer carried it.
     pub(crate) fn html_url(&self, item: &str) -> Option<String> {
-        self.links.borrow().get(&item.to_ascii_lowercase()).cloned()
+        self.links.borrow().get(item)
     }
 
     /// Reads one resource, following GitHub's redirects on the API host, and says where the
