@@ -50,7 +50,7 @@ const API_VERSION: &str = "2022-11-28";
 ///   answer's headers whole (ureq refuses headers it cannot fit): GitHub's are a few KiB
 ///   (rate-limit, `Link`, security headers); [`MAX_HEADERS`] leaves room for a proxy's.
 pub(super) fn agent(timeout: Duration) -> Http {
-    Http::config_builder()
+    let config = Http::config_builder()
         .input_buffer_size(MAX_HEADERS)
         .max_response_header_size(MAX_HEADERS)
         .output_buffer_size(OUTPUT_BUFFER)
@@ -60,8 +60,54 @@ pub(super) fn agent(timeout: Duration) -> Http {
         .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
         .user_agent(concat!("gh-sweep/", env!("CARGO_PKG_VERSION")))
         .accept("application/vnd.github+json")
-        .build()
-        .into()
+        .build();
+    Http::with_parts(
+        config,
+        ureq::unversioned::transport::DefaultConnector::default(),
+        Resolver::default(),
+    )
+}
+
+/// ureq's resolver, except for a host written as an IP address (a GitHub Enterprise server
+/// reached by its address, a proxy on the machine): that is its own address, and needs no
+/// lookup. ureq's own looks every host up, and with a timeout set does so on a thread of its
+/// own, started for each new connection.
+#[derive(Debug, Default)]
+struct Resolver(ureq::unversioned::resolver::DefaultResolver);
+
+impl ureq::unversioned::resolver::Resolver for Resolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        config: &ureq::config::Config,
+        timeout: ureq::unversioned::transport::NextTimeout,
+    ) -> Result<ureq::unversioned::resolver::ResolvedSocketAddrs, ureq::Error> {
+        match literal_address(uri) {
+            Some(address) => {
+                let mut addresses = self.empty();
+                addresses.push(address);
+                Ok(addresses)
+            }
+            None => self.0.resolve(uri, config, timeout),
+        }
+    }
+}
+
+/// The socket address of a URI whose host is an IP address (`[…]` for IPv6), with its port or
+/// its scheme's.
+fn literal_address(uri: &ureq::http::Uri) -> Option<std::net::SocketAddr> {
+    let host = uri.host()?;
+    let host = host
+        .strip_prefix('[')
+        .and_then(|host| host.strip_suffix(']'))
+        .unwrap_or(host);
+    let ip: std::net::IpAddr = host.parse().ok()?;
+    let port = uri.port_u16().or(match uri.scheme_str() {
+        Some("https") => Some(443),
+        Some("http") => Some(80),
+        _ => None,
+    })?;
+    Some(std::net::SocketAddr::new(ip, port))
 }
 
 /// One request to `url`, with the token (marked sensitive) and GitHub's API version, and the
@@ -175,6 +221,25 @@ pub(super) fn describe_transport(error: &ureq::Error, url: &str) -> String {
 mod tests {
     use super::*;
     use std::io::{Read, Write};
+
+    #[test]
+    fn a_host_written_as_an_ip_address_is_its_own_address_and_a_name_is_looked_up() {
+        let address = |uri: &str| literal_address(&uri.parse().unwrap()).map(|a| a.to_string());
+        assert_eq!(
+            address("http://127.0.0.1:8080/x").as_deref(),
+            Some("127.0.0.1:8080")
+        );
+        assert_eq!(
+            address("https://[::1]/graphql").as_deref(),
+            Some("[::1]:443")
+        );
+        assert_eq!(
+            address("http://10.0.0.5/api/v3").as_deref(),
+            Some("10.0.0.5:80")
+        );
+        assert_eq!(address("https://api.github.com/"), None);
+        assert_eq!(address("https://ghe.example.com:8443/api/v3"), None);
+    }
 
     /// A server on a local port that answers one connection with `answer`, and sends back
     /// what it was asked.
