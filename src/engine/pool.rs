@@ -18,11 +18,76 @@ use crate::store::{Store, UnknownWrite};
 /// What the listings showed, for the read phase.
 #[derive(Default)]
 pub(super) struct Listing {
-    /// Each listed item's entry; the read phase takes each out as it classifies the item.
-    pub(super) listed: BTreeMap<ItemRef, ListedEntry>,
+    /// Where each listed item's entry is: its listing, and its place there.
+    at: BTreeMap<ItemRef, (u32, u32)>,
+    /// Each listing's entries in its order, each taken out as the read phase classifies its
+    /// item. The entries stay where the listing put them (a pool of 100,000 is not moved into
+    /// a map of its own beside the list it came in).
+    lists: Vec<Entries>,
     /// Items this run never reads: another run still at work holds them, or a snapshot has
     /// no answer for them.
     pub(super) held: BTreeSet<ItemRef>,
+}
+
+/// One listing's entries, and when it was asked.
+struct Entries {
+    entries: Vec<Option<Listed>>,
+    read_at: DateTime<Utc>,
+    read_mark: i64,
+}
+
+impl Listing {
+    /// Whether a listing showed `item`.
+    pub(super) fn shows(&self, item: &ItemRef) -> bool {
+        self.at.contains_key(item)
+    }
+
+    /// What the listing showed of `item`, taken out: once the item is classified it is of no
+    /// more use.
+    pub(super) fn take(&mut self, item: &ItemRef) -> Option<ListedEntry> {
+        let (list, place) = self.at.remove(item)?;
+        let list = self.lists.get_mut(list as usize)?;
+        let listed = list.entries.get_mut(place as usize)?.take()?;
+        Some(ListedEntry {
+            listed,
+            read_at: list.read_at,
+            read_mark: list.read_mark,
+        })
+    }
+
+    /// Adds one listing's entries, asked at `read_at` (the store's clock `read_mark`), each
+    /// item once, and each item new to the pool to `pool`, in order.
+    fn add(
+        &mut self,
+        entries: Vec<(ItemRef, Listed)>,
+        read_at: DateTime<Utc>,
+        read_mark: i64,
+        pool: &mut Vec<ItemRef>,
+    ) {
+        let list = u32::try_from(self.lists.len()).unwrap_or(u32::MAX);
+        let at = &mut self.at;
+        // Into the list's own buffer, entry by entry, in place.
+        let entries: Vec<Option<Listed>> = entries
+            .into_iter()
+            .enumerate()
+            .map(|(place, (item, listed))| {
+                if at.contains_key(&item) {
+                    return None;
+                }
+                at.insert(
+                    item.clone(),
+                    (list, u32::try_from(place).unwrap_or(u32::MAX)),
+                );
+                pool.push(item);
+                Some(listed)
+            })
+            .collect();
+        self.lists.push(Entries {
+            entries,
+            read_at,
+            read_mark,
+        });
+    }
 }
 
 /// An item as its listing showed it, and when.
@@ -104,18 +169,7 @@ impl Run<'_> {
         }
         match result {
             Ok(entries) => {
-                for (item, entry) in entries {
-                    if listing.listed.contains_key(&item) {
-                        continue;
-                    }
-                    progress.pool.push(item.clone());
-                    let entry = ListedEntry {
-                        listed: entry,
-                        read_at: listed_at,
-                        read_mark: listed_mark,
-                    };
-                    listing.listed.insert(item, entry);
-                }
+                listing.add(entries, listed_at, listed_mark, &mut progress.pool);
             }
             Err(error) => {
                 let (stop, detail, code) = listing_stop(scope, &name, error);
@@ -216,7 +270,7 @@ impl Run<'_> {
 fn pick_from_snapshot(only: &BTreeSet<ItemRef>, progress: &mut RunProgress, listing: &mut Listing) {
     progress.pool.retain(|item| only.contains(item));
     for item in only {
-        if !listing.listed.contains_key(item) && !progress.pool.contains(item) {
+        if !listing.shows(item) && !progress.pool.contains(item) {
             progress.pool.push(item.clone());
             progress.state.failed(
                 item,
@@ -388,5 +442,68 @@ fn listing_stop(scope: &Scope, name: &str, error: ListError) -> (Stop, String, O
             format!("listing {name}: {other}"),
             None,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(hour: u32) -> DateTime<Utc> {
+        format!("2025-03-04T{hour:02}:00:00Z").parse().unwrap()
+    }
+
+    fn queued(item: &str, head: &str) -> (ItemRef, Listed) {
+        let listed = Listed::Queued {
+            head_sha: Some(head.into()),
+        };
+        (item.parse().unwrap(), listed)
+    }
+
+    fn head(entry: Option<ListedEntry>) -> Option<(String, DateTime<Utc>, i64)> {
+        let entry = entry?;
+        match entry.listed {
+            Listed::Queued { head_sha } => Some((head_sha?, entry.read_at, entry.read_mark)),
+            _ => None,
+        }
+    }
+
+    /// An item two listings show (a repository and its organisation) is in the pool once,
+    /// with what the first showed and when; each entry is taken once.
+    #[test]
+    fn an_item_listed_twice_is_pooled_once_with_its_first_entry() {
+        let mut listing = Listing::default();
+        let mut pool = Vec::new();
+        listing.add(
+            vec![queued("o/r#1", "a"), queued("o/r#2", "b")],
+            at(10),
+            7,
+            &mut pool,
+        );
+        listing.add(
+            vec![queued("o/r#2", "c"), queued("o/s#3", "d")],
+            at(11),
+            8,
+            &mut pool,
+        );
+        let names: Vec<String> = pool.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["o/r#1", "o/r#2", "o/s#3"]);
+        let item = |name: &str| name.parse::<ItemRef>().unwrap();
+        assert!(listing.shows(&item("o/r#2")));
+        assert!(!listing.shows(&item("o/r#9")));
+        assert_eq!(
+            head(listing.take(&item("o/r#2"))),
+            Some(("b".into(), at(10), 7))
+        );
+        assert_eq!(
+            head(listing.take(&item("o/s#3"))),
+            Some(("d".into(), at(11), 8))
+        );
+        assert_eq!(head(listing.take(&item("o/r#2"))), None, "taken once");
+        assert!(!listing.shows(&item("o/r#2")));
+        assert_eq!(
+            head(listing.take(&item("o/r#1"))),
+            Some(("a".into(), at(10), 7))
+        );
     }
 }

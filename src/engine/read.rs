@@ -116,7 +116,7 @@ impl Run<'_> {
     ) -> ReadOutcome {
         // Taken out of the listing: once the item is classified, what its listing showed is
         // of no more use, and a pool of 100,000 items need not hold every entry to the end.
-        let entry = listing.listed.remove(item);
+        let entry = listing.take(item);
         let read_at = entry
             .as_ref()
             .map_or_else(crate::clock::wall, |entry| entry.read_at);
