@@ -783,3 +783,34 @@ fn the_next_pages_of_several_prs_files_are_one_query() {
         "{graphql}"
     );
 }
+
+/// A proxy or a load balancer in front of GitHub may answer 200 with a page that is not JSON
+/// at all: a listing that cannot be read stops the run cleanly, as REST's does, and says what
+/// the answer was; nothing is written and nothing panics.
+#[test]
+fn a_graphql_answer_that_is_not_json_stops_the_listing_cleanly() {
+    let test = Test::new(|world| {
+        for number in 1..=3 {
+            world.open_issue(number, 5);
+        }
+    });
+    test.fail(
+        "POST",
+        "/graphql",
+        crate::support::Fault::Body("<html>502 Bad Gateway</html>".into()),
+        1,
+    );
+    let outcome = test.run(&["classify", "stale", "--repo", REPO, "--json"]);
+    outcome.expect_code(5);
+    let recap = outcome.json();
+    assert_eq!(recap["stopped"], "harness_outage", "{recap}");
+    let detail = recap["stop_detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.starts_with("listing repository octo/demo: ")
+            && detail.contains("OpenItemsPage")
+            && detail.contains("expected value at line 1 column 1"),
+        "{detail}"
+    );
+    assert!(!outcome.stderr.contains("panicked"), "{}", outcome.stderr);
+    test.expect_no_writes();
+}

@@ -5,7 +5,6 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 use ureq::http::{HeaderMap, StatusCode};
 
@@ -14,9 +13,8 @@ use super::limits::rate_limit_wait;
 use super::Cached;
 use crate::github::snapshot::{Recorded, Snapshot};
 
-/// How a successful answer's text is kept: parsed into JSON values (REST's pages), or checked
-/// as JSON and kept as its text (GraphQL's, which the document that asked parses into its own
-/// shape).
+/// How a successful answer's text is kept: parsed into JSON values (REST's pages), or kept as
+/// its text (GraphQL's, which the document that asked reads into its own shape).
 pub(super) trait Body: Sized {
     fn parse(text: String) -> Result<Self, serde_json::Error>;
 }
@@ -27,9 +25,26 @@ impl Body for Value {
     }
 }
 
-impl Body for Box<RawValue> {
+/// An answer's text as it came, not yet read as JSON: a GraphQL answer is read once, into the
+/// shape of the document that asked, and a text that is not JSON fails there.
+#[derive(Clone, Debug)]
+pub(crate) struct Text(Box<str>);
+
+impl Text {
+    pub(crate) fn get(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Text {
+    fn from(text: &str) -> Self {
+        Text(text.into())
+    }
+}
+
+impl Body for Text {
     fn parse(text: String) -> Result<Self, serde_json::Error> {
-        RawValue::from_string(text)
+        Ok(Text(text.into_boxed_str()))
     }
 }
 

@@ -6,11 +6,10 @@ use std::cell::RefCell;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 use ureq::http::Method;
 
-use super::answer::{Asked, AttemptOutcome};
+use super::answer::{Asked, AttemptOutcome, Text};
 use super::errors::ApiError;
 use super::http::read_attempt;
 use super::limits::{rate_limit_wait, secondary_wait};
@@ -18,11 +17,11 @@ use super::transport::{self, describe_transport};
 use super::{Client, Upstream};
 use crate::github::snapshot::{Recorded, Snapshot};
 
-/// What a GraphQL read answered: GitHub's JSON (checked, as its text: the document that asked
-/// parses it into its own shape), or that GitHub cut the query off at its time limit (GitHub
+/// What a GraphQL read answered: GitHub's text (the document that asked reads it, once, into
+/// its own shape, and a text that is not JSON fails there), or that GitHub cut the query off at its time limit (GitHub
 /// answers 502 or 504) when the caller asked to hear of it rather than retry.
 pub(crate) enum Posted {
-    Answer(Box<RawValue>),
+    Answer(Text),
     CutOff,
 }
 
@@ -117,10 +116,10 @@ impl Client {
 /// one). Retried after the wait GitHub named, as REST's are; any other answer as it is (the
 /// caller reads the errors' `type`, `RATE_LIMITED`, when no header says so).
 fn refused_for_limit(
-    outcome: AttemptOutcome<Box<RawValue>>,
+    outcome: AttemptOutcome<Text>,
     wait: Option<Duration>,
     key: &str,
-) -> AttemptOutcome<Box<RawValue>> {
+) -> AttemptOutcome<Text> {
     let (AttemptOutcome::Done(page), Some(wait)) = (&outcome, wait) else {
         return outcome;
     };
@@ -147,7 +146,7 @@ fn refused_for_limit(
 /// A GraphQL read answered from a snapshot.
 fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
     match snapshot.get_posted(key) {
-        Some(recorded) => Ok(Posted::Answer(recorded.body.clone())),
+        Some(recorded) => Ok(Posted::Answer(recorded.body.get().into())),
         None => Err(ApiError::Harness {
             message: format!("the snapshot holds no answer for POST {key}"),
         }),
@@ -155,16 +154,12 @@ fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
 }
 
 /// Keeps a GraphQL answer in the snapshot being recorded, if any.
-fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &RawValue) {
+fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &Text) {
     if let Some(record) = record {
-        record.borrow_mut().insert_posted(
-            key,
-            Recorded {
-                status: 200,
-                body: body.to_owned(),
-                next: None,
-            },
-        );
+        // Read as JSON here, where a snapshot is being saved: the snapshot keeps JSON.
+        record
+            .borrow_mut()
+            .insert_posted(key, Recorded::new(200, body.get(), None));
     }
 }
 
