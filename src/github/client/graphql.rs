@@ -156,10 +156,13 @@ fn replayed(snapshot: &Snapshot, key: &str) -> Result<Posted, ApiError> {
 /// Keeps a GraphQL answer in the snapshot being recorded, if any.
 fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &Text) {
     if let Some(record) = record {
-        // Read as JSON here, where a snapshot is being saved: the snapshot keeps JSON.
-        record
-            .borrow_mut()
-            .insert_posted(key, Recorded::new(200, body.get(), None));
+        // Read as JSON here, where a snapshot is being saved: the snapshot keeps JSON, and an
+        // answer that is not JSON (a proxy's error page) is not one to replay.
+        if serde_json::from_str::<serde::de::IgnoredAny>(body.get()).is_ok() {
+            record
+                .borrow_mut()
+                .insert_posted(key, Recorded::new(200, body.get(), None));
+        }
     }
 }
 
@@ -169,6 +172,23 @@ mod tests {
     use super::*;
     use secrecy::SecretString;
     use std::io::{Read, Write};
+
+    #[test]
+    fn a_snapshot_keeps_an_answer_that_is_json_and_not_one_that_is_not() {
+        let record = RefCell::new(Snapshot::new(chrono::Utc::now()));
+        record_posted(Some(&record), "Q {}", &Text::from(r#"{"data": {}}"#));
+        record_posted(
+            Some(&record),
+            "R {}",
+            &Text::from("<html>502 Bad Gateway</html>"),
+        );
+        let snapshot = record.borrow();
+        let kept = snapshot
+            .get_posted("Q {}")
+            .map(|recorded| recorded.body.get());
+        assert_eq!(kept, Some(r#"{"data": {}}"#));
+        assert!(snapshot.get_posted("R {}").is_none());
+    }
 
     /// A server on a local port that answers one connection with HTTP 200, `headers` and
     /// `body`.
