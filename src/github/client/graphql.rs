@@ -18,8 +18,9 @@ use super::{Client, Upstream};
 use crate::github::snapshot::{Recorded, Snapshot};
 
 /// What a GraphQL read answered: GitHub's text (the document that asked reads it, once, into
-/// its own shape, and a text that is not JSON fails there), or that GitHub cut the query off at its time limit (GitHub
-/// answers 502 or 504) when the caller asked to hear of it rather than retry.
+/// its own shape, and a text that is not JSON fails there), or that GitHub cut the query off
+/// at its time limit (GitHub answers 502 or 504) when the caller asked to hear of it rather
+/// than retry.
 pub(crate) enum Posted {
     Answer(Text),
     CutOff,
@@ -158,10 +159,13 @@ fn record_posted(record: Option<&RefCell<Snapshot>>, key: &str, body: &Text) {
     if let Some(record) = record {
         // Read as JSON here, where a snapshot is being saved: the snapshot keeps JSON, and an
         // answer that is not JSON (a proxy's error page) is not one to replay.
-        if serde_json::from_str::<serde::de::IgnoredAny>(body.get()).is_ok() {
-            record
-                .borrow_mut()
-                .insert_posted(key, Recorded::new(200, body.get(), None));
+        if let Ok(body) = serde_json::value::RawValue::from_string(body.get().to_string()) {
+            let recorded = Recorded {
+                status: 200,
+                body,
+                next: None,
+            };
+            record.borrow_mut().insert_posted(key, recorded);
         }
     }
 }

@@ -162,18 +162,14 @@ struct Envelope<'a> {
     errors: Value,
 }
 
-/// An answer's two parts, `data` read into the document's own shape in the same pass.
+/// An answer's two parts, `data` read into the document's own shape in the same pass (a
+/// missing `data` reads as `None`).
 #[derive(Deserialize)]
 #[serde(bound = "D: DeserializeOwned")]
 struct Typed<D> {
-    #[serde(default = "none")]
     data: Option<D>,
     #[serde(default)]
     errors: Value,
-}
-
-fn none<D>() -> Option<D> {
-    None
 }
 
 fn harness(document: &Document, error: &QueryError) -> ApiError {
@@ -278,20 +274,20 @@ pub(super) fn send_page<D: Data>(
         ),
     };
     // One pass over the answer for the usual one, `data` read straight into the document's
-    // shape; an answer that does not fit is read again in two steps below, to say why.
-    let (typed, answer) = match serde_json::from_str::<Typed<D>>(text.get()) {
-        Ok(typed) => (Some(typed), None),
-        Err(_) => (
-            None,
-            Some(serde_json::from_str::<Envelope>(text.get()).map_err(malformed)?),
-        ),
+    // shape; an answer that does not fit is read again in two steps, and the error kept for
+    // after the answer's own errors are looked at, as they come first.
+    let (data, errors) = match serde_json::from_str::<Typed<D>>(text.get()) {
+        Ok(typed) => (typed.data.map(Ok), typed.errors),
+        Err(_) => {
+            let answer: Envelope = serde_json::from_str(text.get()).map_err(malformed)?;
+            let data = answer
+                .data
+                .map(|data| serde_json::from_str::<D>(data.get()));
+            (data, answer.errors)
+        }
     };
-    let (has_data, errors) = match (&typed, &answer) {
-        (Some(typed), _) => (typed.data.is_some(), query_errors(&typed.errors)),
-        (None, Some(answer)) => (answer.data.is_some(), query_errors(&answer.errors)),
-        (None, None) => unreachable!("one of the two reads answered"),
-    };
-    if timed_out(has_data, &errors) {
+    let errors = query_errors(&errors);
+    if timed_out(data.is_some(), &errors) {
         return Ok(None);
     }
     if let Some(error) = errors
@@ -300,16 +296,6 @@ pub(super) fn send_page<D: Data>(
     {
         return Err(harness(document, error));
     }
-    let data = match (
-        typed.and_then(|typed| typed.data),
-        answer.and_then(|a| a.data),
-    ) {
-        (Some(data), _) => Some(Ok(data)),
-        // Parsed into the document's own shape: a page of 100 items and their timelines is
-        // megabytes of JSON, of which the reader keeps a few facts an item.
-        (None, Some(data)) => Some(serde_json::from_str::<D>(data.get())),
-        (None, None) => None,
-    };
     let Some(data) = data else {
         // Nothing resolved, and an error names the field that failed (a search GitHub refuses,
         // a top-level field not found): that field's failure, as REST's 404 or 422 would be.
