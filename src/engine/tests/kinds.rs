@@ -8,7 +8,7 @@ use crate::engine::sweep::SweepKind;
 use crate::engine::Effect;
 use crate::policy::disposition::Skip;
 use crate::policy::lease::{LeaseOutcome, Owner};
-use crate::policy::merge::MergeMethod;
+use crate::policy::merge::{MergeMethod, MergeRefusal};
 use crate::policy::merge::{PollRules, QueueStatus};
 use crate::policy::sweep::{self, Budget, Gate, SweepRules};
 use crate::store::queue::{Claim, NewRow};
@@ -501,6 +501,31 @@ fn linear_history_refusal() -> WriteError {
     }
 }
 
+/// The budget a refused attempt leaves PR 6 with, its trigger stamped as `gate` says: what
+/// `policy::sweep` decides for `refusal` with, or without, another method to try.
+fn budget_after(gate: &Gate, refusal: Option<&MergeRefusal>, other_method: bool) -> Budget {
+    let rules = SweepRules::default();
+    sweep::after_refusal(
+        Budget::default(),
+        gate.stamp(),
+        refusal,
+        other_method,
+        &rules,
+        now(),
+    )
+}
+
+/// That `effects` record `budget` for PR 6 and nothing else.
+fn records_budget(effects: &[Effect], budget: Budget) {
+    assert_eq!(
+        effects,
+        [Effect::RecordBudget {
+            item: pr(6),
+            budget
+        }]
+    );
+}
+
 /// A merge commit refused for linear history, in a repository that allows squash merges, is
 /// an attempt like any other: the budget remembers the refusal and the next attempt squashes.
 #[test]
@@ -516,24 +541,9 @@ fn a_refused_merge_commit_is_retried_with_the_method_the_repository_allows() {
         ),
         "{planned:?}"
     );
-    let rules = SweepRules::default();
-    let refusal = crate::policy::merge::MergeRefusal::MergeCommit;
-    let retried = sweep::after_refusal(
-        Budget::default(),
-        gate.stamp(),
-        Some(&refusal),
-        true,
-        &rules,
-        now(),
-    );
+    let retried = budget_after(&gate, Some(&MergeRefusal::MergeCommit), true);
     assert!(retried.merge_commit_refused);
-    assert_eq!(
-        after.effects,
-        [Effect::RecordBudget {
-            item: pr(6),
-            budget: retried,
-        }]
-    );
+    records_budget(&after.effects, retried);
     assert!(after.goes_on);
     let meaning = after.meaning.unwrap_or_default();
     assert!(
@@ -553,32 +563,10 @@ fn a_refused_merge_commit_with_no_other_method_spends_the_budget() {
         rebase: Some(false),
     };
     let (_, after, gate) = refused(world, linear_history_refusal());
-    let rules = SweepRules::default();
-    let refusal = crate::policy::merge::MergeRefusal::MergeCommit;
-    let spent = sweep::after_refusal(
-        Budget::default(),
-        gate.stamp(),
-        Some(&refusal),
-        false,
-        &rules,
-        now(),
-    );
-    let retried = sweep::after_refusal(
-        Budget::default(),
-        gate.stamp(),
-        Some(&refusal),
-        true,
-        &rules,
-        now(),
-    );
+    let spent = budget_after(&gate, Some(&MergeRefusal::MergeCommit), false);
+    let retried = budget_after(&gate, Some(&MergeRefusal::MergeCommit), true);
     assert_ne!(spent, retried, "spending differs from retrying");
-    assert_eq!(
-        after.effects,
-        [Effect::RecordBudget {
-            item: pr(6),
-            budget: spent,
-        }]
-    );
+    records_budget(&after.effects, spent);
     assert!(after.goes_on);
     let meaning = after.meaning.unwrap_or_default();
     assert!(
@@ -597,21 +585,7 @@ fn a_409_is_an_attempt_and_any_other_refusal_stops_the_run() {
         ..linear_history_refusal()
     };
     let (_, after, gate) = refused(green_world(Default::default()), moved);
-    let budget = sweep::after_refusal(
-        Budget::default(),
-        gate.stamp(),
-        None,
-        true,
-        &SweepRules::default(),
-        now(),
-    );
-    assert_eq!(
-        after.effects,
-        [Effect::RecordBudget {
-            item: pr(6),
-            budget,
-        }]
-    );
+    records_budget(&after.effects, budget_after(&gate, None, true));
     assert!(after.goes_on);
     assert_eq!(after.meaning, None);
     let invalid = WriteError {
