@@ -455,8 +455,11 @@ fn a_pr_no_allowed_method_can_merge_spends_the_budget_and_blocks_the_gate() {
 
 /// Checks that are not green by gh-sweep's rules clear the gate's green flag before the PR is
 /// deferred, so a later sweep does not count the earlier green as this head's. GitHub calls a
-/// head whose only check was skipped `clean` (a skipped job reports success, GitHub's
-/// "Troubleshooting required status checks"); with skipped checks excluded, no check passed.
+/// head whose only check was skipped `clean`: "If a job in a workflow is skipped due to a
+/// conditional, it will report its status as Success" (GitHub docs, "Troubleshooting required
+/// status checks", Handling skipped but required checks,
+/// docs.github.com/en/repositories/configuring-branches-and-merges-in-your-repository/defining-the-mergeability-of-pull-requests/troubleshooting-required-status-checks);
+/// with skipped checks excluded, no check passed.
 #[test]
 fn checks_that_are_not_green_clear_the_gates_green_flag() {
     let mut world = green_world(Default::default());

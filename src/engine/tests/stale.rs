@@ -82,14 +82,20 @@ fn recap(run_id: i64, command: &str, dry_run: bool, capped: bool, unfinished: &[
     .unwrap()
 }
 
-/// Stores the runs `recaps` describe, in order.
-fn finished_runs(store: &mut dyn Store, recaps: &[(&str, bool, bool, &[&str])]) {
+/// The order the stale kind lists issues 1 to 6 in, with the default rules, after the runs
+/// `recaps` describe (command, dry run, stopped by the write cap, unfinished items), in order.
+fn listed_after(recaps: &[(&str, bool, bool, &[&str])]) -> Vec<u64> {
+    let mut harness = Harness::new();
     for (command, dry_run, capped, unfinished) in recaps {
+        let store = harness.store.as_mut();
         let id = store.start_run(command, "gh-sweep").unwrap();
         store
             .finish_run(&recap(id, command, *dry_run, *capped, unfinished))
             .unwrap();
     }
+    let rules = StaleRules::default();
+    let mut kind = StaleKind::new(&rules, false);
+    listed(&mut kind, &issues(1..=6), harness.store.as_ref())
 }
 
 /// The last `stale-sweep` that wrote and was stopped by the write cap left items unfinished:
@@ -97,42 +103,22 @@ fn finished_runs(store: &mut dyn Store, recaps: &[(&str, bool, bool, &[&str])]) 
 /// run does not count, nor do the unfinished items of another repository.
 #[test]
 fn the_items_a_capped_sweep_left_unfinished_are_listed_first() {
-    let mut harness = Harness::new();
-    finished_runs(
-        harness.store.as_mut(),
-        &[
-            ("stale-sweep", false, true, &["o/r#3", "o/r#5", "x/y#1"]),
-            ("stale-sweep", true, true, &["o/r#6"]),
-            ("sweep", false, true, &["o/r#2"]),
-        ],
-    );
-    let rules = StaleRules::default();
-    let mut kind = StaleKind::new(&rules, false);
-    let github = issues(1..=6);
-    assert_eq!(
-        listed(&mut kind, &github, harness.store.as_ref()),
-        [3, 5, 1, 2, 4, 6]
-    );
+    let order = listed_after(&[
+        ("stale-sweep", false, true, &["o/r#3", "o/r#5", "x/y#1"]),
+        ("stale-sweep", true, true, &["o/r#6"]),
+        ("sweep", false, true, &["o/r#2"]),
+    ]);
+    assert_eq!(order, [3, 5, 1, 2, 4, 6]);
 }
 
 /// A last `stale-sweep` that was not stopped by the write cap carries nothing over.
 #[test]
 fn a_sweep_that_was_not_capped_carries_nothing_over() {
-    let mut harness = Harness::new();
-    finished_runs(
-        harness.store.as_mut(),
-        &[
-            ("stale-sweep", false, true, &["o/r#3"]),
-            ("stale-sweep", false, false, &["o/r#5"]),
-        ],
-    );
-    let rules = StaleRules::default();
-    let mut kind = StaleKind::new(&rules, false);
-    let github = issues(1..=6);
-    assert_eq!(
-        listed(&mut kind, &github, harness.store.as_ref()),
-        [1, 2, 3, 4, 5, 6]
-    );
+    let order = listed_after(&[
+        ("stale-sweep", false, true, &["o/r#3"]),
+        ("stale-sweep", false, false, &["o/r#5"]),
+    ]);
+    assert_eq!(order, [1, 2, 3, 4, 5, 6]);
 }
 
 /// `sort_by = "updated"`: the list is read in the order of each item's own `updated_at`,
